@@ -1,0 +1,203 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/spf13/cobra"
+
+	"github.com/etwkit/etw/etl"
+)
+
+// fileInfo is the JSON form of "info --json" (docs/cli.md).
+type fileInfo struct {
+	File              string         `json:"file"`
+	Size              int64          `json:"size"`
+	Buffers           int            `json:"buffers"`
+	CompressedBuffers int            `json:"compressed_buffers"`
+	Compression       string         `json:"compression,omitempty"`
+	Events            int            `json:"events"`
+	HeaderTypes       map[string]int `json:"header_types"`
+	PointerSize       uint32         `json:"pointer_size"`
+	OSVersion         string         `json:"os_version"`
+	Build             uint32         `json:"build"`
+	LogVersion        string         `json:"log_version"`
+	CPUs              uint32         `json:"cpus"`
+	CPUSpeedMHz       uint32         `json:"cpu_speed_mhz"`
+	BufferSize        uint32         `json:"buffer_size"`
+	ClockType         string         `json:"clock_type"`
+	PerfFreq          int64          `json:"perf_freq"`
+	TimerResolution   uint32         `json:"timer_resolution"`
+	LoggerName        string         `json:"logger_name"`
+	LogFileName       string         `json:"log_file_name"`
+	LogFileMode       string         `json:"log_file_mode"`
+	MaximumFileSize   uint32         `json:"maximum_file_size"`
+	BuffersWritten    uint32         `json:"buffers_written"`
+	EventsLost        uint32         `json:"events_lost"`
+	BuffersLost       uint32         `json:"buffers_lost"`
+	BootTime          string         `json:"boot_time"`
+	StartTime         string         `json:"start_time"`
+	EndTime           string         `json:"end_time"`
+	FirstEventTime    string         `json:"first_event_time,omitempty"`
+	LastEventTime     string         `json:"last_event_time,omitempty"`
+	TimeZoneBias      int32          `json:"time_zone_bias"`
+	TimeZoneName      string         `json:"time_zone_name"`
+	Errors            []infoError    `json:"errors"`
+}
+
+type infoError struct {
+	Offset       int64  `json:"offset"`
+	RecordOffset *int64 `json:"record_offset,omitempty"`
+	Message      string `json:"message"`
+}
+
+func newInfoCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "info [--json] FILE...",
+		Short: "Show a file's header facts and record counts",
+		Long: `info reads every buffer and record of each file and prints the log-file
+header facts with the counts of buffers and records per header type.
+With --json it writes one JSON object per file (JSON Lines).`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			w := cmd.OutOrStdout()
+			failed := 0
+			for _, path := range args {
+				fi, err := gatherInfo(path)
+				if err != nil {
+					fmt.Fprintf(cmd.ErrOrStderr(), "tracerpt-go: %v\n", err)
+					failed++
+					continue
+				}
+				if asJSON {
+					b, _ := json.Marshal(fi)
+					fmt.Fprintf(w, "%s\n", b)
+				} else if err := printInfoTable(w, fi); err != nil {
+					return err
+				}
+			}
+			if failed > 0 {
+				return fmt.Errorf("%d of %d files could not be read", failed, len(args))
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "write JSON (one object per file)")
+	return cmd
+}
+
+// rfc3339 formats a FILETIME as UTC RFC 3339 with 7 fractional digits
+// (100 ns, the FILETIME resolution).
+func rfc3339(ft int64) string {
+	return etl.FiletimeToTime(ft).Format("2006-01-02T15:04:05.0000000Z")
+}
+
+func gatherInfo(path string) (*fileInfo, error) {
+	f, err := etl.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st := f.Scan()
+	h := &f.Header
+	fi := &fileInfo{
+		File:              path,
+		Size:              f.Size(),
+		Buffers:           st.Buffers,
+		CompressedBuffers: st.CompressedBuffers,
+		Events:            st.Events,
+		HeaderTypes:       map[string]int{},
+		PointerSize:       h.PointerSize,
+		OSVersion:         fmt.Sprintf("%d.%d", h.MajorVersion, h.MinorVersion),
+		Build:             h.ProviderVersion,
+		LogVersion:        fmt.Sprintf("%d.%d", h.SubVersion, h.SubMinorVersion),
+		CPUs:              h.NumberOfProcessors,
+		CPUSpeedMHz:       h.CPUSpeedMHz,
+		BufferSize:        h.BufferSize,
+		ClockType:         h.Clock().String(),
+		PerfFreq:          h.PerfFreq,
+		TimerResolution:   h.TimerResolution,
+		LoggerName:        h.LoggerName,
+		LogFileName:       h.LogFileName,
+		LogFileMode:       "0x" + strconv.FormatUint(uint64(h.LogFileMode), 16),
+		MaximumFileSize:   h.MaximumFileSize,
+		BuffersWritten:    h.BuffersWritten,
+		EventsLost:        h.EventsLost,
+		BuffersLost:       h.BuffersLost,
+		BootTime:          rfc3339(h.BootTime),
+		StartTime:         rfc3339(h.StartTime),
+		EndTime:           rfc3339(h.EndTime),
+		TimeZoneBias:      h.TimeZone.Bias,
+		TimeZoneName:      h.TimeZone.StandardName,
+		Errors:            []infoError{},
+	}
+	if st.CompressedBuffers > 0 {
+		fi.Compression = f.Format.String()
+	}
+	if h.EndTime == 0 {
+		fi.EndTime = ""
+	}
+	if st.Events > 0 {
+		fi.FirstEventTime, fi.LastEventTime = rfc3339(st.FirstTime), rfc3339(st.LastTime)
+	}
+	for _, t := range etl.HeaderTypes {
+		fi.HeaderTypes[t.String()] = st.HeaderTypes[t]
+	}
+	for _, err := range st.Errors {
+		ie := infoError{Message: err.Error()}
+		var fe *etl.FormatError
+		if errors.As(err, &fe) {
+			ie.Offset, ie.Message = fe.Offset, fe.Msg
+			if fe.Err != nil {
+				ie.Message += ": " + fe.Err.Error()
+			}
+			if fe.RecordOffset >= 0 {
+				ro := fe.RecordOffset
+				ie.RecordOffset = &ro
+			}
+		}
+		fi.Errors = append(fi.Errors, ie)
+	}
+	return fi, nil
+}
+
+func printInfoTable(w io.Writer, fi *fileInfo) error {
+	t := tablewriter.NewWriter(w)
+	t.Header("Field", "Value")
+	add := func(k string, v any) { t.Append(k, fmt.Sprint(v)) }
+	add("File", fi.File)
+	add("Size", fi.Size)
+	add("Logger name", fi.LoggerName)
+	add("Log file name", fi.LogFileName)
+	add("Log file mode", fi.LogFileMode)
+	add("Windows", fmt.Sprintf("%s build %d (log layout %s)", fi.OSVersion, fi.Build, fi.LogVersion))
+	add("Pointer size", fi.PointerSize)
+	add("CPUs", fmt.Sprintf("%d (%d MHz)", fi.CPUs, fi.CPUSpeedMHz))
+	add("Clock", fmt.Sprintf("%s (%d Hz)", fi.ClockType, fi.PerfFreq))
+	add("Buffer size", fi.BufferSize)
+	add("Buffers", fmt.Sprintf("%d (%d compressed), header says %d", fi.Buffers, fi.CompressedBuffers, fi.BuffersWritten))
+	add("Events", fi.Events)
+	for _, ht := range etl.HeaderTypes {
+		if n := fi.HeaderTypes[ht.String()]; n > 0 {
+			add("  "+ht.String(), n)
+		}
+	}
+	add("Events lost", fi.EventsLost)
+	add("Buffers lost", fi.BuffersLost)
+	add("Start time", fi.StartTime)
+	add("End time", fi.EndTime)
+	add("First event", fi.FirstEventTime)
+	add("Last event", fi.LastEventTime)
+	add("Boot time", fi.BootTime)
+	add("Time zone", fmt.Sprintf("%s (bias %d min)", fi.TimeZoneName, fi.TimeZoneBias))
+	add("Errors", len(fi.Errors))
+	for _, e := range fi.Errors {
+		add(fmt.Sprintf("  at %#x", e.Offset), e.Message)
+	}
+	return t.Render()
+}

@@ -1,0 +1,282 @@
+package etl
+
+import (
+	"cmp"
+	"runtime"
+	"slices"
+)
+
+// Order selects the order in which a [Reader] delivers events.
+type Order int
+
+const (
+	// TimeOrder delivers events in timestamp order across every buffer,
+	// processor and file, as ProcessTrace does. Events with equal
+	// timestamps keep file order (file, then buffer, then record).
+	TimeOrder Order = iota
+	// FileOrder delivers the records as they are stored: file by file,
+	// buffer by buffer.
+	FileOrder
+)
+
+// ReaderOptions configures a [Reader]. The zero value means time order with
+// one buffer loader per CPU.
+type ReaderOptions struct {
+	Order Order
+	// Workers bounds how many buffers are read and decompressed at once.
+	// 0 means runtime.GOMAXPROCS(0).
+	Workers int
+}
+
+// Reader delivers the events of one or more files.
+//
+// In [TimeOrder] the buffers of each file are grouped by the processor that
+// filled them; inside such a stream, buffers follow their flush timestamps
+// and events follow each other in time. A k-way merge over the streams of
+// all files then yields one time-ordered sequence, holding about two buffers
+// per stream in memory whatever the file size. Buffers are read and
+// decompressed ahead of use by up to Workers goroutines.
+//
+// Damaged buffers and records do not stop the reader: each is recorded in
+// [Reader.Errors] and reading goes on with the next buffer.
+type Reader struct {
+	files   []*File
+	order   Order
+	depth   int
+	sem     chan struct{}
+	streams []*stream
+	heap    []*stream
+	last    *stream
+	errs    []error
+	started bool
+	closed  bool
+}
+
+type bufRef struct {
+	file  *File
+	index int // file position in the reader
+	info  BufferInfo
+}
+
+type loadResult struct {
+	buf *Buffer
+	err error
+}
+
+type stream struct {
+	bufs   []bufRef
+	next   int // next buffer to request
+	queue  []chan loadResult
+	cur    *Buffer
+	curRef bufRef
+	rr     RecordReader
+	ev     Event
+	ok     bool // ev holds an event
+}
+
+// NewReader returns a reader over the events of files. The files must stay
+// open while the reader is used.
+func NewReader(files []*File, opts *ReaderOptions) *Reader {
+	var o ReaderOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.Workers <= 0 {
+		o.Workers = runtime.GOMAXPROCS(0)
+	}
+	r := &Reader{files: files, order: o.Order, sem: make(chan struct{}, o.Workers), depth: 1}
+	if o.Order == FileOrder {
+		r.depth = o.Workers + 1
+		s := &stream{}
+		for i, f := range files {
+			for _, bi := range f.Buffers() {
+				s.bufs = append(s.bufs, bufRef{f, i, bi})
+			}
+		}
+		r.streams = append(r.streams, s)
+	} else {
+		for i, f := range files {
+			byCPU := map[uint16]*stream{}
+			var order []uint16
+			for _, bi := range f.Buffers() {
+				p := bi.Header.Processor()
+				s := byCPU[p]
+				if s == nil {
+					s = &stream{}
+					byCPU[p] = s
+					order = append(order, p)
+				}
+				s.bufs = append(s.bufs, bufRef{f, i, bi})
+			}
+			for _, p := range order {
+				s := byCPU[p]
+				slices.SortStableFunc(s.bufs, func(a, b bufRef) int {
+					return cmp.Compare(a.info.Header.TimeStamp, b.info.Header.TimeStamp)
+				})
+				r.streams = append(r.streams, s)
+			}
+		}
+	}
+	for _, f := range files {
+		r.errs = append(r.errs, f.IndexErrors()...)
+	}
+	return r
+}
+
+// Errors returns the problems met so far: damaged buffer headers, buffers
+// that could not be read or decompressed, and damaged records. Each is a
+// [*FormatError] naming the file offset.
+func (r *Reader) Errors() []error { return r.errs }
+
+// Event returns the current event, valid until the next call to
+// [Reader.Next] or [Reader.Close].
+func (r *Reader) Event() *Event {
+	if r.last == nil {
+		return nil
+	}
+	return &r.last.ev
+}
+
+// Next advances to the next event and reports whether there is one.
+func (r *Reader) Next() bool {
+	if r.closed {
+		return false
+	}
+	if !r.started {
+		r.started = true
+		for _, s := range r.streams {
+			r.request(s)
+		}
+		for _, s := range r.streams {
+			if r.advance(s) {
+				r.heap = append(r.heap, s)
+			}
+		}
+		for i := len(r.heap)/2 - 1; i >= 0; i-- {
+			r.down(i)
+		}
+	} else if r.last != nil {
+		if r.advance(r.last) {
+			r.down(0)
+		} else {
+			n := len(r.heap) - 1
+			r.heap[0] = r.heap[n]
+			r.heap = r.heap[:n]
+			if n > 0 {
+				r.down(0)
+			}
+		}
+	}
+	if len(r.heap) == 0 {
+		r.last = nil
+		return false
+	}
+	r.last = r.heap[0]
+	return true
+}
+
+// request starts loading buffers of s until depth loads are in flight.
+func (r *Reader) request(s *stream) {
+	for len(s.queue) < r.depth && s.next < len(s.bufs) {
+		ref := s.bufs[s.next]
+		s.next++
+		ch := make(chan loadResult, 1)
+		s.queue = append(s.queue, ch)
+		go func() {
+			r.sem <- struct{}{}
+			b, err := ref.file.ReadBuffer(ref.info)
+			<-r.sem
+			ch <- loadResult{b, err}
+		}()
+	}
+}
+
+// advance moves s to its next event, loading buffers as needed.
+func (r *Reader) advance(s *stream) bool {
+	for {
+		if s.cur != nil {
+			if s.rr.Next(&s.ev) {
+				s.ev.File = s.curRef.index
+				s.ok = true
+				return true
+			}
+			if err := s.rr.Err(); err != nil {
+				r.errs = append(r.errs, err)
+			}
+			s.cur.Release()
+			s.cur = nil
+		}
+		if len(s.queue) == 0 {
+			s.ok = false
+			return false
+		}
+		res := <-s.queue[0]
+		s.queue = s.queue[1:]
+		s.curRef = s.bufs[s.next-len(s.queue)-1]
+		r.request(s)
+		if res.err != nil {
+			r.errs = append(r.errs, res.err)
+		}
+		if res.buf != nil {
+			s.cur = res.buf
+			s.rr.Reset(s.cur)
+		}
+	}
+}
+
+func (r *Reader) less(a, b *stream) bool {
+	x, y := &a.ev, &b.ev
+	if r.order == TimeOrder && x.Time != y.Time {
+		return x.Time < y.Time
+	}
+	if x.File != y.File {
+		return x.File < y.File
+	}
+	if x.BufferIndex != y.BufferIndex {
+		return x.BufferIndex < y.BufferIndex
+	}
+	return x.RecordOffset < y.RecordOffset
+}
+
+func (r *Reader) down(i int) {
+	h := r.heap
+	n := len(h)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			return
+		}
+		m := l
+		if rc := l + 1; rc < n && r.less(h[rc], h[l]) {
+			m = rc
+		}
+		if !r.less(h[m], h[i]) {
+			return
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
+}
+
+// Close stops the reader and returns its buffers to the pool. It does not
+// close the files.
+func (r *Reader) Close() error {
+	if r.closed {
+		return nil
+	}
+	r.closed = true
+	for _, s := range r.streams {
+		if s.cur != nil {
+			s.cur.Release()
+			s.cur = nil
+		}
+		for _, ch := range s.queue {
+			if res := <-ch; res.buf != nil {
+				res.buf.Release()
+			}
+		}
+		s.queue = nil
+	}
+	r.heap, r.last = nil, nil
+	return nil
+}

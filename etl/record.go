@@ -1,0 +1,479 @@
+package etl
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/google/uuid"
+)
+
+// HeaderType tells the record header kinds apart: the byte at +2 of a
+// record, with [HeaderMessage] standing for WPP trace-message records
+// (marker byte 0x90).
+type HeaderType uint8
+
+// Record header types (TRACE_HEADER_TYPE_*).
+const (
+	HeaderSystem32   HeaderType = 0x01 // SYSTEM_TRACE_HEADER, 32-bit data
+	HeaderSystem64   HeaderType = 0x02
+	HeaderCompact32  HeaderType = 0x03 // compact SYSTEM_TRACE_HEADER (no CPU times)
+	HeaderCompact64  HeaderType = 0x04
+	HeaderClassic32  HeaderType = 0x0A // EVENT_TRACE_HEADER (TRACE_HEADER_TYPE_FULL_HEADER32)
+	HeaderInstance32 HeaderType = 0x0B // EVENT_INSTANCE_GUID_HEADER
+	HeaderError      HeaderType = 0x0D // error while logging; EVENT_HEADER-shaped
+	HeaderMessage    HeaderType = 0x0F // MESSAGE_TRACE_HEADER (WPP TraceMessage)
+	HeaderPerfInfo32 HeaderType = 0x10 // PERFINFO_TRACE_HEADER
+	HeaderPerfInfo64 HeaderType = 0x11
+	HeaderEvent32    HeaderType = 0x12 // EVENT_HEADER
+	HeaderEvent64    HeaderType = 0x13
+	HeaderClassic64  HeaderType = 0x14
+	HeaderInstance64 HeaderType = 0x15
+)
+
+// HeaderTypes lists every header type in a stable order.
+var HeaderTypes = []HeaderType{
+	HeaderSystem32, HeaderSystem64, HeaderCompact32, HeaderCompact64,
+	HeaderPerfInfo32, HeaderPerfInfo64, HeaderClassic32, HeaderClassic64,
+	HeaderInstance32, HeaderInstance64, HeaderEvent32, HeaderEvent64,
+	HeaderMessage, HeaderError,
+}
+
+// String returns the short name used in output: system32, system64,
+// compact32, compact64, perfinfo32, perfinfo64, classic32, classic64,
+// instance32, instance64, event32, event64, wpp or error.
+func (t HeaderType) String() string {
+	switch t {
+	case HeaderSystem32:
+		return "system32"
+	case HeaderSystem64:
+		return "system64"
+	case HeaderCompact32:
+		return "compact32"
+	case HeaderCompact64:
+		return "compact64"
+	case HeaderClassic32:
+		return "classic32"
+	case HeaderClassic64:
+		return "classic64"
+	case HeaderInstance32:
+		return "instance32"
+	case HeaderInstance64:
+		return "instance64"
+	case HeaderError:
+		return "error"
+	case HeaderMessage:
+		return "wpp"
+	case HeaderPerfInfo32:
+		return "perfinfo32"
+	case HeaderPerfInfo64:
+		return "perfinfo64"
+	case HeaderEvent32:
+		return "event32"
+	case HeaderEvent64:
+		return "event64"
+	}
+	return fmt.Sprintf("header(%#02x)", uint8(t))
+}
+
+// Is64 reports whether records of this type were laid out by a 64-bit
+// producer (pointers in the payload are 8 bytes).
+func (t HeaderType) Is64() bool {
+	switch t {
+	case HeaderSystem64, HeaderCompact64, HeaderPerfInfo64, HeaderClassic64, HeaderInstance64, HeaderEvent64:
+		return true
+	}
+	return false
+}
+
+// EVENT_HEADER flags (EVENT_HEADER_FLAG_*), as a consumer sees them in
+// [Event].Flags.
+const (
+	FlagExtendedInfo    = 0x0001
+	FlagPrivateSession  = 0x0002
+	FlagStringOnly      = 0x0004
+	FlagTraceMessage    = 0x0008
+	FlagNoCPUTime       = 0x0010
+	Flag32BitHeader     = 0x0020
+	Flag64BitHeader     = 0x0040
+	FlagDecodeGUID      = 0x0080
+	FlagClassicHeader   = 0x0100
+	FlagProcessorIndex  = 0x0200
+	flagProducerMask    = 0x00FF // flags a producer may set in the buffer
+	maxExtendedItems    = 64     // sanity bound on items per record
+	eventHeaderSize     = 0x50
+	systemHeaderSize    = 0x20
+	compactHeaderSize   = 0x18
+	perfinfoHeaderSize  = 0x10
+	classicHeaderSize   = 0x30
+	instanceHeaderSize  = 0x48
+	oldInstanceHdrSize  = 0x38
+	messageHeaderSize   = 0x08
+	pebsFlag            = 0x8000
+	pmcCountShift       = 8
+	pmcCountMask        = 0x7
+	extItemHeaderSize   = 8
+	wppSequence         = 0x01
+	wppGUID             = 0x02
+	wppComponentID      = 0x04
+	wppTimestamp        = 0x08
+	wppPerfTimestamp    = 0x10
+	wppSystemInfo       = 0x20
+	wppPointer32        = 0x40
+	wppPointer64        = 0x80
+	defaultPointerBytes = 8
+)
+
+// EventDescriptor is the EVENT_DESCRIPTOR of an event. For classic and
+// kernel records ProcessTrace fills Opcode, Level and Version from the
+// classic header and leaves ID, Task and Keyword zero.
+type EventDescriptor struct {
+	ID      uint16
+	Version uint8
+	Channel uint8
+	Level   uint8
+	Opcode  uint8
+	Task    uint16
+	Keyword uint64
+}
+
+// Event is one record of a trace in the consumer-side form (EVENT_RECORD),
+// whatever header it was stored with.
+//
+// Slices (UserData, Raw, Extended and the items' Data) point into the
+// buffer the event came from and are valid only until the reader that
+// returned the event moves on; copy what must be kept.
+type Event struct {
+	Header        HeaderType
+	Flags         uint16 // EVENT_HEADER_FLAG_* as a consumer sees them
+	EventProperty uint16 // EVENT_HEADER_PROPERTY_*
+	ThreadID      uint32 // 0xFFFFFFFF where the header has none (perfinfo)
+	ProcessID     uint32
+	Timestamp     int64 // raw timestamp in the session clock
+	Time          int64 // FILETIME (UTC), converted with the file's [Clock]
+	ProviderID    uuid.UUID
+	Descriptor    EventDescriptor
+	KernelTime    uint32
+	UserTime      uint32
+	ProcessorTime uint64 // private sessions: KernelTime/UserTime slot as one u64
+	ActivityID    uuid.UUID
+	Processor     uint16 // from the buffer context
+	LoggerID      uint16
+
+	// Kernel (system, compact, perfinfo) records.
+	HookID       uint16 // group<<8 | type
+	ClassVersion uint16 // whole Version word of system/perfinfo/classic headers
+
+	// Instance records.
+	InstanceID       uint32
+	ParentInstanceID uint32
+	ParentGUID       uuid.UUID
+
+	// WPP trace messages.
+	MessageFlags   uint16 // TRACE_MESSAGE_* option flags
+	SequenceNumber uint32
+	ComponentID    uint32
+
+	Extended []ExtendedItem
+	UserData []byte
+	Raw      []byte // the whole record, header included, without padding
+
+	// Position.
+	File         int   // index of the file in the reader
+	BufferOffset int64 // file offset of the buffer holding the record
+	RecordOffset int   // offset of the record inside the (decompressed) buffer
+	BufferIndex  int   // buffer position in file order
+}
+
+// PointerSize returns the pointer size of the event's payload in bytes: 4
+// for records written by 32-bit producers, else 8.
+func (e *Event) PointerSize() int {
+	if e.Flags&Flag32BitHeader != 0 {
+		return 4
+	}
+	if e.Header == HeaderMessage {
+		if e.MessageFlags&wppPointer32 != 0 {
+			return 4
+		}
+		return 8
+	}
+	return 8
+}
+
+// RelatedActivityID returns the related activity id extended item, if any.
+func (e *Event) RelatedActivityID() (uuid.UUID, bool) {
+	for _, x := range e.Extended {
+		if x.Type == ExtRelatedActivityID && len(x.Data) >= 16 {
+			return GUIDFromWindows(x.Data), true
+		}
+	}
+	return uuid.UUID{}, false
+}
+
+// recordContext holds the per-buffer facts the record parser needs.
+type recordContext struct {
+	processor   uint16
+	loggerID    uint16
+	procIndex   bool
+	privateMode bool
+	guidInst    bool // instance records use EVENT_INSTANCE_GUID_HEADER
+}
+
+// classifyRecord reads the marker at b[0:4] and returns the header type and
+// the record size, or an error describing why the bytes are not a record.
+func classifyRecord(b []byte) (HeaderType, int, error) {
+	if len(b) < 8 {
+		return 0, 0, fmt.Errorf("%d bytes left, too few for a record header", len(b))
+	}
+	le := binary.LittleEndian
+	flags := b[3]
+	if flags&0xF0 == 0x90 && flags&0x40 == 0 { // TRACE_HEADER_FLAG | TRACE_MESSAGE
+		size := int(le.Uint16(b))
+		if size < messageHeaderSize {
+			return 0, 0, fmt.Errorf("message record size %d below minimum %d", size, messageHeaderSize)
+		}
+		return HeaderMessage, size, nil
+	}
+	if flags&0xC0 != 0xC0 {
+		return 0, 0, fmt.Errorf("no trace header marker (first dword %#08x)", le.Uint32(b))
+	}
+	t := HeaderType(b[2])
+	var size, min int
+	switch t {
+	case HeaderSystem32, HeaderSystem64:
+		size, min = int(le.Uint16(b[4:])), systemHeaderSize
+	case HeaderCompact32, HeaderCompact64:
+		size, min = int(le.Uint16(b[4:])), compactHeaderSize
+	case HeaderPerfInfo32, HeaderPerfInfo64:
+		size, min = int(le.Uint16(b[4:])), perfinfoHeaderSize
+	case HeaderClassic32, HeaderClassic64, HeaderInstance32, HeaderInstance64:
+		size, min = int(le.Uint16(b)), classicHeaderSize
+	case HeaderEvent32, HeaderEvent64, HeaderError:
+		size, min = int(le.Uint16(b)), eventHeaderSize
+	default:
+		return 0, 0, fmt.Errorf("unknown record header type %#02x (first dword %#08x)", uint8(t), le.Uint32(b))
+	}
+	if size < min {
+		return 0, 0, fmt.Errorf("%v record size %d below minimum %d", t, size, min)
+	}
+	return t, size, nil
+}
+
+// parseRecord fills ev from the record b (exactly Size bytes) of type t.
+// ext is scratch storage for extended items. It returns ext, possibly grown.
+func parseRecord(ev *Event, t HeaderType, b []byte, rc *recordContext, ext []ExtendedItem) ([]ExtendedItem, error) {
+	le := binary.LittleEndian
+	*ev = Event{
+		Header:    t,
+		Processor: rc.processor,
+		LoggerID:  rc.loggerID,
+		Raw:       b,
+		Extended:  ext[:0],
+	}
+	if rc.procIndex {
+		ev.Flags |= FlagProcessorIndex
+	}
+	bits := uint16(Flag64BitHeader)
+	if !t.Is64() {
+		bits = Flag32BitHeader
+	}
+	switch t {
+	case HeaderSystem32, HeaderSystem64, HeaderCompact32, HeaderCompact64, HeaderPerfInfo32, HeaderPerfInfo64:
+		ver := le.Uint16(b)
+		ev.ClassVersion = ver
+		ev.HookID = le.Uint16(b[6:])
+		ev.Descriptor.Opcode = uint8(ev.HookID)
+		ev.Descriptor.Version = uint8(ver)
+		ev.ProviderID = KernelGroupGUID(ev.HookID)
+		ev.Flags |= FlagClassicHeader | bits
+		var hs int
+		switch t {
+		case HeaderSystem32, HeaderSystem64:
+			hs = systemHeaderSize
+			ev.ThreadID = le.Uint32(b[8:])
+			ev.ProcessID = le.Uint32(b[12:])
+			ev.Timestamp = int64(le.Uint64(b[16:]))
+			ev.KernelTime = le.Uint32(b[24:])
+			ev.UserTime = le.Uint32(b[28:])
+		case HeaderCompact32, HeaderCompact64:
+			hs = compactHeaderSize
+			ev.ThreadID = le.Uint32(b[8:])
+			ev.ProcessID = le.Uint32(b[12:])
+			ev.Timestamp = int64(le.Uint64(b[16:]))
+			ev.Flags |= FlagNoCPUTime
+		default:
+			hs = perfinfoHeaderSize
+			ev.ThreadID, ev.ProcessID = 0xFFFFFFFF, 0xFFFFFFFF
+			ev.Timestamp = int64(le.Uint64(b[8:]))
+			ev.Flags |= FlagNoCPUTime
+		}
+		// PEBS index and PMC counters sit between header and payload.
+		if ver&pebsFlag != 0 {
+			if hs+8 > len(b) {
+				return ext, fmt.Errorf("%v record of %d bytes too short for its PEBS index", t, len(b))
+			}
+			ev.Extended = append(ev.Extended, ExtendedItem{Type: ExtPEBSIndex, Data: b[hs : hs+8]})
+			hs += 8
+		}
+		if n := int(ver>>pmcCountShift) & pmcCountMask; n > 0 {
+			if hs+8*n > len(b) {
+				return ext, fmt.Errorf("%v record of %d bytes too short for %d PMC counters", t, len(b), n)
+			}
+			ev.Extended = append(ev.Extended, ExtendedItem{Type: ExtPMCCounters, Data: b[hs : hs+8*n]})
+			hs += 8 * n
+		}
+		if len(ev.Extended) > 0 {
+			ev.Flags |= FlagExtendedInfo
+		}
+		ev.UserData = b[hs:]
+	case HeaderClassic32, HeaderClassic64, HeaderInstance32, HeaderInstance64:
+		ev.Descriptor.Opcode = b[4]
+		ev.Descriptor.Level = b[5]
+		ev.ClassVersion = le.Uint16(b[6:])
+		ev.Descriptor.Version = uint8(ev.ClassVersion)
+		ev.ThreadID = le.Uint32(b[8:])
+		ev.ProcessID = le.Uint32(b[12:])
+		ev.Timestamp = int64(le.Uint64(b[16:]))
+		ev.Flags |= FlagClassicHeader | bits
+		setCPUTimes(ev, b[0x28:], rc.privateMode)
+		hs := classicHeaderSize
+		if t == HeaderInstance32 || t == HeaderInstance64 {
+			if rc.guidInst {
+				if len(b) < instanceHeaderSize {
+					return ext, fmt.Errorf("%v record of %d bytes shorter than its %d-byte header", t, len(b), instanceHeaderSize)
+				}
+				ev.ProviderID = GUIDFromWindows(b[0x18:])
+				ev.InstanceID = le.Uint32(b[0x30:])
+				ev.ParentInstanceID = le.Uint32(b[0x34:])
+				ev.ParentGUID = GUIDFromWindows(b[0x38:])
+				hs = instanceHeaderSize
+			} else {
+				// Windows 2000/XP EVENT_INSTANCE_HEADER: registration
+				// handles instead of GUIDs.
+				if len(b) < oldInstanceHdrSize {
+					return ext, fmt.Errorf("%v record of %d bytes shorter than its %d-byte header", t, len(b), oldInstanceHdrSize)
+				}
+				ev.InstanceID = le.Uint32(b[0x20:])
+				ev.ParentInstanceID = le.Uint32(b[0x24:])
+				hs = oldInstanceHdrSize
+			}
+		} else {
+			ev.ProviderID = GUIDFromWindows(b[0x18:])
+		}
+		ev.UserData = b[hs:]
+	case HeaderEvent32, HeaderEvent64, HeaderError:
+		flags := le.Uint16(b[4:])
+		ev.Flags |= flags&flagProducerMask | bits
+		if t == HeaderError {
+			ev.Flags = ev.Flags&^(Flag32BitHeader|Flag64BitHeader) | flags&(Flag32BitHeader|Flag64BitHeader)
+		}
+		ev.EventProperty = le.Uint16(b[6:])
+		ev.ThreadID = le.Uint32(b[8:])
+		ev.ProcessID = le.Uint32(b[12:])
+		ev.Timestamp = int64(le.Uint64(b[16:]))
+		ev.ProviderID = GUIDFromWindows(b[0x18:])
+		ev.Descriptor = EventDescriptor{
+			ID:      le.Uint16(b[0x28:]),
+			Version: b[0x2A],
+			Channel: b[0x2B],
+			Level:   b[0x2C],
+			Opcode:  b[0x2D],
+			Task:    le.Uint16(b[0x2E:]),
+			Keyword: le.Uint64(b[0x30:]),
+		}
+		setCPUTimes(ev, b[0x38:], rc.privateMode || flags&FlagPrivateSession != 0)
+		ev.ActivityID = GUIDFromWindows(b[0x40:])
+		p := eventHeaderSize
+		if flags&FlagExtendedInfo != 0 {
+			for {
+				if p+extItemHeaderSize > len(b) {
+					return ev.Extended, fmt.Errorf("extended item at +%#x runs past the record end (+%#x)", p, len(b))
+				}
+				total := int(le.Uint16(b[p:]))
+				typ := le.Uint16(b[p+2:])
+				link := le.Uint16(b[p+4:])
+				dsize := int(le.Uint16(b[p+6:]))
+				if extItemHeaderSize+dsize > total || total&7 != 0 || p+total > len(b) {
+					return ev.Extended, fmt.Errorf("extended item type %d at +%#x: size %d, data size %d, record size %d", typ, p, total, dsize, len(b))
+				}
+				if len(ev.Extended) >= maxExtendedItems {
+					return ev.Extended, fmt.Errorf("more than %d extended items", maxExtendedItems)
+				}
+				ev.Extended = append(ev.Extended, ExtendedItem{Type: ExtType(typ), Data: b[p+extItemHeaderSize : p+extItemHeaderSize+dsize]})
+				p += total
+				if link&1 == 0 {
+					break
+				}
+			}
+		}
+		ev.UserData = b[p:]
+	case HeaderMessage:
+		ev.Flags = FlagTraceMessage | FlagClassicHeader
+		if rc.procIndex {
+			ev.Flags |= FlagProcessorIndex
+		}
+		ev.Descriptor.ID = le.Uint16(b[4:])
+		opt := le.Uint16(b[6:])
+		ev.MessageFlags = opt
+		if opt&wppPointer32 != 0 {
+			ev.Flags |= Flag32BitHeader
+		} else if opt&wppPointer64 != 0 {
+			ev.Flags |= Flag64BitHeader
+		}
+		p := messageHeaderSize
+		need := func(n int, what string) error {
+			if p+n > len(b) {
+				return fmt.Errorf("message record of %d bytes too short for its %s at +%#x", len(b), what, p)
+			}
+			return nil
+		}
+		if opt&wppSequence != 0 {
+			if err := need(4, "sequence number"); err != nil {
+				return ext, err
+			}
+			ev.SequenceNumber = le.Uint32(b[p:])
+			p += 4
+		}
+		if opt&wppComponentID != 0 {
+			if err := need(4, "component id"); err != nil {
+				return ext, err
+			}
+			ev.ComponentID = le.Uint32(b[p:])
+			p += 4
+		} else if opt&wppGUID != 0 {
+			if err := need(16, "GUID"); err != nil {
+				return ext, err
+			}
+			ev.ProviderID = GUIDFromWindows(b[p:])
+			p += 16
+		}
+		if opt&(wppTimestamp|wppPerfTimestamp) != 0 {
+			if err := need(8, "timestamp"); err != nil {
+				return ext, err
+			}
+			ev.Timestamp = int64(le.Uint64(b[p:]))
+			p += 8
+		}
+		if opt&wppSystemInfo != 0 {
+			if err := need(8, "thread and process ids"); err != nil {
+				return ext, err
+			}
+			ev.ThreadID = le.Uint32(b[p:])
+			ev.ProcessID = le.Uint32(b[p+4:])
+			p += 8
+		}
+		ev.UserData = b[p:]
+	default:
+		return ext, fmt.Errorf("unknown record header type %#02x", uint8(t))
+	}
+	return ev.Extended, nil
+}
+
+func setCPUTimes(ev *Event, b []byte, private bool) {
+	le := binary.LittleEndian
+	if private {
+		ev.ProcessorTime = le.Uint64(b)
+		return
+	}
+	ev.KernelTime = le.Uint32(b)
+	ev.UserTime = le.Uint32(b[4:])
+}
