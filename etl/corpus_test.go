@@ -24,15 +24,20 @@ func corpus(t testing.TB) string {
 	return dir
 }
 
-func corpusFiles(t testing.TB) []string {
-	dir := corpus(t)
-	var files []string
+// walkETL calls fn for every .etl file under dir.
+func walkETL(dir string, fn func(path string)) {
 	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
 		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".etl") {
-			files = append(files, p)
+			fn(p)
 		}
 		return nil
 	})
+}
+
+func corpusFiles(t testing.TB) []string {
+	dir := corpus(t)
+	var files []string
+	walkETL(dir, func(p string) { files = append(files, p) })
 	if len(files) == 0 {
 		t.Fatalf("no .etl files under %s", dir)
 	}

@@ -141,6 +141,15 @@ func (f *File) IndexErrors() []error {
 	return f.indexErrs
 }
 
+// maxData bounds a buffer's data end: the buffer size from the log-file
+// header (ProcessTrace rejects larger), or MaxBufferSize if that is absurd.
+func (f *File) maxData() uint32 {
+	if bs := f.Header.BufferSize; bs >= BufferHeaderSize && bs <= MaxBufferSize {
+		return bs
+	}
+	return MaxBufferSize
+}
+
 // validHeader checks a buffer header read at off against the file.
 func (f *File) validHeader(h *BufferHeader, off int64) string {
 	switch {
@@ -150,8 +159,8 @@ func (f *File) validHeader(h *BufferHeader, off int64) string {
 		return fmt.Sprintf("buffer size %#x exceeds the %#x limit", h.BufferSize, MaxBufferSize)
 	case h.Offset < BufferHeaderSize:
 		return fmt.Sprintf("data end %#x lies inside the buffer header", h.Offset)
-	case h.Offset > MaxBufferSize:
-		return fmt.Sprintf("data end %#x exceeds the %#x limit", h.Offset, MaxBufferSize)
+	case h.Offset > f.maxData():
+		return fmt.Sprintf("data end %#x exceeds the file's buffer size %#x", h.Offset, f.maxData())
 	case !h.Compressed() && h.Offset > h.BufferSize:
 		return fmt.Sprintf("data end %#x lies beyond the buffer size %#x", h.Offset, h.BufferSize)
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 	"unicode/utf16"
+
+	"github.com/google/uuid"
 )
 
 // Log-file modes (TRACE_LOGFILE_HEADER.LogFileMode) that change how a file
@@ -106,6 +108,18 @@ type LogfileHeader struct {
 	// HeaderTimestamp is the raw timestamp of the header event: the clock
 	// value that corresponds to StartTime.
 	HeaderTimestamp int64
+}
+
+// LogInstanceGUID returns the LogInstanceGuid that shares storage with
+// StartBuffers, PointerSize, EventsLost and CPUSpeedMHz (it is only
+// meaningful for real-time sessions).
+func (h *LogfileHeader) LogInstanceGUID() uuid.UUID {
+	var b [16]byte
+	binary.LittleEndian.PutUint32(b[0:], h.StartBuffers)
+	binary.LittleEndian.PutUint32(b[4:], h.PointerSize)
+	binary.LittleEndian.PutUint32(b[8:], h.EventsLost)
+	binary.LittleEndian.PutUint32(b[12:], h.CPUSpeedMHz)
+	return GUIDFromWindows(b[:])
 }
 
 // Clock returns the session clock type (ReservedFlags).
