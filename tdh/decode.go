@@ -1,0 +1,459 @@
+package tdh
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+)
+
+// Kind tells scalars, arrays and structs apart in a [Decoded] event.
+type Kind uint8
+
+// Value kinds.
+const (
+	Scalar Kind = iota
+	Array
+	Struct
+)
+
+// Value is one decoded item: a scalar (Data holds its bytes), an array or a
+// struct (First and N locate its elements or members in [Decoded.Values]).
+//
+// For strings Data is the string's bytes without length prefix or
+// terminator; for counted and length-prefixed types, without the prefix.
+type Value struct {
+	Prop   *Property
+	Kind   Kind
+	Data   []byte
+	Offset int   // offset of the item in the payload
+	First  int32 // Array, Struct: index of the first element or member
+	N      int32 // Array, Struct: number of elements or members
+}
+
+// Decoded is an event payload laid out by its schema. Values[:len(
+// Schema.Properties)] are the top-level properties; arrays and structs
+// refer to later entries.
+type Decoded struct {
+	Schema      *Event
+	PointerSize int
+	Payload     []byte
+	Values      []Value
+	// Extra is what the payload holds after the last property. TDH treats
+	// a MOF payload with extra bytes as a layout error; manifest and
+	// TraceLogging events may legitimately carry more (newer versions).
+	Extra []byte
+}
+
+// Top returns the top-level values.
+func (d *Decoded) Top() []Value { return d.Values[:len(d.Schema.Properties)] }
+
+// Children returns the elements of an array or the members of a struct.
+func (d *Decoded) Children(v *Value) []Value { return d.Values[v.First : v.First+v.N] }
+
+// DecodeError reports a payload that does not fit its schema.
+type DecodeError struct {
+	Property string // dotted path of the property, e.g. "Values[3].Name"
+	Offset   int    // payload offset where decoding stopped
+	Msg      string
+}
+
+func (e *DecodeError) Error() string {
+	return fmt.Sprintf("property %s at payload offset %d: %s", e.Property, e.Offset, e.Msg)
+}
+
+// maxValues bounds the values one event may decode into, so that nested
+// arrays of empty items cannot exhaust memory.
+const maxValues = 1 << 20
+
+// Decoder lays out payloads. Its storage is reused from one call to the
+// next, so decoding allocates nothing once warm. A Decoder is not safe for
+// concurrent use; use one per goroutine.
+type Decoder struct {
+	out Decoded
+}
+
+// Decode lays out payload according to schema. ptrSize (4 or 8) sizes
+// pointer-sized types. The result is valid until the next call. On error
+// the result holds what was decoded before the failing property, and the
+// error is a [*DecodeError].
+func (dec *Decoder) Decode(schema *Event, payload []byte, ptrSize int) (*Decoded, error) {
+	if ptrSize != 4 {
+		ptrSize = 8
+	}
+	d := &dec.out
+	d.Schema, d.PointerSize, d.Payload, d.Extra = schema, ptrSize, payload, nil
+	n := len(schema.Properties)
+	if cap(d.Values) < n {
+		d.Values = make([]Value, n, n+16)
+	}
+	d.Values = d.Values[:n]
+	clear(d.Values)
+	pos, err := d.level(schema.Properties, 0, 0, "")
+	if err != nil {
+		return d, err
+	}
+	d.Extra = payload[pos:]
+	return d, nil
+}
+
+// level decodes props into d.Values[base:base+len(props)] starting at pos.
+func (d *Decoded) level(props []Property, base int, pos int, path string) (int, error) {
+	for i := range props {
+		p := &props[i]
+		v := &d.Values[base+i]
+		v.Prop, v.Offset = p, pos
+		if !p.IsArray {
+			var err error
+			if p.IsStruct() {
+				pos, err = d.structAt(base+i, pos, path)
+			} else {
+				pos, err = d.scalar(v, base, pos, path, -1)
+			}
+			if err != nil {
+				return pos, err
+			}
+			continue
+		}
+		count, err := d.count(p, base)
+		if err != nil {
+			return pos, d.errorf(path, p, -1, pos, "%v", err)
+		}
+		first := len(d.Values)
+		if first+count > maxValues {
+			return pos, d.errorf(path, p, -1, pos, "array of %d elements exceeds the %d-value limit", count, maxValues)
+		}
+		d.Values = append(d.Values, make([]Value, count)...)
+		v = &d.Values[base+i] // append may have moved the slice
+		v.Kind, v.First, v.N = Array, int32(first), int32(count)
+		for k := 0; k < count; k++ {
+			e := &d.Values[first+k]
+			e.Prop, e.Offset = p, pos
+			if p.IsStruct() {
+				pos, err = d.structAt(first+k, pos, path)
+			} else {
+				pos, err = d.scalar(e, base, pos, path, k)
+			}
+			if err != nil {
+				return pos, err
+			}
+		}
+	}
+	return pos, nil
+}
+
+func (d *Decoded) structAt(idx, pos int, path string) (int, error) {
+	p := d.Values[idx].Prop
+	first := len(d.Values)
+	if first+len(p.Members) > maxValues {
+		return pos, d.errorf(path, p, -1, pos, "struct exceeds the %d-value limit", maxValues)
+	}
+	d.Values = append(d.Values, make([]Value, len(p.Members))...)
+	v := &d.Values[idx]
+	v.Kind, v.First, v.N, v.Offset = Struct, int32(first), int32(len(p.Members)), pos
+	return d.level(p.Members, first, pos, joinPath(path, p.Name))
+}
+
+// count returns the element count of an array property (1 otherwise).
+func (d *Decoded) count(p *Property, base int) (int, error) {
+	if !p.IsArray {
+		return 1, nil
+	}
+	if p.CountIndex >= 0 {
+		n, err := d.ref(p.CountIndex, base, "count")
+		return int(n), err
+	}
+	return int(p.Count), nil
+}
+
+// ref reads the integer value of the same-level property at index i.
+func (d *Decoded) ref(i, base int, what string) (uint64, error) {
+	if base+i >= len(d.Values) || i < 0 {
+		return 0, fmt.Errorf("%s refers to property index %d, which does not exist", what, i)
+	}
+	r := &d.Values[base+i]
+	n, ok := r.Uint()
+	if !ok {
+		name := "?"
+		if r.Prop != nil {
+			name = r.Prop.Name
+		}
+		return 0, fmt.Errorf("%s refers to %s, which has no integer value", what, name)
+	}
+	if n > 0xFFFF {
+		return 0, fmt.Errorf("%s from %s is %d, above the 65535 limit", what, r.Prop.Name, n)
+	}
+	return n, nil
+}
+
+func (d *Decoded) errorf(path string, p *Property, elem, pos int, format string, args ...any) *DecodeError {
+	name := joinPath(path, p.Name)
+	if elem >= 0 {
+		name = fmt.Sprintf("%s[%d]", name, elem)
+	}
+	return &DecodeError{Property: name, Offset: pos, Msg: fmt.Sprintf(format, args...)}
+}
+
+func joinPath(path, name string) string {
+	if path == "" {
+		return name
+	}
+	return path + "." + name
+}
+
+// scalar sizes one scalar value at pos and returns the position after it.
+func (d *Decoded) scalar(v *Value, base, pos int, path string, elem int) (int, error) {
+	p := v.Prop
+	b := d.Payload[pos:]
+	if p.LengthIndex < 0 && p.Length == 0 {
+		// Fast path: fixed-size scalars, the bulk of most templates.
+		if n := p.InType.FixedSize(d.PointerSize); n > 0 && n <= len(b) {
+			v.Data = b[:n]
+			return pos + n, nil
+		}
+	}
+	short := func(need int) (int, error) {
+		return pos, d.errorf(path, p, elem, pos, "needs %d bytes, payload has %d left", need, len(b))
+	}
+	take := func(n int) (int, error) {
+		if n > len(b) {
+			return short(n)
+		}
+		v.Data = b[:n]
+		return pos + n, nil
+	}
+	length := -1
+	if p.LengthIndex >= 0 {
+		n, err := d.ref(p.LengthIndex, base, "length")
+		if err != nil {
+			return pos, d.errorf(path, p, elem, pos, "%v", err)
+		}
+		length = int(n)
+	} else if p.Length > 0 {
+		length = int(p.Length)
+	}
+	le := binary.LittleEndian
+	switch t := p.InType; t {
+	case InTypeUnicodeString, InTypeAnsiString:
+		unit := 1
+		if t == InTypeUnicodeString {
+			unit = 2
+		}
+		if length >= 0 {
+			return take(length * unit)
+		}
+		for i := 0; i+unit <= len(b); i += unit {
+			if b[i] == 0 && (unit == 1 || b[i+1] == 0) {
+				v.Data = b[:i]
+				return pos + i + unit, nil
+			}
+		}
+		v.Data = b[:len(b)-len(b)%unit]
+		return pos + len(b), d.errorf(path, p, elem, pos, "string has no terminating NUL before the end of the payload")
+	case InTypeBinary:
+		if length < 0 {
+			if p.OutType == OutTypeIPv6 {
+				return take(16)
+			}
+			return pos, d.errorf(path, p, elem, pos, "binary property has no length")
+		}
+		return take(length)
+	case InTypeCountedString, InTypeCountedAnsiString, InTypeCountedBinary, InTypeMOFCountedString, InTypeMOFCountedAnsiString:
+		if len(b) < 2 {
+			return short(2)
+		}
+		n := int(le.Uint16(b))
+		if n+2 > len(b) {
+			return short(n + 2)
+		}
+		v.Data = b[2 : 2+n]
+		return pos + 2 + n, nil
+	case InTypeReversedCountedString, InTypeReversedCountedAnsiString:
+		if len(b) < 2 {
+			return short(2)
+		}
+		n := int(binary.BigEndian.Uint16(b))
+		if n+2 > len(b) {
+			return short(n + 2)
+		}
+		v.Data = b[2 : 2+n]
+		return pos + 2 + n, nil
+	case InTypeNonNullTerminatedString, InTypeNonNullTerminatedAnsi:
+		v.Data = b
+		return pos + len(b), nil
+	case InTypeSID:
+		if len(b) < 8 {
+			return short(8)
+		}
+		return take(8 + 4*int(b[1]))
+	case InTypeWBEMSID:
+		if len(b) < 4 {
+			return short(4)
+		}
+		if le.Uint32(b) == 0 {
+			v.Data = b[:0]
+			return pos + 4, nil
+		}
+		hdr := 2 * d.PointerSize
+		if len(b) < hdr+8 {
+			return short(hdr + 8)
+		}
+		n := hdr + 8 + 4*int(b[hdr+1])
+		if n > len(b) {
+			return short(n)
+		}
+		v.Data = b[hdr:n]
+		return pos + n, nil
+	case InTypeHexDump:
+		if len(b) < 4 {
+			return short(4)
+		}
+		n := int(le.Uint32(b))
+		if n > len(b)-4 {
+			return short(n + 4)
+		}
+		v.Data = b[4 : 4+n]
+		return pos + 4 + n, nil
+	case InTypeNull:
+		return pos, nil
+	}
+	if n := p.InType.FixedSize(d.PointerSize); n > 0 {
+		if length > 0 && (p.InType == InTypeUnicodeChar || p.InType == InTypeAnsiChar) {
+			n *= length // MOF char arrays given a length
+		}
+		return take(n)
+	}
+	return pos, d.errorf(path, p, elem, pos, "in-type %v cannot be decoded", p.InType)
+}
+
+// Uint returns the value of an integer (or Boolean) scalar.
+func (v *Value) Uint() (uint64, bool) {
+	if v.Prop == nil || v.Kind != Scalar || !v.Prop.InType.IsInteger() {
+		return 0, false
+	}
+	b := v.Data
+	switch len(b) {
+	case 1:
+		return uint64(b[0]), true
+	case 2:
+		return uint64(binary.LittleEndian.Uint16(b)), true
+	case 4:
+		return uint64(binary.LittleEndian.Uint32(b)), true
+	case 8:
+		return binary.LittleEndian.Uint64(b), true
+	}
+	return 0, false
+}
+
+// Int returns the value of an integer scalar, sign-extended for signed
+// in-types.
+func (v *Value) Int() (int64, bool) {
+	u, ok := v.Uint()
+	if !ok {
+		return 0, false
+	}
+	if v.Prop.InType.IsSigned() {
+		switch len(v.Data) {
+		case 1:
+			return int64(int8(u)), true
+		case 2:
+			return int64(int16(u)), true
+		case 4:
+			return int64(int32(u)), true
+		}
+	}
+	return int64(u), true
+}
+
+// Float returns the value of a Float or Double scalar.
+func (v *Value) Float() (float64, bool) {
+	if v.Prop == nil || v.Kind != Scalar {
+		return 0, false
+	}
+	switch {
+	case v.Prop.InType == InTypeFloat && len(v.Data) == 4:
+		return float64(math.Float32frombits(binary.LittleEndian.Uint32(v.Data))), true
+	case v.Prop.InType == InTypeDouble && len(v.Data) == 8:
+		return math.Float64frombits(binary.LittleEndian.Uint64(v.Data)), true
+	}
+	return 0, false
+}
+
+// GUID returns the value of a GUID scalar.
+func (v *Value) GUID() (uuid.UUID, bool) {
+	if v.Prop == nil || v.Prop.InType != InTypeGUID || len(v.Data) != 16 {
+		return uuid.UUID{}, false
+	}
+	b := v.Data
+	var u uuid.UUID
+	u[0], u[1], u[2], u[3] = b[3], b[2], b[1], b[0]
+	u[4], u[5], u[6], u[7] = b[5], b[4], b[7], b[6]
+	copy(u[8:], b[8:])
+	return u, true
+}
+
+// String returns the text of a string scalar: UTF-16 decoded, 8-bit
+// strings taken as UTF-8 when valid and as Windows-1252 otherwise. A NUL
+// ends the string.
+func (v *Value) String() string {
+	if v.Prop == nil {
+		return ""
+	}
+	return string(AppendString(nil, v.Data, v.Prop.InType.IsWide()))
+}
+
+// AppendString appends the text of string bytes (UTF-16LE if wide) to dst,
+// stopping at the first NUL.
+func AppendString(dst, b []byte, wide bool) []byte {
+	if wide {
+		for i := 0; i+1 < len(b); i += 2 {
+			c := uint16(b[i]) | uint16(b[i+1])<<8
+			if c == 0 {
+				break
+			}
+			if c < utf8.RuneSelf {
+				dst = append(dst, byte(c))
+				continue
+			}
+			r := rune(c)
+			if utf16.IsSurrogate(r) && i+3 < len(b) {
+				r2 := rune(uint16(b[i+2]) | uint16(b[i+3])<<8)
+				if dr := utf16.DecodeRune(r, r2); dr != utf8.RuneError {
+					i += 2
+					r = dr
+				}
+			}
+			dst = utf8.AppendRune(dst, r)
+		}
+		return dst
+	}
+	for i, c := range b {
+		if c == 0 {
+			b = b[:i]
+			break
+		}
+	}
+	if utf8.Valid(b) {
+		return append(dst, b...)
+	}
+	for _, c := range b {
+		dst = utf8.AppendRune(dst, cp1252(c))
+	}
+	return dst
+}
+
+// cp1252 maps a Windows-1252 byte to its rune.
+func cp1252(c byte) rune {
+	if c < 0x80 || c >= 0xA0 {
+		return rune(c)
+	}
+	return cp1252High[c-0x80]
+}
+
+var cp1252High = [32]rune{
+	0x20AC, 0x81, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021, 0x02C6, 0x2030, 0x0160, 0x2039, 0x0152, 0x8D, 0x017D, 0x8F,
+	0x90, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014, 0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0x9D, 0x017E, 0x0178,
+}

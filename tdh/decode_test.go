@@ -1,0 +1,194 @@
+package tdh
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"testing"
+
+	"github.com/google/uuid"
+)
+
+func prop(name string, t InType) Property {
+	return Property{Name: name, InType: t, LengthIndex: -1, CountIndex: -1}
+}
+
+type payload struct{ bytes.Buffer }
+
+func (p *payload) u8(v uint8)   { p.WriteByte(v) }
+func (p *payload) u16(v uint16) { binary.Write(p, binary.LittleEndian, v) }
+func (p *payload) u32(v uint32) { binary.Write(p, binary.LittleEndian, v) }
+func (p *payload) u64(v uint64) { binary.Write(p, binary.LittleEndian, v) }
+func (p *payload) wstr(s string) {
+	for _, r := range s {
+		p.u16(uint16(r))
+	}
+	p.u16(0)
+}
+
+func TestDecodeLayout(t *testing.T) {
+	count := prop("Count", InTypeUInt16)
+	items := prop("Items", InTypeUInt32)
+	items.IsArray, items.CountIndex = true, 0
+	blobLen := prop("BlobLen", InTypeUInt8)
+	blob := prop("Blob", InTypeBinary)
+	blob.LengthIndex = 3
+	pair := Property{Name: "Pairs", IsArray: true, Count: 2, LengthIndex: -1, CountIndex: -1, Members: []Property{
+		prop("Key", InTypeAnsiString), prop("Val", InTypeInt8),
+	}}
+	fixed := prop("Fixed", InTypeUnicodeString)
+	fixed.Length = 3
+	ev := &Event{Properties: []Property{
+		count, items, prop("Name", InTypeUnicodeString), blobLen, blob, pair, prop("Ptr", InTypePointer),
+		prop("Sid", InTypeSID), prop("Counted", InTypeCountedString), fixed, prop("Flag", InTypeBoolean),
+	}}
+	var p payload
+	p.u16(3)
+	p.u32(10)
+	p.u32(20)
+	p.u32(30)
+	p.wstr("héllo")
+	p.u8(2)
+	p.Write([]byte{0xAB, 0xCD})
+	p.WriteString("a\x00")
+	p.u8(0xFF)
+	p.WriteString("bc\x00")
+	p.u8(5)
+	p.u32(0xDEADBEEF)
+	p.Write([]byte{1, 1, 0, 0, 0, 0, 0, 5, 18, 0, 0, 0})
+	p.u16(4)
+	p.Write([]byte{'o', 0, 'k', 0})
+	p.Write([]byte{'x', 0, 'y', 0, 0, 0})
+	p.u32(1)
+	p.Write([]byte{9, 9})
+
+	var dec Decoder
+	d, err := dec.Decode(ev, p.Bytes(), 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	top := d.Top()
+	if n, _ := top[0].Uint(); n != 3 {
+		t.Errorf("Count = %d", n)
+	}
+	if top[1].Kind != Array || top[1].N != 3 {
+		t.Fatalf("Items: %+v", top[1])
+	}
+	for i, want := range []uint64{10, 20, 30} {
+		if got, _ := d.Children(&top[1])[i].Uint(); got != want {
+			t.Errorf("Items[%d] = %d", i, got)
+		}
+	}
+	if s := top[2].String(); s != "héllo" {
+		t.Errorf("Name = %q", s)
+	}
+	if !bytes.Equal(top[4].Data, []byte{0xAB, 0xCD}) {
+		t.Errorf("Blob = %x", top[4].Data)
+	}
+	pairs := d.Children(&top[5])
+	if len(pairs) != 2 || pairs[1].Kind != Struct {
+		t.Fatalf("Pairs: %+v", pairs)
+	}
+	m := d.Children(&pairs[1])
+	if k, v := m[0].String(), m[1]; k != "bc" {
+		t.Errorf("Pairs[1].Key = %q", k)
+	} else if n, _ := v.Int(); n != 5 {
+		t.Errorf("Pairs[1].Val = %d", n)
+	}
+	if n, _ := d.Children(&pairs[0])[1].Int(); n != -1 {
+		t.Errorf("Pairs[0].Val = %d, want -1", n)
+	}
+	if n, _ := top[6].Uint(); n != 0xDEADBEEF || len(top[6].Data) != 4 {
+		t.Errorf("Ptr = %#x (%d bytes)", n, len(top[6].Data))
+	}
+	if len(top[7].Data) != 12 {
+		t.Errorf("Sid: %d bytes", len(top[7].Data))
+	}
+	if s := top[8].String(); s != "ok" {
+		t.Errorf("Counted = %q", s)
+	}
+	if s := top[9].String(); s != "xy" {
+		t.Errorf("Fixed = %q", s)
+	}
+	if n, _ := top[10].Uint(); n != 1 || len(top[10].Data) != 4 {
+		t.Errorf("Flag = %d (%d bytes): Boolean is 4 bytes", n, len(top[10].Data))
+	}
+	if !bytes.Equal(d.Extra, []byte{9, 9}) {
+		t.Errorf("Extra = %x", d.Extra)
+	}
+}
+
+func TestDecodeErrors(t *testing.T) {
+	n := prop("N", InTypeUInt32)
+	s := prop("S", InTypeUnicodeString)
+	arr := prop("A", InTypeUInt64)
+	arr.IsArray, arr.CountIndex = true, 0
+	cases := []struct {
+		props   []Property
+		payload []byte
+		path    string
+	}{
+		{[]Property{n}, []byte{1, 2}, "N"},
+		{[]Property{n, s}, []byte{1, 0, 0, 0, 'a', 0}, "S"},
+		{[]Property{n, arr}, []byte{2, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0}, "A[1]"},
+		{[]Property{{Name: "St", LengthIndex: -1, CountIndex: -1, Members: []Property{n, s}}}, []byte{0, 0, 0}, "St.N"},
+		{[]Property{func() Property { b := prop("B", InTypeBinary); return b }()}, []byte{1}, "B"},
+	}
+	var dec Decoder
+	for _, c := range cases {
+		_, err := dec.Decode(&Event{Properties: c.props}, c.payload, 8)
+		var de *DecodeError
+		if !errors.As(err, &de) || de.Property != c.path {
+			t.Errorf("%v: err = %v, want a DecodeError for %s", c.props, err, c.path)
+		}
+	}
+}
+
+func TestDecodeBoundsHugeCounts(t *testing.T) {
+	n := prop("N", InTypeUInt16)
+	inner := Property{Name: "In", IsArray: true, CountIndex: 0, LengthIndex: -1, Members: []Property{}}
+	outer := Property{Name: "Out", IsArray: true, CountIndex: 0, LengthIndex: -1, Members: []Property{n, inner}}
+	ev := &Event{Properties: []Property{n, outer}}
+	payload := bytes.Repeat([]byte{0xFF}, 64)
+	var dec Decoder
+	if _, err := dec.Decode(ev, payload, 8); err == nil {
+		t.Error("nested 65535×65535 arrays decoded without hitting the value limit")
+	}
+}
+
+func TestDecodeDoesNotAllocate(t *testing.T) {
+	ev := &Event{Properties: []Property{prop("A", InTypeUInt32), prop("B", InTypeUnicodeString), prop("C", InTypeGUID), prop("D", InTypeFileTime)}}
+	var p payload
+	p.u32(7)
+	p.wstr("text")
+	p.Write(make([]byte, 24))
+	var dec Decoder
+	dec.Decode(ev, p.Bytes(), 8)
+	if a := testing.AllocsPerRun(100, func() { dec.Decode(ev, p.Bytes(), 8) }); a != 0 {
+		t.Errorf("%v allocations per decode", a)
+	}
+}
+
+func TestRegistry(t *testing.T) {
+	g := uuid.MustParse("e13c0d23-ccbc-4e12-931b-d9cc2eee27e4")
+	r := NewRegistry()
+	r.Add(&Event{ProviderGUID: g, ID: 1, Version: 0, EventName: "v0"}, &Event{ProviderGUID: g, ID: 1, Version: 2, EventName: "v2"})
+	if e, ok := r.Lookup(g, 1, 2); !ok || e.EventName != "v2" {
+		t.Errorf("exact lookup: %v %v", e, ok)
+	}
+	if _, ok := r.Lookup(g, 1, 1); ok {
+		t.Error("Lookup(1) found a schema; TDH needs the exact version")
+	}
+	for v, want := range map[uint8]string{1: "v0", 3: "v2", 2: "v2"} {
+		e, exact := r.LookupNearest(g, 1, v)
+		if e == nil || e.EventName != want || exact != (v == 2) {
+			t.Errorf("LookupNearest(%d) = %v exact=%v, want %s", v, e, exact, want)
+		}
+	}
+	if a := testing.AllocsPerRun(100, func() { r.Lookup(g, 1, 2) }); a != 0 {
+		t.Errorf("%v allocations per lookup", a)
+	}
+	if r.Len() != 2 || len(r.Providers()) != 1 {
+		t.Errorf("Len %d Providers %v", r.Len(), r.Providers())
+	}
+}

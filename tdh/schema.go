@@ -1,0 +1,135 @@
+package tdh
+
+import (
+	"sort"
+
+	"github.com/google/uuid"
+)
+
+// Source tells which kind of schema describes an event
+// (TRACE_EVENT_INFO.DecodingSource).
+type Source uint8
+
+// Decoding sources.
+const (
+	SourceManifest     Source = 0 // instrumentation manifest (XML)
+	SourceMOF          Source = 1 // WMI MOF class (classic and kernel events)
+	SourceWPP          Source = 2 // TMF
+	SourceTraceLogging Source = 3 // self-describing
+)
+
+// String returns "manifest", "mof", "wpp" or "tracelogging".
+func (s Source) String() string {
+	switch s {
+	case SourceManifest:
+		return "manifest"
+	case SourceMOF:
+		return "mof"
+	case SourceWPP:
+		return "wpp"
+	case SourceTraceLogging:
+		return "tracelogging"
+	}
+	return "source(" + string(rune('0'+s)) + ")"
+}
+
+// Event is the compiled schema of one event: its identity, display names
+// and the properties of its payload, in payload order.
+type Event struct {
+	Source       Source
+	ProviderName string
+	ProviderGUID uuid.UUID
+	ID           uint16
+	Version      uint8
+	Level        uint8
+	Opcode       uint8
+	Task         uint16
+	Keywords     uint64
+	Channel      uint8
+
+	EventName    string // TraceLogging event name, MOF class/type name, or manifest symbol
+	TaskName     string
+	OpcodeName   string
+	LevelName    string
+	ChannelName  string
+	KeywordNames []string
+	// Message is the event's message string with %1…%n inserts for the
+	// top-level properties, or "".
+	Message string
+
+	Properties []Property
+}
+
+// Property describes one payload item. A struct has InType InTypeNull and
+// Members; anything else is a scalar or an array of scalars.
+type Property struct {
+	Name    string
+	InType  InType
+	OutType OutType // OutTypeNull: the in-type's default
+	// Length is a fixed length: bytes for binary, characters for strings.
+	Length uint16
+	// LengthIndex is the index, among the same-level properties, of an
+	// earlier integer property that gives the length; -1 if none.
+	LengthIndex int
+	// Count is a fixed element count when IsArray is set.
+	Count uint16
+	// CountIndex is the index of an earlier same-level integer property
+	// that gives the element count; -1 if none.
+	CountIndex int
+	// IsArray marks an array, even one of fixed count 1.
+	IsArray bool
+	Map     *Map
+	Members []Property // struct members
+	// Tags are TraceLogging field tags (0 if none).
+	Tags uint32
+}
+
+// IsStruct reports whether the property is a struct.
+func (p *Property) IsStruct() bool { return p.Members != nil && p.InType == InTypeNull }
+
+// EffectiveOutType returns the out-type the property renders with.
+func (p *Property) EffectiveOutType() OutType {
+	if p.OutType != OutTypeNull {
+		return p.OutType
+	}
+	return p.InType.DefaultOutType()
+}
+
+// MapKind tells how a [Map] turns a number into text.
+type MapKind uint8
+
+// Map kinds.
+const (
+	ValueMap MapKind = iota // exact value → text
+	BitMap                  // each set bit → text, joined with " | "
+	IndexMap                // MOF Values without ValueMap: 0-based index
+	FlagMap                 // MOF ValueType("flag") without BitMap: 1-based bit index
+)
+
+// Map is a value or bit map (manifest valueMap/bitMap, MOF ValueMap/BitMap).
+type Map struct {
+	Name    string
+	Kind    MapKind
+	Entries []MapEntry // sorted by Value
+}
+
+// MapEntry is one map entry.
+type MapEntry struct {
+	Value   uint64
+	Message string
+}
+
+// Sort orders the entries by value; call it after filling Entries.
+func (m *Map) Sort() {
+	sort.SliceStable(m.Entries, func(i, j int) bool { return m.Entries[i].Value < m.Entries[j].Value })
+}
+
+// Lookup returns the message for an exact value (value and index maps).
+func (m *Map) Lookup(v uint64) (string, bool) {
+	e := m.Entries
+	i := sort.Search(len(e), func(i int) bool { return e[i].Value >= v })
+	if i < len(e) && e[i].Value == v {
+		return e[i].Message, true
+	}
+	return "", false
+}
