@@ -104,7 +104,7 @@ var inTypeNames = map[InType]string{
 	InTypeGUID: "win:GUID", InTypePointer: "win:Pointer", InTypeFileTime: "win:FILETIME", InTypeSystemTime: "win:SYSTEMTIME",
 	InTypeSID: "win:SID", InTypeHexInt32: "win:HexInt32", InTypeHexInt64: "win:HexInt64",
 	InTypeCountedString: "win:CountedUnicodeString", InTypeCountedAnsiString: "win:CountedAnsiString",
-	InTypeCountedBinary: "win:CountedBinary",
+	InTypeCountedBinary:    "win:CountedBinary",
 	InTypeMOFCountedString: "trace:CountedString", InTypeMOFCountedAnsiString: "trace:CountedAnsiString",
 	InTypeReversedCountedString: "trace:ReversedCountedString", InTypeReversedCountedAnsiString: "trace:ReversedCountedAnsiString",
 	InTypeNonNullTerminatedString: "trace:NonNullTerminatedString", InTypeNonNullTerminatedAnsi: "trace:NonNullTerminatedAnsiString",
