@@ -56,6 +56,8 @@ type Event struct {
 	// Message is the event's message string with %1…%n inserts for the
 	// top-level properties, or "".
 	Message string
+	// Tags are the TraceLogging event tags (28 bits), 0 otherwise.
+	Tags uint32
 
 	Properties []Property
 }
