@@ -335,6 +335,14 @@ func (v *Value) Uint() (uint64, bool) {
 		return 0, false
 	}
 	b := v.Data
+	switch n := v.Prop.InType.FixedSize(len(b)); {
+	case v.Prop.InType == InTypePointer || v.Prop.InType == InTypeSizeT:
+		if n != 4 && n != 8 {
+			return 0, false
+		}
+	case n != len(b):
+		return 0, false
+	}
 	switch len(b) {
 	case 1:
 		return uint64(b[0]), true

@@ -7,6 +7,7 @@ package compress
 
 import (
 	"encoding/binary"
+	"math"
 	"math/bits"
 	"slices"
 )
@@ -107,7 +108,7 @@ func lz77Compress(src []byte, opt lz77Options) ([]byte, lz77Stats) {
 		opt.maxChain = 32
 	}
 	if opt.maxLen == 0 {
-		opt.maxLen = 1 << 40
+		opt.maxLen = math.MaxInt
 	}
 	m := newMatcher(src, opt.maxChain)
 	out := make([]byte, 4, len(src)+len(src)/8+8)
@@ -211,7 +212,7 @@ func huffTokens(src []byte, opt huffOptions) []huffToken {
 		opt.maxChain = 32
 	}
 	if opt.maxLen == 0 {
-		opt.maxLen = 1 << 40
+		opt.maxLen = math.MaxInt
 	}
 	m := newMatcher(src, opt.maxChain)
 	var toks []huffToken
@@ -469,15 +470,15 @@ func huffEncodeBlock(out []byte, block []huffToken, lens []uint8, last bool, st 
 }
 
 // huffEncodeLiterals encodes lits as one block using the given code
-// lengths (which must give every literal used a code), for tests that need
-// a particular code shape.
-func huffEncodeLiterals(lits []byte, lens []uint8) []byte {
+// lengths (which must give every literal used a code, and symbol 256 one
+// if eof), for tests that need a particular code shape.
+func huffEncodeLiterals(lits []byte, lens []uint8, eof bool) []byte {
 	toks := make([]huffToken, len(lits))
 	for i, b := range lits {
 		toks[i].lit = b
 	}
 	var st huffStats
-	return huffEncodeBlock(nil, toks, lens, false, &st)
+	return huffEncodeBlock(nil, toks, lens, eof, &st)
 }
 
 // ---- LZNT1 ----

@@ -33,13 +33,16 @@ var huffPool = sync.Pool{New: func() any { return new(huffDecoder) }}
 // matches that decodes to 65536 bytes of output (except in the last block).
 // Each block starts where the previous block's bit reader had read up to.
 //
-// len(dst) must be the exact uncompressed size: decoding stops successfully
-// as soon as dst is full, whatever input remains (normally the end-of-file
-// symbol 256 and padding). Before that, symbol 256 is an ordinary match, as
-// in [MS-XCA]. Input that runs out before dst is full, a table that is not
-// a complete prefix code, and a match reaching before the start of the
-// output are [ErrCorrupt]; a match reaching past len(dst) is
-// [ErrOutputOverflow].
+// The format has no length field, so len(dst) must be the exact
+// uncompressed size, and decoding ends when dst is full. At that point the
+// stream must end too: with the end-of-file symbol 256 that the [MS-XCA]
+// encoder appends (any bytes after it are ignored), or with the end of the
+// input, or at a block boundary with no further block; if the input holds
+// another symbol or block instead, the result is [ErrOutputOverflow], as it
+// is for a match reaching past len(dst). Before dst is full, symbol 256 is
+// an ordinary match, as in [MS-XCA]. Input that runs out before dst is
+// full, a table that is not a complete prefix code, and a match reaching
+// before the start of the output are [ErrCorrupt].
 //
 // Besides the [MS-XCA] length encodings, a 16-bit long length of zero is
 // followed by a 32-bit length, as written by the encoder of section
@@ -118,10 +121,10 @@ func (d *huffDecoder) decode(dst, src []byte) (int, error) {
 	in, out := 0, 0
 	table := &d.table
 	for {
-		if out == len(dst) {
-			return out, nil
-		}
 		if len(src)-in < huffTableLen {
+			if out == len(dst) {
+				return out, nil
+			}
 			return out, corruptf("xpress huffman: input ends at offset %d with %d of %d output bytes written, no room for the next %d-byte Huffman table", len(src), out, len(dst), huffTableLen)
 		}
 		if !d.build(src[in : in+huffTableLen]) {
@@ -133,7 +136,8 @@ func (d *huffDecoder) decode(dst, src []byte) (int, error) {
 		bitbuf := word(src, pos)<<16 | word(src, pos+2)
 		pos += 4
 		extra := 16
-		limit := min(out+huffBlockSize, len(dst))
+		blockEnd := out + huffBlockSize
+		limit := min(blockEnd, len(dst))
 		for out < limit {
 			e := table[bitbuf>>(32-huffMaxBits)]
 			n := int(e >> 9)
@@ -204,9 +208,35 @@ func (d *huffDecoder) decode(dst, src []byte) (int, error) {
 				if length > len(dst)-out {
 					return out, overflowf("xpress huffman: match near input offset %d of length %d at output offset %d overflows %d-byte output", at, length, out, len(dst))
 				}
-				out = copyMatch(dst, out, offset, length)
+				if from := out - offset; offset >= 8 && length <= 16 && len(dst)-out >= 16 {
+					// Short match, inline (see copyMatch).
+					binary.LittleEndian.PutUint64(dst[out:], binary.LittleEndian.Uint64(dst[from:]))
+					binary.LittleEndian.PutUint64(dst[out+8:], binary.LittleEndian.Uint64(dst[from+8:]))
+					out += length
+				} else {
+					out = copyMatch(dst, out, offset, length)
+				}
 			}
+		}
+		if out == len(dst) && out < blockEnd {
+			return out, huffEnd(table, bitbuf, extra, pos, len(src), len(dst))
 		}
 		in = pos
 	}
+}
+
+// huffEnd decides how a stream ends once dst is full inside a block, given
+// the bit reader's state: successfully if the next symbol is the
+// end-of-file symbol 256 (MS-XCA 2.2.4) or the input holds no further
+// symbol, and with ErrOutputOverflow if it holds more data.
+func huffEnd(table *[1 << huffMaxBits]uint16, bitbuf uint32, extra, pos, srcLen, dstLen int) error {
+	e := table[bitbuf>>(32-huffMaxBits)]
+	avail := 16 + extra // unread bits, less those past the end of the input
+	if pos > srcLen {
+		avail -= 16 * ((pos - srcLen + 1) / 2)
+	}
+	if sym := int(e & (huffSymbols - 1)); int(e>>9) <= avail && sym != 256 {
+		return overflowf("xpress huffman: symbol %d near input offset %d follows the last of %d output bytes", sym, pos, dstLen)
+	}
+	return nil
 }

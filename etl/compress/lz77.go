@@ -135,6 +135,14 @@ func DecompressLZ77(dst, src []byte) (int, error) {
 		if length > len(dst)-out {
 			return out, overflowf("xpress: match at input offset %d of length %d at output offset %d overflows %d-byte output", at, length, out, len(dst))
 		}
+		if from := out - offset; offset >= 8 && length <= 16 && len(dst)-out >= 16 {
+			// The common short match, inline: two 8-byte moves that
+			// never read bytes this match writes (see copyMatch).
+			binary.LittleEndian.PutUint64(dst[out:], binary.LittleEndian.Uint64(dst[from:]))
+			binary.LittleEndian.PutUint64(dst[out+8:], binary.LittleEndian.Uint64(dst[from+8:]))
+			out += length
+			continue
+		}
 		out = copyMatch(dst, out, offset, length)
 	}
 }

@@ -17,12 +17,15 @@ const lznt1ChunkSize = 4096 // uncompressed bytes per LZNT1 chunk
 // chunk (section 2.5.1.4).
 //
 // Decoding ends at an all-zero chunk header or at the end of the input,
-// whichever comes first. As Windows does, a chunk that decodes to fewer
-// than 4096 bytes and is followed by another chunk is padded with zeros to
-// 4096 bytes. Malformed chunks (bad signature, size beyond the input, a
+// whichever comes first. Every chunk stands for 4096 bytes of output, so,
+// as in Windows (whose behaviour Wine's RtlDecompressBuffer reproduces), a
+// chunk that decodes to fewer bytes and is followed by another chunk is
+// padded with zeros to 4096 bytes. Malformed chunks (bad signature, size beyond the input, a
 // compressed word reaching before the start of its chunk or producing more
 // than 4096 bytes) are [ErrCorrupt]; output past len(dst) is
 // [ErrOutputOverflow].
+//
+// Bytes of dst beyond the returned count may have been overwritten.
 //
 // [MS-XCA]: https://learn.microsoft.com/en-us/openspecs/windows_protocols/ms-xca/a8b7cb0a-92a6-4187-a23b-5e14273b96f8
 func DecompressLZNT1(dst, src []byte) (int, error) {

@@ -111,7 +111,7 @@ func TestHuffmanRoundTrip(t *testing.T) {
 		for _, opt := range []huffOptions{{}, {crossBlock: true}, {maxChain: 1, maxLen: 20}} {
 			src, st := huffCompress(in.data, opt)
 			checkDecode(t, XpressHuffman, src, in.data)
-			checkOverflowHuffman(t, src, in.data)
+			checkOverflow(t, XpressHuffman, src, in.data)
 			total.blocks = max(total.blocks, st.blocks)
 			total.crossing += st.crossing
 			total.byteLen += st.byteLen
@@ -124,24 +124,6 @@ func TestHuffmanRoundTrip(t *testing.T) {
 	t.Logf("coverage: %+v", total)
 	if total.blocks < 10 || total.crossing == 0 || total.byteLen == 0 || total.u16 == 0 || total.u32 == 0 || total.farthest < 60000 {
 		t.Errorf("round-trip inputs missed a feature: %+v", total)
-	}
-}
-
-// checkOverflowHuffman: the Huffman decoder stops when dst is full, so a
-// buffer one byte short succeeds only if the last symbol is a literal;
-// otherwise the last match overflows. Either way the prefix is right.
-func checkOverflowHuffman(t *testing.T, src, want []byte) {
-	t.Helper()
-	if len(want) == 0 {
-		return
-	}
-	dst := make([]byte, len(want)-1)
-	n, err := DecompressHuffman(dst, src)
-	if err != nil && !errors.Is(err, ErrOutputOverflow) {
-		t.Fatalf("into %d bytes: %d, %v; want success or ErrOutputOverflow", len(dst), n, err)
-	}
-	if n > len(dst) || !bytes.Equal(dst[:n], want[:n]) || (err == nil && n != len(dst)) {
-		t.Fatalf("into %d bytes: bad partial output of %d bytes (%v)", len(dst), n, err)
 	}
 }
 
@@ -160,8 +142,33 @@ func TestHuffmanLongCodes(t *testing.T) {
 		}
 	}
 	lits = append(lits, "OANOMAN"...)
-	src := huffEncodeLiterals(lits, lens)
+	src := huffEncodeLiterals(lits, lens, true)
 	checkDecode(t, XpressHuffman, src, lits)
+}
+
+// TestHuffmanEndWithoutEOF checks a stream that ends without the EOF
+// symbol: sixteen 1-bit codes fill one word exactly, so once dst is full
+// the flush word of zeros would decode as another literal
+// (ErrOutputOverflow), but with that word cut off the input has no further
+// symbol and decoding succeeds.
+func TestHuffmanEndWithoutEOF(t *testing.T) {
+	lens := make([]uint8, huffSymbols)
+	lens['A'], lens['B'] = 1, 1
+	lits := bytes.Repeat([]byte{'A'}, 16)
+	src := huffEncodeLiterals(lits, lens, false)
+	if len(src) != 256+4 {
+		t.Fatalf("stream is %d bytes, want 260", len(src))
+	}
+	dst := make([]byte, 16)
+	if n, err := DecompressHuffman(dst, src); !errors.Is(err, ErrOutputOverflow) || n != 16 {
+		t.Fatalf("with the flush word: %d, %v; want ErrOutputOverflow", n, err)
+	}
+	if n, err := DecompressHuffman(dst, src[:258]); err != nil || n != 16 || !bytes.Equal(dst, lits) {
+		t.Fatalf("without the flush word: %d, %v", n, err)
+	}
+	if n, err := DecompressHuffman(make([]byte, 17), src[:258]); !errors.Is(err, ErrCorrupt) || n != 16 {
+		t.Fatalf("one byte more than the stream holds: %d, %v; want ErrCorrupt", n, err)
+	}
 }
 
 // TestHuffmanBlockChaining decodes blocks whose code tables differ, with a

@@ -102,13 +102,9 @@ func TestSpecExamples(t *testing.T) {
 }
 
 // TestSpecExamplesTooSmall checks that each example fails with
-// ErrOutputOverflow into a buffer one byte short (Huffman and LZ77 stop
-// with a full buffer only where the stream ends).
+// ErrOutputOverflow into a buffer one byte short.
 func TestSpecExamplesTooSmall(t *testing.T) {
 	for _, ex := range specExamples(t) {
-		if ex.f == XpressHuffman {
-			continue // stops successfully when dst is full; see TestHuffmanExactSize
-		}
 		t.Run(ex.name, func(t *testing.T) {
 			dst := make([]byte, len(ex.want)-1)
 			n, err := Decompress(ex.f, dst, ex.src)
@@ -122,23 +118,42 @@ func TestSpecExamplesTooSmall(t *testing.T) {
 	}
 }
 
-// TestHuffmanExactSize checks the Huffman rule that decoding stops when dst
-// is full, and that a larger dst makes symbol 256 (EOF) a match of
-// distance 1, which then runs out of input.
+// TestHuffmanExactSize checks the Huffman end rules on the MS-XCA
+// alphabet example: with dst full after 10 bytes the next symbol is a
+// literal, so ErrOutputOverflow; after 26 it is EOF, so success, even with
+// garbage after the stream; and into a larger dst, symbol 256 (EOF) is a
+// match of distance 1, after which the input runs out.
 func TestHuffmanExactSize(t *testing.T) {
 	src := specHuffAlphabet(t)
 	dst := make([]byte, 10)
 	n, err := DecompressHuffman(dst, src)
-	if err != nil || n != 10 || string(dst) != alphabet[:10] {
-		t.Fatalf("into 10 bytes: %d, %v, %q", n, err, dst[:n])
+	if !errors.Is(err, ErrOutputOverflow) || n != 10 || string(dst) != alphabet[:10] {
+		t.Fatalf("into 10 bytes: %d, %v, %q; want ErrOutputOverflow", n, err, dst[:n])
+	}
+	garbage := append(bytes.Clone(src), bytes.Repeat([]byte{0x5a}, 300)...)
+	dst = make([]byte, 26)
+	if n, err := DecompressHuffman(dst, garbage); err != nil || n != 26 || string(dst) != alphabet {
+		t.Fatalf("with trailing garbage: %d, %v, %q", n, err, dst[:n])
 	}
 	dst = make([]byte, 100)
 	n, err = DecompressHuffman(dst, src)
-	if err == nil {
-		t.Fatalf("into 100 bytes: %d, nil error; want an error", n)
+	if !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("into 100 bytes: %d, %v; want ErrCorrupt", n, err)
 	}
-	if !bytes.HasPrefix(dst[:n], []byte(alphabet)) {
-		t.Fatalf("into 100 bytes: output %q does not start with the alphabet", dst[:n])
+	if !bytes.HasPrefix(dst[:n], []byte(alphabet+"zzz")) {
+		t.Fatalf("into 100 bytes: output %q does not start with the alphabet and a distance-1 match", dst[:n])
+	}
+	// In the abc300 example the match (3+3+2+2+1 = 11 bits into the first
+	// word) is followed by EOF, code 01; turning that into 00, the code of
+	// 'c', puts a literal after the last byte.
+	abc := specHuffABC(t)
+	noEOF := bytes.Clone(abc)
+	noEOF[256] &= 0xe0 // keep bits 8-10 of the first word, clear 11-15
+	if n, err := DecompressHuffman(make([]byte, 300), abc); err != nil || n != 300 {
+		t.Fatalf("abc300: %d, %v", n, err)
+	}
+	if n, err := DecompressHuffman(make([]byte, 300), noEOF); !errors.Is(err, ErrOutputOverflow) || n != 300 {
+		t.Fatalf("a literal after the last byte: %d, %v; want ErrOutputOverflow", n, err)
 	}
 }
 
@@ -174,5 +189,29 @@ func TestUnsupportedFormat(t *testing.T) {
 		if n != 0 || !errors.Is(err, ErrUnsupportedFormat) {
 			t.Errorf("Decompress(%v) = %d, %v; want ErrUnsupportedFormat", f, n, err)
 		}
+	}
+}
+
+// TestLZ77FullFlagWord covers the end of a stream whose item count is a
+// multiple of 32: the MS-XCA 2.3.4 encoder then writes a last flag word
+// of all ones with no items after it, and the decoder ends at its first
+// (match) flag.
+func TestLZ77FullFlagWord(t *testing.T) {
+	want := []byte("0123456789abcdefghijklmnopqrstuv") // 32 literals
+	src := append(append([]byte{0, 0, 0, 0}, want...), 0xff, 0xff, 0xff, 0xff)
+	got, _ := lz77Compress(want, lz77Options{})
+	if !bytes.Equal(got, src) {
+		t.Fatalf("test encoder wrote % x, want % x", got, src)
+	}
+	for _, size := range []int{32, 33, 1000} {
+		dst := make([]byte, size)
+		n, err := DecompressLZ77(dst, src)
+		if err != nil || n != 32 || !bytes.Equal(dst[:n], want) {
+			t.Errorf("into %d bytes: %d, %v", size, n, err)
+		}
+	}
+	// Without the final flag word the stream ends at a flag-word boundary.
+	if n, err := DecompressLZ77(make([]byte, 32), src[:36]); err != nil || n != 32 {
+		t.Errorf("without the last flag word: %d, %v", n, err)
 	}
 }

@@ -1,0 +1,279 @@
+package tdh
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// Message-string expansion the way FormatMessage does it for event
+// messages (decoding.md §1.8).
+//
+// Choices where the documentation is silent [?]:
+//   - Inserts are the AppendText texts of the top-level properties (as
+//     EventTraceKit passes TdhFormatProperty strings), so a mapped value
+//     inserts its map text; but an integer conversion in %n!fmt! (d, i, u,
+//     x, X, o, c, p) re-formats the property's integer value itself.
+//   - An insert number above the number of top-level properties is left in
+//     the output as written, including its !fmt! part (FormatMessage would
+//     fail instead).
+//   - %n is CR LF, as FormatMessage writes it; a lone "%" at the end of
+//     the message is kept.
+//   - "%%" followed by digits is a parameter insert (%%1936, resolved by
+//     the Event Log from a parameter message file) and is kept as written;
+//     any other "%%" is one "%".
+//   - Floating-point conversions (e, f, g, a), which FormatMessage does
+//     not support, and unknown conversions insert the property text.
+//   - Length modifiers: none, l, I32 = 32 bits; h = 16; hh = 8; ll, L, q,
+//     j, I64 = 64; I, z, t = the event's pointer size; w is ignored.
+//   - A width or precision above maxFormatWidth is clamped to it.
+
+// maxFormatWidth bounds the field width and precision of %n!fmt! inserts.
+const maxFormatWidth = 1024
+
+// FormatMessage expands msg's %1..%99 inserts with the text ([AppendText])
+// of the top-level properties of d (1-based) and applies FormatMessage
+// escapes: %0 (end), %% (percent), %n (CR LF), %r (CR), %t (tab),
+// %space, %. and %!; any other %x is x. An insert may carry a printf-style
+// format, %n!fmt!, e.g. %1!s!, %2!08X!, %3!I64u!, %4!-10S!. Parameter
+// inserts %%N are left as they are.
+func FormatMessage(msg string, d *Decoded, o *RenderOptions) string {
+	var top []Value
+	if d != nil && d.Schema != nil && len(d.Values) >= len(d.Schema.Properties) {
+		top = d.Top()
+	}
+	out := make([]byte, 0, len(msg)+32*len(top))
+	for i := 0; i < len(msg); {
+		c := msg[i]
+		if c != '%' {
+			j := strings.IndexByte(msg[i:], '%')
+			if j < 0 {
+				j = len(msg) - i
+			}
+			out = append(out, msg[i:i+j]...)
+			i += j
+			continue
+		}
+		if i+1 == len(msg) {
+			out = append(out, '%')
+			break
+		}
+		c = msg[i+1]
+		switch {
+		case c == '0':
+			return string(out)
+		case c >= '1' && c <= '9':
+			n, j := int(c-'0'), i+2
+			if j < len(msg) && isDigit(msg[j]) {
+				n = n*10 + int(msg[j]-'0')
+				j++
+			}
+			spec, k := "", j
+			if j < len(msg) && msg[j] == '!' {
+				if e := strings.IndexByte(msg[j+1:], '!'); e >= 0 {
+					spec, k = msg[j+1:j+1+e], j+2+e
+				}
+			}
+			if n > len(top) {
+				out = append(out, msg[i:k]...)
+			} else {
+				out = appendInsert(out, d, &top[n-1], spec, o)
+			}
+			i = k
+		case c == '%':
+			j := i + 2
+			for j < len(msg) && isDigit(msg[j]) {
+				j++
+			}
+			if j > i+2 {
+				out = append(out, msg[i:j]...)
+			} else {
+				out = append(out, '%')
+			}
+			i = j
+		case c == 'n':
+			out = append(out, '\r', '\n')
+			i += 2
+		case c == 'r':
+			out = append(out, '\r')
+			i += 2
+		case c == 't':
+			out = append(out, '\t')
+			i += 2
+		default: // %space, %., %! and any other %x give x
+			_, size := utf8.DecodeRuneInString(msg[i+1:])
+			out = append(out, msg[i+1:i+1+size]...)
+			i += 1 + size
+		}
+	}
+	return string(out)
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// printfSpec is a parsed %n!fmt! format.
+type printfSpec struct {
+	flags      string // of "-+ #0"
+	width      int    // -1 if none
+	prec       int    // -1 if none
+	bits       int    // integer size from the length modifier
+	conversion byte
+}
+
+// parsePrintf parses a FormatMessage insert format such as "-08I64X"; ok
+// is false for anything it does not understand.
+func parsePrintf(s string, ptrSize int) (f printfSpec, ok bool) {
+	f.width, f.prec, f.bits = -1, -1, 32
+	i := 0
+	for i < len(s) && strings.IndexByte("-+ #0", s[i]) >= 0 {
+		if strings.IndexByte(f.flags, s[i]) < 0 {
+			f.flags += s[i : i+1]
+		}
+		i++
+	}
+	num := func() int {
+		n := -1
+		for i < len(s) && isDigit(s[i]) {
+			if n < 0 {
+				n = 0
+			}
+			n = min(n*10+int(s[i]-'0'), maxFormatWidth)
+			i++
+		}
+		return n
+	}
+	f.width = num()
+	if i < len(s) && s[i] == '.' {
+		i++
+		if f.prec = num(); f.prec < 0 {
+			f.prec = 0
+		}
+	}
+	rest := s[i:]
+	for _, m := range []struct {
+		prefix string
+		bits   int
+	}{{"I64", 64}, {"I32", 32}, {"hh", 8}, {"ll", 64}, {"h", 16}, {"l", 32}, {"L", 64}, {"q", 64}, {"j", 64},
+		{"I", ptrSize * 8}, {"z", ptrSize * 8}, {"t", ptrSize * 8}, {"w", 32}} {
+		if strings.HasPrefix(rest, m.prefix) {
+			f.bits, rest = m.bits, rest[len(m.prefix):]
+			break
+		}
+	}
+	if len(rest) != 1 {
+		return f, false
+	}
+	f.conversion = rest[0]
+	return f, true
+}
+
+// appendInsert appends the value of one insert formatted by spec.
+func appendInsert(dst []byte, d *Decoded, v *Value, spec string, o *RenderOptions) []byte {
+	if spec == "" || spec == "s" || spec == "S" || spec == "ws" || spec == "ls" {
+		return AppendText(dst, d, v, o)
+	}
+	ptrSize := 8
+	if d != nil && d.PointerSize == 4 {
+		ptrSize = 4
+	}
+	f, ok := parsePrintf(spec, ptrSize)
+	if !ok {
+		return AppendText(dst, d, v, o)
+	}
+	var n uint64
+	isInt := false
+	if v.Prop != nil && v.Kind == Scalar {
+		if n, isInt = intValue(v); isInt && v.Prop.InType.IsSigned() {
+			i, _ := v.Int()
+			n = uint64(i) // sign-extended, so that %I64d of an Int32 keeps its sign
+		}
+	}
+	switch f.conversion {
+	case 'd', 'i', 'u', 'x', 'X', 'o', 'c', 'C', 'p':
+		if isInt {
+			return appendPrintfInt(dst, f, n, ptrSize)
+		}
+	}
+	// Strings, floating-point and anything not an integer: the text, with
+	// the precision as a maximum length and the width as a minimum.
+	start := len(dst)
+	dst = AppendText(dst, d, v, o)
+	if f.prec >= 0 {
+		cut, runes := start, 0
+		for cut < len(dst) && runes < f.prec {
+			_, size := utf8.DecodeRune(dst[cut:])
+			cut += size
+			runes++
+		}
+		dst = dst[:cut]
+	}
+	if f.width > 0 {
+		pad := f.width - utf8.RuneCount(dst[start:])
+		if pad > 0 {
+			if strings.IndexByte(f.flags, '-') >= 0 {
+				for ; pad > 0; pad-- {
+					dst = append(dst, ' ')
+				}
+			} else {
+				end := len(dst)
+				for k := 0; k < pad; k++ {
+					dst = append(dst, ' ')
+				}
+				copy(dst[start+pad:], dst[start:end])
+				for k := start; k < start+pad; k++ {
+					dst[k] = ' '
+				}
+			}
+		}
+	}
+	return dst
+}
+
+// appendPrintfInt formats integer n (sign-extended if signed) like the C
+// runtime's printf.
+func appendPrintfInt(dst []byte, f printfSpec, n uint64, ptrSize int) []byte {
+	mask := ^uint64(0)
+	if f.bits < 64 {
+		mask = 1<<f.bits - 1
+	}
+	u := n & mask
+	var arg any
+	verb := f.conversion
+	flags := f.flags
+	switch verb {
+	case 'd', 'i':
+		s := int64(u)
+		if f.bits < 64 && u&(1<<(f.bits-1)) != 0 {
+			s = int64(u | ^mask)
+		}
+		arg, verb = s, 'd'
+	case 'u':
+		arg, verb = u, 'd'
+		flags = strings.NewReplacer("+", "", " ", "").Replace(flags)
+	case 'x', 'X', 'o':
+		arg = u
+		flags = strings.NewReplacer("+", "", " ", "").Replace(flags)
+		if u == 0 {
+			flags = strings.ReplaceAll(flags, "#", "") // C prints plain 0
+		}
+	case 'c', 'C':
+		if u == 0 {
+			return dst
+		}
+		r := rune(u)
+		if !utf8.ValidRune(r) {
+			r = utf8.RuneError
+		}
+		return utf8.AppendRune(dst, r)
+	case 'p': // MSVC: upper-case hex, zero-padded to the pointer width
+		return fmt.Appendf(dst, "%0*X", 2*ptrSize, n&(^uint64(0)>>(64-8*ptrSize)))
+	}
+	format := "%" + flags
+	if f.width >= 0 {
+		format += fmt.Sprint(f.width)
+	}
+	if f.prec >= 0 {
+		format += "." + fmt.Sprint(f.prec)
+	}
+	return fmt.Appendf(dst, format+string(verb), arg)
+}
