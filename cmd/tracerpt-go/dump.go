@@ -13,7 +13,9 @@ import (
 	"github.com/google/uuid"
 	"github.com/spf13/cobra"
 
+	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/tdh"
 )
 
 func runDump(cmd *cobra.Command, args []string, o *dumpOptions) error {
@@ -46,12 +48,22 @@ func runDump(cmd *cobra.Command, args []string, o *dumpOptions) error {
 	if o.fileOrder {
 		order = etl.FileOrder
 	}
+	dec := decode.New()
+	dec.Nearest = o.nearest
+	if err := dec.Import(o.manifests...); err != nil {
+		fmt.Fprintf(cmd.ErrOrStderr(), "tracerpt-go: warning: %v\n", err)
+	}
+	if err := dec.Prescan(files); err != nil {
+		fmt.Fprintf(cmd.ErrOrStderr(), "tracerpt-go: warning: %v\n", err)
+	}
 	bw := bufio.NewWriterSize(out, 256<<10)
 	r := etl.NewReader(files, &etl.ReaderOptions{Order: order, Workers: o.workers})
 	defer r.Close()
 	var line []byte
+	jo := jsonOptions{multiFile: len(files) > 1, raw: o.raw}
 	for r.Next() {
-		line = appendEventJSON(line[:0], r.Event(), len(files) > 1)
+		ev := r.Event()
+		line = appendEventJSON(line[:0], ev, dec.Decode(ev), &jo)
 		line = append(line, '\n')
 		if _, err := bw.Write(line); err != nil {
 			return err
@@ -66,16 +78,21 @@ func runDump(cmd *cobra.Command, args []string, o *dumpOptions) error {
 	return nil
 }
 
+type jsonOptions struct {
+	multiFile bool // add the "file" key
+	raw       bool // keep user_data for decoded events
+}
+
 // appendEventJSON appends one event as a JSON object (docs/cli.md). Keys
 // come in a fixed order so that output is byte-for-byte reproducible.
-func appendEventJSON(b []byte, ev *etl.Event, withFile bool) []byte {
+func appendEventJSON(b []byte, ev *etl.Event, res *decode.Result, o *jsonOptions) []byte {
 	b = append(b, `{"time":"`...)
 	b = etl.FiletimeToTime(ev.Time).AppendFormat(b, "2006-01-02T15:04:05.0000000Z")
 	b = append(b, `","filetime":`...)
 	b = strconv.AppendInt(b, ev.Time, 10)
 	b = append(b, `,"raw_timestamp":`...)
 	b = strconv.AppendInt(b, ev.Timestamp, 10)
-	if withFile {
+	if o.multiFile {
 		b = append(b, `,"file":`...)
 		b = strconv.AppendInt(b, int64(ev.File), 10)
 	}
@@ -159,9 +176,66 @@ func appendEventJSON(b []byte, ev *etl.Event, withFile bool) []byte {
 		}
 		b = append(b, ']')
 	}
-	b = append(b, `,"user_data":"`...)
-	b = hex.AppendEncode(b, ev.UserData)
-	return append(b, `"}`...)
+	decoded := res != nil && res.Schema != nil && res.Err == nil
+	if res != nil && res.Schema != nil {
+		b = appendSchemaNames(b, ev, res.Schema)
+		if !res.Exact {
+			b = append(b, `,"schema_version":`...)
+			b = strconv.AppendUint(b, uint64(res.Schema.Version), 10)
+		}
+	} else {
+		b = appendLevelName(b, d.Level, "")
+	}
+	if decoded {
+		b = append(b, `,"properties":`...)
+		b = tdh.AppendPropertiesJSON(b, res.Decoded)
+		if res.Schema.Message != "" {
+			b = append(b, `,"message":`...)
+			b = appendJSON(b, tdh.FormatMessage(res.Schema.Message, res.Decoded, nil))
+		}
+	}
+	if !decoded || o.raw {
+		b = append(b, `,"user_data":"`...)
+		b = hex.AppendEncode(b, ev.UserData)
+		b = append(b, '"')
+	}
+	if res != nil && res.Err != nil {
+		b = append(b, `,"decode_error":`...)
+		b = appendJSON(b, res.Err.Error())
+	}
+	return append(b, '}')
+}
+
+// appendSchemaNames adds the names a schema gives the event.
+func appendSchemaNames(b []byte, ev *etl.Event, s *tdh.Event) []byte {
+	str := func(b []byte, key, v string) []byte {
+		if v == "" {
+			return b
+		}
+		b = append(b, ',', '"')
+		b = append(b, key...)
+		b = append(b, '"', ':')
+		return appendJSON(b, v)
+	}
+	b = str(b, "provider_name", s.ProviderName)
+	b = str(b, "event_name", s.EventName)
+	b = str(b, "task_name", s.TaskName)
+	b = str(b, "opcode_name", s.OpcodeName)
+	return appendLevelName(b, ev.Descriptor.Level, s.LevelName)
+}
+
+// standardLevels are winmeta.xml's level names.
+var standardLevels = [...]string{"Log Always", "Critical", "Error", "Warning", "Information", "Verbose"}
+
+func appendLevelName(b []byte, level uint8, name string) []byte {
+	if name == "" && int(level) < len(standardLevels) && level > 0 {
+		name = standardLevels[level]
+	}
+	if name == "" {
+		return b
+	}
+	b = append(b, `,"level_name":`...)
+	return appendJSON(b, name)
 }
 
 func appendGUID(b []byte, g uuid.UUID) []byte {

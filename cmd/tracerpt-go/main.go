@@ -53,6 +53,9 @@ type dumpOptions struct {
 	format    string
 	fileOrder bool
 	workers   int
+	manifests []string
+	nearest   bool
+	raw       bool
 }
 
 func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -79,6 +82,10 @@ per event; -o - writes to standard output.`,
 	fl.StringVar(&o.format, "of", "JSON", "output format: JSON (JSON Lines)")
 	fl.BoolVar(&o.fileOrder, "file-order", false, "deliver events in file order instead of time order")
 	fl.IntVar(&o.workers, "workers", 0, "buffers decoded in parallel (0: one per CPU)")
+	fl.StringSliceVar(&o.manifests, "import", nil, "manifest file or folder of manifests to decode events with (repeatable)")
+	fl.StringSliceVar(&o.manifests, "manifest", nil, "same as -import")
+	fl.BoolVar(&o.nearest, "nearest-version", false, "decode an event whose exact version has no schema with the nearest version")
+	fl.BoolVar(&o.raw, "raw", false, "include user_data (hex) even for decoded events")
 	root.AddCommand(newInfoCmd())
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return fmt.Errorf("%w\nRun '%s --help' for usage", err, c.CommandPath())

@@ -51,18 +51,23 @@ func TestDumpJSONGolden(t *testing.T) {
 	golden(t, "sample.jsonl", out)
 	// Every line is a JSON object with the documented keys.
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if len(lines) != 10 {
-		t.Fatalf("%d lines, want 10", len(lines))
+	if len(lines) != 11 {
+		t.Fatalf("%d lines, want 11", len(lines))
 	}
 	for i, l := range lines {
 		var m map[string]any
 		if err := json.Unmarshal([]byte(l), &m); err != nil {
 			t.Fatalf("line %d: %v", i+1, err)
 		}
-		for _, k := range []string{"time", "filetime", "raw_timestamp", "cpu", "pid", "tid", "header", "provider_guid", "event_id", "version", "channel", "level", "opcode", "task", "keywords", "user_data"} {
+		for _, k := range []string{"time", "filetime", "raw_timestamp", "cpu", "pid", "tid", "header", "provider_guid", "event_id", "version", "channel", "level", "opcode", "task", "keywords"} {
 			if _, ok := m[k]; !ok {
 				t.Errorf("line %d lacks %q", i+1, k)
 			}
+		}
+		_, raw := m["user_data"]
+		_, props := m["properties"]
+		if raw == props {
+			t.Errorf("line %d: user_data %v, properties %v: want exactly one", i+1, raw, props)
 		}
 	}
 }
@@ -106,6 +111,50 @@ func TestErrors(t *testing.T) {
 	}
 	if _, stderr, err := run(t, "info", "--json", notETL, sample); err == nil || !strings.Contains(stderr, "not an ETL file") {
 		t.Errorf("info with a bad file: err = %v, stderr %q", err, stderr)
+	}
+}
+
+// TestCorpusDecodeWithManifest runs the dump with -import on the CLR GC
+// trace: every DotNETRuntime event gets properties.
+func TestCorpusDecodeWithManifest(t *testing.T) {
+	dir := os.Getenv("ETL_CORPUS")
+	if dir == "" {
+		t.Skip("ETL_CORPUS is not set: no real .etl corpus to test against")
+	}
+	etlPath := filepath.Join(dir, "microsoft+perfview/src/TraceEvent/TraceEvent.Tests/inputs/gcevents.etl.zip.unzipped/gcevents/PerfViewData.etl")
+	man := filepath.Join(dir, "..", "schemas", "authored/dotnet-runtime/ClrEtwAll.man")
+	out, _, err := run(t, etlPath, "-of", "JSON", "-import", man)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, starts := 0, 0
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		var ev struct {
+			Provider   string         `json:"provider_name"`
+			Properties map[string]any `json:"properties"`
+			Error      string         `json:"decode_error"`
+		}
+		if err := json.Unmarshal([]byte(l), &ev); err != nil {
+			t.Fatal(err)
+		}
+		if ev.Provider != "Microsoft-Windows-DotNETRuntime" {
+			continue
+		}
+		n++
+		if ev.Properties == nil || ev.Error != "" {
+			t.Errorf("undecoded CLR event: %.300s", l)
+		}
+		if strings.Contains(l, `"event_name":"GCStart_V2"`) {
+			// TraceEvent's baseline: the first GC/Start has Count=1,
+			// Depth=1, Reason=Induced; the second Count=2.
+			starts++
+			if ev.Properties["Reason"] != "Induced" || ev.Properties["Count"] != float64(starts) {
+				t.Errorf("GCStart_V2 #%d: %v", starts, ev.Properties)
+			}
+		}
+	}
+	if n != 69 || starts != 2 {
+		t.Errorf("%d DotNETRuntime events, TraceEvent counts 69", n)
 	}
 }
 

@@ -4,15 +4,19 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/tracelogging"
 )
 
 // SampleProvider is the provider of the sample's EVENT_HEADER events.
 var SampleProvider = uuid.MustParse("3f4a7f2e-5c1d-4b8e-9a61-0c2d3e4f5a6b")
 
+// TraceLoggingProvider is the provider of the sample's TraceLogging event.
+var TraceLoggingProvider = uuid.MustParse("5b1e6f0a-7c2d-5e3f-8a4b-9c0d1e2f3a4b")
+
 // Sample returns the bytes of testdata/etl/sample.etl: a 64-bit QPC trace
 // with kernel (system, perfinfo), classic, EVENT_HEADER (with extended
 // items) and WPP records on two processors, buffers stored out of time
-// order as Windows flushes them.
+// order as Windows flushes them, and a self-describing TraceLogging event.
 func Sample() []byte {
 	tf := NewFile(4096, true)
 	tf.TLH.LoggerName = "etwkit sample"
@@ -45,9 +49,23 @@ func Sample() []byte {
 		Sys(etl.HeaderPerfInfo64, 2, 0x0F2E, 0, 0, t0+3000, nil, []byte{1, 2, 3, 4, 5, 6, 7, 8}),
 		Classic(etl.HeaderClassic64, 1, 4, 0, 0x1234, 0x344, t0+5000, SampleProvider, []byte("classic")),
 	)
+	meta, err := tracelogging.EncodeEventMetadata(&tracelogging.EventMetadata{Name: "Checkout", Fields: []tracelogging.Field{
+		{Name: "Item", InType: 1},
+		{Name: "Quantity", InType: 8},
+		{Name: "Paid", InType: 13},
+		{Name: "Port", InType: 6, OutType: tracelogging.OutPort},
+	}})
+	if err != nil {
+		panic(err)
+	}
+	tl := append(UTF16Z("coffee"), 2, 0, 0, 0, 1, 0, 0, 0, 0x01, 0xBB)
+	tlRec := Event(etl.HeaderEvent64, 0, 0x2010, 0x344, t0+4200, TraceLoggingProvider,
+		etl.EventDescriptor{Channel: 11, Level: 4}, uuid.Nil,
+		[]Ext{{Type: etl.ExtProvTraits, Data: tracelogging.EncodeProviderTraits("etwkit-shop", nil)}, {Type: etl.ExtEventSchemaTL, Data: meta}}, tl)
 	tf.AddBuffer(1, t0+4500,
 		Event(etl.HeaderEvent32, 0, 0x2010, 0x344, t0+2500, SampleProvider, desc(2, 3), uuid.Nil, nil, []byte{7, 0, 0, 0}),
 		Event(etl.HeaderEvent64, 0, 0x2010, 0x344, t0+4000, SampleProvider, desc(1, 4), act, nil, UTF16Z("again")),
+		tlRec,
 	)
 	tf.TLH.EndTime = tf.TLH.StartTime + 10000
 	return tf.Bytes()

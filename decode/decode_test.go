@@ -1,0 +1,115 @@
+package decode
+
+import (
+	"bytes"
+	"encoding/binary"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/internal/etltest"
+	"github.com/etwkit/etw/tdh"
+)
+
+var esProvider = uuid.MustParse("a8a71ac1-040f-54a2-07ca-00a89b5ab761")
+
+const esManifest = `<instrumentationManifest xmlns="http://schemas.microsoft.com/win/2004/08/events">
+ <instrumentation><events>
+  <provider name="Demo" guid="{a8a71ac1-040f-54a2-07ca-00a89b5ab761}" symbol="Demo">
+   <tasks><task name="Work" value="1"/></tasks>
+   <templates><template tid="T"><data name="Count" inType="win:Int32"/><data name="Name" inType="win:UnicodeString"/></template></templates>
+   <events><event value="7" version="0" task="Work" opcode="win:Start" level="win:Informational" template="T" message="$(string.m)"/></events>
+  </provider>
+ </events></instrumentation>
+ <localization><resources culture="en-US"><stringTable><string id="m" value="Work %2 started with %1 items"/></stringTable></resources></localization>
+</instrumentationManifest>`
+
+// manifestChunks splits a manifest into EventSource manifest events.
+func manifestChunks(xml string, n int) [][]byte {
+	var recs [][]byte
+	size := (len(xml) + n - 1) / n
+	for i := 0; i < n; i++ {
+		part := xml[i*size : min(len(xml), (i+1)*size)]
+		env := []byte{1, 1, 0, 0x5B, 0, 0, 0, 0}
+		binary.LittleEndian.PutUint16(env[4:], uint16(n))
+		binary.LittleEndian.PutUint16(env[6:], uint16(i))
+		recs = append(recs, etltest.Event(etl.HeaderEvent64, 0, 1, 2, 80000000100+int64(i), esProvider,
+			etl.EventDescriptor{ID: 0xFFFE, Version: 1, Opcode: 0xFE}, uuid.Nil, nil, append(env, part...)))
+	}
+	return recs
+}
+
+func TestEventSourceManifestFromTrace(t *testing.T) {
+	payload := []byte{3, 0, 0, 0}
+	payload = append(payload, etltest.UTF16Z("job")...)
+	work := etltest.Event(etl.HeaderEvent64, 0, 1, 2, 80000000050, esProvider, etl.EventDescriptor{ID: 7, Level: 4, Opcode: 1, Task: 1}, uuid.Nil, nil, payload)
+	tf := etltest.NewFile(8192, true)
+	// The event comes before its manifest, which arrives in three chunks.
+	tf.AddBuffer(0, 0, append([][]byte{work}, manifestChunks(esManifest, 3)...)...)
+	b := tf.Bytes()
+	f, err := etl.NewFile(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := New()
+	if err := d.Prescan([]*etl.File{f}); err != nil {
+		t.Fatal(err)
+	}
+	r := etl.NewReader([]*etl.File{f}, nil)
+	defer r.Close()
+	seen := 0
+	for r.Next() {
+		ev := r.Event()
+		res := d.Decode(ev)
+		switch ev.Descriptor.ID {
+		case 7:
+			if res.Schema == nil || res.Err != nil {
+				t.Fatalf("event 7: %+v", res)
+			}
+			msg := tdh.FormatMessage(res.Schema.Message, res.Decoded, nil)
+			if res.Schema.ProviderName != "Demo" || res.Schema.TaskName != "Work" || msg != "Work job started with 3 items" {
+				t.Errorf("event 7: %s/%s %q", res.Schema.ProviderName, res.Schema.TaskName, msg)
+			}
+			seen++
+		case 0xFFFE:
+			if res.Schema == nil || res.Err != nil || res.Schema.EventName != "ManifestData" {
+				t.Errorf("manifest event: %+v", res)
+			}
+			seen++
+		}
+	}
+	if seen != 4 {
+		t.Errorf("saw %d events, want 4", seen)
+	}
+}
+
+func TestEventSourceBadEnvelope(t *testing.T) {
+	ev := &etl.Event{Header: etl.HeaderEvent64, ProviderID: esProvider, Descriptor: etl.EventDescriptor{ID: 0xFFFE, Opcode: 0xFE}, UserData: []byte{1, 2}}
+	if res := New().Decode(ev); res.Err == nil {
+		t.Error("a 2-byte manifest event decoded without error")
+	}
+}
+
+func TestImportErrors(t *testing.T) {
+	d := New()
+	if err := d.Import(filepath.Join(t.TempDir(), "missing.man")); err == nil {
+		t.Error("missing file: no error")
+	}
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "good.man"), []byte(esManifest), 0o644)
+	os.WriteFile(filepath.Join(dir, "other.xml"), []byte("<notAManifest/>"), 0o644)
+	if err := d.Import(dir); err != nil {
+		t.Errorf("folder with a non-manifest XML: %v", err)
+	}
+	if _, ok := d.Registry.Lookup(esProvider, 7, 0); !ok {
+		t.Error("folder import did not register the manifest")
+	}
+	os.WriteFile(filepath.Join(dir, "bad.man"), []byte("<instrumentationManifest><oops"), 0o644)
+	if err := d.Import(dir); err == nil || !strings.Contains(err.Error(), "bad.man") {
+		t.Errorf("broken manifest: err = %v", err)
+	}
+}
