@@ -362,7 +362,10 @@ func parseRecord(ev *Event, t HeaderType, b []byte, rc *recordContext, ext []Ext
 		ev.UserData = b[hs:]
 	case HeaderEvent32, HeaderEvent64, HeaderError:
 		flags := le.Uint16(b[4:])
-		ev.Flags |= flags&flagProducerMask | bits
+		// The 32/64-bit flags follow from the header type, as the
+		// consumer sets them; stored bits are ignored (error records
+		// excepted: their type says nothing of the producer).
+		ev.Flags |= flags&flagProducerMask&^(Flag32BitHeader|Flag64BitHeader) | bits
 		if t == HeaderError {
 			ev.Flags = ev.Flags&^(Flag32BitHeader|Flag64BitHeader) | flags&(Flag32BitHeader|Flag64BitHeader)
 		}

@@ -1,6 +1,9 @@
 package etl
 
-import "strconv"
+import (
+	"fmt"
+	"strconv"
+)
 
 // RecordReader walks the records of one buffer in buffer order.
 //
@@ -89,3 +92,27 @@ func (rr *RecordReader) fail(msg string) {
 
 // Compressed reports whether the buffer was stored compressed.
 func (b *Buffer) Compressed() bool { return b.Header.Compressed() }
+
+// ParseRecordIn parses the single record at offset off of a buffer's data
+// (header included), as [RecordReader] would, with prevTimestamp standing
+// for the previous record's timestamp (WPP messages without their own).
+// It is meant for tools and tests; walking a buffer is RecordReader's job.
+func ParseRecordIn(data []byte, off int, prevTimestamp int64) (*Event, error) {
+	h, err := ParseBufferHeader(data)
+	if err != nil {
+		return nil, err
+	}
+	f := &File{Header: LogfileHeader{SubVersion: 1, SubMinorVersion: 5}}
+	b := &Buffer{BufferInfo: BufferInfo{Header: h}, Data: data, file: f}
+	var rr RecordReader
+	rr.Reset(b)
+	rr.off, rr.lastTS = off, prevTimestamp
+	ev := new(Event)
+	if !rr.Next(ev) {
+		if rr.Err() != nil {
+			return nil, rr.Err()
+		}
+		return nil, fmt.Errorf("etl: no record at offset %#x", off)
+	}
+	return ev, nil
+}

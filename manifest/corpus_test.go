@@ -106,7 +106,7 @@ func TestCorpus(t *testing.T) {
 			t.Fatal(err)
 		}
 		root := sniffRoot(b)
-		if root != "" && root != "instrumentationManifest" && root != "assembly" {
+		if root != "" && root != "instrumentationManifest" && root != "assembly" && !isWEPRoot(root) {
 			t.Logf("skipped %s: root element <%s> is not a manifest", rel, root)
 			continue
 		}

@@ -40,6 +40,15 @@
 // win:WString, win:IPAddrV4, win:33, …; see [InTypeByName]) and their
 // synthetic task names (task_0, None) and level win:Always.
 //
+// [Parse] also reads the XML export of Windows Events Providers Explorer
+// (WEPExplorer; root element <Providers>), a dump of what the Event Log
+// API reports about registered providers, into the same model: provider,
+// channels, levels, tasks (task-local opcodes included), opcodes and
+// keywords from <Metadata>, and events whose display-string references
+// (a level's message, a channel's path, space-joined keyword messages)
+// are resolved back to values, with their CDATA message and embedded
+// <template> document. See [Format].
+//
 // Channel values that a manifest leaves out are assigned as mc.exe does
 // (the lowest free value from 16 up, in document order), and an event's
 // channel attribute matches the first channel whose name or chid equals it;

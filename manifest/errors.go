@@ -6,8 +6,8 @@ import (
 )
 
 // ErrNotManifest is returned (wrapped in an [*Error]) for well-formed XML
-// whose root element is neither <instrumentationManifest> nor a Windows
-// <assembly> manifest.
+// whose root element is neither <instrumentationManifest>, a Windows
+// <assembly> manifest nor a WEPExplorer export's <Providers>.
 var ErrNotManifest = errors.New("not an instrumentation manifest")
 
 // Error is a fatal problem in a manifest, located by file and line.

@@ -14,6 +14,10 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Add(encodeUTF16(fullManifest, false, true))
 	f.Add(encodeUTF16(dumpedManifest, true, false))
+	for _, s := range wepFuzzSeeds {
+		f.Add([]byte(s))
+	}
+	f.Add(encodeUTF16(wepSmall, false, true))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, err := Parse(bytes.NewReader(data), "fuzz")
 		if err != nil {

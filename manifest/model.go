@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"fmt"
 	"sort"
 
 	"github.com/etwkit/etw/tdh"
@@ -9,6 +10,8 @@ import (
 
 // Manifest is one parsed instrumentation manifest file.
 type Manifest struct {
+	// Format is the input format the model was read from.
+	Format Format
 	// Providers in document order.
 	Providers []*Provider
 	// Strings is the string table of the chosen culture (id → value).
@@ -23,6 +26,33 @@ type Manifest struct {
 	// unresolved $(string.X) references, names an event uses but the
 	// provider does not define, duplicate event ids, dumper artifacts, …
 	Warnings []string
+}
+
+// Format tells the input formats [Parse] reads apart.
+type Format uint8
+
+// Input formats.
+const (
+	// FormatManifest is an instrumentation manifest
+	// (<instrumentationManifest>, or a Windows <assembly> manifest that
+	// wraps one).
+	FormatManifest Format = iota
+	// FormatWEPExplorer is the XML export of Windows Events Providers
+	// Explorer (WEPExplorer, root element <Providers>): provider metadata
+	// as the Event Log API (wevtapi) reports it, each event's template as
+	// an embedded <template> document. See [Parse].
+	FormatWEPExplorer
+)
+
+// String returns "manifest" or "WEPExplorer".
+func (f Format) String() string {
+	switch f {
+	case FormatManifest:
+		return "manifest"
+	case FormatWEPExplorer:
+		return "WEPExplorer"
+	}
+	return fmt.Sprintf("Format(%d)", uint8(f))
 }
 
 // Provider returns the provider with the given GUID, or nil.
@@ -262,7 +292,9 @@ type Event struct {
 	// event ("" when absent). ChannelName is the name of the referenced
 	// channel (the event may give its chid instead), or the attribute as
 	// written when it does not resolve; KeywordNames are the keyword names
-	// as written.
+	// as written. (From a WEPExplorer export, which refers to them by
+	// display string, they are the names of the entries the display
+	// strings resolve to, or the text as written when it does not.)
 	LevelName    string
 	TaskName     string
 	OpcodeName   string

@@ -17,6 +17,8 @@ type ParseOptions struct {
 	// $(string.X) references, compared case-insensitively ("de-DE"). Empty
 	// means "en-US" if present, otherwise the first resources block. A
 	// culture the file lacks falls back to that default with a warning.
+	// WEPExplorer exports, which hold the exporting system's strings,
+	// ignore it.
 	Culture string
 }
 
@@ -29,6 +31,19 @@ const maxWarnings = 1000
 
 // Parse reads a manifest from r with default options. name identifies the
 // input in errors and warnings (usually the file name).
+//
+// The input is an instrumentation manifest or a WEPExplorer export (root
+// element <Providers>; [Manifest.Format] tells which); both give the same
+// model. In a WEPExplorer export events refer to their level, task,
+// opcode, channel and keywords by display string (message, else name);
+// Parse resolves those to the provider's entries (the predefined win:
+// ones too), so that Event.LevelName, TaskName, OpcodeName, ChannelName
+// and KeywordNames hold the resolved names (a channel's path) and the
+// *Message fields their messages, as for a manifest. Each event's embedded
+// <template> document is parsed like a manifest template and registered
+// under the made-up tid "E<id>v<version>"; errors and warnings in it name
+// the line of the file. The export has no string table (messages are
+// already localized) and no maps.
 func Parse(r io.Reader, name string) (*Manifest, error) {
 	return ParseWithOptions(r, name, ParseOptions{})
 }
@@ -50,9 +65,10 @@ func ParseFileWithOptions(path string, opts ParseOptions) (*Manifest, error) {
 	return ParseWithOptions(f, path, opts)
 }
 
-// ParseWithOptions reads a manifest from r. name identifies the input in
-// errors and warnings. Fatal problems are returned as [*Error]; input that
-// is well-formed XML but not a manifest wraps [ErrNotManifest].
+// ParseWithOptions reads a manifest or WEPExplorer export from r (see
+// [Parse]). name identifies the input in errors and warnings. Fatal
+// problems are returned as [*Error]; input that is well-formed XML but
+// neither wraps [ErrNotManifest].
 func ParseWithOptions(r io.Reader, name string, opts ParseOptions) (*Manifest, error) {
 	raw, err := io.ReadAll(r)
 	if err != nil {
@@ -62,14 +78,20 @@ func ParseWithOptions(r io.Reader, name string, opts ParseOptions) (*Manifest, e
 	if err != nil {
 		return nil, &Error{File: name, Line: 1, Msg: "malformed input", Err: err}
 	}
-	root, err := buildTree(data, name, transcoded)
+	root, err := buildTreeText(data, name, transcoded, isWEPRoot)
 	if err != nil {
 		return nil, err
+	}
+	ps := &parser{name: name, m: &Manifest{}, lines: map[*Field]int{}}
+	if isWEPRoot(root.name) {
+		if err := ps.wepProviders(root); err != nil {
+			return nil, err
+		}
+		return ps.finish(), nil
 	}
 	if root.name != "instrumentationManifest" && root.name != "assembly" {
 		return nil, &Error{File: name, Line: root.line, Msg: fmt.Sprintf("root element is <%s>", root.name), Err: ErrNotManifest}
 	}
-	ps := &parser{name: name, m: &Manifest{}, lines: map[*Field]int{}}
 	ps.localization(root, opts.Culture)
 	for _, inst := range root.kids("instrumentation") {
 		for _, pn := range inst.grandKids("events", "provider") {
@@ -80,10 +102,15 @@ func ParseWithOptions(r io.Reader, name string, opts ParseOptions) (*Manifest, e
 			ps.m.Providers = append(ps.m.Providers, p)
 		}
 	}
+	return ps.finish(), nil
+}
+
+// finish completes the manifest: the count of warnings beyond the cap.
+func (ps *parser) finish() *Manifest {
 	if ps.dropped > 0 {
-		ps.m.Warnings = append(ps.m.Warnings, fmt.Sprintf("%s: … and %d more warnings", name, ps.dropped))
+		ps.m.Warnings = append(ps.m.Warnings, fmt.Sprintf("%s: … and %d more warnings", ps.name, ps.dropped))
 	}
-	return ps.m, nil
+	return ps.m
 }
 
 // parser carries the state of one Parse call.

@@ -20,13 +20,41 @@ const (
 
 // node is an element of the light DOM the parser works on: local names
 // only (namespaces are ignored for matching), attributes, element children
-// and the line of the start tag. Text is dropped.
+// and the line of the start tag. Text is dropped, except in documents
+// whose root element buildTreeText was asked to keep it for.
 type node struct {
 	name     string
 	attrs    []xml.Attr
 	children []*node
 	parent   *node
 	line     int
+	// text is the element's own character data (CDATA sections included,
+	// child elements' text excluded), concatenated; textLine is the line
+	// where it starts (0 if the element has none). Only kept on request.
+	text     string
+	textLine int
+}
+
+// childText returns the text of the first child element named local and
+// that child, or "" and nil.
+func (n *node) childText(local string) (string, *node) {
+	for _, c := range n.children {
+		if c.name == local {
+			return c.text, c
+		}
+	}
+	return "", nil
+}
+
+// shiftLines adds delta to the line numbers of n and its descendants.
+func (n *node) shiftLines(delta int) {
+	n.line += delta
+	if n.textLine > 0 {
+		n.textLine += delta
+	}
+	for _, c := range n.children {
+		c.shiftLines(delta)
+	}
 }
 
 // attr returns the attribute with the given local name, preferring one
@@ -192,12 +220,21 @@ func (l latin1Reader) Read(p []byte) (int, error) {
 // maxDepth bounds element nesting (real manifests stay below 20).
 const maxDepth = 256
 
-// buildTree parses UTF-8 XML into a node tree. Errors carry the line.
+// buildTree parses UTF-8 XML into a node tree, dropping text. Errors
+// carry the line.
 func buildTree(data []byte, name string, transcoded bool) (*node, error) {
+	return buildTreeText(data, name, transcoded, nil)
+}
+
+// buildTreeText is buildTree that keeps the elements' text when keepText
+// (if not nil) reports true for the root element's name.
+func buildTreeText(data []byte, name string, transcoded bool, keepText func(root string) bool) (*node, error) {
 	d := xml.NewDecoder(bytes.NewReader(data))
 	d.CharsetReader = charsetReader(transcoded)
 	var root, cur *node
 	depth := 0
+	keep := false
+	var texts [][]byte // with keep: the text of each open element, innermost last
 	for {
 		line, _ := d.InputPos()
 		tok, err := d.Token()
@@ -224,14 +261,29 @@ func buildTree(data []byte, name string, transcoded bool) (*node, error) {
 					return nil, &Error{File: name, Line: line, Msg: "malformed XML: more than one root element"}
 				}
 				root = n
+				keep = keepText != nil && keepText(n.name)
 			} else {
 				cur.children = append(cur.children, n)
 			}
 			cur = n
+			if keep {
+				texts = append(texts, nil)
+			}
 		case xml.EndElement:
 			depth--
 			if cur != nil {
+				if keep && len(texts) > 0 {
+					cur.text = string(texts[len(texts)-1])
+					texts = texts[:len(texts)-1]
+				}
 				cur = cur.parent
+			}
+		case xml.CharData:
+			if keep && cur != nil && len(texts) > 0 {
+				if cur.textLine == 0 {
+					cur.textLine = line
+				}
+				texts[len(texts)-1] = append(texts[len(texts)-1], t...)
 			}
 		}
 	}

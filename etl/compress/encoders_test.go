@@ -3,7 +3,9 @@ package compress
 // Test-only compressors for the three formats, written from the encoder
 // descriptions of MS-XCA (sections 2.1.4, 2.3.4 and 2.5). They exist to
 // produce valid streams for round-trip tests, fuzz seeds and benchmarks;
-// they favour clarity over speed and compression ratio.
+// they favour clarity and options that reach every encoding over speed.
+// The Plain LZ77 one writes its stream with the lz77Writer of the
+// production compressor (lz77enc.go).
 
 import (
 	"encoding/binary"
@@ -101,7 +103,8 @@ type lz77Options struct {
 }
 
 // lz77Compress compresses src as MS-XCA Plain LZ77 following the encoder
-// of section 2.3.4.
+// of section 2.3.4. Unlike the production [Compressor], whose stream
+// writer it shares, it finds matches with the tunable matcher above.
 func lz77Compress(src []byte, opt lz77Options) ([]byte, lz77Stats) {
 	var st lz77Stats
 	if opt.maxChain == 0 {
@@ -111,76 +114,44 @@ func lz77Compress(src []byte, opt lz77Options) ([]byte, lz77Stats) {
 		opt.maxLen = math.MaxInt
 	}
 	m := newMatcher(src, opt.maxChain)
-	out := make([]byte, 4, len(src)+len(src)/8+8)
-	var flags uint32
-	nflags, flagPos, half := 0, 0, -1
-	pushFlag := func(bit uint32) {
-		flags = flags<<1 | bit
-		nflags++
-		if nflags == 32 {
-			binary.LittleEndian.PutUint32(out[flagPos:], flags)
-			flagPos = len(out)
-			out = append(out, 0, 0, 0, 0)
-			flags, nflags = 0, 0
-		}
-	}
+	w := lz77Writer{out: make([]byte, LZ77Bound(len(src))), pos: 4, half: -1}
+	lit := 0 // start of the pending literals
 	for i := 0; i < len(src); {
-		length, dist := m.find(i, 0, opt.maxLen, 8192)
+		length, dist := m.find(i, 0, opt.maxLen, lz77MaxDistance)
 		if length == 0 {
 			m.insert(i)
-			out = append(out, src[i])
 			st.literals++
-			pushFlag(0)
 			i++
 			continue
 		}
+		w.literals(src[lit:i])
+		w.match(dist, length)
 		st.matches++
 		st.farthest = max(st.farthest, dist)
 		if dist < length {
 			st.overlapping++
 		}
-		l := length - 3
-		word := uint16(dist-1) << 3
-		if l < 7 {
-			out = binary.LittleEndian.AppendUint16(out, word|uint16(l))
+		switch l := length - 3; {
+		case l < 7:
 			st.short++
-		} else {
-			out = binary.LittleEndian.AppendUint16(out, word|7)
-			l -= 7
-			nib := min(l, 15)
-			if half < 0 {
-				half = len(out)
-				out = append(out, byte(nib))
-			} else {
-				out[half] |= byte(nib << 4)
-				half = -1
-			}
-			switch {
-			case nib < 15:
-				st.nibble++
-			case l-15 < 255:
-				out = append(out, byte(l-15))
-				st.byteLen++
-			case length-3 < 1<<16:
-				out = append(out, 255)
-				out = binary.LittleEndian.AppendUint16(out, uint16(length-3))
-				st.u16++
-			default:
-				out = append(out, 255, 0, 0)
-				out = binary.LittleEndian.AppendUint32(out, uint32(length-3))
-				st.u32++
-			}
+		case l-7 < 15:
+			st.nibble++
+		case l-7-15 < 255:
+			st.byteLen++
+		case l < 1<<16:
+			st.u16++
+		default:
+			st.u32++
 		}
-		pushFlag(1)
 		for j := i; j < i+length; j++ {
 			m.insert(j)
 		}
 		i += length
+		lit = i
 	}
-	// Pad the last flag word with ones; a full one becomes 0xffffffff.
-	flags = flags<<(32-nflags) | (1<<(32-nflags) - 1)
-	binary.LittleEndian.PutUint32(out[flagPos:], flags)
-	return out, st
+	w.literals(src[lit:])
+	w.finish() // pads the last flag word with ones; a full one becomes 0xffffffff
+	return w.out[:w.pos], st
 }
 
 // ---- LZ77+Huffman ----
