@@ -108,7 +108,7 @@ func TestWriterSplitsBuffersAndKeepsOrder(t *testing.T) {
 	const n = 2000
 	for i := 0; i < n; i++ {
 		ev := etl.Event{Header: etl.HeaderEvent64, ProviderID: provB, Descriptor: etl.EventDescriptor{ID: uint16(i)},
-			Timestamp: 80000000000 + int64(i), Processor: uint16(i*7%4), UserData: bytes.Repeat([]byte{byte(i)}, i%50)}
+			Timestamp: 80000000000 + int64(i), Processor: uint16(i * 7 % 4), UserData: bytes.Repeat([]byte{byte(i)}, i%50)}
 		if err := w.WriteEvent(&ev); err != nil {
 			t.Fatal(err)
 		}
@@ -236,4 +236,3 @@ func TestCorpusRelog(t *testing.T) {
 		}
 	}
 }
-
