@@ -159,7 +159,7 @@ func TestCorpusDecodeRates(t *testing.T) {
 		return nil
 	})
 	var out strings.Builder
-	out.WriteString("| file | events | with a schema | decoded | rate |\n|---|---|---|---|---|\n")
+	out.WriteString("| file | events | with a schema | decoded | rate | decoded with bytes left over |\n|---|---|---|---|---|---|\n")
 	for _, p := range files {
 		st := decodeFile(t, p, imports...)
 		rel, _ := filepath.Rel(corpus, p)
@@ -167,9 +167,9 @@ func TestCorpusDecodeRates(t *testing.T) {
 		if st.withSchema > 0 {
 			rate = fmt.Sprintf("%.1f %%", 100*float64(st.decoded)/float64(st.withSchema))
 		}
-		fmt.Fprintf(&out, "| `%s` | %d | %d | %d | %s |\n", rel, st.events, st.withSchema, st.decoded, rate)
+		fmt.Fprintf(&out, "| `%s` | %d | %d | %d | %s | %d |\n", rel, st.events, st.withSchema, st.decoded, rate, st.extra)
 		if st.decoded != st.withSchema {
-			t.Logf("%s: %v", rel, st.errors)
+			t.Errorf("%s: %d of %d events with a schema decode: %v", rel, st.decoded, st.withSchema, st.errors)
 		}
 	}
 	t.Logf("\n%s", out.String())

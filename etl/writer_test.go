@@ -236,3 +236,29 @@ func TestCorpusRelog(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkWriter writes small EVENT_HEADER events across 4 processors.
+func BenchmarkWriter(b *testing.B) {
+	for _, compress := range []bool{false, true} {
+		b.Run(map[bool]string{false: "plain", true: "xpress"}[compress], func(b *testing.B) {
+			w, err := etl.NewWriter(io.Discard, &etl.WriterOptions{Header: testHeader(), Compress: compress})
+			if err != nil {
+				b.Fatal(err)
+			}
+			ev := etl.Event{Header: etl.HeaderEvent64, ProviderID: provB, Descriptor: etl.EventDescriptor{ID: 1, Level: 4}, UserData: make([]byte, 40)}
+			rec, _ := etl.AppendRecord(nil, &ev)
+			b.SetBytes(int64(len(rec)))
+			b.ReportAllocs()
+			ts := int64(80000000000)
+			for b.Loop() {
+				ts++
+				ev.Timestamp, ev.Processor = ts, uint16(ts&3)
+				if err := w.WriteEvent(&ev); err != nil {
+					b.Fatal(err)
+				}
+			}
+			w.Close()
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
+		})
+	}
+}
