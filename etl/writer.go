@@ -28,7 +28,20 @@ type WriterOptions struct {
 	// HeaderThreadID and HeaderProcessID identify the thread that started
 	// the session, in the header events.
 	HeaderThreadID, HeaderProcessID uint32
+	// MaxFileSize, if not 0, bounds the file. Sequential files stop
+	// taking events when full (WriteEvent returns ErrLogFull and the
+	// events count as lost); circular files wrap.
+	MaxFileSize int64
+	// Circular overwrites the oldest buffers once the file holds
+	// MaxFileSize bytes, keeping the header buffer, as
+	// EVENT_TRACE_FILE_MODE_CIRCULAR does. The destination must be an
+	// io.WriterAt. Not allowed with Compress.
+	Circular bool
 }
+
+// ErrLogFull is returned by WriteEvent when a sequential file has reached
+// its maximum size.
+var ErrLogFull = errors.New("etl: log file is full")
 
 // Writer writes an .etl file: a header buffer, then per-processor buffers
 // of records, flushed when full, as Windows' loggers do. Events of one
@@ -51,6 +64,8 @@ type Writer struct {
 	off      int64
 	lastOff  int64 // offset of the last buffer written
 	lastTime int64 // latest event FILETIME
+	ring     int // buffers the file holds (0: unbounded)
+	full     bool
 	comp     compress.Compressor
 	scratch  []byte
 	rec      []byte
@@ -61,6 +76,7 @@ type pendingBuffer struct {
 	data   []byte
 	lastTS int64
 	used   bool
+	events uint32
 }
 
 // NewWriter starts a file on w and writes its header buffer.
@@ -96,15 +112,43 @@ func NewWriter(w io.Writer, opts *WriterOptions) (*Writer, error) {
 		h.MajorVersion, h.ProviderVersion = 10, 19041
 	}
 	if o.Compress {
+		if o.Circular {
+			return nil, errors.New("etl: circular files cannot be compressed")
+		}
 		h.LogFileMode |= ModeCompressed
 		h.LogFileMode &^= ModeCircular
+	}
+	var ring int // buffers the file can hold
+	if o.MaxFileSize > 0 {
+		ring = int(o.MaxFileSize / int64(o.BufferSize))
+		if ring < 2 {
+			return nil, fmt.Errorf("etl: a %d-byte file cannot hold two %d-byte buffers", o.MaxFileSize, o.BufferSize)
+		}
+		if o.MaxFileSize%(1<<20) == 0 {
+			h.MaximumFileSize = uint32(o.MaxFileSize >> 20)
+			h.LogFileMode &^= ModeUseKBytesForSize
+		} else {
+			h.MaximumFileSize = uint32((o.MaxFileSize + 1023) >> 10)
+			h.LogFileMode |= ModeUseKBytesForSize
+		}
+	}
+	if o.Circular {
+		if ring == 0 {
+			return nil, errors.New("etl: a circular file needs MaxFileSize")
+		}
+		if _, ok := w.(io.WriterAt); !ok {
+			return nil, errors.New("etl: a circular file needs an io.WriterAt destination")
+		}
+		h.LogFileMode = h.LogFileMode&^ModeSequential | ModeCircular
+	} else if h.LogFileMode&(ModeCircular|ModeNewFile|ModeAppend) == 0 {
+		h.LogFileMode |= ModeSequential
 	}
 	h.SubVersion, h.SubMinorVersion = 1, 5
 	if o.Compress || o.BufferSize > 1<<20 || h.NumberOfProcessors > 256 {
 		h.SubVersion, h.SubMinorVersion = 2, 0
 	}
 	h.StartBuffers = 1
-	wr := &Writer{w: w, opts: o, h: h, bufSize: o.BufferSize, cpus: map[uint16]*pendingBuffer{}, clock: NewClock(&h)}
+	wr := &Writer{w: w, opts: o, h: h, bufSize: o.BufferSize, cpus: map[uint16]*pendingBuffer{}, clock: NewClock(&h), ring: ring}
 	hb, err := wr.headerBuffer()
 	if err != nil {
 		return nil, err
@@ -184,6 +228,19 @@ func (w *Writer) finish(data []byte, bh *BufferHeader, compressIt bool) []byte {
 }
 
 func (w *Writer) emit(b []byte) error {
+	if w.opts.Circular && w.written >= w.ring {
+		// Wrap: overwrite the oldest buffer after the fixed prefix, at
+		// the index ProcessTrace computes for the oldest buffer.
+		start := int(w.h.StartBuffers)
+		idx := start + (w.written-start)%(w.ring-start)
+		off := int64(idx) * int64(w.bufSize)
+		if _, err := w.w.(io.WriterAt).WriteAt(b, off); err != nil {
+			return fmt.Errorf("etl: writing buffer %d: %w", w.written, err)
+		}
+		w.lastOff = off
+		w.written++
+		return nil
+	}
 	if _, err := w.w.Write(b); err != nil {
 		return fmt.Errorf("etl: writing buffer %d: %w", w.written, err)
 	}
@@ -191,6 +248,11 @@ func (w *Writer) emit(b []byte) error {
 	w.off += int64(len(b))
 	w.written++
 	return nil
+}
+
+// fits reports whether one more buffer can be written.
+func (w *Writer) fits() bool {
+	return w.ring == 0 || w.opts.Circular || w.written < w.ring
 }
 
 // WriteEvent adds one event. Its record is built from the header kind,
@@ -226,6 +288,10 @@ func (w *Writer) WriteEvent(ev *Event) error {
 		return fmt.Errorf("etl: processor %d event at %d comes before the previous one at %d", ev.Processor, ev.Timestamp, pb.lastTS)
 	}
 	if len(pb.data)+need > w.bufSize {
+		if !w.fits() {
+			w.h.EventsLost++
+			return ErrLogFull
+		}
 		if err := w.flushCPU(ev.Processor, pb, false); err != nil {
 			return err
 		}
@@ -235,6 +301,7 @@ func (w *Writer) WriteEvent(ev *Event) error {
 		pb.data = append(pb.data, 0)
 	}
 	pb.lastTS, pb.used = ev.Timestamp, true
+	pb.events++
 	if ft := w.clock.FileTime(ev.Timestamp); ft > w.lastTime {
 		w.lastTime = ft
 	}
@@ -257,7 +324,7 @@ func (w *Writer) flushCPU(p uint16, pb *pendingBuffer, last bool) error {
 		return err
 	}
 	pb.data = pb.data[:BufferHeaderSize]
-	pb.used = false
+	pb.used, pb.events = false, 0
 	return nil
 }
 
@@ -279,6 +346,13 @@ func (w *Writer) flushAll(closing bool) error {
 		return cpus[i] < cpus[j]
 	})
 	for i, p := range cpus {
+		if !w.fits() {
+			pb := w.cpus[p]
+			w.h.BuffersLost++
+			w.h.EventsLost += pb.events
+			pb.data, pb.used, pb.events = pb.data[:BufferHeaderSize], false, 0
+			continue
+		}
 		if err := w.flushCPU(p, w.cpus[p], closing && i == len(cpus)-1); err != nil {
 			return err
 		}

@@ -262,3 +262,68 @@ func BenchmarkWriter(b *testing.B) {
 		})
 	}
 }
+
+func TestWriterCircular(t *testing.T) {
+	var out fileBuf
+	const bufSize, ringFile = 1024, 8 * 1024
+	w, err := etl.NewWriter(&out, &etl.WriterOptions{Header: testHeader(), BufferSize: bufSize, MaxFileSize: ringFile, Circular: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 600
+	for i := 0; i < n; i++ {
+		ev := etl.Event{Header: etl.HeaderEvent64, Descriptor: etl.EventDescriptor{ID: uint16(i)}, Timestamp: 80000000000 + int64(i), Processor: uint16(i % 2), UserData: make([]byte, 24)}
+		if err := w.WriteEvent(&ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if len(out.b) != ringFile {
+		t.Fatalf("circular file is %d bytes, want %d", len(out.b), ringFile)
+	}
+	got, f := readBack(t, out.b, etl.TimeOrder)
+	got = got[2:]
+	h := f.Header
+	if h.LogFileMode&etl.ModeCircular == 0 || h.MaximumFileSize != 8 || h.LogFileMode&etl.ModeUseKBytesForSize == 0 || int(h.BuffersWritten) <= ringFile/bufSize {
+		t.Errorf("header: mode %#x max %d written %d", h.LogFileMode, h.MaximumFileSize, h.BuffersWritten)
+	}
+	// The newest events survive, in order, ending with the last one.
+	if len(got) == 0 || len(got) >= n || got[len(got)-1].Descriptor.ID != n-1 {
+		t.Fatalf("%d events survive, last id %v", len(got), got[len(got)-1].Descriptor.ID)
+	}
+	for i := 1; i < len(got); i++ {
+		if got[i].Descriptor.ID <= got[i-1].Descriptor.ID {
+			t.Fatalf("event %d (id %d) after id %d: wrap not ordered", i, got[i].Descriptor.ID, got[i-1].Descriptor.ID)
+		}
+	}
+}
+
+func TestWriterSequentialMaxSize(t *testing.T) {
+	var out fileBuf
+	w, err := etl.NewWriter(&out, &etl.WriterOptions{Header: testHeader(), BufferSize: 1024, MaxFileSize: 4 * 1024})
+	if err != nil {
+		t.Fatal(err)
+	}
+	accepted, lost := 0, 0
+	for i := 0; i < 300; i++ {
+		err := w.WriteEvent(&etl.Event{Header: etl.HeaderEvent64, Timestamp: 80000000000 + int64(i), UserData: make([]byte, 24)})
+		switch {
+		case err == nil:
+			accepted++
+		case errors.Is(err, etl.ErrLogFull):
+			lost++
+		default:
+			t.Fatal(err)
+		}
+	}
+	w.Close()
+	got, f := readBack(t, out.b, etl.FileOrder)
+	if len(out.b) > 4*1024 || lost == 0 {
+		t.Fatalf("file %d bytes, %d lost", len(out.b), lost)
+	}
+	if int(f.Header.EventsLost) != lost+accepted-(len(got)-2) {
+		t.Errorf("EventsLost %d; %d refused, %d accepted, %d read back", f.Header.EventsLost, lost, accepted, len(got)-2)
+	}
+}

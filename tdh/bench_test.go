@@ -39,3 +39,21 @@ func BenchmarkDecode(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
 }
+
+// BenchmarkDecodeParallel decodes with one Decoder per goroutine, sharing
+// the schema: throughput should grow with -cpu.
+func BenchmarkDecodeParallel(b *testing.B) {
+	ev, data := typicalEvent()
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		var dec Decoder
+		for pb.Next() {
+			if _, err := dec.Decode(ev, data, 8); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
+}
