@@ -64,7 +64,7 @@ type Writer struct {
 	off      int64
 	lastOff  int64 // offset of the last buffer written
 	lastTime int64 // latest event FILETIME
-	ring     int // buffers the file holds (0: unbounded)
+	ring     int   // buffers the file holds (0: unbounded)
 	full     bool
 	comp     compress.Compressor
 	scratch  []byte
