@@ -65,7 +65,6 @@ type Writer struct {
 	lastOff  int64 // offset of the last buffer written
 	lastTime int64 // latest event FILETIME
 	ring     int   // buffers the file holds (0: unbounded)
-	full     bool
 	comp     compress.Compressor
 	scratch  []byte
 	rec      []byte
