@@ -1,6 +1,7 @@
 package etl
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -62,9 +63,10 @@ type Writer struct {
 	seq      int64
 	written  int // buffers written, header buffer included
 	off      int64
-	lastOff  int64 // offset of the last buffer written
-	lastTime int64 // latest event FILETIME
-	ring     int   // buffers the file holds (0: unbounded)
+	lastOff  int64  // offset of the last buffer written
+	lastFlag uint16 // its BufferFlag
+	lastTime int64  // latest event FILETIME
+	ring     int    // buffers the file holds (0: unbounded)
 	comp     compress.Compressor
 	scratch  []byte
 	rec      []byte
@@ -322,6 +324,7 @@ func (w *Writer) flushCPU(p uint16, pb *pendingBuffer, last bool) error {
 	if err := w.emit(w.finish(pb.data, &bh, w.opts.Compress)); err != nil {
 		return err
 	}
+	w.lastFlag = bh.Flags
 	pb.data = pb.data[:BufferHeaderSize]
 	pb.used, pb.events = false, 0
 	return nil
@@ -366,12 +369,21 @@ func (w *Writer) Close() error {
 		return nil
 	}
 	w.closed = true
+	before := w.written
 	if err := w.flushAll(true); err != nil {
 		return err
 	}
 	wa, ok := w.w.(io.WriterAt)
 	if !ok {
 		return nil
+	}
+	if w.written == before && w.written > 1 && w.lastFlag&BufferFlagFlushMarker == 0 {
+		// Everything was flushed before Close: mark the last buffer.
+		var b [2]byte
+		binary.LittleEndian.PutUint16(b[:], w.lastFlag|BufferFlagFlushMarker)
+		if _, err := wa.WriteAt(b[:], w.lastOff+0x34); err != nil {
+			return fmt.Errorf("etl: marking the last buffer: %w", err)
+		}
 	}
 	w.h.BuffersWritten = uint32(w.written)
 	if w.h.EndTime == 0 {

@@ -327,3 +327,15 @@ func TestWriterSequentialMaxSize(t *testing.T) {
 		t.Errorf("EventsLost %d; %d refused, %d accepted, %d read back", f.Header.EventsLost, lost, accepted, len(got)-2)
 	}
 }
+
+func TestWriterMarksLastBufferAfterFlush(t *testing.T) {
+	var out fileBuf
+	w, _ := etl.NewWriter(&out, &etl.WriterOptions{Header: testHeader(), BufferSize: 1024})
+	w.WriteEvent(&etl.Event{Header: etl.HeaderEvent64, Timestamp: 80000000001})
+	w.Flush()
+	w.Close()
+	bufs := open(t, out.b).Buffers()
+	if len(bufs) != 2 || bufs[1].Header.Flags != etl.BufferFlagProcIndex|etl.BufferFlagFlushMarker {
+		t.Errorf("buffers %+v", bufs)
+	}
+}

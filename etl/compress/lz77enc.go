@@ -25,6 +25,15 @@ const (
 	// but at most the last lz77MaxInsert of them: positions deeper inside
 	// a long match are rarely the best reference for later data.
 	lz77MaxInsert = 64
+
+	// In data that does not compress, the search moves on faster: after
+	// 2^lz77SkipShift positions without a match it tries every second
+	// position, then every third, and so on up to every lz77MaxStep-th,
+	// until a match is found. This keeps incompressible data (such as
+	// encrypted packet payloads) from taking several times as long as
+	// event data, at no measurable cost in ratio on real traces.
+	lz77SkipShift = 5
+	lz77MaxStep   = 8
 )
 
 // Compressor compresses data with the [MS-XCA] Plain LZ77 algorithm
@@ -85,8 +94,9 @@ func AppendLZ77(dst, src []byte) []byte {
 // compresses to that word alone.
 //
 // Matches are found greedily, with hash chains over 3-byte prefixes whose
-// depth is bounded, so that the time taken is linear in len(src). The
-// output is deterministic: it depends on src only, not on earlier calls.
+// depth is bounded, so that the time taken is linear in len(src); long
+// runs without a match are searched at a growing stride. The output is
+// deterministic: it depends on src only, not on earlier calls.
 //
 // [MS-XCA]: https://learn.microsoft.com/en-us/openspecs/windows_protocols/ms-xca/a8b7cb0a-92a6-4187-a23b-5e14273b96f8
 func (c *Compressor) AppendLZ77(dst, src []byte) []byte {
@@ -111,7 +121,8 @@ func lz77Hash(v uint32) uint32 {
 // compress writes the items of src to w.
 func (c *Compressor) compress(w *lz77Writer, src []byte) {
 	n := len(src)
-	lit := 0 // start of the pending literals
+	lit := 0    // start of the pending literals
+	misses := 0 // positions searched in vain since the last match
 	i := 0
 	for i+4 <= n {
 		v := binary.LittleEndian.Uint32(src[i:])
@@ -150,9 +161,11 @@ func (c *Compressor) compress(w *lz77Writer, src []byte) {
 			d = nd
 		}
 		if bestDist == 0 {
-			i++
+			misses++
+			i += min(1+misses>>lz77SkipShift, lz77MaxStep)
 			continue
 		}
+		misses = 0
 
 		w.literals(src[lit:i])
 		w.match(bestDist, best)

@@ -315,7 +315,7 @@ func TestCompressLZ77Corpus(t *testing.T) {
 			nbufs++
 		}
 		if win > 0 {
-			t.Logf("%-40s %9d bytes: Windows %8d (%5.1f%%), ours %8d (%5.1f%%), ours/Windows %.3f",
+			t.Logf("%-50s %9d bytes: Windows %8d (%5.1f%%), ours %8d (%5.1f%%), ours/Windows %.3f",
 				corpusName(rel), plainSize, win, 100*float64(win)/float64(plainSize), ours, 100*float64(ours)/float64(plainSize), float64(ours)/float64(win))
 		}
 		totalWin += win
