@@ -23,6 +23,7 @@ import (
 
 	"github.com/etwkit/etw/etl"
 	"github.com/etwkit/etw/manifest"
+	"github.com/etwkit/etw/mof"
 	"github.com/etwkit/etw/tdh"
 	"github.com/etwkit/etw/tracelogging"
 )
@@ -40,12 +41,16 @@ type Decoder struct {
 	tl     *tracelogging.Cache
 	es     *eventSources
 	dec    tdh.Decoder
+	mofDec mof.Decoder
 	result Result
 }
 
-// New returns a Decoder with an empty registry.
+// New returns a Decoder whose registry holds the built-in NT Kernel Logger
+// (MSNT_SystemTrace) classes.
 func New() *Decoder {
-	return &Decoder{Registry: tdh.NewRegistry(), tl: &tracelogging.Cache{}, es: newEventSources()}
+	reg := tdh.NewRegistry()
+	mof.RegisterKernel(reg)
+	return &Decoder{Registry: reg, tl: &tracelogging.Cache{}, es: newEventSources()}
 }
 
 // Clone returns a Decoder sharing d's registry and caches, for use on
@@ -86,7 +91,14 @@ func (d *Decoder) Decode(ev *etl.Event) *Result {
 		return r
 	}
 	r.Schema, r.Exact = schema, exact
-	r.Decoded, r.Err = d.dec.Decode(schema, ev.UserData, ev.PointerSize())
+	if schema.Source == tdh.SourceMOF {
+		// MOF layouts need what plain TDH layout lacks: arrays that run to
+		// the end of the payload (stack frames), optional trailing
+		// properties and alternate layouts per version.
+		r.Decoded, r.Err = d.mofDec.Decode(schema, ev.UserData, ev.PointerSize())
+	} else {
+		r.Decoded, r.Err = d.dec.Decode(schema, ev.UserData, ev.PointerSize())
+	}
 	return r
 }
 
@@ -139,10 +151,11 @@ func (d *Decoder) Prescan(files []*etl.File) error {
 	return errors.Join(errs...)
 }
 
-// Import registers the schemas of manifest files, or of every .man and
-// .xml manifest under a folder. Files under a folder that are not
-// manifests are skipped; anything else that fails is returned (joined),
-// after the rest has been imported.
+// Import registers the schemas of manifest (.man, .xml, including
+// WEPExplorer exports) and MOF (.mof) files, or of every such file under a
+// folder. Files under a folder that are not manifests are skipped;
+// anything else that fails is returned (joined), after the rest has been
+// imported.
 func (d *Decoder) Import(paths ...string) error {
 	var errs []error
 	for _, p := range paths {
@@ -161,7 +174,7 @@ func (d *Decoder) Import(paths ...string) error {
 				return nil
 			}
 			ext := strings.ToLower(filepath.Ext(path))
-			if !e.IsDir() && (ext == ".man" || ext == ".xml") {
+			if !e.IsDir() && (ext == ".man" || ext == ".xml" || ext == ".mof") {
 				errs = append(errs, d.importFile(path, true))
 			}
 			return nil
@@ -171,6 +184,18 @@ func (d *Decoder) Import(paths ...string) error {
 }
 
 func (d *Decoder) importFile(path string, skipNonManifest bool) error {
+	if strings.EqualFold(filepath.Ext(path), ".mof") {
+		f, err := mof.ParseFile(path)
+		if err != nil {
+			return err
+		}
+		schemas, errs := f.Schemas()
+		d.Registry.Add(schemas...)
+		if len(errs) > 0 {
+			return fmt.Errorf("%s: %d classes not imported: %w", path, len(errs), errors.Join(errs...))
+		}
+		return nil
+	}
 	m, err := manifest.ParseFile(path)
 	if err != nil {
 		if skipNonManifest && errors.Is(err, manifest.ErrNotManifest) {
