@@ -435,20 +435,3 @@ func BenchmarkCompressLZ77(b *testing.B) {
 	b.ReportMetric(100*float64(ours)/float64(d.total), "%size")
 	b.ReportMetric(float64(ours)/float64(win), "ratio-to-ref")
 }
-
-// BenchmarkCompressLZ77Parallel runs AppendLZ77 on all cores.
-func BenchmarkCompressLZ77Parallel(b *testing.B) {
-	loadBenchData(b)
-	d := &benchData
-	b.SetBytes(d.total)
-	b.ReportAllocs()
-	b.ResetTimer()
-	b.RunParallel(func(pb *testing.PB) {
-		var dst []byte
-		for pb.Next() {
-			for _, p := range d.plain {
-				dst = AppendLZ77(dst[:0], p)
-			}
-		}
-	})
-}
