@@ -2,25 +2,187 @@ package main
 
 import (
 	"bufio"
-	"encoding/hex"
-	"encoding/json"
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"strings"
 
-	"github.com/google/uuid"
 	"github.com/spf13/cobra"
 
 	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
-	"github.com/etwkit/etw/tdh"
+	"github.com/etwkit/etw/tracerpt"
 )
 
+type dumpOptions struct {
+	output    string
+	format    string
+	summary   string
+	report    string
+	export    string
+	config    string
+	yes       bool
+	inputs    bool // -l: tracerpt's "input files follow" marker
+	manifests []string
+	lr        bool
+	tz        string
+	culture   string
+	rts       bool
+	encoding  string
+
+	fileOrder bool
+	workers   int
+	nearest   bool
+	raw       bool
+	quiet     bool
+	strict    bool
+
+	providers, excludeProviders []string
+	eventIDs, levels            string
+	keywordsAny, keywordsAll    string
+	pids, tids                  string
+	start, end                  string
+	maxEvents                   int
+}
+
+// newDecoder makes the decoder of a dump; tests replace it.
+var newDecoder = decode.New
+
+func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
+	var o dumpOptions
+	root := &cobra.Command{
+		Use:   "tracerpt-go [-l] FILE... [-o [FILE]] [-of XML|CSV|JSON] [-summary [FILE]] [-import FILE...] [-lr] [-y] [options]",
+		Short: "Read Windows ETW trace files (.etl) as tracerpt does",
+		Long: `tracerpt-go reads Windows ETW trace files (.etl) on Linux, macOS and Windows
+and writes what Windows' tracerpt writes: an XML or CSV dump of every event
+(default dumpfile.xml) and a summary file (-summary, default summary.txt).
+It also writes JSON Lines (-of JSON), filters events while reading, and merges
+several files, globs ("logs/*.etl") and AutoLogger sequences (trace.etl.001,
+trace.etl.002, …; name "trace.etl" to take them all) into one time-ordered
+stream.
+
+Options may be written tracerpt-style with one dash (-of, -summary, -lr,
+-tz) or GNU-style with two (--of). "-o -" writes the dump to standard output.
+Existing output files are kept unless -y is given.
+
+Exit status: 0 success; 1 failure while processing; 2 bad command line;
+3 an input file is missing or not an ETL file; 4 an output file exists and -y
+was not given; 5 damaged input with --strict.`,
+		Example: `  tracerpt-go trace.etl -o trace.xml -of XML -y
+  tracerpt-go trace.etl -of CSV -o trace.csv -tz -05:00 -culture en-CA
+  tracerpt-go trace.etl -summary summary.txt
+  tracerpt-go 'logs/*.etl' -of JSON -o - --provider Microsoft-Windows-PktMon --max-events 100
+  tracerpt-go info trace.etl`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usageError(fmt.Errorf("no input file (run '%s --help' for usage)", cmd.CommandPath()))
+			}
+			return nil
+		},
+		SilenceUsage:          true,
+		SilenceErrors:         true,
+		DisableFlagsInUseLine: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runDump(cmd, args, &o)
+		},
+	}
+	root.CompletionOptions.DisableDefaultCmd = true
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	fl := root.Flags()
+	fl.SortFlags = false
+	// tracerpt's options.
+	fl.BoolVarP(&o.inputs, "l", "l", false, "the arguments that follow are input files (tracerpt's -l; optional)")
+	fl.StringVarP(&o.output, "o", "o", "", "dump file; without a value dumpfile.xml (.csv, .json by format); - for standard output")
+	fl.StringVar(&o.format, "of", "XML", "dump format: XML (tracerpt's XML), CSV (tracerpt's CSV) or JSON (JSON Lines)")
+	fl.StringVar(&o.summary, "summary", "", "write tracerpt's summary file; without a value summary.txt (only the summary is written unless -o is given too)")
+	fl.StringSliceVar(&o.manifests, "import", nil, "instrumentation manifest(s), or folders of them, to decode events with (-import a.man b.man)")
+	fl.BoolVar(&o.lr, "lr", false, "less restrictive: show the properties that decoded for events that do not fit their schema")
+	fl.BoolVarP(&o.yes, "y", "y", false, "overwrite existing output files")
+	fl.StringVar(&o.tz, "tz", "UTC", "time zone of XML TimeCreated and summary dates: UTC, local, an offset (-05:00) or an IANA name")
+	fl.StringVar(&o.culture, "culture", tracerpt.DefaultCulture, "culture of RenderingInfo and of the summary's dates (en-US, en-CA, en-GB, de-DE, …)")
+	fl.BoolVar(&o.rts, "rts", false, "add the raw timestamp (TimeCreated RawTime) to the XML dump")
+	fl.StringVar(&o.encoding, "en", "ANSI", "CSV encoding: ANSI (Windows-1252), Unicode (UTF-16LE with BOM) or UTF8")
+	fl.StringVar(&o.report, "report", "", "tracerpt's workload report: not supported")
+	fl.StringVar(&o.export, "export", "", "tracerpt's schema export: not supported")
+	fl.StringVar(&o.config, "config", "", "tracerpt's settings file: not supported")
+	// Filters.
+	fl.StringSliceVar(&o.providers, "provider", nil, "keep only events of these providers, by name or GUID (repeatable, comma-separated)")
+	fl.StringSliceVar(&o.excludeProviders, "exclude-provider", nil, "drop events of these providers, by name or GUID (repeatable, comma-separated)")
+	fl.StringVar(&o.eventIDs, "event-id", "", "keep only these event ids: a list of numbers and ranges (1,5-9)")
+	fl.StringVar(&o.levels, "level", "", "keep only these levels: numbers, ranges or names (1-3, error, warning, info, verbose)")
+	fl.StringVar(&o.keywordsAny, "keywords", "", "keep only events with at least one of these keyword bits (0x10)")
+	fl.StringVar(&o.keywordsAll, "keywords-all", "", "keep only events with all of these keyword bits")
+	fl.StringVar(&o.pids, "pid", "", "keep only events of these process ids (comma-separated)")
+	fl.StringVar(&o.tids, "tid", "", "keep only events of these thread ids (comma-separated)")
+	fl.StringVar(&o.start, "start", "", "keep only events at or after this time: RFC 3339 (2021-06-01T16:11:00Z) or a duration from the trace start (+30s)")
+	fl.StringVar(&o.end, "end", "", "keep only events before this time (same forms as --start)")
+	fl.IntVar(&o.maxEvents, "max-events", 0, "stop after writing this many events (0: no limit)")
+	// Reading.
+	fl.BoolVar(&o.fileOrder, "file-order", false, "deliver events in file order instead of time order")
+	fl.IntVar(&o.workers, "workers", 0, "goroutines that read, decode and render (0: one per CPU)")
+	fl.BoolVar(&o.nearest, "nearest-version", false, "decode an event whose exact version has no schema with the nearest version")
+	fl.BoolVar(&o.raw, "raw", false, "JSON: include user_data (hex) even for decoded events")
+	fl.BoolVar(&o.quiet, "quiet", false, "no progress bar (it is shown only when standard error is a terminal)")
+	fl.BoolVar(&o.strict, "strict", false, "stop with exit status 5 at the first damaged buffer or record (default: warn and go on)")
+	fl.StringSliceVar(&o.manifests, "manifest", nil, "same as -import")
+	root.AddCommand(newInfoCmd())
+	setFlagErrors(root)
+	for _, c := range root.Commands() {
+		setFlagErrors(c)
+	}
+	return root
+}
+
+// warn prints a warning on standard error.
+func warn(cmd *cobra.Command, err error) {
+	fmt.Fprintf(cmd.ErrOrStderr(), "tracerpt-go: warning: %v\n", err)
+}
+
 func runDump(cmd *cobra.Command, args []string, o *dumpOptions) error {
-	if !strings.EqualFold(o.format, "JSON") {
-		return fmt.Errorf("output format %q is not supported yet (supported: JSON)", o.format)
+	fl := cmd.Flags()
+	format, err := tracerpt.ParseFormat(o.format)
+	if err != nil {
+		return usageError(err)
+	}
+	for name, v := range map[string]string{"report": o.report, "export": o.export, "config": o.config} {
+		if v != "" {
+			return usageError(fmt.Errorf("-%s is not supported", name))
+		}
+	}
+	ropts := &tracerpt.Options{LessRestrictive: o.lr, RawTimestamp: o.rts, Raw: o.raw}
+	if ropts.Zone, err = tracerpt.ParseZone(o.tz); err != nil {
+		return usageError(err)
+	}
+	culture, known, err := tracerpt.ParseCulture(o.culture)
+	if err != nil {
+		return usageError(err)
+	}
+	if !known && fl.Changed("summary") {
+		warn(cmd, fmt.Errorf("culture %s: no date format known, summary dates use the invariant culture's", o.culture))
+	}
+	ropts.Culture = culture
+	switch {
+	case strings.EqualFold(o.encoding, "ANSI"):
+		ropts.Encoding = tracerpt.ANSI
+	case strings.EqualFold(o.encoding, "Unicode"):
+		ropts.Encoding = tracerpt.Unicode
+	case strings.EqualFold(o.encoding, "UTF8"), strings.EqualFold(o.encoding, "UTF-8"):
+		ropts.Encoding = tracerpt.UTF8
+	default:
+		return usageError(fmt.Errorf("encoding %q: want ANSI, Unicode or UTF8", o.encoding))
+	}
+	filter, err := o.filter()
+	if err != nil {
+		return usageError(err)
+	}
+
+	// Inputs.
+	paths, err := tracerpt.ExpandInputs(args)
+	if err != nil {
+		return withCode(exitInput, err)
 	}
 	var files []*etl.File
 	defer func() {
@@ -28,282 +190,201 @@ func runDump(cmd *cobra.Command, args []string, o *dumpOptions) error {
 			f.Close()
 		}
 	}()
-	for _, p := range args {
+	for _, p := range paths {
 		f, err := etl.Open(p)
 		if err != nil {
-			return err
+			return withCode(exitInput, err)
 		}
 		files = append(files, f)
 	}
-	var out io.Writer = cmd.OutOrStdout()
-	if o.output != "-" && o.output != "" {
-		fo, err := os.Create(o.output)
-		if err != nil {
-			return err
+	if err := filter.resolveTimes(files); err != nil {
+		return usageError(err)
+	}
+
+	// Outputs: the dump unless only -summary was asked for.
+	dump := fl.Changed("o") || !fl.Changed("summary")
+	dumpPath := o.output
+	if dumpPath == "" {
+		dumpPath = format.DefaultOutput()
+	}
+	summaryPath := o.summary
+	if dump && summaryPath != "" && summaryPath == dumpPath && dumpPath != "-" {
+		return usageError(fmt.Errorf("the dump and the summary cannot both be %s", dumpPath))
+	}
+	for _, p := range []string{dumpPath, summaryPath} {
+		if p == "" || p == "-" || (p == dumpPath && !dump) {
+			continue
 		}
-		defer fo.Close()
-		out = fo
+		// Only regular files are protected: /dev/null, FIFOs and
+		// terminals are written to as they are.
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && !o.yes {
+			return withCode(exitExists, fmt.Errorf("%s already exists; add -y to overwrite it", p))
+		}
 	}
-	order := etl.TimeOrder
-	if o.fileOrder {
-		order = etl.FileOrder
-	}
-	dec := decode.New()
+
+	dec := newDecoder()
 	dec.Nearest = o.nearest
 	if err := dec.Import(o.manifests...); err != nil {
-		fmt.Fprintf(cmd.ErrOrStderr(), "tracerpt-go: warning: %v\n", err)
+		warn(cmd, err)
 	}
-	if err := dec.Prescan(files); err != nil {
-		fmt.Fprintf(cmd.ErrOrStderr(), "tracerpt-go: warning: %v\n", err)
+
+	cfg := &tracerpt.Config{
+		Files:   files,
+		Order:   etl.TimeOrder,
+		Workers: o.workers,
+		Decoder: dec,
+		Filter:  &filter.Filter,
+		Strict:  o.strict,
+		Warn:    func(err error) { warn(cmd, err) },
 	}
-	bw := bufio.NewWriterSize(out, 256<<10)
-	r := etl.NewReader(files, &etl.ReaderOptions{Order: order, Workers: o.workers})
-	defer r.Close()
-	var line []byte
-	jo := jsonOptions{multiFile: len(files) > 1, raw: o.raw}
-	for r.Next() {
-		ev := r.Event()
-		line = appendEventJSON(line[:0], ev, dec.Decode(ev), &jo)
-		line = append(line, '\n')
-		if _, err := bw.Write(line); err != nil {
+	if o.fileOrder {
+		cfg.Order = etl.FileOrder
+	}
+	var out *bufio.Writer
+	var outFile *os.File
+	if dump {
+		var w io.Writer = cmd.OutOrStdout()
+		if dumpPath != "-" {
+			if outFile, err = os.Create(dumpPath); err != nil {
+				return err
+			}
+			defer outFile.Close()
+			w = outFile
+		}
+		out = bufio.NewWriterSize(w, 256<<10)
+		cfg.Output = out
+		if format == tracerpt.CSV && ropts.Encoding == tracerpt.Unicode {
+			cfg.Output = tracerpt.NewUTF16Writer(out)
+		}
+		cfg.Encoder = tracerpt.NewEncoder(format, files, ropts)
+	}
+	if o.summary != "" {
+		cfg.Summary = tracerpt.NewSummary(files, paths)
+	}
+	// No bar when the dump itself goes to the terminal.
+	quiet := o.quiet || (dump && dumpPath == "-" && isTerminal(cmd.OutOrStdout()))
+	if bar := newProgress(cmd.ErrOrStderr(), quiet, files); bar != nil {
+		cfg.Progress = bar.update
+		defer bar.finish()
+	}
+
+	_, err = tracerpt.Run(context.Background(), cfg)
+	if out != nil {
+		if ferr := out.Flush(); err == nil {
+			err = ferr
+		}
+	}
+	if err != nil {
+		var ce *tracerpt.CorruptError
+		if errors.As(err, &ce) {
+			return withCode(exitCorrupt, err)
+		}
+		return err
+	}
+	if outFile != nil {
+		if err := outFile.Close(); err != nil {
 			return err
 		}
 	}
-	if err := bw.Flush(); err != nil {
-		return err
-	}
-	for _, err := range r.Errors() {
-		fmt.Fprintf(cmd.ErrOrStderr(), "tracerpt-go: warning: %v\n", err)
+	if cfg.Summary != nil {
+		var w io.Writer = cmd.OutOrStdout()
+		if summaryPath != "-" {
+			f, err := os.Create(summaryPath)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			w = f
+		}
+		if _, err := cfg.Summary.WriteTo(w, ropts); err != nil {
+			return err
+		}
 	}
 	return nil
 }
 
-type jsonOptions struct {
-	multiFile bool // add the "file" key
-	raw       bool // keep user_data for decoded events
+// filterOptions is a tracerpt.Filter with its time bounds still as text
+// (relative bounds need the trace start).
+type filterOptions struct {
+	tracerpt.Filter
+	start, end string
 }
 
-// appendEventJSON appends one event as a JSON object (docs/cli.md). Keys
-// come in a fixed order so that output is byte-for-byte reproducible.
-func appendEventJSON(b []byte, ev *etl.Event, res *decode.Result, o *jsonOptions) []byte {
-	b = append(b, `{"time":"`...)
-	b = etl.FiletimeToTime(ev.Time).AppendFormat(b, "2006-01-02T15:04:05.0000000Z")
-	b = append(b, `","filetime":`...)
-	b = strconv.AppendInt(b, ev.Time, 10)
-	b = append(b, `,"raw_timestamp":`...)
-	b = strconv.AppendInt(b, ev.Timestamp, 10)
-	if o.multiFile {
-		b = append(b, `,"file":`...)
-		b = strconv.AppendInt(b, int64(ev.File), 10)
+func (o *dumpOptions) filter() (*filterOptions, error) {
+	f := &filterOptions{start: o.start, end: o.end}
+	f.MaxEvents = o.maxEvents
+	if o.maxEvents < 0 {
+		return nil, fmt.Errorf("--max-events %d: want 0 or more", o.maxEvents)
 	}
-	b = append(b, `,"cpu":`...)
-	b = strconv.AppendUint(b, uint64(ev.Processor), 10)
-	b = append(b, `,"pid":`...)
-	b = strconv.AppendUint(b, uint64(ev.ProcessID), 10)
-	b = append(b, `,"tid":`...)
-	b = strconv.AppendUint(b, uint64(ev.ThreadID), 10)
-	b = append(b, `,"header":"`...)
-	b = append(b, ev.Header.String()...)
-	b = append(b, `","flags":"0x`...)
-	b = strconv.AppendUint(b, uint64(ev.Flags), 16)
-	b = append(b, `","provider_guid":"`...)
-	b = appendGUID(b, ev.ProviderID)
-	d := &ev.Descriptor
-	b = append(b, `","event_id":`...)
-	b = strconv.AppendUint(b, uint64(d.ID), 10)
-	b = append(b, `,"version":`...)
-	b = strconv.AppendUint(b, uint64(d.Version), 10)
-	b = append(b, `,"channel":`...)
-	b = strconv.AppendUint(b, uint64(d.Channel), 10)
-	b = append(b, `,"level":`...)
-	b = strconv.AppendUint(b, uint64(d.Level), 10)
-	b = append(b, `,"opcode":`...)
-	b = strconv.AppendUint(b, uint64(d.Opcode), 10)
-	b = append(b, `,"task":`...)
-	b = strconv.AppendUint(b, uint64(d.Task), 10)
-	b = append(b, `,"keywords":"0x`...)
-	b = strconv.AppendUint(b, d.Keyword, 16)
-	b = append(b, '"')
-	switch ev.Header {
-	case etl.HeaderSystem32, etl.HeaderSystem64, etl.HeaderCompact32, etl.HeaderCompact64, etl.HeaderPerfInfo32, etl.HeaderPerfInfo64:
-		b = append(b, `,"hook_id":"0x`...)
-		b = strconv.AppendUint(b, uint64(ev.HookID), 16)
-		b = append(b, '"')
-	case etl.HeaderInstance32, etl.HeaderInstance64:
-		b = append(b, `,"instance_id":`...)
-		b = strconv.AppendUint(b, uint64(ev.InstanceID), 10)
-		b = append(b, `,"parent_instance_id":`...)
-		b = strconv.AppendUint(b, uint64(ev.ParentInstanceID), 10)
-		b = append(b, `,"parent_guid":"`...)
-		b = appendGUID(b, ev.ParentGUID)
-		b = append(b, '"')
-	case etl.HeaderMessage:
-		b = append(b, `,"message_flags":"0x`...)
-		b = strconv.AppendUint(b, uint64(ev.MessageFlags), 16)
-		b = append(b, `","sequence":`...)
-		b = strconv.AppendUint(b, uint64(ev.SequenceNumber), 10)
-		b = append(b, `,"component_id":`...)
-		b = strconv.AppendUint(b, uint64(ev.ComponentID), 10)
-	}
-	if ev.Flags&etl.FlagNoCPUTime == 0 {
-		if ev.Flags&etl.FlagPrivateSession != 0 {
-			b = append(b, `,"processor_time":`...)
-			b = strconv.AppendUint(b, ev.ProcessorTime, 10)
-		} else {
-			b = append(b, `,"kernel_time":`...)
-			b = strconv.AppendUint(b, uint64(ev.KernelTime), 10)
-			b = append(b, `,"user_time":`...)
-			b = strconv.AppendUint(b, uint64(ev.UserTime), 10)
-		}
-	}
-	if ev.ActivityID != uuid.Nil {
-		b = append(b, `,"activity_id":"`...)
-		b = appendGUID(b, ev.ActivityID)
-		b = append(b, '"')
-	}
-	if g, ok := ev.RelatedActivityID(); ok {
-		b = append(b, `,"related_activity_id":"`...)
-		b = appendGUID(b, g)
-		b = append(b, '"')
-	}
-	if len(ev.Extended) > 0 {
-		b = append(b, `,"extended":[`...)
-		for i, x := range ev.Extended {
-			if i > 0 {
-				b = append(b, ',')
+	for _, list := range []struct {
+		in  []string
+		out *[]tracerpt.Provider
+	}{{o.providers, &f.Providers}, {o.excludeProviders, &f.ExcludeProviders}} {
+		for _, s := range list.in {
+			p, err := tracerpt.ParseProvider(s)
+			if err != nil {
+				return nil, err
 			}
-			b = appendExtended(b, x)
-		}
-		b = append(b, ']')
-	}
-	decoded := res != nil && res.Schema != nil && res.Err == nil
-	if res != nil && res.Schema != nil {
-		b = appendSchemaNames(b, ev, res.Schema)
-		if !res.Exact {
-			b = append(b, `,"schema_version":`...)
-			b = strconv.AppendUint(b, uint64(res.Schema.Version), 10)
-		}
-	} else {
-		b = appendLevelName(b, d.Level, "")
-	}
-	if decoded {
-		b = append(b, `,"properties":`...)
-		b = tdh.AppendPropertiesJSON(b, res.Decoded)
-		if res.Schema.Message != "" {
-			b = append(b, `,"message":`...)
-			b = appendJSON(b, tdh.FormatMessage(res.Schema.Message, res.Decoded, nil))
+			*list.out = append(*list.out, p)
 		}
 	}
-	if !decoded || o.raw {
-		b = append(b, `,"user_data":"`...)
-		b = hex.AppendEncode(b, ev.UserData)
-		b = append(b, '"')
-	}
-	if res != nil && res.Err != nil {
-		b = append(b, `,"decode_error":`...)
-		b = appendJSON(b, res.Err.Error())
-	}
-	return append(b, '}')
-}
-
-// appendSchemaNames adds the names a schema gives the event.
-func appendSchemaNames(b []byte, ev *etl.Event, s *tdh.Event) []byte {
-	str := func(b []byte, key, v string) []byte {
-		if v == "" {
-			return b
+	var err error
+	if o.eventIDs != "" {
+		if f.EventIDs, err = tracerpt.ParseRanges(o.eventIDs, 65535); err != nil {
+			return nil, fmt.Errorf("--event-id: %w", err)
 		}
-		b = append(b, ',', '"')
-		b = append(b, key...)
-		b = append(b, '"', ':')
-		return appendJSON(b, v)
 	}
-	b = str(b, "provider_name", s.ProviderName)
-	b = str(b, "event_name", s.EventName)
-	b = str(b, "task_name", s.TaskName)
-	b = str(b, "opcode_name", s.OpcodeName)
-	return appendLevelName(b, ev.Descriptor.Level, s.LevelName)
-}
-
-// standardLevels are winmeta.xml's level names.
-var standardLevels = [...]string{"Log Always", "Critical", "Error", "Warning", "Information", "Verbose"}
-
-func appendLevelName(b []byte, level uint8, name string) []byte {
-	if name == "" && int(level) < len(standardLevels) && level > 0 {
-		name = standardLevels[level]
-	}
-	if name == "" {
-		return b
-	}
-	b = append(b, `,"level_name":`...)
-	return appendJSON(b, name)
-}
-
-func appendGUID(b []byte, g uuid.UUID) []byte {
-	b = append(b, '{')
-	var s [36]byte
-	hex.Encode(s[0:8], g[0:4])
-	s[8] = '-'
-	hex.Encode(s[9:13], g[4:6])
-	s[13] = '-'
-	hex.Encode(s[14:18], g[6:8])
-	s[18] = '-'
-	hex.Encode(s[19:23], g[8:10])
-	s[23] = '-'
-	hex.Encode(s[24:], g[10:])
-	b = append(b, s[:]...)
-	return append(b, '}')
-}
-
-// appendExtended writes {"type":NAME,"value":V} with V the typed value of
-// the item, or {"type":NAME,"data":HEX,"error":MSG} when it does not
-// decode. Raw blobs (TraceLogging schemas, unknown types) are hex strings.
-func appendExtended(b []byte, x etl.ExtendedItem) []byte {
-	b = append(b, `{"type":"`...)
-	b = append(b, x.Type.String()...)
-	b = append(b, '"')
-	v, err := x.Value()
-	if err != nil {
-		b = append(b, `,"data":"`...)
-		b = hex.AppendEncode(b, x.Data)
-		b = append(b, `","error":`...)
-		return append(appendJSON(b, err.Error()), '}')
-	}
-	b = append(b, `,"value":`...)
-	return append(appendJSON(b, jsonValue(v)), '}')
-}
-
-// jsonValue maps typed extended values to their JSON form: GUIDs braced,
-// SIDs as S-1-… strings, byte blobs as hex.
-func jsonValue(v any) any {
-	switch v := v.(type) {
-	case uuid.UUID:
-		return string(appendGUID(nil, v))
-	case etl.SID:
-		return v.String()
-	case []byte:
-		return hex.EncodeToString(v)
-	case etl.InstanceInfo:
-		return map[string]any{"instance_id": v.InstanceID, "parent_instance_id": v.ParentInstanceID, "parent_guid": string(appendGUID(nil, v.ParentGUID))}
-	case etl.ProviderTraits:
-		traits := []any{}
-		for _, t := range v.Traits {
-			m := map[string]any{"type": t.Type}
-			if t.GUID != nil {
-				m["guid"] = string(appendGUID(nil, *t.GUID))
-			} else {
-				m["data"] = hex.EncodeToString(t.Data)
-			}
-			traits = append(traits, m)
+	if o.levels != "" {
+		if f.Levels, err = tracerpt.ParseLevels(o.levels); err != nil {
+			return nil, fmt.Errorf("--level: %w", err)
 		}
-		return map[string]any{"name": v.Name, "traits": traits}
 	}
-	return v
+	for _, k := range []struct {
+		s   string
+		out *uint64
+		n   string
+	}{{o.keywordsAny, &f.KeywordsAny, "--keywords"}, {o.keywordsAll, &f.KeywordsAll, "--keywords-all"}} {
+		if k.s == "" {
+			continue
+		}
+		r, err := tracerpt.ParseRanges(k.s, ^uint64(0))
+		if err != nil || len(r) != 1 || r[0].Lo != r[0].Hi {
+			return nil, fmt.Errorf("%s %q: want one number such as 0x10", k.n, k.s)
+		}
+		*k.out = r[0].Lo
+	}
+	if o.pids != "" {
+		if f.PIDs, err = tracerpt.ParseUint32List(o.pids); err != nil {
+			return nil, fmt.Errorf("--pid: %w", err)
+		}
+	}
+	if o.tids != "" {
+		if f.TIDs, err = tracerpt.ParseUint32List(o.tids); err != nil {
+			return nil, fmt.Errorf("--tid: %w", err)
+		}
+	}
+	return f, nil
 }
 
-func appendJSON(b []byte, v any) []byte {
-	j, err := json.Marshal(v)
-	if err != nil {
-		return strconv.AppendQuote(b, fmt.Sprint(v))
+// resolveTimes turns --start and --end into FILETIMEs; relative bounds
+// count from the earliest start of the files.
+func (f *filterOptions) resolveTimes(files []*etl.File) error {
+	var start int64
+	for _, fl := range files {
+		if st := fl.Header.StartTime; st != 0 && (start == 0 || st < start) {
+			start = st
+		}
 	}
-	return append(b, j...)
+	var err error
+	if f.start != "" {
+		if f.Start, err = tracerpt.ParseTime(f.start, start); err != nil {
+			return fmt.Errorf("--start: %w", err)
+		}
+	}
+	if f.end != "" {
+		if f.End, err = tracerpt.ParseTime(f.end, start); err != nil {
+			return fmt.Errorf("--end: %w", err)
+		}
+	}
+	return nil
 }

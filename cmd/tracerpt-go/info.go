@@ -63,7 +63,12 @@ func newInfoCmd() *cobra.Command {
 		Long: `info reads every buffer and record of each file and prints the log-file
 header facts with the counts of buffers and records per header type.
 With --json it writes one JSON object per file (JSON Lines).`,
-		Args: cobra.MinimumNArgs(1),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usageError(fmt.Errorf("info: no input file"))
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			w := cmd.OutOrStdout()
 			failed := 0

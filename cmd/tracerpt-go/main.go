@@ -1,94 +1,205 @@
 // Command tracerpt-go reads Windows ETW trace files (.etl) on any platform.
 //
-// It follows the command line of Windows' tracerpt (single-dash options
-// such as -of and -o are accepted as well as their --long forms) and adds
-// what scripts expect: JSON Lines on standard output and a machine-readable
-// info command.
+// It takes the command line of Windows' tracerpt (single-dash options such
+// as -of, -summary and -lr work as well as their --long forms) and writes
+// tracerpt's XML and CSV dumps and summary file, plus what scripts expect:
+// JSON Lines, filters, and a machine-readable info command.
 //
-//	tracerpt-go trace.etl -of JSON -o -     # one JSON object per event, in time order
-//	tracerpt-go info trace.etl              # header facts and record counts
-//	tracerpt-go info --json a.etl b.etl     # the same as JSON, one line per file
+//	tracerpt-go trace.etl                         # dumpfile.xml, as tracerpt
+//	tracerpt-go trace.etl -of CSV -o out.csv -y   # tracerpt's CSV
+//	tracerpt-go trace.etl -summary                # summary.txt only
+//	tracerpt-go trace.etl -of JSON -o - | head    # JSON Lines on standard output
+//	tracerpt-go info trace.etl                    # header facts and record counts
+//
+// Exit status: 0 success, 1 failure while processing, 2 bad command line,
+// 3 an input file is missing or not an ETL file, 4 an output exists and -y
+// was not given, 5 damaged input with --strict (docs/cli.md).
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
+	_ "time/tzdata" // -tz with IANA names on machines without a zone database
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
-func main() {
-	cmd := newRootCmd(os.Stdout, os.Stderr)
-	cmd.SetArgs(normalizeArgs(os.Args[1:]))
-	if err := cmd.Execute(); err != nil {
-		fmt.Fprintln(os.Stderr, "tracerpt-go:", err)
-		os.Exit(1)
+// Exit codes (docs/cli.md).
+const (
+	exitOK      = 0
+	exitFailure = 1 // processing failed (output not writable, …)
+	exitUsage   = 2 // bad command line
+	exitInput   = 3 // an input file is missing, unreadable or not an ETL file
+	exitExists  = 4 // an output file exists and -y was not given
+	exitCorrupt = 5 // damaged input with --strict
+)
+
+// exitError carries the exit code of an error.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+func withCode(code int, err error) error {
+	if err == nil {
+		return nil
 	}
+	return &exitError{code, err}
+}
+
+// exitCode returns the process exit status for err.
+func exitCode(err error) int {
+	var e *exitError
+	if errors.As(err, &e) {
+		return e.code
+	}
+	if err == nil {
+		return exitOK
+	}
+	return exitFailure
+}
+
+func main() {
+	// Writes to a closed pipe (tracerpt-go … -o - | head) return EPIPE
+	// instead of killing the process; the dump then ends quietly.
+	signal.Ignore(syscall.SIGPIPE)
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run executes the command line args and returns the exit status.
+func run(args []string, stdout, stderr io.Writer) int {
+	cmd := newRootCmd(stdout, stderr)
+	cmd.SetArgs(normalizeArgs(args))
+	err := cmd.Execute()
+	if err == nil || errors.Is(err, syscall.EPIPE) {
+		return exitOK
+	}
+	fmt.Fprintln(stderr, "tracerpt-go:", err)
+	return exitCode(err)
 }
 
 // tracerptLongFlags are tracerpt's multi-letter options, written with one
-// dash on Windows.
-var tracerptLongFlags = map[string]bool{"of": true, "summary": true, "report": true, "import": true, "lr": true, "export": true, "config": true}
+// dash on Windows, and this program's own long options, which may be
+// written the same way.
+var tracerptLongFlags = map[string]bool{
+	"of": true, "summary": true, "report": true, "import": true, "lr": true, "export": true, "config": true,
+	"tz": true, "culture": true, "rts": true, "en": true,
+}
 
-// normalizeArgs rewrites tracerpt-style "-of" into "--of" so that pflag
-// parses them; everything else is passed through.
+// optionalValue are the options whose value may be left out (tracerpt's
+// "-summary [file]", "-o [file]"); the value is the next argument unless
+// that is an option or an .etl input.
+var optionalValue = map[string]string{"summary": "summary.txt", "o": "", "report": "workload.xml", "export": "schema.man"}
+
+// normalizeArgs rewrites tracerpt's command line for pflag: "-of" becomes
+// "--of" (for every long option of the command); "-summary" and "-o"
+// without a value get their default; "-import a.man b.man" becomes one
+// --import per file. Everything else passes through.
 func normalizeArgs(args []string) []string {
-	out := make([]string, len(args))
-	for i, a := range args {
-		if len(a) > 2 && a[0] == '-' && a[1] != '-' {
-			name, _, _ := strings.Cut(a[1:], "=")
-			if tracerptLongFlags[strings.ToLower(name)] {
-				a = "--" + strings.ToLower(name) + a[1+len(name):]
-			}
+	longs := longFlagNames()
+	var out []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			out = append(out, args[i:]...)
+			break
 		}
-		out[i] = a
+		if len(a) < 2 || a[0] != '-' || a == "-" {
+			out = append(out, a)
+			continue
+		}
+		body := strings.TrimLeft(a, "-")
+		dashes := len(a) - len(body)
+		name, val, hasVal := strings.Cut(body, "=")
+		lname := strings.ToLower(name)
+		if dashes == 1 && (len(lname) == 1 && lname != "o" || !tracerptLongFlags[lname] && !longs[lname] && lname != "o") {
+			out = append(out, a) // shorthand (-y, -l) or a negative value
+			continue
+		}
+		if dashes > 2 || (dashes == 2 && !longs[lname] && !tracerptLongFlags[lname]) {
+			out = append(out, a)
+			continue
+		}
+		flag := "--" + lname
+		if def, ok := optionalValue[lname]; ok && !hasVal {
+			if i+1 < len(args) && isOptionValue(args[i+1], lname) {
+				out = append(out, flag+"="+args[i+1])
+				i++
+			} else {
+				out = append(out, flag+"="+def)
+			}
+			continue
+		}
+		if lname == "import" && !hasVal {
+			n := 0
+			for i+1 < len(args) && isOptionValue(args[i+1], lname) {
+				out = append(out, "--import="+args[i+1])
+				i++
+				n++
+			}
+			if n == 0 {
+				out = append(out, "--import")
+			}
+			continue
+		}
+		if hasVal {
+			out = append(out, flag+"="+val)
+		} else {
+			out = append(out, flag)
+		}
 	}
 	return out
 }
 
-type dumpOptions struct {
-	output    string
-	format    string
-	fileOrder bool
-	workers   int
-	manifests []string
-	nearest   bool
-	raw       bool
+// isOptionValue reports whether arg can be the value of an option whose
+// value is optional or repeated: not another option and not an input
+// trace (a name ending in .etl or .etl.NNN). "-" (standard output) is a
+// value of -o.
+func isOptionValue(arg, flag string) bool {
+	if arg == "-" {
+		return flag == "o"
+	}
+	if strings.HasPrefix(arg, "-") || arg == "" {
+		return false
+	}
+	return !looksLikeTrace(arg)
 }
 
-func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
-	var o dumpOptions
-	root := &cobra.Command{
-		Use:   "tracerpt-go FILE... [-of JSON] [-o OUT]",
-		Short: "Read Windows ETW trace files (.etl)",
-		Long: `tracerpt-go reads Windows ETW trace files (.etl) on Linux, macOS and Windows.
-
-With files as arguments it dumps their events, merged into time order across
-processors and files, like tracerpt. -of JSON writes JSON Lines, one object
-per event; -o - writes to standard output.`,
-		Args:          cobra.MinimumNArgs(1),
-		SilenceUsage:  true,
-		SilenceErrors: true,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return runDump(cmd, args, &o)
-		},
+func looksLikeTrace(arg string) bool {
+	l := strings.ToLower(arg)
+	if strings.HasSuffix(l, ".etl") {
+		return true
 	}
-	root.SetOut(stdout)
-	root.SetErr(stderr)
-	fl := root.Flags()
-	fl.StringVarP(&o.output, "o", "o", "-", "output file; - for standard output")
-	fl.StringVar(&o.format, "of", "JSON", "output format: JSON (JSON Lines)")
-	fl.BoolVar(&o.fileOrder, "file-order", false, "deliver events in file order instead of time order")
-	fl.IntVar(&o.workers, "workers", 0, "buffers decoded in parallel (0: one per CPU)")
-	fl.StringSliceVar(&o.manifests, "import", nil, "manifest file or folder of manifests to decode events with (repeatable)")
-	fl.StringSliceVar(&o.manifests, "manifest", nil, "same as -import")
-	fl.BoolVar(&o.nearest, "nearest-version", false, "decode an event whose exact version has no schema with the nearest version")
-	fl.BoolVar(&o.raw, "raw", false, "include user_data (hex) even for decoded events")
-	root.AddCommand(newInfoCmd())
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return fmt.Errorf("%w\nRun '%s --help' for usage", err, c.CommandPath())
+	if i := strings.LastIndex(l, ".etl."); i >= 0 {
+		rest := l[i+5:]
+		return rest != "" && strings.Trim(rest, "0123456789*?") == ""
+	}
+	return false
+}
+
+// longFlagNames returns the long option names of the root command.
+func longFlagNames() map[string]bool {
+	m := map[string]bool{}
+	cmd := newRootCmd(io.Discard, io.Discard)
+	cmd.Flags().VisitAll(func(f *pflag.Flag) { m[f.Name] = true })
+	m["help"] = true
+	return m
+}
+
+func usageError(err error) error { return withCode(exitUsage, err) }
+
+// setFlagErrors makes flag parsing errors usage errors (exit status 2).
+func setFlagErrors(c *cobra.Command) {
+	c.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return usageError(fmt.Errorf("%w (run '%s --help' for usage)", err, c.CommandPath()))
 	})
-	return root
 }

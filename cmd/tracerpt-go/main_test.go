@@ -9,21 +9,61 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
+
+	"github.com/google/uuid"
+
+	"github.com/etwkit/etw/decode"
+	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/internal/etltest"
+	"github.com/etwkit/etw/tdh"
+	"github.com/etwkit/etw/tracerpt/tracerpttest"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files under testdata/golden")
 
-const sample = "../../testdata/etl/sample.etl"
+var sample, _ = filepath.Abs("../../testdata/etl/sample.etl")
 
-// run executes tracerpt-go with args and returns stdout, stderr and the error.
-func run(t *testing.T, args ...string) (string, string, error) {
+// runCLI executes tracerpt-go with args and returns stdout, stderr and
+// the exit status.
+func runCLI(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	cmd := newRootCmd(&out, &errb)
-	cmd.SetArgs(normalizeArgs(args))
-	err := cmd.Execute()
-	return out.String(), errb.String(), err
+	code := run(args, &out, &errb)
+	return out.String(), errb.String(), code
+}
+
+// mustRun is runCLI that fails the test on a non-zero exit status.
+func mustRun(t *testing.T, args ...string) string {
+	t.Helper()
+	out, errs, code := runCLI(t, args...)
+	if code != 0 {
+		t.Fatalf("tracerpt-go %q: exit %d: %s", args, code, errs)
+	}
+	return out
+}
+
+// withKernelSchemas makes the CLI's decoder know the EventTrace header
+// events until package mof's schemas are registered by decode.
+func withKernelSchemas(t *testing.T) {
+	old := newDecoder
+	newDecoder = tracerpttest.NewDecoder
+	t.Cleanup(func() { newDecoder = old })
+}
+
+// withFixedSchemas gives the CLI a decoder whose registry holds only the
+// EventTrace stand-ins, so that the sample goldens do not change when the
+// decoder learns more kernel classes.
+func withFixedSchemas(t *testing.T) {
+	old := newDecoder
+	newDecoder = func() *decode.Decoder {
+		d := decode.New()
+		d.Registry = tdh.NewRegistry()
+		d.Registry.Add(tracerpttest.EventTraceSchemas()...)
+		return d
+	}
+	t.Cleanup(func() { newDecoder = old })
 }
 
 func golden(t *testing.T, name, got string) {
@@ -44,10 +84,7 @@ func golden(t *testing.T, name, got string) {
 }
 
 func TestDumpJSONGolden(t *testing.T) {
-	out, _, err := run(t, sample, "-of", "JSON", "-o", "-")
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := mustRun(t, sample, "-of", "JSON", "-o", "-")
 	golden(t, "sample.jsonl", out)
 	// Every line is a JSON object with the documented keys.
 	lines := strings.Split(strings.TrimSpace(out), "\n")
@@ -70,18 +107,220 @@ func TestDumpJSONGolden(t *testing.T) {
 			t.Errorf("line %d: user_data %v, properties %v: want exactly one", i+1, raw, props)
 		}
 	}
+	// Workers do not change a byte.
+	if one := mustRun(t, sample, "-of", "JSON", "-o", "-", "--workers", "1"); one != out {
+		t.Error("--workers 1 gives other output")
+	}
+}
+
+// TestDumpGoldens covers the tracerpt formats of the sample fixture.
+func TestDumpGoldens(t *testing.T) {
+	withFixedSchemas(t)
+	for _, c := range []struct {
+		golden string
+		args   []string
+	}{
+		{"sample.xml", []string{"-of", "XML"}},
+		{"sample.tz.xml", []string{"-tz", "-05:00", "-culture", "en-CA", "-rts"}},
+		{"sample.csv", []string{"-of", "CSV"}},
+	} {
+		out := mustRun(t, append([]string{sample, "-o", "-"}, c.args...)...)
+		golden(t, c.golden, out)
+		if one := mustRun(t, append([]string{sample, "-o", "-", "--workers", "1"}, c.args...)...); one != out {
+			t.Errorf("%s: --workers 1 gives other output", c.golden)
+		}
+	}
+	dir := t.TempDir()
+	sum := filepath.Join(dir, "s.txt")
+	mustRun(t, sample, "-summary", sum)
+	b, _ := os.ReadFile(sum)
+	golden(t, "sample.summary.txt", strings.Replace(string(b), sample, "sample.etl", 1))
+}
+
+func TestDefaultsAndOverwrite(t *testing.T) {
+	t.Chdir(t.TempDir())
+	if out := mustRun(t, sample); out != "" {
+		t.Errorf("default dump wrote to stdout: %.100s", out)
+	}
+	b, err := os.ReadFile("dumpfile.xml")
+	if err != nil || !bytes.HasPrefix(b, []byte("<Events>\n<Event xmlns=")) {
+		t.Fatalf("dumpfile.xml: %v %.40q", err, b)
+	}
+	// No overwrite without -y.
+	_, errs, code := runCLI(t, sample)
+	if code != exitExists || !strings.Contains(errs, "dumpfile.xml already exists; add -y") {
+		t.Errorf("existing dumpfile.xml: exit %d, %q", code, errs)
+	}
+	mustRun(t, sample, "-y")
+	mustRun(t, sample, "-o", os.DevNull) // not a regular file: no -y needed
+	// -summary alone writes only summary.txt.
+	mustRun(t, sample, "-summary")
+	if _, err := os.Stat("summary.txt"); err != nil {
+		t.Error(err)
+	}
+	if _, _, code := runCLI(t, "-summary", sample); code != exitExists {
+		t.Errorf("existing summary.txt: exit %d", code)
+	}
+	// -of CSV / JSON name their default file by format; -o without a value
+	// too.
+	mustRun(t, sample, "-of", "CSV", "-o")
+	mustRun(t, "-l", sample, "-of", "JSON", "-summary", "s2.txt", "-o")
+	for _, f := range []string{"dumpfile.csv", "dumpfile.json", "s2.txt"} {
+		if _, err := os.Stat(f); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+func TestTracerptStyleFlags(t *testing.T) {
+	for _, c := range []struct{ in, want []string }{
+		{[]string{"a.etl", "-of", "JSON", "-o", "x", "-Summary", "s.txt", "-import=m.man", "--workers", "2", "-lr"},
+			[]string{"a.etl", "--of", "JSON", "--o=x", "--summary=s.txt", "--import=m.man", "--workers", "2", "--lr"}},
+		{[]string{"a.etl", "-summary", "-o", "-", "-y"}, []string{"a.etl", "--summary=summary.txt", "--o=-", "-y"}},
+		{[]string{"-summary", "b.etl", "-o"}, []string{"--summary=summary.txt", "b.etl", "--o="}},
+		{[]string{"-import", "a.man", "b.man", "t.etl", "-tz", "-05:00", "-max-events", "3"},
+			[]string{"--import=a.man", "--import=b.man", "t.etl", "--tz", "-05:00", "--max-events", "3"}},
+		{[]string{"x.etl", "--summary", "auto.etl.001", "--quiet"}, []string{"x.etl", "--summary=summary.txt", "auto.etl.001", "--quiet"}},
+		{[]string{"x.etl", "--", "-o"}, []string{"x.etl", "--", "-o"}},
+	} {
+		if got := normalizeArgs(c.in); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("normalizeArgs(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+func TestErrorsAndExitCodes(t *testing.T) {
+	t.Chdir(t.TempDir())
+	notETL := filepath.Join(t.TempDir(), "x.etl")
+	os.WriteFile(notETL, bytes.Repeat([]byte("not an etl file "), 100), 0o644)
+	for _, c := range []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{sample, "-of", "EVTX"}, exitUsage, "not supported"},
+		{[]string{sample, "--no-such-option"}, exitUsage, "unknown flag"},
+		{[]string{}, exitUsage, "no input file"},
+		{[]string{"info"}, exitUsage, "no input file"},
+		{[]string{"info", "--bogus", sample}, exitUsage, "unknown flag"},
+		{[]string{sample, "-tz", "+99:00"}, exitUsage, "time zone"},
+		{[]string{sample, "--level", "loud"}, exitUsage, "--level"},
+		{[]string{sample, "--start", "yesterday"}, exitUsage, "--start"},
+		{[]string{sample, "-report"}, exitUsage, "not supported"},
+		{[]string{"no-such-file.etl"}, exitInput, "no-such-file.etl"},
+		{[]string{"nothing-*.etl"}, exitInput, "no file matches"},
+		{[]string{notETL, "-of", "JSON"}, exitInput, "not an ETL file"},
+	} {
+		_, errs, code := runCLI(t, c.args...)
+		if code != c.code || !strings.Contains(errs, c.msg) || strings.Count(errs, "\n") != 1 {
+			t.Errorf("%q: exit %d, stderr %q; want exit %d with %q on one line", c.args, code, errs, c.code, c.msg)
+		}
+	}
+	if _, errs, code := runCLI(t, "info", "--json", notETL, sample); code != exitFailure || !strings.Contains(errs, "not an ETL file") {
+		t.Errorf("info with a bad file: exit %d, stderr %q", code, errs)
+	}
+	if _, err := os.Stat("dumpfile.xml"); err == nil {
+		t.Error("a failed run left dumpfile.xml")
+	}
+}
+
+func TestHelpDocumentsEveryOption(t *testing.T) {
+	out := mustRun(t, "--help")
+	for _, opt := range []string{"-l", "-o", "--of", "--summary", "--import", "--lr", "-y", "--tz", "--culture", "--rts", "--en",
+		"--provider", "--exclude-provider", "--event-id", "--level", "--keywords", "--keywords-all", "--pid", "--tid",
+		"--start", "--end", "--max-events", "--file-order", "--workers", "--quiet", "--strict", "Exit status"} {
+		if !strings.Contains(out, opt) {
+			t.Errorf("--help does not mention %s", opt)
+		}
+	}
+}
+
+func TestFilters(t *testing.T) {
+	count := func(args ...string) int {
+		out := mustRun(t, append([]string{sample, "-of", "JSON", "-o", "-"}, args...)...)
+		return strings.Count(out, "\n")
+	}
+	for _, c := range []struct {
+		args []string
+		want int
+	}{
+		{nil, 11},
+		{[]string{"--max-events", "3"}, 3},
+		{[]string{"--provider", "{3f4a7f2e-5c1d-4b8e-9a61-0c2d3e4f5a6b}"}, 5},
+		{[]string{"--provider", "etwkit-shop"}, 1},
+		{[]string{"--provider", "etwkit-shop,MSNT_SystemTrace"}, 5},
+		{[]string{"--exclude-provider", "msnt_systemtrace"}, 7},
+		{[]string{"--event-id", "1-2"}, 3},
+		{[]string{"--level", "error-warning"}, 2},
+		{[]string{"--keywords", "0x1"}, 4},
+		{[]string{"--keywords-all", "0x8000000000000001"}, 4},
+		{[]string{"--pid", "836", "--tid", "8208"}, 5},
+		{[]string{"--start", "+100us"}, 9},
+		{[]string{"--start", "2020-01-29T15:44:23.8612Z", "--end", "+400us"}, 2},
+		{[]string{"--workers", "1", "--max-events", "2", "--level", "4"}, 2},
+	} {
+		if got := count(c.args...); got != c.want {
+			t.Errorf("%q: %d events, want %d", c.args, got, c.want)
+		}
+	}
+}
+
+// brokenPipe fails like a closed pipe after n bytes.
+type brokenPipe struct{ n int }
+
+func (b *brokenPipe) Write(p []byte) (int, error) {
+	if b.n <= 0 {
+		return 0, syscall.EPIPE
+	}
+	b.n -= len(p)
+	return len(p), nil
+}
+
+func TestClosedStdoutEndsQuietly(t *testing.T) {
+	var errb bytes.Buffer
+	if code := run([]string{sample, "-of", "JSON", "-o", "-"}, &brokenPipe{}, &errb); code != 0 || errb.Len() != 0 {
+		t.Errorf("closed stdout: exit %d, stderr %q", code, errb.String())
+	}
+}
+
+// damaged returns a file whose second buffer holds a good record then a
+// bad one.
+func damaged(t *testing.T) string {
+	tf := etltest.NewFile(1024, true)
+	good := etltest.Event(etl.HeaderEvent64, 0, 1, 2, tf.TLH.HeaderTimestamp+10, etltest.SampleProvider, etl.EventDescriptor{ID: 1}, uuid.Nil, nil, []byte{1})
+	bad := bytes.Repeat([]byte{0xFF}, 16)
+	bad[2], bad[3] = 0x13, 0xC0 // an EVENT_HEADER64 marker with a size of 0xFFFF
+	tf.AddBuffer(0, tf.TLH.HeaderTimestamp+20, good, bad)
+	p := filepath.Join(t.TempDir(), "damaged.etl")
+	if err := os.WriteFile(p, tf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestDamagedInput(t *testing.T) {
+	p := damaged(t)
+	out, errs, code := runCLI(t, p, "-of", "JSON", "-o", "-")
+	if code != 0 || !strings.Contains(errs, "warning: ") || !strings.Contains(errs, "offset 0x") || !strings.Contains(errs, "damaged.etl") {
+		t.Errorf("damaged input: exit %d, stderr %q", code, errs)
+	}
+	if strings.Count(out, "\n") != 3 {
+		t.Errorf("damaged input: %d events, want the 3 before the damage", strings.Count(out, "\n"))
+	}
+	if _, errs, code := runCLI(t, p, "-of", "JSON", "-o", "-", "--strict"); code != exitCorrupt || !strings.Contains(errs, "corrupt input") {
+		t.Errorf("--strict: exit %d, stderr %q", code, errs)
+	}
+	sum := filepath.Join(t.TempDir(), "s.txt")
+	mustRun(t, p, "-summary", sum)
+	if b, _ := os.ReadFile(sum); !bytes.Contains(b, []byte("Corrupt Buffers         1\n")) {
+		t.Errorf("summary lacks the corrupt count:\n%s", b)
+	}
 }
 
 func TestInfoGolden(t *testing.T) {
-	out, _, err := run(t, "info", "--json", sample)
-	if err != nil {
-		t.Fatal(err)
-	}
-	golden(t, "sample.info.jsonl", out)
-	table, _, err := run(t, "info", sample)
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := mustRun(t, "info", "--json", sample)
+	golden(t, "sample.info.jsonl", strings.ReplaceAll(out, sample, "../../testdata/etl/sample.etl"))
+	table := mustRun(t, "info", sample)
 	for _, want := range []string{"etwkit sample", "qpc (10000000 Hz)", "system64", "wpp", "2020-01-29T15:44:23.8609634Z"} {
 		if !strings.Contains(table, want) {
 			t.Errorf("info table lacks %q:\n%s", want, table)
@@ -89,44 +328,56 @@ func TestInfoGolden(t *testing.T) {
 	}
 }
 
-func TestTracerptStyleFlags(t *testing.T) {
-	got := normalizeArgs([]string{"a.etl", "-of", "JSON", "-o", "x", "-Summary", "s.txt", "-import=m.man", "--workers", "2", "-lr"})
-	want := []string{"a.etl", "--of", "JSON", "-o", "x", "--summary", "s.txt", "--import=m.man", "--workers", "2", "--lr"}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("normalizeArgs = %q, want %q", got, want)
+func corpusDir(t *testing.T) string {
+	dir := os.Getenv("ETL_CORPUS")
+	if dir == "" {
+		t.Skip("ETL_CORPUS is not set: no real .etl corpus to test against")
+	}
+	return dir
+}
+
+// TestCorpusMytrace runs the command line of the golden pair: tracerpt's
+// XML and CSV of mytrace.etl on an en-CA machine at UTC-05:00.
+func TestCorpusMytrace(t *testing.T) {
+	dir := filepath.Join(corpusDir(t), "Marissa1999+Tracing-Application")
+	withKernelSchemas(t)
+	out := t.TempDir()
+	for _, f := range []string{"XML", "CSV"} {
+		o := filepath.Join(out, "mytrace."+f)
+		mustRun(t, filepath.Join(dir, "mytrace.etl"), "-of", f, "-o", o, "-tz", "-05:00", "-culture", "en-CA")
+		got, _ := os.ReadFile(o)
+		want, _ := os.ReadFile(filepath.Join(dir, "mytrace."+strings.ToLower(f)))
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s differs from mytrace.%s", f, strings.ToLower(f))
+		}
 	}
 }
 
-func TestErrors(t *testing.T) {
-	if _, _, err := run(t, sample, "-of", "EVTX"); err == nil || !strings.Contains(err.Error(), "not supported") {
-		t.Errorf("unsupported format: err = %v", err)
-	}
-	if _, _, err := run(t, "no-such-file.etl"); err == nil {
-		t.Error("missing file: no error")
-	}
-	notETL := filepath.Join(t.TempDir(), "x.etl")
-	os.WriteFile(notETL, bytes.Repeat([]byte("not an etl file "), 100), 0o644)
-	if _, _, err := run(t, notETL, "-of", "JSON"); err == nil || !strings.Contains(err.Error(), "not an ETL file") {
-		t.Errorf("not ETL: err = %v", err)
-	}
-	if _, stderr, err := run(t, "info", "--json", notETL, sample); err == nil || !strings.Contains(stderr, "not an ETL file") {
-		t.Errorf("info with a bad file: err = %v, stderr %q", err, stderr)
+// TestCorpusPktMonSummary runs "tracerpt PktMon.etl -summary" where the
+// capture is, as its author did, and compares with their summary.txt.
+func TestCorpusPktMonSummary(t *testing.T) {
+	root := corpusDir(t)
+	old := newDecoder
+	newDecoder = tracerpttest.StockWindowsDecoder // as on a Windows machine without xperf's classes
+	t.Cleanup(func() { newDecoder = old })
+	schema := filepath.Join(root, "..", "schemas/dumped/nasbench-EVTX-ETW-Resources-W11-22H2/Microsoft-Windows-PktMon.xml")
+	sum := filepath.Join(t.TempDir(), "summary.txt")
+	t.Chdir(filepath.Join(root, "nathaniel-security+microsoft-pktmon-VPN-capture-traffic/history/508f5bc135c8effceef0879693c6de45f2a92012"))
+	mustRun(t, "PktMon.etl", "-summary", sum, "-import", schema, "-tz", "+05:30", "-culture", "en-US")
+	got, _ := os.ReadFile(sum)
+	want, _ := os.ReadFile("summary.txt")
+	if !bytes.Equal(got, want) {
+		t.Errorf("summary differs from summary.txt:\n%s", got)
 	}
 }
 
 // TestCorpusDecodeWithManifest runs the dump with -import on the CLR GC
 // trace: every DotNETRuntime event gets properties.
 func TestCorpusDecodeWithManifest(t *testing.T) {
-	dir := os.Getenv("ETL_CORPUS")
-	if dir == "" {
-		t.Skip("ETL_CORPUS is not set: no real .etl corpus to test against")
-	}
+	dir := corpusDir(t)
 	etlPath := filepath.Join(dir, "microsoft+perfview/src/TraceEvent/TraceEvent.Tests/inputs/gcevents.etl.zip.unzipped/gcevents/PerfViewData.etl")
 	man := filepath.Join(dir, "..", "schemas", "authored/dotnet-runtime/ClrEtwAll.man")
-	out, _, err := run(t, etlPath, "-of", "JSON", "-import", man)
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := mustRun(t, etlPath, "-of", "JSON", "-o", "-", "-import", man)
 	n, starts := 0, 0
 	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
 		var ev struct {
@@ -162,10 +413,7 @@ func TestCorpusDecodeWithManifest(t *testing.T) {
 // info reports no errors and consistent counts, and the dump emits one
 // valid JSON object per event in time order.
 func TestCorpusInfoAndDump(t *testing.T) {
-	dir := os.Getenv("ETL_CORPUS")
-	if dir == "" {
-		t.Skip("ETL_CORPUS is not set: no real .etl corpus to test against")
-	}
+	dir := corpusDir(t)
 	var files []string
 	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
 		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".etl") {
@@ -174,11 +422,7 @@ func TestCorpusInfoAndDump(t *testing.T) {
 		return nil
 	})
 	for _, p := range files {
-		out, _, err := run(t, "info", "--json", p)
-		if err != nil {
-			t.Errorf("%s: %v", p, err)
-			continue
-		}
+		out := mustRun(t, "info", "--json", p)
 		var fi fileInfo
 		if err := json.Unmarshal([]byte(out), &fi); err != nil {
 			t.Fatalf("%s: %v", p, err)
@@ -190,11 +434,7 @@ func TestCorpusInfoAndDump(t *testing.T) {
 		if len(fi.Errors) != 0 || sum != fi.Events || fi.Buffers == 0 || len(fi.HeaderTypes) != 14 {
 			t.Errorf("%s: %+v", p, fi)
 		}
-		dump, _, err := run(t, p, "-of", "JSON", "-o", "-")
-		if err != nil {
-			t.Errorf("%s: dump: %v", p, err)
-			continue
-		}
+		dump := mustRun(t, p, "-of", "JSON", "-o", "-")
 		sc := bufio.NewScanner(strings.NewReader(dump))
 		sc.Buffer(nil, 1<<20)
 		n, last := 0, int64(0)

@@ -1,0 +1,248 @@
+package tracerpt
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/tdh"
+)
+
+// Filter selects the events to render. Every criterion that is set must
+// hold; the zero Filter passes everything. Criteria on header fields are
+// checked before decoding (MatchHeader); provider names need the schema
+// (MatchSchema).
+type Filter struct {
+	// Providers keeps only events of these providers (any of them);
+	// ExcludeProviders drops events of these.
+	Providers        []Provider
+	ExcludeProviders []Provider
+	// EventIDs and Levels keep events whose id or level is in one of the
+	// ranges.
+	EventIDs []Range
+	Levels   []Range
+	// KeywordsAny keeps events with at least one of these keyword bits;
+	// KeywordsAll those with all of them.
+	KeywordsAny, KeywordsAll uint64
+	// PIDs and TIDs keep events of these processes and threads.
+	PIDs, TIDs []uint32
+	// Start and End bound the event time (FILETIME, UTC): Start ≤ time <
+	// End; zero means unbounded.
+	Start, End int64
+	// MaxEvents stops after this many events are written (0: no limit).
+	MaxEvents int
+}
+
+// Provider names a provider by GUID or by name.
+type Provider struct {
+	GUID uuid.UUID // when IsGUID
+	Name string    // otherwise; compared without regard to case
+	// IsGUID tells which of the two is set.
+	IsGUID bool
+}
+
+// ParseProvider parses a provider given by GUID (with or without braces)
+// or by name.
+func ParseProvider(s string) (Provider, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return Provider{}, fmt.Errorf("empty provider")
+	}
+	t := strings.TrimSuffix(strings.TrimPrefix(s, "{"), "}")
+	if len(t) == 36 {
+		if g, err := uuid.Parse(t); err == nil {
+			return Provider{GUID: g, IsGUID: true}, nil
+		}
+	}
+	return Provider{Name: s}, nil
+}
+
+// Range is an inclusive range of numbers.
+type Range struct{ Lo, Hi uint64 }
+
+// levelNames are the winmeta.xml level names accepted by ParseLevels.
+var levelNames = map[string]uint64{
+	"always": 0, "logalways": 0, "critical": 1, "error": 2, "warning": 3,
+	"information": 4, "informational": 4, "info": 4, "verbose": 5,
+}
+
+// ParseRanges parses a comma-separated list of numbers and ranges
+// ("1,5-9,0x10") no larger than max.
+func ParseRanges(s string, max uint64) ([]Range, error) {
+	return parseRanges(s, max, nil)
+}
+
+// ParseLevels is ParseRanges for levels, which may also be named
+// (critical, error, warning, info, verbose).
+func ParseLevels(s string) ([]Range, error) {
+	return parseRanges(s, 255, levelNames)
+}
+
+func parseRanges(s string, max uint64, names map[string]uint64) ([]Range, error) {
+	var out []Range
+	num := func(t string) (uint64, error) {
+		t = strings.TrimSpace(t)
+		if n, ok := names[strings.ToLower(t)]; ok {
+			return n, nil
+		}
+		n, err := strconv.ParseUint(t, 0, 64)
+		if err != nil || n > max {
+			return 0, fmt.Errorf("%q is not a number from 0 to %d", t, max)
+		}
+		return n, nil
+	}
+	for _, part := range strings.Split(s, ",") {
+		if strings.TrimSpace(part) == "" {
+			continue
+		}
+		lo, hi, isRange := strings.Cut(part, "-")
+		a, err := num(lo)
+		if err != nil {
+			return nil, err
+		}
+		b := a
+		if isRange {
+			if b, err = num(hi); err != nil {
+				return nil, err
+			}
+			if b < a {
+				return nil, fmt.Errorf("range %q is empty", part)
+			}
+		}
+		out = append(out, Range{a, b})
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no numbers in %q", s)
+	}
+	return out, nil
+}
+
+// ParseUint32List parses a comma-separated list of process or thread ids.
+func ParseUint32List(s string) ([]uint32, error) {
+	var out []uint32
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		n, err := strconv.ParseUint(part, 0, 32)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not a 32-bit number", part)
+		}
+		out = append(out, uint32(n))
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no numbers in %q", s)
+	}
+	return out, nil
+}
+
+// ParseTime parses a time bound: an absolute RFC 3339 time
+// ("2021-06-01T16:11:00Z", fractions allowed) or a duration relative to
+// the trace start ("+2.5s", "90s", "1m30s"). It returns a FILETIME.
+func ParseTime(s string, traceStart int64) (int64, error) {
+	s = strings.TrimSpace(s)
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return timeToFiletime(t), nil
+	}
+	if d, err := time.ParseDuration(strings.TrimPrefix(s, "+")); err == nil {
+		return traceStart + int64(d/100), nil
+	}
+	return 0, fmt.Errorf("time %q: want RFC 3339 (2021-06-01T16:11:00Z) or a duration from the trace start (+30s)", s)
+}
+
+func timeToFiletime(t time.Time) int64 {
+	return t.Unix()*10_000_000 + int64(t.Nanosecond())/100 + filetimeEpochDelta
+}
+
+func inRanges(rs []Range, n uint64) bool {
+	for _, r := range rs {
+		if n >= r.Lo && n <= r.Hi {
+			return true
+		}
+	}
+	return false
+}
+
+func inList(l []uint32, n uint32) bool {
+	for _, x := range l {
+		if x == n {
+			return true
+		}
+	}
+	return false
+}
+
+// MatchHeader reports whether ev passes the criteria that need no schema:
+// ids, levels, keywords, process and thread, time, and providers given by
+// GUID.
+func (f *Filter) MatchHeader(ev *etl.Event) bool {
+	d := &ev.Descriptor
+	if len(f.EventIDs) > 0 && !inRanges(f.EventIDs, uint64(d.ID)) {
+		return false
+	}
+	if len(f.Levels) > 0 && !inRanges(f.Levels, uint64(d.Level)) {
+		return false
+	}
+	if f.KeywordsAny != 0 && d.Keyword&f.KeywordsAny == 0 {
+		return false
+	}
+	if f.KeywordsAll != 0 && d.Keyword&f.KeywordsAll != f.KeywordsAll {
+		return false
+	}
+	if len(f.PIDs) > 0 && !inList(f.PIDs, ev.ProcessID) {
+		return false
+	}
+	if len(f.TIDs) > 0 && !inList(f.TIDs, ev.ThreadID) {
+		return false
+	}
+	if f.Start != 0 && ev.Time < f.Start {
+		return false
+	}
+	if f.End != 0 && ev.Time >= f.End {
+		return false
+	}
+	return true
+}
+
+// NeedsSchema reports whether MatchSchema has anything to check.
+func (f *Filter) NeedsSchema() bool {
+	return len(f.Providers) > 0 || len(f.ExcludeProviders) > 0
+}
+
+// MatchSchema reports whether ev, whose schema is s (nil if unknown),
+// passes the provider criteria.
+func (f *Filter) MatchSchema(ev *etl.Event, s *tdh.Event) bool {
+	for i := range f.ExcludeProviders {
+		if f.ExcludeProviders[i].matches(ev, s) {
+			return false
+		}
+	}
+	if len(f.Providers) == 0 {
+		return true
+	}
+	for i := range f.Providers {
+		if f.Providers[i].matches(ev, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// matches compares a provider with the event's provider GUID, the
+// provider GUID tracerpt shows for kernel events, and the schema's
+// provider name.
+func (p *Provider) matches(ev *etl.Event, s *tdh.Event) bool {
+	kernel := isKernelHeader(ev.Header) || (s != nil && s.Source == tdh.SourceMOF && s.ProviderName == KernelProviderName)
+	if p.IsGUID {
+		return ev.ProviderID == p.GUID || (kernel && p.GUID == etl.SystemTraceControlGUID)
+	}
+	if s != nil && strings.EqualFold(s.ProviderName, p.Name) {
+		return true
+	}
+	return kernel && strings.EqualFold(p.Name, KernelProviderName)
+}

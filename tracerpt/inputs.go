@@ -1,0 +1,102 @@
+package tracerpt
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// ExpandInputs turns command-line inputs into file names:
+//
+//   - a glob pattern ("logs/*.etl", "trace.etl.*") expands to the files it
+//     matches (an error if none);
+//   - the name of an AutoLogger sequence, "trace.etl" when only
+//     "trace.etl.001", "trace.etl.002", … exist, expands to those files;
+//   - anything else is kept as given (opening it reports what is wrong).
+//
+// Files of one pattern or sequence are ordered by name, numeric suffixes
+// by value (.etl.9 before .etl.10); a file named twice is read once.
+func ExpandInputs(args []string) ([]string, error) {
+	var out []string
+	seen := map[string]bool{}
+	add := func(names ...string) {
+		sortNames(names)
+		for _, n := range names {
+			if !seen[n] {
+				seen[n] = true
+				out = append(out, n)
+			}
+		}
+	}
+	for _, a := range args {
+		if _, err := os.Stat(a); err == nil {
+			add(a)
+			continue
+		}
+		if strings.ContainsAny(a, "*?[") {
+			m, err := filepath.Glob(a)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %v", a, err)
+			}
+			if len(m) == 0 {
+				return nil, fmt.Errorf("%s: no file matches", a)
+			}
+			add(m...)
+			continue
+		}
+		if seq := sequence(a); len(seq) > 0 {
+			add(seq...)
+			continue
+		}
+		add(a)
+	}
+	return out, nil
+}
+
+// sequence returns the files name.NNN (digits only) that exist.
+func sequence(name string) []string {
+	m, _ := filepath.Glob(escapeGlob(name) + ".[0-9]*")
+	var seq []string
+	for _, f := range m {
+		if _, ok := numericSuffix(f[len(name):]); ok {
+			seq = append(seq, f)
+		}
+	}
+	return seq
+}
+
+// numericSuffix parses ".NNN".
+func numericSuffix(s string) (int, bool) {
+	if len(s) < 2 || s[0] != '.' {
+		return 0, false
+	}
+	n, err := strconv.Atoi(s[1:])
+	return n, err == nil && n >= 0
+}
+
+func escapeGlob(s string) string {
+	r := strings.NewReplacer("*", `\*`, "?", `\?`, "[", `\[`)
+	if filepath.Separator == '\\' {
+		return s // Glob has no escapes on Windows
+	}
+	return r.Replace(s)
+}
+
+// sortNames sorts names, comparing a trailing ".NNN" numerically.
+func sortNames(names []string) {
+	sort.SliceStable(names, func(i, j int) bool {
+		a, b := names[i], names[j]
+		ai, bi := strings.LastIndexByte(a, '.'), strings.LastIndexByte(b, '.')
+		if ai >= 0 && bi >= 0 && a[:ai] == b[:bi] {
+			na, oka := numericSuffix(a[ai:])
+			nb, okb := numericSuffix(b[bi:])
+			if oka && okb && na != nb {
+				return na < nb
+			}
+		}
+		return a < b
+	})
+}

@@ -1,0 +1,297 @@
+package tracerpt
+
+import (
+	"encoding/binary"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+)
+
+// Small allocation-free appenders shared by the encoders.
+
+const lowerHex = "0123456789abcdef"
+const upperHex = "0123456789ABCDEF"
+
+// appendGUID appends g in braces, lower case, as tracerpt prints GUIDs.
+func appendGUID(b []byte, g uuid.UUID) []byte {
+	b = append(b, '{')
+	for i, c := range g {
+		if i == 4 || i == 6 || i == 8 || i == 10 {
+			b = append(b, '-')
+		}
+		b = append(b, lowerHex[c>>4], lowerHex[c&15])
+	}
+	return append(b, '}')
+}
+
+// appendUpperHexBytes appends b as upper-case hex without a prefix.
+func appendUpperHexBytes(dst, b []byte) []byte {
+	for _, c := range b {
+		dst = append(dst, upperHex[c>>4], upperHex[c&15])
+	}
+	return dst
+}
+
+// appendHex0x appends n as "0x" + upper-case hex, unpadded.
+func appendHex0x(b []byte, n uint64) []byte {
+	b = append(b, '0', 'x')
+	return appendUpperHex(b, n, 1)
+}
+
+// appendUpperHex appends n in upper-case hex with at least width digits.
+func appendUpperHex(b []byte, n uint64, width int) []byte {
+	var buf [16]byte
+	i := len(buf)
+	for n != 0 || i == len(buf) {
+		i--
+		buf[i] = upperHex[n&15]
+		n >>= 4
+	}
+	for k := len(buf) - i; k < width; k++ {
+		b = append(b, '0')
+	}
+	return append(b, buf[i:]...)
+}
+
+// appendUintRight appends n right-aligned in width characters.
+func appendUintRight(b []byte, n uint64, width int) []byte {
+	var buf [24]byte
+	i := len(buf)
+	for n >= 10 {
+		i--
+		buf[i] = byte('0' + n%10)
+		n /= 10
+	}
+	i--
+	buf[i] = byte('0' + n)
+	for len(buf)-i < width && i > 0 {
+		i--
+		buf[i] = ' '
+	}
+	for k := len(buf); k < width; k++ {
+		b = append(b, ' ')
+	}
+	return append(b, buf[i:]...)
+}
+
+// isASCII reports whether b holds only bytes below 0x80, eight at a time.
+func isASCII(b []byte) bool {
+	for len(b) >= 8 {
+		if binary.LittleEndian.Uint64(b)&0x8080808080808080 != 0 {
+			return false
+		}
+		b = b[8:]
+	}
+	for _, c := range b {
+		if c >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// appendRightString appends s right-aligned (space-padded on the left)
+// in width characters; longer values are not truncated.
+func appendRightString(b []byte, s string, width int) []byte {
+	for i := len(s); i < width; i++ {
+		b = append(b, ' ')
+	}
+	return append(b, s...)
+}
+
+// padRightFrom pads b with spaces so that b[start:] is at least width
+// bytes long (left alignment).
+func padRightFrom(b []byte, start, width int) []byte {
+	for i := len(b) - start; i < width; i++ {
+		b = append(b, ' ')
+	}
+	return b
+}
+
+// rightAlignFrom right-aligns b[start:] in width characters by inserting
+// spaces before it.
+func rightAlignFrom(b []byte, start, width int) []byte {
+	n := len(b) - start
+	if n >= width {
+		return b
+	}
+	pad := width - n
+	for i := 0; i < pad; i++ {
+		b = append(b, ' ')
+	}
+	copy(b[start+pad:], b[start:start+n])
+	for i := start; i < start+pad; i++ {
+		b[i] = ' '
+	}
+	return b
+}
+
+// appendDigits appends n zero-padded to width digits.
+func appendDigits(b []byte, n, width int) []byte {
+	var buf [20]byte
+	s := strconv.AppendInt(buf[:0], int64(n), 10)
+	for i := len(s); i < width; i++ {
+		b = append(b, '0')
+	}
+	return append(b, s...)
+}
+
+// needsXMLEscape reports whether b holds a byte that xmlEscape changes.
+func needsXMLEscape(b []byte, attr bool) bool {
+	for _, c := range b {
+		if c >= 0x80 || c < 0x20 || c == '<' || c == '>' || c == '&' || (attr && c == '"') {
+			return true
+		}
+	}
+	return false
+}
+
+// appendXMLEscaped appends s as XML character data (or an attribute value
+// when attr is set): &, <, > (and ") as entities, every non-ASCII
+// character as a decimal character reference, as tracerpt writes its
+// ASCII files. Tab and LF pass through; CR becomes &#13; so that it
+// survives XML line-end normalisation; other C0 controls, which XML 1.0
+// cannot carry, and invalid UTF-8 become U+FFFD (&#65533;).
+func appendXMLEscaped(dst, s []byte, attr bool) []byte {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			i++
+			switch {
+			case c == '&':
+				dst = append(dst, "&amp;"...)
+			case c == '<':
+				dst = append(dst, "&lt;"...)
+			case c == '>':
+				dst = append(dst, "&gt;"...)
+			case c == '"' && attr:
+				dst = append(dst, "&quot;"...)
+			case c == '\t' || c == '\n':
+				if attr {
+					dst = appendCharRef(dst, rune(c))
+				} else {
+					dst = append(dst, c)
+				}
+			case c == '\r':
+				dst = append(dst, "&#13;"...)
+			case c < 0x20:
+				dst = append(dst, "&#65533;"...)
+			default:
+				dst = append(dst, c)
+			}
+			continue
+		}
+		r, n := utf8.DecodeRune(s[i:])
+		i += n
+		dst = appendCharRef(dst, r)
+	}
+	return dst
+}
+
+// appendXMLText appends s escaped as XML character data.
+func appendXMLText(dst []byte, s string) []byte {
+	if !needsXMLEscapeString(s, false) {
+		return append(dst, s...)
+	}
+	return appendXMLEscaped(dst, []byte(s), false)
+}
+
+// appendXMLAttr appends s escaped as an XML attribute value.
+func appendXMLAttr(dst []byte, s string) []byte {
+	if !needsXMLEscapeString(s, true) {
+		return append(dst, s...)
+	}
+	return appendXMLEscaped(dst, []byte(s), true)
+}
+
+func needsXMLEscapeString(s string, attr bool) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x80 || c < 0x20 || c == '<' || c == '>' || c == '&' || (attr && c == '"') {
+			return true
+		}
+	}
+	return false
+}
+
+// escapeXMLFrom escapes dst[start:] in place (through scratch) when it
+// needs it, and returns dst and the scratch buffer for reuse.
+func escapeXMLFrom(dst []byte, start int, scratch []byte) ([]byte, []byte) {
+	if !needsXMLEscape(dst[start:], false) {
+		return dst, scratch
+	}
+	scratch = append(scratch[:0], dst[start:]...)
+	return appendXMLEscaped(dst[:start], scratch, false), scratch
+}
+
+func appendCharRef(dst []byte, r rune) []byte {
+	dst = append(dst, '&', '#')
+	dst = strconv.AppendInt(dst, int64(r), 10)
+	return append(dst, ';')
+}
+
+// appendJSONString appends s as a JSON string exactly as encoding/json
+// writes it: <, > and & as \u003c, \u003e, \u0026; \b \f \n \r \t and other
+// control characters as escapes; invalid UTF-8 as \ufffd; U+2028 and
+// U+2029 escaped.
+func appendJSONString[S ~string | ~[]byte](dst []byte, s S) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				dst = append(dst, '\\', c)
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', lowerHex[c>>4], lowerHex[c&15])
+			}
+			i++
+			start = i
+			continue
+		}
+		var r rune
+		var n int
+		switch v := any(s).(type) {
+		case string:
+			r, n = utf8.DecodeRuneInString(v[i:])
+		case []byte:
+			r, n = utf8.DecodeRune(v[i:])
+		default:
+			r, n = utf8.DecodeRuneInString(string(s[i:]))
+		}
+		if r == utf8.RuneError && n == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			i += n
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', lowerHex[r&15])
+			i += n
+			start = i
+			continue
+		}
+		i += n
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}

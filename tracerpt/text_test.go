@@ -1,0 +1,173 @@
+package tracerpt
+
+import (
+	"encoding/json"
+	"math/rand"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+func TestAppendJSONStringMatchesEncodingJSON(t *testing.T) {
+	cases := []string{"", "plain", `q"uote\back`, "<a&b>", "tab\tnl\ncr\r\x00\x1f\x7f", "é✓😀", "\u2028\u2029", "bad\xffutf8\xc3", "\xed\xa0\x80"}
+	rng := rand.New(rand.NewSource(1))
+	for i := 0; i < 2000; i++ {
+		b := make([]byte, rng.Intn(12))
+		for j := range b {
+			b[j] = byte(rng.Intn(256))
+		}
+		cases = append(cases, string(b))
+	}
+	for _, s := range cases {
+		want, _ := json.Marshal(s)
+		if got := appendJSONString(nil, s); string(got) != string(want) {
+			t.Fatalf("%q: got %s, want %s", s, got, want)
+		}
+		if got := appendJSONString(nil, []byte(s)); string(got) != string(want) {
+			t.Fatalf("%q bytes: got %s, want %s", s, got, want)
+		}
+	}
+}
+
+func TestXMLEscape(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain":             "plain",
+		`a<b>&"c"`:          `a&lt;b&gt;&amp;"c"`,
+		"信息 ":               "&#20449;&#24687; ",
+		"line\nnext\ttab\r": "line\nnext\ttab&#13;",
+		"ctl\x01":           "ctl&#65533;",
+		"bad\xff":           "bad&#65533;",
+		"😀":                 "&#128512;",
+	} {
+		if got := appendXMLText(nil, in); string(got) != want {
+			t.Errorf("text %q = %q, want %q", in, got, want)
+		}
+	}
+	if got := appendXMLAttr(nil, `a"b`); string(got) != "a&quot;b" {
+		t.Errorf("attr = %q", got)
+	}
+	b := []byte("<Data>x<y")
+	b, _ = escapeXMLFrom(b, 6, nil)
+	if string(b) != "<Data>x&lt;y" {
+		t.Errorf("escapeXMLFrom = %q", b)
+	}
+}
+
+func TestPaddingHelpers(t *testing.T) {
+	if got := string(appendUpperHex(nil, 0x20ec, 8)); got != "000020EC" {
+		t.Error(got)
+	}
+	if got := string(appendHex0x(nil, 0)); got != "0x0" {
+		t.Error(got)
+	}
+	if got := string(appendHex0x(nil, 0xF00000000008)); got != "0xF00000000008" {
+		t.Error(got)
+	}
+	if got := string(rightAlignFrom([]byte("ab, xyz"), 4, 6)); got != "ab,    xyz" {
+		t.Errorf("%q", got)
+	}
+	if got := string(appendGUID(nil, uuid.MustParse("9E814AAD-3204-11D2-9A82-006008A86939"))); got != "{9e814aad-3204-11d2-9a82-006008a86939}" {
+		t.Error(got)
+	}
+}
+
+func TestTimeCreated(t *testing.T) {
+	const ft = 132247862638609634 // 2020-01-29T15:44:23.8609634Z
+	tor, err := time.LoadLocation("America/Toronto")
+	if err != nil {
+		t.Skip(err)
+	}
+	for _, c := range []struct {
+		zone string
+		want string
+	}{
+		{"", "2020-01-29T15:44:23.860963400Z"},
+		{"-05:00", "2020-01-29T10:44:23.860963400-05:00"},
+		{"+0530", "2020-01-29T21:14:23.860963400+05:30"},
+		{"America/Toronto", "2020-01-29T10:44:23.860963400-05:00"},
+	} {
+		loc, err := ParseZone(c.zone)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := string(newTimeFormatter(loc).appendTimeCreated(nil, ft)); got != c.want {
+			t.Errorf("%s: %s, want %s", c.zone, got, c.want)
+		}
+	}
+	// Across a daylight-time change and against the standard library.
+	f := newTimeFormatter(tor)
+	rng := rand.New(rand.NewSource(2))
+	for i := 0; i < 5000; i++ {
+		ft := int64(rng.Uint64()>>8) % 150000000000000000
+		tm := time.Unix((ft-filetimeEpochDelta)/1e7, 0).In(tor)
+		want := tm.Format("2006-01-02T15:04:05") + "." + string(appendDigits(nil, int(((ft-filetimeEpochDelta)%1e7+1e7)%1e7), 7)) + "00" + tm.Format("-07:00")
+		if ft-filetimeEpochDelta < 0 {
+			continue
+		}
+		if got := string(f.appendTimeCreated(nil, ft)); got != want {
+			t.Fatalf("%d: %s, want %s", ft, got, want)
+		}
+	}
+	for _, bad := range []string{"+25:00", "-5:5:5", "Not/AZone", "+123456"} {
+		if _, err := ParseZone(bad); err == nil {
+			t.Errorf("ParseZone(%q) accepted", bad)
+		}
+	}
+}
+
+func TestRFC3339(t *testing.T) {
+	const ft = 132247862638609634
+	if got := string(appendRFC3339(nil, ft)); got != "2020-01-29T15:44:23.8609634Z" {
+		t.Error(got)
+	}
+}
+
+func TestCultureLongDate(t *testing.T) {
+	day := time.Date(2021, 6, 1, 21, 40, 0, 0, time.UTC)
+	for name, want := range map[string]string{
+		"en-US": "Tuesday, June 1, 2021",
+		"en-ca": "June 1, 2021",
+		"en-GB": "01 June 2021",
+		"de-DE": "Dienstag, 1. Juni 2021",
+		"es-ES": "martes, 1 de junio de 2021",
+		"ja-JP": "2021年6月1日",
+		"xx-YY": "Tuesday, 01 June 2021",
+	} {
+		c, known, err := ParseCulture(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := c.FormatLongDate(day); got != want {
+			t.Errorf("%s: %q, want %q", name, got, want)
+		}
+		if known == (name == "xx-YY") {
+			t.Errorf("%s: known = %v", name, known)
+		}
+	}
+	if _, _, err := ParseCulture("en US<"); err == nil {
+		t.Error("bad culture accepted")
+	}
+	if c, _, _ := ParseCulture(""); c.Name != "en-US" {
+		t.Error(c.Name)
+	}
+}
+
+func TestEncodings(t *testing.T) {
+	b, _ := toWindows1252From([]byte("keep, café € 😀\n"), 6, nil)
+	if want := "keep, caf\xe9 \x80 ?\n"; string(b) != want {
+		t.Errorf("Windows-1252: %q, want %q", b, want)
+	}
+	var out strings.Builder
+	w := NewUTF16Writer(&out)
+	s := "a€😀"
+	w.Write([]byte(s[:2])) // a character split between writes
+	w.Write([]byte(s[2:]))
+	if want := "a\x00\xac\x20\x3d\xd8\x00\xde"; out.String() != want {
+		t.Errorf("UTF-16: %q, want %q", out.String(), want)
+	}
+	if !isASCII([]byte("0123456789abcdef")) || isASCII([]byte("0123456789abcdé")) {
+		t.Error("isASCII")
+	}
+}

@@ -1,0 +1,272 @@
+package tracerpt
+
+import (
+	"strconv"
+
+	"github.com/etwkit/etw/decode"
+	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/tdh"
+)
+
+// XMLEncoder renders events as tracerpt's XML dump (-of XML): no XML
+// declaration, an <Events> root, one TAB-indented <Event> per event with
+// <System> children in tracerpt's order, <EventData>, <RenderingInfo> and
+// <ExtendedTracingInfo>, ASCII output with character references for
+// everything else (docs/tracerpt-compat.md lists the details).
+//
+// An XMLEncoder keeps no state between events apart from scratch space:
+// use one per goroutine.
+type XMLEncoder struct {
+	o       Options
+	files   []fileInfo
+	tf      *timeFormatter
+	culture []byte // `<RenderingInfo Culture="…">` line
+	scratch []byte
+	render  tdh.RenderOptions
+}
+
+// NewXMLEncoder returns an encoder for the events of files (event.File
+// indexes files) rendered with options o (nil for the defaults).
+func NewXMLEncoder(files []*etl.File, o *Options) *XMLEncoder {
+	e := &XMLEncoder{files: newFileInfos(files)}
+	if o != nil {
+		e.o = *o
+	}
+	e.tf = newTimeFormatter(e.o.Zone)
+	c := e.o.culture()
+	e.culture = append([]byte("\t<RenderingInfo Culture=\""), appendXMLAttr(nil, c.Name)...)
+	e.culture = append(e.culture, "\">\n"...)
+	e.render.MOFPadding = true
+	return e
+}
+
+// Clone returns an encoder with the same settings for another goroutine.
+func (e *XMLEncoder) Clone() Encoder {
+	c := *e
+	c.tf = newTimeFormatter(e.o.Zone)
+	c.scratch = nil
+	return &c
+}
+
+// Begin appends the document start, "<Events>\n".
+func (e *XMLEncoder) Begin(b []byte) []byte { return append(b, "<Events>\n"...) }
+
+// End appends the document end, "</Events>\n".
+func (e *XMLEncoder) End(b []byte) []byte { return append(b, "</Events>\n"...) }
+
+// AppendEvent appends one <Event> element. res is the event's decoding
+// (nil or a nil Schema for an unknown event). Error records, which
+// ProcessTrace does not deliver, append nothing.
+func (e *XMLEncoder) AppendEvent(b []byte, ev *etl.Event, res *decode.Result) []byte {
+	if ev.Header == etl.HeaderError {
+		return b
+	}
+	s := schemaOf(res)
+	b = append(b, "<Event xmlns=\"http://schemas.microsoft.com/win/2004/08/events/event\">\n\t<System>\n\t\t<Provider"...)
+	b = e.appendProvider(b, ev, s)
+	d := &ev.Descriptor
+	b = append(b, " />\n\t\t<EventID>"...)
+	b = strconv.AppendUint(b, uint64(d.ID), 10)
+	b = append(b, "</EventID>\n\t\t<Version>"...)
+	b = strconv.AppendUint(b, uint64(d.Version), 10)
+	b = append(b, "</Version>\n\t\t<Level>"...)
+	b = strconv.AppendUint(b, uint64(d.Level), 10)
+	b = append(b, "</Level>\n\t\t<Task>"...)
+	b = strconv.AppendUint(b, uint64(d.Task), 10)
+	b = append(b, "</Task>\n\t\t<Opcode>"...)
+	b = strconv.AppendUint(b, uint64(d.Opcode), 10)
+	b = append(b, "</Opcode>\n\t\t<Keywords>"...)
+	b = appendHex0x(b, d.Keyword)
+	b = append(b, "</Keywords>\n\t\t<TimeCreated SystemTime=\""...)
+	b = e.tf.appendTimeCreated(b, ev.Time)
+	if e.o.RawTimestamp {
+		b = append(b, "\" RawTime=\""...)
+		b = strconv.AppendInt(b, ev.Timestamp, 10)
+	}
+	b = append(b, "\" />\n\t\t<Correlation ActivityID=\""...)
+	b = appendGUID(b, ev.ActivityID)
+	if g, ok := ev.RelatedActivityID(); ok {
+		b = append(b, "\" RelatedActivityID=\""...)
+		b = appendGUID(b, g)
+	}
+	b = append(b, "\" />\n\t\t<Execution ProcessID=\""...)
+	b = strconv.AppendUint(b, uint64(ev.ProcessID), 10)
+	b = append(b, "\" ThreadID=\""...)
+	b = strconv.AppendUint(b, uint64(ev.ThreadID), 10)
+	b = append(b, "\" ProcessorID=\""...)
+	b = strconv.AppendUint(b, uint64(ev.Processor), 10)
+	if ev.Flags&etl.FlagPrivateSession != 0 && ev.Flags&etl.FlagNoCPUTime == 0 {
+		b = append(b, "\" ProcessorTime=\""...)
+		b = strconv.AppendUint(b, ev.ProcessorTime, 10)
+	} else {
+		mul := msPerTick(e.files, ev)
+		b = append(b, "\" KernelTime=\""...)
+		b = strconv.AppendUint(b, uint64(ev.KernelTime)*mul, 10)
+		b = append(b, "\" UserTime=\""...)
+		b = strconv.AppendUint(b, uint64(ev.UserTime)*mul, 10)
+	}
+	b = append(b, "\" />\n"...)
+	if s != nil && s.Source == tdh.SourceManifest && s.ChannelName != "" {
+		b = append(b, "\t\t<Channel>"...)
+		b = appendXMLText(b, s.ChannelName)
+		b = append(b, "</Channel>\n"...)
+	} else {
+		b = append(b, "\t\t<Channel />\n"...)
+	}
+	b = append(b, "\t\t<Computer />\n\t</System>\n"...)
+
+	switch {
+	case decodedOK(res, e.o.LessRestrictive):
+		b = e.appendEventData(b, res.Decoded)
+	case s != nil:
+		b = append(b, "\t<ProcessingErrorData>\n\t\t<ErrorCode>15005</ErrorCode>\n\t\t<DataItemName />\n\t\t<EventPayload>"...)
+		b = appendUpperHexBytes(b, ev.UserData)
+		b = append(b, "</EventPayload>\n\t</ProcessingErrorData>\n"...)
+	case ev.Header == etl.HeaderMessage:
+		b = e.appendDebugData(b, ev)
+	default:
+		b = append(b, "\t<BinaryEventData>"...)
+		b = appendUpperHexBytes(b, ev.UserData)
+		b = append(b, "</BinaryEventData>\n"...)
+	}
+	if s != nil {
+		b = e.appendRenderingInfo(b, s, res)
+	}
+	if isClassic(ev) && ev.Header != etl.HeaderMessage {
+		b = append(b, "\t<ExtendedTracingInfo xmlns=\""+traceNS+"\">\n\t\t<EventGuid>"...)
+		b = appendGUID(b, ev.ProviderID)
+		b = append(b, "</EventGuid>\n"...)
+		if ev.Header == etl.HeaderInstance32 || ev.Header == etl.HeaderInstance64 {
+			b = append(b, "\t\t<InstanceID>"...)
+			b = strconv.AppendUint(b, uint64(ev.InstanceID), 10)
+			b = append(b, "</InstanceID>\n\t\t<ParentInstanceID>"...)
+			b = strconv.AppendUint(b, uint64(ev.ParentInstanceID), 10)
+			b = append(b, "</ParentInstanceID>\n"...)
+		}
+		b = append(b, "\t</ExtendedTracingInfo>\n"...)
+	}
+	return append(b, "</Event>\n"...)
+}
+
+// appendProvider appends the attributes of System/Provider.
+func (e *XMLEncoder) appendProvider(b []byte, ev *etl.Event, s *tdh.Event) []byte {
+	switch {
+	case s != nil && s.Source == tdh.SourceMOF:
+		// MOF: the provider class's GUID, no name (the name is in
+		// RenderingInfo/Provider); the class GUID is the EventGuid.
+		if g, ok := e.o.mofProviderGUID(s.ProviderName); ok {
+			b = append(b, " Guid=\""...)
+			b = appendGUID(b, g)
+			b = append(b, '"')
+		}
+	case s != nil:
+		if s.ProviderName != "" {
+			b = append(b, " Name=\""...)
+			b = appendXMLAttr(b, s.ProviderName)
+			b = append(b, '"')
+		}
+		b = append(b, " Guid=\""...)
+		b = appendGUID(b, ev.ProviderID)
+		b = append(b, '"')
+	case isKernelHeader(ev.Header):
+		b = append(b, " Guid=\""...)
+		b = appendGUID(b, etl.SystemTraceControlGUID)
+		b = append(b, '"')
+	case ev.Flags&etl.FlagClassicHeader == 0 || ev.Header == etl.HeaderMessage:
+		// EVENT_HEADER and WPP events name their provider (or message
+		// GUID) even when no schema is known.
+		b = append(b, " Guid=\""...)
+		b = appendGUID(b, ev.ProviderID)
+		b = append(b, '"')
+	}
+	return b
+}
+
+// appendEventData appends <EventData> with one <Data Name=…> per printable
+// top-level property, in template order.
+func (e *XMLEncoder) appendEventData(b []byte, d *tdh.Decoded) []byte {
+	b = append(b, "\t<EventData>\n"...)
+	props := d.Schema.Properties
+	for i := range props {
+		p := &props[i]
+		if !tdh.Printable(p) || i >= len(d.Values) {
+			continue
+		}
+		b = append(b, "\t\t<Data Name=\""...)
+		b = appendXMLAttr(b, p.Name)
+		b = append(b, "\">"...)
+		start := len(b)
+		b = tdh.AppendText(b, d, &d.Values[i], &e.render)
+		b, e.scratch = escapeXMLFrom(b, start, e.scratch)
+		b = append(b, "</Data>\n"...)
+	}
+	return append(b, "\t</EventData>\n"...)
+}
+
+// appendRenderingInfo appends <RenderingInfo>: for MOF events Opcode,
+// Provider and the trace-namespace EventName (the class); for TraceLogging
+// events the event name as Task; for manifest events Level, Opcode,
+// Keywords, Task, Message, Channel and Provider, each when known.
+func (e *XMLEncoder) appendRenderingInfo(b []byte, s *tdh.Event, res *decode.Result) []byte {
+	b = append(b, e.culture...)
+	elem := func(b []byte, name, v string) []byte {
+		if v == "" {
+			return b
+		}
+		b = append(b, "\t\t<"...)
+		b = append(b, name...)
+		b = append(b, '>')
+		b = appendXMLText(b, v)
+		b = append(b, "</"...)
+		b = append(b, name...)
+		return append(b, ">\n"...)
+	}
+	switch s.Source {
+	case tdh.SourceMOF:
+		b = elem(b, "Opcode", s.OpcodeName)
+		b = elem(b, "Provider", s.ProviderName)
+		if s.EventName != "" {
+			b = append(b, "\t\t<EventName xmlns=\""+traceNS+"\">"...)
+			b = appendXMLText(b, s.EventName)
+			b = append(b, "</EventName>\n"...)
+		}
+	case tdh.SourceTraceLogging:
+		b = elem(b, "Task", s.EventName)
+	default:
+		b = elem(b, "Level", s.LevelName)
+		b = elem(b, "Opcode", s.OpcodeName)
+		if len(s.KeywordNames) > 0 {
+			b = append(b, "\t\t<Keywords>\n"...)
+			for _, k := range s.KeywordNames {
+				b = append(b, "\t\t\t<Keyword>"...)
+				b = appendXMLText(b, k)
+				b = append(b, "</Keyword>\n"...)
+			}
+			b = append(b, "\t\t</Keywords>\n"...)
+		}
+		b = elem(b, "Task", s.TaskName)
+		if s.Message != "" && res.Decoded != nil && decodedOK(res, e.o.LessRestrictive) {
+			b = elem(b, "Message", tdh.FormatMessage(s.Message, res.Decoded, &e.render))
+		}
+		b = elem(b, "Channel", s.ChannelName)
+		b = elem(b, "Provider", s.ProviderName)
+	}
+	return append(b, "\t</RenderingInfo>\n"...)
+}
+
+// appendDebugData appends the <DebugData> tracerpt writes for a WPP
+// message whose format (TMF) is unknown.
+func (e *XMLEncoder) appendDebugData(b []byte, ev *etl.Event) []byte {
+	b = append(b, "\t<DebugData>\n\t\t<SequenceNumber>"...)
+	b = strconv.AppendUint(b, uint64(ev.SequenceNumber), 10)
+	b = append(b, "</SequenceNumber>\n\t\t<FlagsName></FlagsName>\n\t\t<LevelName></LevelName>\n\t\t<Component></Component>\n\t\t<SubComponent></SubComponent>\n\t\t<FileLine>"...)
+	b = appendUintRight(b, uint64(ev.Descriptor.ID), 3)
+	b = append(b, "</FileLine>\n\t\t<Function></Function>\n\t\t<Message>Unknown("...)
+	b = appendUintRight(b, uint64(ev.Descriptor.ID), 3)
+	b = append(b, "): GUID="...)
+	g := appendGUID(e.scratch[:0], ev.ProviderID)
+	b = append(b, g[1:len(g)-1]...)
+	e.scratch = g
+	b = append(b, " (No Format Information found).</Message>\n\t</DebugData>\n"...)
+	return b
+}
