@@ -271,3 +271,20 @@ func utoa(n uint64) string {
 	}
 	return string(b)
 }
+
+func TestSIDString(t *testing.T) {
+	for _, c := range []struct {
+		b    []byte
+		want string
+	}{
+		{[]byte{1, 1, 0, 0, 0, 0, 0, 5, 18, 0, 0, 0}, "S-1-5-18"},
+		// Authorities of 2^32 and more print as 12 lower-case hex digits,
+		// as RtlConvertSidToUnicodeString does.
+		{[]byte{1, 0, 0, 0x1A, 0, 0, 0, 0xBC}, "S-1-0x001a000000bc"},
+	} {
+		s, n, err := etl.ParseSID(c.b)
+		if err != nil || n != len(c.b) || s.String() != c.want {
+			t.Errorf("% x: %q (%d bytes, %v), want %q", c.b, s.String(), n, err, c.want)
+		}
+	}
+}

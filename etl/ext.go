@@ -85,7 +85,7 @@ func (s SID) String() string {
 	b.WriteString(strconv.Itoa(int(s.Revision)))
 	b.WriteByte('-')
 	if s.Authority >= 1<<32 {
-		fmt.Fprintf(&b, "0x%012X", s.Authority)
+		fmt.Fprintf(&b, "0x%012x", s.Authority)
 	} else {
 		b.WriteString(strconv.FormatUint(s.Authority, 10))
 	}

@@ -2,15 +2,14 @@ package tracelogging
 
 import (
 	"fmt"
-	"sync"
 
 	"github.com/google/uuid"
 
-	"github.com/etwkit/etw/etl"
 	"github.com/etwkit/etw/tdh"
 )
 
 // Compile turns event metadata into a TDH schema for the given provider.
+// Errors are [*MetadataError]s naming the field.
 func Compile(m *EventMetadata, providerName string, provider uuid.UUID) (*tdh.Event, error) {
 	ev := &tdh.Event{
 		Source:       tdh.SourceTraceLogging,
@@ -19,15 +18,16 @@ func Compile(m *EventMetadata, providerName string, provider uuid.UUID) (*tdh.Ev
 		EventName:    m.Name,
 		Tags:         m.Tags,
 	}
-	props, err := compileFields(m.Fields)
+	props, err := compileFields(m.Fields, "")
 	if err != nil {
-		return nil, fmt.Errorf("tracelogging: event %q: %w", m.Name, err)
+		err.Event = m.Name
+		return nil, err
 	}
 	ev.Properties = props
 	return ev, nil
 }
 
-func compileFields(fields []Field) ([]tdh.Property, error) {
+func compileFields(fields []Field, path string) ([]tdh.Property, *MetadataError) {
 	props := make([]tdh.Property, 0, len(fields))
 	// synth adds a hidden u16 property holding a length or count that the
 	// payload carries in front of the value, and returns its index.
@@ -37,17 +37,32 @@ func compileFields(fields []Field) ([]tdh.Property, error) {
 	}
 	for i := range fields {
 		f := &fields[i]
+		name := joinPath(path, f.Name)
+		fail := func(format string, args ...any) *MetadataError {
+			return &MetadataError{Field: name, Offset: -1, Msg: fmt.Sprintf(format, args...)}
+		}
 		p := tdh.Property{Name: f.Name, LengthIndex: -1, CountIndex: -1, Tags: f.Tags}
-		if f.InType == InStruct {
-			members, err := compileFields(f.Fields)
+		switch {
+		case f.Arity == ArityCustom:
+			// Custom-serialized (the in-type names the protocol): u16 byte
+			// count + bytes, shown as binary.
+			p.InType, p.OutType = tdh.InTypeBinary, tdh.OutTypeHexBinary
+			p.LengthIndex = synth(f.Name + ".Length")
+			props = append(props, p)
+			continue
+		case f.InType == InStruct:
+			if len(f.Fields) == 0 {
+				return nil, fail("struct has no members")
+			}
+			members, err := compileFields(f.Fields, name)
 			if err != nil {
 				return nil, err
 			}
 			p.Members = members
-		} else {
+		default:
 			in, out, err := translate(f.InType, f.OutType)
 			if err != nil {
-				return nil, fmt.Errorf("field %q: %w", f.Name, err)
+				return nil, fail("%v", err)
 			}
 			p.InType, p.OutType = in, out
 		}
@@ -67,15 +82,10 @@ func compileFields(fields []Field) ([]tdh.Property, error) {
 				continue
 			}
 			p.IsArray, p.CountIndex = true, synth(f.Name+".Count")
-		case ArityCustom:
-			p.InType, p.OutType, p.Members = tdh.InTypeBinary, tdh.OutTypeHexBinary, nil
-			p.LengthIndex = synth(f.Name + ".Length")
-			props = append(props, p)
-			continue
 		}
 		if f.InType == InBinary {
 			if p.IsArray {
-				return nil, fmt.Errorf("field %q: arrays of TraceLogging binary are not allowed", f.Name)
+				return nil, fail("arrays of TraceLogging binary (in-type 14) are not allowed; use counted binary (25)")
 			}
 			p.LengthIndex = synth(f.Name + ".Length")
 		}
@@ -88,7 +98,7 @@ func compileFields(fields []Field) ([]tdh.Property, error) {
 func translate(in, out uint8) (tdh.InType, tdh.OutType, error) {
 	var t tdh.InType
 	switch {
-	case in == 0 || in == 16 || in > 25:
+	case !validInType(in) || in == InStruct:
 		return 0, 0, fmt.Errorf("unsupported TraceLogging in-type %d", in)
 	case in == InBinary:
 		t = tdh.InTypeBinary
@@ -97,7 +107,11 @@ func translate(in, out uint8) (tdh.InType, tdh.OutType, error) {
 	}
 	var o tdh.OutType
 	switch out {
-	case 0, OutSigned, OutUnsigned:
+	case 0:
+	case OutSigned, OutUnsigned:
+		// TDH has no out-type for these: give the integer the in-type of
+		// the same size and the wanted signedness.
+		t = withSign(t, out == OutSigned)
 	case OutNoPrint:
 		o = tdh.OutTypeNoPrint
 	case OutString:
@@ -152,70 +166,24 @@ func translate(in, out uint8) (tdh.InType, tdh.OutType, error) {
 	return t, o, nil
 }
 
-// Cache compiles each distinct (provider, metadata) pair once. It is safe
-// for concurrent use.
-type Cache struct {
-	mu sync.RWMutex
-	m  map[string][]cacheEntry // by metadata bytes
-}
-
-type cacheEntry struct {
-	provider uuid.UUID
-	traits   string
-	schema   *tdh.Event
-}
-
-// lookup finds a compiled schema without allocating.
-func (c *Cache) lookup(provider uuid.UUID, traits, meta []byte) *tdh.Event {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	for _, e := range c.m[string(meta)] {
-		if e.provider == provider && e.traits == string(traits) {
-			return e.schema
-		}
+// withSign returns the integer in-type of t's size with the given
+// signedness (decimal); other in-types are returned unchanged.
+func withSign(t tdh.InType, signed bool) tdh.InType {
+	var s, u tdh.InType
+	switch t {
+	case tdh.InTypeInt8, tdh.InTypeUInt8:
+		s, u = tdh.InTypeInt8, tdh.InTypeUInt8
+	case tdh.InTypeInt16, tdh.InTypeUInt16:
+		s, u = tdh.InTypeInt16, tdh.InTypeUInt16
+	case tdh.InTypeInt32, tdh.InTypeUInt32, tdh.InTypeHexInt32:
+		s, u = tdh.InTypeInt32, tdh.InTypeUInt32
+	case tdh.InTypeInt64, tdh.InTypeUInt64, tdh.InTypeHexInt64:
+		s, u = tdh.InTypeInt64, tdh.InTypeUInt64
+	default:
+		return t
 	}
-	return nil
-}
-
-// Schema returns the TDH schema of a TraceLogging event, from its extended
-// items 11 and 12. ok is false for events without TraceLogging metadata.
-func (c *Cache) Schema(ev *etl.Event) (schema *tdh.Event, ok bool, err error) {
-	var meta, traits []byte
-	for _, x := range ev.Extended {
-		switch x.Type {
-		case etl.ExtEventSchemaTL:
-			meta = x.Data
-		case etl.ExtProvTraits:
-			traits = x.Data
-		}
+	if signed {
+		return s
 	}
-	if meta == nil {
-		return nil, false, nil
-	}
-	if s := c.lookup(ev.ProviderID, traits, meta); s != nil {
-		return s, true, nil
-	}
-	m, err := ParseEventMetadata(meta)
-	if err != nil {
-		return nil, true, err
-	}
-	name := ""
-	if traits != nil {
-		pt, err := etl.ParseProviderTraits(traits)
-		if err != nil {
-			return nil, true, fmt.Errorf("tracelogging: provider traits: %w", err)
-		}
-		name = pt.Name
-	}
-	s, err := Compile(m, name, ev.ProviderID)
-	if err != nil {
-		return nil, true, err
-	}
-	c.mu.Lock()
-	if c.m == nil {
-		c.m = map[string][]cacheEntry{}
-	}
-	c.m[string(meta)] = append(c.m[string(meta)], cacheEntry{ev.ProviderID, string(traits), s})
-	c.mu.Unlock()
-	return s, true, nil
+	return u
 }

@@ -20,9 +20,19 @@ func AppendTags(b []byte, tags uint32) []byte {
 }
 
 // EncodeEventMetadata builds an event metadata blob (extended item 11).
-// Struct fields are written with their member count; the result is what
-// ParseEventMetadata reads back.
+// Struct fields (OutType 0) are written with their member count in the
+// out-type byte; the result is what ParseEventMetadata reads back. Names
+// with NUL, tags beyond 28 bits, out-types beyond 7 bits, unknown
+// in-types, structs of 0 or more than 127 members and blobs over 65535
+// bytes are errors naming the field.
 func EncodeEventMetadata(m *EventMetadata) ([]byte, error) {
+	if err := checkMetadata(m); err != nil {
+		return nil, err
+	}
+	return encodeMetadata(m)
+}
+
+func encodeMetadata(m *EventMetadata) ([]byte, error) {
 	b := []byte{0, 0}
 	b = AppendTags(b, m.Tags)
 	b = append(append(b, m.Name...), 0)
@@ -41,7 +51,8 @@ func appendFields(b []byte, fields []Field) ([]byte, error) {
 	for _, f := range fields {
 		b = append(append(b, f.Name...), 0)
 		out := f.OutType
-		if f.InType == InStruct {
+		isStruct := f.InType == InStruct && f.Arity != ArityCustom
+		if isStruct {
 			if len(f.Fields) == 0 || len(f.Fields) > 127 {
 				return nil, fmt.Errorf("tracelogging: struct %q has %d members (1–127 allowed)", f.Name, len(f.Fields))
 			}
@@ -65,7 +76,7 @@ func appendFields(b []byte, fields []Field) ([]byte, error) {
 			b = binary.LittleEndian.AppendUint16(b, uint16(len(f.Schema)))
 			b = append(b, f.Schema...)
 		}
-		if f.InType == InStruct {
+		if isStruct {
 			var err error
 			if b, err = appendFields(b, f.Fields); err != nil {
 				return nil, err

@@ -1,14 +1,30 @@
-// Package tracelogging decodes TraceLogging self-describing events (and
-// .NET EventSource events in self-describing mode): the event metadata
-// carried in extended data item 11 and the provider traits of item 12.
+// Package tracelogging decodes and encodes TraceLogging self-describing
+// events (and .NET EventSource events in self-describing mode): the event
+// metadata carried in extended data item 11 and the provider traits of
+// item 12 (decoding.md §4).
 //
-// The metadata is compiled into a [tdh.Event] schema with TDH's numbering,
-// so payloads decode and render with the same engine as manifest and MOF
-// events. TraceLogging types that TDH numbers differently are translated:
-// binary (14) and custom fields carry a u16 length in the payload, and
+// Decoding: [ParseEventMetadata] reads a metadata blob, and [Compile]
+// turns it into a [tdh.Event] schema with TDH's numbering, so payloads
+// decode and render with the same engine as manifest and MOF events.
+// TraceLogging types that TDH numbers differently are translated: binary
+// (14) and custom fields carry a u16 length in the payload, and
 // variable-count arrays a u16 element count; both become a synthesized,
-// non-printing length or count property followed by the value, which is
-// how TDH exposes them.
+// non-printing "<name>.Length" or "<name>.Count" property followed by the
+// value, which is how TDH exposes them. A variable-count array of 8- or
+// 16-bit integers with the String out-type becomes one string. A [Cache]
+// does both once per distinct blob and finds the schema of an
+// [etl.Event]. Damaged metadata gives a [*MetadataError] naming the
+// field.
+//
+// Encoding: an [Event] holds [FieldValue]s made by constructors for every
+// TraceLogging type ([UnicodeString], [Uint32], [GUID], [Struct],
+// [Array], [Custom], …); [Event.Encode] returns the metadata blob and the
+// payload, and [Event.ETLData] the extended items and user data of an
+// [etl.Event].
+//
+// Provider GUIDs: [ProviderGUID] derives the GUID EventSource and
+// TraceLogging give a provider name; [NameMatchesGUID] checks a provider
+// against it.
 package tracelogging
 
 import (
@@ -48,8 +64,17 @@ const (
 	OutNTStatus      = 14
 	OutHResult       = 15
 	OutFileTime      = 16
-	OutSigned        = 17
-	OutUnsigned      = 18
+	OutSigned        = 17 // decimal, signed whatever the in-type
+	OutUnsigned      = 18 // decimal, unsigned whatever the in-type
+)
+
+// TraceLogging out-types from 33 on, numbered as TDH numbers them.
+const (
+	OutDateTimeCultureInsensitive = 33
+	OutUTF8                       = 35 // 8-bit strings as UTF-8
+	OutPKCS7WithTypeInfo          = 36
+	OutCodePointer                = 37
+	OutDateTimeUTC                = 38
 )
 
 // EventMetadata is the decoded event metadata blob (extended item 11).
@@ -72,87 +97,124 @@ type Field struct {
 	Fields  []Field
 }
 
-// ParseEventMetadata decodes an event metadata blob.
+// MetadataError reports event metadata that cannot be decoded or
+// compiled. It names the field being read where one is known and keeps the
+// raw metadata blob, so that a caller can still show the event's bytes.
+type MetadataError struct {
+	Event  string // event name, if it was read
+	Field  string // dotted path of the field ("st.member"), "" if none
+	Offset int    // offset in the metadata blob, -1 if not known
+	Msg    string
+	Meta   []byte // the metadata blob (extended item 11), if known
+}
+
+func (e *MetadataError) Error() string {
+	s := "tracelogging: "
+	if e.Event != "" {
+		s += fmt.Sprintf("event %q: ", e.Event)
+	}
+	if e.Field != "" {
+		s += fmt.Sprintf("field %q: ", e.Field)
+	}
+	s += e.Msg
+	if e.Offset >= 0 {
+		s += fmt.Sprintf(" (metadata offset %d)", e.Offset)
+	}
+	return s
+}
+
+// ParseEventMetadata decodes an event metadata blob. Errors are
+// [*MetadataError]s naming the field where the blob is damaged; the
+// parser never panics, whatever the input.
 func ParseEventMetadata(b []byte) (*EventMetadata, error) {
+	fail := func(off int, format string, args ...any) error {
+		return &MetadataError{Offset: off, Msg: fmt.Sprintf(format, args...), Meta: b}
+	}
 	if len(b) < 2 {
-		return nil, fmt.Errorf("tracelogging: event metadata of %d bytes", len(b))
+		return nil, fail(0, "%d-byte blob is too short for the size word", len(b))
 	}
 	total := int(binary.LittleEndian.Uint16(b))
-	if total < 4 || total > len(b) {
-		return nil, fmt.Errorf("tracelogging: event metadata size %d outside the %d-byte item", total, len(b))
+	if total < 4 {
+		return nil, fail(0, "metadata size %d is below the 4-byte minimum", total)
 	}
-	p := &parser{b: b[:total], pos: 2}
+	if total > len(b) {
+		return nil, fail(0, "metadata size %d outside the %d-byte item", total, len(b))
+	}
+	p := &parser{b: b[:total], pos: 2, meta: b}
 	m := &EventMetadata{}
 	var err error
-	if m.Tags, err = p.tags(); err != nil {
+	if m.Tags, err = p.tags(""); err != nil {
 		return nil, err
 	}
-	if m.Name, err = p.cstring("event name"); err != nil {
+	if m.Name, err = p.cstring("", true); err != nil {
 		return nil, err
 	}
-	var flat []Field
-	for p.pos < len(p.b) {
-		f, err := p.field()
-		if err != nil {
-			return nil, err
-		}
-		flat = append(flat, f)
-	}
-	rest, err := nest(flat, &m.Fields, -1)
-	if err != nil {
+	p.event = m.Name
+	if m.Fields, err = p.fields("", -1); err != nil {
 		return nil, err
-	}
-	if len(rest) != 0 {
-		return nil, fmt.Errorf("tracelogging: %d fields left after nesting structs", len(rest))
 	}
 	return m, nil
 }
 
-// nest moves the flat field list into dst, giving each struct (whose
-// OutType holds its member count) the fields that follow it. n < 0 takes
-// every field.
-func nest(flat []Field, dst *[]Field, n int) ([]Field, error) {
-	for n != 0 && len(flat) > 0 {
-		f := flat[0]
-		flat = flat[1:]
-		if f.InType == InStruct {
+type parser struct {
+	b     []byte
+	pos   int
+	meta  []byte // the whole blob, for errors
+	event string
+}
+
+func (p *parser) errorf(field string, off int, format string, args ...any) *MetadataError {
+	return &MetadataError{Event: p.event, Field: field, Offset: off, Msg: fmt.Sprintf(format, args...), Meta: p.meta}
+}
+
+func joinPath(path, name string) string {
+	if path == "" {
+		return name
+	}
+	return path + "." + name
+}
+
+// fields reads n fields (all that remain if n < 0) of the struct at path,
+// each struct (whose out-type byte holds its member count) with its
+// members.
+func (p *parser) fields(path string, n int) ([]Field, error) {
+	var out []Field
+	for i := 0; n < 0 && p.pos < len(p.b) || i < n; i++ {
+		if p.pos >= len(p.b) {
+			return nil, p.errorf(path, p.pos, "struct declares %d members but the metadata ends after %d", n, i)
+		}
+		f, err := p.field(path)
+		if err != nil {
+			return nil, err
+		}
+		if f.InType == InStruct && f.Arity != ArityCustom {
 			members := int(f.OutType)
-			if members == 0 || members > len(flat) {
-				return nil, fmt.Errorf("tracelogging: struct %q claims %d members, %d fields follow", f.Name, members, len(flat))
-			}
 			f.OutType = 0
-			var err error
-			if flat, err = nest(flat, &f.Fields, members); err != nil {
+			if members == 0 {
+				return nil, p.errorf(joinPath(path, f.Name), p.pos, "struct has no members (1–127 allowed)")
+			}
+			if f.Fields, err = p.fields(joinPath(path, f.Name), members); err != nil {
 				return nil, err
 			}
-			if f.Fields == nil {
-				f.Fields = []Field{}
-			}
 		}
-		*dst = append(*dst, f)
-		n--
+		out = append(out, f)
 	}
-	if n > 0 {
-		return nil, fmt.Errorf("tracelogging: struct is missing %d members", n)
-	}
-	return flat, nil
+	return out, nil
 }
 
-type parser struct {
-	b   []byte
-	pos int
-}
-
-func (p *parser) byte(what string) (byte, error) {
+// byte reads one byte of the field at path.
+func (p *parser) byte(path, what string) (byte, error) {
 	if p.pos >= len(p.b) {
-		return 0, fmt.Errorf("tracelogging: metadata ends before the %s at offset %d", what, p.pos)
+		return 0, p.errorf(path, p.pos, "metadata ends before the %s", what)
 	}
 	c := p.b[p.pos]
 	p.pos++
 	return c, nil
 }
 
-func (p *parser) cstring(what string) (string, error) {
+// cstring reads a NUL-terminated name: the event name if event is set,
+// else the name of a field under path.
+func (p *parser) cstring(path string, event bool) (string, error) {
 	for i := p.pos; i < len(p.b); i++ {
 		if p.b[i] == 0 {
 			s := string(p.b[p.pos:i])
@@ -160,15 +222,19 @@ func (p *parser) cstring(what string) (string, error) {
 			return s, nil
 		}
 	}
-	return "", fmt.Errorf("tracelogging: %s at offset %d is not NUL-terminated", what, p.pos)
+	partial := string(p.b[p.pos:])
+	if event {
+		return "", p.errorf("", p.pos, "event name %q is not NUL-terminated", partial)
+	}
+	return "", p.errorf(joinPath(path, partial), p.pos, "field name is not NUL-terminated (truncated metadata?)")
 }
 
 // tags reads a chained tag list: 7 bits a byte, most significant first,
 // continuing while the high bit is set; up to 28 bits.
-func (p *parser) tags() (uint32, error) {
+func (p *parser) tags(path string) (uint32, error) {
 	var v uint32
 	for shift := 21; ; shift -= 7 {
-		c, err := p.byte("tags")
+		c, err := p.byte(path, "end of the tags")
 		if err != nil {
 			return 0, err
 		}
@@ -179,30 +245,39 @@ func (p *parser) tags() (uint32, error) {
 			return v, nil
 		}
 		if shift < -7*8 {
-			return 0, fmt.Errorf("tracelogging: tag chain too long at offset %d", p.pos)
+			return 0, p.errorf(path, p.pos, "tag chain too long")
 		}
 	}
 }
 
-func (p *parser) field() (Field, error) {
+// validInType reports whether a 5-bit in-type is one TraceLogging defines.
+func validInType(t uint8) bool {
+	return t != 0 && t != 16 && t <= 25
+}
+
+func (p *parser) field(path string) (Field, error) {
 	var f Field
 	var err error
-	if f.Name, err = p.cstring("field name"); err != nil {
+	if f.Name, err = p.cstring(path, false); err != nil {
 		return f, err
 	}
-	in, err := p.byte("in-type of " + f.Name)
+	name := joinPath(path, f.Name)
+	in, err := p.byte(name, "in-type")
 	if err != nil {
 		return f, err
 	}
 	f.InType, f.Arity = in&0x1F, in&0x60
+	if f.Arity != ArityCustom && !validInType(f.InType) {
+		return f, p.errorf(name, p.pos-1, "unknown in-type %d (in-type byte %#02x)", f.InType, in)
+	}
 	if in&0x80 != 0 {
-		out, err := p.byte("out-type of " + f.Name)
+		out, err := p.byte(name, "out-type")
 		if err != nil {
 			return f, err
 		}
 		f.OutType = out & 0x7F
 		if out&0x80 != 0 {
-			if f.Tags, err = p.tags(); err != nil {
+			if f.Tags, err = p.tags(name); err != nil {
 				return f, err
 			}
 		}
@@ -210,20 +285,20 @@ func (p *parser) field() (Field, error) {
 	switch f.Arity {
 	case ArityCCount:
 		if p.pos+2 > len(p.b) {
-			return f, fmt.Errorf("tracelogging: metadata ends before the count of %s", f.Name)
+			return f, p.errorf(name, p.pos, "metadata ends before the array count")
 		}
 		f.Count = binary.LittleEndian.Uint16(p.b[p.pos:])
 		p.pos += 2
 	case ArityCustom:
 		if p.pos+2 > len(p.b) {
-			return f, fmt.Errorf("tracelogging: metadata ends before the schema size of %s", f.Name)
+			return f, p.errorf(name, p.pos, "metadata ends before the custom schema size")
 		}
 		n := int(binary.LittleEndian.Uint16(p.b[p.pos:]))
 		p.pos += 2
 		if p.pos+n > len(p.b) {
-			return f, fmt.Errorf("tracelogging: schema of %s (%d bytes) runs past the metadata", f.Name, n)
+			return f, p.errorf(name, p.pos, "custom schema of %d bytes runs past the metadata (%d bytes left)", n, len(p.b)-p.pos)
 		}
-		f.Schema = p.b[p.pos : p.pos+n]
+		f.Schema = append([]byte{}, p.b[p.pos:p.pos+n]...)
 		p.pos += n
 	}
 	return f, nil
