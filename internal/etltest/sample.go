@@ -1,6 +1,8 @@
 package etltest
 
 import (
+	"encoding/binary"
+
 	"github.com/google/uuid"
 
 	"github.com/etwkit/etw/etl"
@@ -28,7 +30,25 @@ func Sample() []byte {
 	rel := make([]byte, 16)
 	etl.PutGUIDWindows(rel, uuid.MustParse("0c1b2a3f-4e5d-4c6b-8a79-685746352413"))
 	sid := []byte{1, 1, 0, 0, 0, 0, 0, 5, 18, 0, 0, 0} // S-1-5-18
-	procStart := append(make([]byte, 16), UTF16Z("notepad.exe")...)
+	// Process/Start v3: UniqueProcessKey, ProcessId, ParentId, SessionId,
+	// ExitStatus, DirectoryTableBase, UserSID (TOKEN_USER + SID),
+	// ImageFileName (ANSI), CommandLine (UTF-16).
+	procStart := make([]byte, 0, 128)
+	procStart = binary.LittleEndian.AppendUint64(procStart, 0xFFFF8A0F1E2D3C40)
+	procStart = binary.LittleEndian.AppendUint32(procStart, 0x344)
+	procStart = binary.LittleEndian.AppendUint32(procStart, 0x1F0)
+	procStart = binary.LittleEndian.AppendUint32(procStart, 1)
+	procStart = binary.LittleEndian.AppendUint32(procStart, 259)
+	procStart = binary.LittleEndian.AppendUint64(procStart, 0x1AB000)
+	procStart = binary.LittleEndian.AppendUint64(procStart, 0xFFFF8A0F1E2D3C90) // TOKEN_USER.User.Sid
+	procStart = binary.LittleEndian.AppendUint64(procStart, 0)                  // TOKEN_USER.User.Attributes
+	procStart = append(procStart, 1, 1, 0, 0, 0, 0, 0, 5, 18, 0, 0, 0)          // S-1-5-18
+	procStart = append(procStart, "notepad.exe\x00"...)
+	procStart = append(procStart, UTF16Z(`notepad.exe C:\notes.txt`)...)
+	// PerfInfo/SampleProf v2: InstructionPointer, ThreadId, Count, Reserved.
+	sample := binary.LittleEndian.AppendUint64(nil, 0xFFFFF8012345ABCD)
+	sample = binary.LittleEndian.AppendUint32(sample, 0x1234)
+	sample = append(sample, 1, 0, 0, 0)
 	wppGUID := make([]byte, 16)
 	etl.PutGUIDWindows(wppGUID, uuid.MustParse("a9d8c7b6-e5f4-4321-9876-543210fedcba"))
 	ts := func(d int64) []byte { b := make([]byte, 8); LE64(b, uint64(t0+d)); return b }
@@ -46,7 +66,7 @@ func Sample() []byte {
 		Sys(etl.HeaderSystem64, 3, 0x0301, 0x1234, 0x344, t0+1000, nil, procStart),
 		Event(etl.HeaderEvent64, 0, 0x1234, 0x344, t0+2000, SampleProvider, desc(1, 4), act,
 			[]Ext{{Type: etl.ExtRelatedActivityID, Data: rel}, {Type: etl.ExtSID, Data: sid}}, UTF16Z("hello")),
-		Sys(etl.HeaderPerfInfo64, 2, 0x0F2E, 0, 0, t0+3000, nil, []byte{1, 2, 3, 4, 5, 6, 7, 8}),
+		Sys(etl.HeaderPerfInfo64, 2, 0x0F2E, 0, 0, t0+3000, nil, sample),
 		Classic(etl.HeaderClassic64, 1, 4, 0, 0x1234, 0x344, t0+5000, SampleProvider, []byte("classic")),
 	)
 	meta, err := tracelogging.EncodeEventMetadata(&tracelogging.EventMetadata{Name: "Checkout", Fields: []tracelogging.Field{
