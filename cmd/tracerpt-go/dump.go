@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
@@ -108,7 +109,25 @@ was not given; 5 damaged input with --strict.`,
 	fl.StringVar(&o.report, "report", "", "tracerpt's workload report: not supported")
 	fl.StringVar(&o.export, "export", "", "tracerpt's schema export: not supported")
 	fl.StringVar(&o.config, "config", "", "tracerpt's settings file: not supported")
-	// Filters.
+	addFilterFlags(fl, &o)
+	// Reading.
+	fl.BoolVar(&o.fileOrder, "file-order", false, "deliver events in file order instead of time order")
+	fl.IntVar(&o.workers, "workers", 0, "goroutines that read, decode and render (0: one per CPU)")
+	fl.BoolVar(&o.nearest, "nearest-version", false, "decode an event whose exact version has no schema with the nearest version")
+	fl.BoolVar(&o.raw, "raw", false, "JSON: include user_data (hex) even for decoded events")
+	fl.BoolVar(&o.quiet, "quiet", false, "no progress bar (it is shown only when standard error is a terminal)")
+	fl.BoolVar(&o.strict, "strict", false, "stop with exit status 5 at the first damaged buffer or record (default: warn and go on)")
+	fl.StringSliceVar(&o.manifests, "manifest", nil, "same as -import")
+	root.AddCommand(newInfoCmd(), newRelogCmd())
+	setFlagErrors(root)
+	for _, c := range root.Commands() {
+		setFlagErrors(c)
+	}
+	return root
+}
+
+// addFilterFlags registers the event filters (shared by the dump and relog).
+func addFilterFlags(fl *pflag.FlagSet, o *dumpOptions) {
 	fl.StringSliceVar(&o.providers, "provider", nil, "keep only events of these providers, by name or GUID (repeatable, comma-separated)")
 	fl.StringSliceVar(&o.excludeProviders, "exclude-provider", nil, "drop events of these providers, by name or GUID (repeatable, comma-separated)")
 	fl.StringVar(&o.eventIDs, "event-id", "", "keep only these event ids: a list of numbers and ranges (1,5-9)")
@@ -120,20 +139,24 @@ was not given; 5 damaged input with --strict.`,
 	fl.StringVar(&o.start, "start", "", "keep only events at or after this time: RFC 3339 (2021-06-01T16:11:00Z) or a duration from the trace start (+30s)")
 	fl.StringVar(&o.end, "end", "", "keep only events before this time (same forms as --start)")
 	fl.IntVar(&o.maxEvents, "max-events", 0, "stop after writing this many events (0: no limit)")
-	// Reading.
-	fl.BoolVar(&o.fileOrder, "file-order", false, "deliver events in file order instead of time order")
-	fl.IntVar(&o.workers, "workers", 0, "goroutines that read, decode and render (0: one per CPU)")
-	fl.BoolVar(&o.nearest, "nearest-version", false, "decode an event whose exact version has no schema with the nearest version")
-	fl.BoolVar(&o.raw, "raw", false, "JSON: include user_data (hex) even for decoded events")
-	fl.BoolVar(&o.quiet, "quiet", false, "no progress bar (it is shown only when standard error is a terminal)")
-	fl.BoolVar(&o.strict, "strict", false, "stop with exit status 5 at the first damaged buffer or record (default: warn and go on)")
-	fl.StringSliceVar(&o.manifests, "manifest", nil, "same as -import")
-	root.AddCommand(newInfoCmd())
-	setFlagErrors(root)
-	for _, c := range root.Commands() {
-		setFlagErrors(c)
+}
+
+// openInputs expands globs and .etl.NNN sequences and opens the files.
+// On error the files opened so far are returned for closing.
+func openInputs(args []string) ([]*etl.File, error) {
+	paths, err := tracerpt.ExpandInputs(args)
+	if err != nil {
+		return nil, withCode(exitInput, err)
 	}
-	return root
+	var files []*etl.File
+	for _, p := range paths {
+		f, err := etl.Open(p)
+		if err != nil {
+			return files, withCode(exitInput, err)
+		}
+		files = append(files, f)
+	}
+	return files, nil
 }
 
 // warn prints a warning on standard error.
@@ -180,22 +203,14 @@ func runDump(cmd *cobra.Command, args []string, o *dumpOptions) error {
 	}
 
 	// Inputs.
-	paths, err := tracerpt.ExpandInputs(args)
-	if err != nil {
-		return withCode(exitInput, err)
-	}
-	var files []*etl.File
+	files, err := openInputs(args)
 	defer func() {
 		for _, f := range files {
 			f.Close()
 		}
 	}()
-	for _, p := range paths {
-		f, err := etl.Open(p)
-		if err != nil {
-			return withCode(exitInput, err)
-		}
-		files = append(files, f)
+	if err != nil {
+		return err
 	}
 	if err := filter.resolveTimes(files); err != nil {
 		return usageError(err)
@@ -259,6 +274,10 @@ func runDump(cmd *cobra.Command, args []string, o *dumpOptions) error {
 		cfg.Encoder = tracerpt.NewEncoder(format, files, ropts)
 	}
 	if o.summary != "" {
+		paths := make([]string, len(files))
+		for i, f := range files {
+			paths[i] = f.Name
+		}
 		cfg.Summary = tracerpt.NewSummary(files, paths)
 	}
 	// No bar when the dump itself goes to the terminal.

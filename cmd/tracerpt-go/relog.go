@@ -1,0 +1,140 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/etwkit/etw/decode"
+	"github.com/etwkit/etw/etl"
+)
+
+type relogOptions struct {
+	dumpOptions // filters, -import, -y
+	out         string
+	compress    bool
+	bufferSize  int
+}
+
+func newRelogCmd() *cobra.Command {
+	var o relogOptions
+	cmd := &cobra.Command{
+		Use:   "relog FILE... -o OUT.etl [--compress] [filters]",
+		Short: "Write a filtered, merged .etl file from .etl inputs",
+		Long: `relog reads the input files, merges their events into time order, keeps the
+events the filters select, and writes them to a new .etl file that Windows'
+tools read: one header buffer, then per-processor buffers, as a relogger
+writes them. Timestamps keep the first input's clock; events of other inputs
+are converted through UTC. With --compress the buffers are XPRESS-compressed,
+as 'xperf -merge -compress' and PerfView's relogger do.`,
+		Example: `  tracerpt-go relog a.etl b.etl -o merged.etl
+  tracerpt-go relog big.etl -o pktmon-only.etl --provider Microsoft-Windows-PktMon --compress`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runRelog(cmd, args, &o)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVarP(&o.out, "o", "o", "", "output .etl file (required)")
+	fl.BoolVar(&o.compress, "compress", false, "write XPRESS-compressed buffers")
+	fl.IntVar(&o.bufferSize, "buffer-size", 0, "buffer size in bytes (default: the first input's)")
+	fl.BoolVarP(&o.yes, "y", "y", false, "overwrite an existing output file")
+	fl.StringSliceVar(&o.manifests, "import", nil, "manifests or MOF files, for --provider filters by name")
+	addFilterFlags(fl, &o.dumpOptions)
+	return cmd
+}
+
+func runRelog(cmd *cobra.Command, args []string, o *relogOptions) error {
+	if o.out == "" {
+		return usageError(errors.New("relog needs -o OUT.etl"))
+	}
+	filt, err := o.filter()
+	if err != nil {
+		return usageError(err)
+	}
+	files, err := openInputs(args)
+	defer func() {
+		for _, f := range files {
+			f.Close()
+		}
+	}()
+	if err != nil {
+		return err
+	}
+	if err := filt.resolveTimes(files); err != nil {
+		return usageError(err)
+	}
+	if _, err := os.Stat(o.out); err == nil && !o.yes {
+		return withCode(exitExists, fmt.Errorf("%s already exists; add -y to overwrite it", o.out))
+	}
+	var dec *decode.Decoder
+	if filt.NeedsSchema() {
+		dec = decode.New()
+		if err := dec.Import(o.manifests...); err != nil {
+			warn(cmd, err)
+		}
+		if err := dec.Prescan(files); err != nil {
+			warn(cmd, err)
+		}
+	}
+
+	h := files[0].Header
+	h.EndTime, h.BuffersWritten, h.EventsLost, h.BuffersLost = 0, 0, 0, 0
+	h.LogFileMode = h.LogFileMode&^(etl.ModeCircular|etl.ModeNewFile|etl.ModeAppend|etl.ModeCompressed|etl.ModeUseKBytesForSize) | etl.ModeRelog
+	h.MaximumFileSize = 0
+	for _, f := range files {
+		h.NumberOfProcessors = max(h.NumberOfProcessors, f.Header.NumberOfProcessors)
+		h.EventsLost += f.Header.EventsLost
+		h.BuffersLost += f.Header.BuffersLost
+	}
+	bufSize := o.bufferSize
+	if bufSize == 0 {
+		bufSize = int(max(h.BufferSize, 64<<10))
+	}
+	out, err := os.Create(o.out)
+	if err != nil {
+		return err
+	}
+	defer out.Close()
+	w, err := etl.NewWriter(out, &etl.WriterOptions{Header: h, BufferSize: bufSize, Compress: o.compress})
+	if err != nil {
+		return err
+	}
+	r := etl.NewReader(files, &etl.ReaderOptions{Order: etl.TimeOrder, Workers: o.workers})
+	defer r.Close()
+	written := 0
+	for r.Next() {
+		ev := r.Event()
+		if ev.BufferIndex == 0 && ev.Header <= etl.HeaderSystem64 && (ev.HookID == 0 || ev.HookID == 0x0050) {
+			continue // the writer writes its own header events
+		}
+		if !filt.MatchHeader(ev) {
+			continue
+		}
+		if dec != nil {
+			if res := dec.Decode(ev); !filt.MatchSchema(ev, res.Schema) {
+				continue
+			}
+		}
+		e := *ev
+		if ev.File != 0 {
+			e.Timestamp = 0 // converted from e.Time with the output's clock
+		}
+		if err := w.WriteEvent(&e); err != nil {
+			return fmt.Errorf("writing event %d: %w", written, err)
+		}
+		written++
+		if filt.MaxEvents > 0 && written >= filt.MaxEvents {
+			break
+		}
+	}
+	for _, err := range r.Errors() {
+		warn(cmd, err)
+	}
+	if err := w.Close(); err != nil {
+		return err
+	}
+	return out.Close()
+}
