@@ -106,6 +106,8 @@ var optionalValue = map[string]string{"summary": "summary.txt", "o": "", "report
 // --import per file. Everything else passes through.
 func normalizeArgs(args []string) []string {
 	longs := longFlagNames()
+	// relog writes an .etl file: its -o always takes the next argument.
+	relog := len(args) > 0 && args[0] == "relog"
 	var out []string
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -131,7 +133,7 @@ func normalizeArgs(args []string) []string {
 		}
 		flag := "--" + lname
 		if def, ok := optionalValue[lname]; ok && !hasVal {
-			if i+1 < len(args) && isOptionValue(args[i+1], lname) {
+			if i+1 < len(args) && (isOptionValue(args[i+1], lname) || relog && lname == "o" && !strings.HasPrefix(args[i+1], "-")) {
 				out = append(out, flag+"="+args[i+1])
 				i++
 			} else {

@@ -456,3 +456,70 @@ func TestCorpusInfoAndDump(t *testing.T) {
 		}
 	}
 }
+
+// TestRelog writes a filtered, compressed file and reads it back.
+func TestRelog(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out.etl")
+	if _, stderr, code := runCLI(t, "relog", sample, "-o", out, "--provider", "etwkit-shop,{3f4a7f2e-5c1d-4b8e-9a61-0c2d3e4f5a6b}", "--compress"); code != 0 {
+		t.Fatalf("relog: exit %d: %s", code, stderr)
+	}
+	var fi fileInfo
+	if err := json.Unmarshal([]byte(mustRun(t, "info", "--json", out)), &fi); err != nil {
+		t.Fatal(err)
+	}
+	// The sample provider's 3 event64, 1 event32 and 1 classic event, the
+	// TraceLogging event, and the output's 2 header events.
+	ht := fi.HeaderTypes
+	if fi.Events != 8 || ht["event64"] != 4 || ht["event32"] != 1 || ht["classic64"] != 1 || ht["system64"] != 2 || fi.CompressedBuffers == 0 || len(fi.Errors) != 0 {
+		t.Errorf("relogged file: %+v", fi)
+	}
+	if _, _, code := runCLI(t, "relog", sample, "-o", out); code != exitExists {
+		t.Errorf("relog over an existing file without -y: exit %d", code)
+	}
+	if _, _, code := runCLI(t, "relog", sample); code != exitUsage {
+		t.Errorf("relog without -o: exit %d", code)
+	}
+}
+
+// TestCorpusRelogCLI merges two real files into one and checks every event.
+func TestCorpusRelogCLI(t *testing.T) {
+	dir := os.Getenv("ETL_CORPUS")
+	if dir == "" {
+		t.Skip("ETL_CORPUS is not set: no real .etl corpus to test against")
+	}
+	a := filepath.Join(dir, "Marissa1999+Tracing-Application/mytrace.etl")
+	b := filepath.Join(dir, "airbus-cert+etl-parser/tests/example/AMSITrace.etl")
+	out := filepath.Join(t.TempDir(), "merged.etl")
+	if _, stderr, code := runCLI(t, "relog", a, b, "-o", out); code != 0 {
+		t.Fatalf("relog: exit %d: %s", code, stderr)
+	}
+	src := mustRun(t, a, b, "-of", "JSON", "-o", "-")
+	got := mustRun(t, out, "-of", "JSON", "-o", "-")
+	// Same events in the same order with the same UTC times and values,
+	// minus each input's header events (the output has its own).
+	pick := func(s string) []string {
+		var out []string
+		for _, l := range strings.Split(strings.TrimSpace(s), "\n") {
+			var ev map[string]any
+			if err := json.Unmarshal([]byte(l), &ev); err != nil {
+				t.Fatal(err)
+			}
+			if ev["provider_guid"] == "{68fdd900-4a3e-11d1-84f4-0000f80464e3}" {
+				continue
+			}
+			b, _ := json.Marshal(map[string]any{"t": ev["filetime"], "p": ev["provider_guid"], "id": ev["event_id"], "props": ev["properties"], "pid": ev["pid"], "cpu": ev["cpu"]})
+			out = append(out, string(b))
+		}
+		return out
+	}
+	ws, gs := pick(src), pick(got)
+	if len(ws) != 27 || len(ws) != len(gs) {
+		t.Fatalf("%d events relogged, %d in the sources (want 8 + 19)", len(gs), len(ws))
+	}
+	for i := range ws {
+		if ws[i] != gs[i] {
+			t.Errorf("event %d:\n got %s\nwant %s", i, gs[i], ws[i])
+		}
+	}
+}
