@@ -111,7 +111,7 @@ func newFile(r io.ReaderAt, size int64, name string) (*File, error) {
 	if _, err := parseRecord(&ev, t, rec[:recSize], &recordContext{}, nil); err != nil {
 		return nil, notETL("log-file header event: %v", err)
 	}
-	h, err := parseLogfileHeader(ev.UserData, t == HeaderSystem64)
+	h, err := ParseLogfileHeader(ev.UserData, t == HeaderSystem64)
 	if err != nil {
 		return nil, notETL("%v", err)
 	}

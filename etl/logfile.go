@@ -141,9 +141,11 @@ const (
 	tzSize    = 0xAC
 )
 
-// parseLogfileHeader parses the TLH (and its two strings) from the payload
-// of the header event. is64 selects the layout.
-func parseLogfileHeader(p []byte, is64 bool) (LogfileHeader, error) {
+// ParseLogfileHeader parses a TRACE_LOGFILE_HEADER and the two names that
+// follow it from the payload of a log-file header event (the inverse of
+// [AppendLogfileHeader]). is64 selects the layout. HeaderTimestamp is left
+// 0: it is the header event's timestamp, not part of the payload.
+func ParseLogfileHeader(p []byte, is64 bool) (LogfileHeader, error) {
 	var h LogfileHeader
 	size := tlh32Size
 	ptr := 4

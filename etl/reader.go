@@ -96,10 +96,16 @@ func NewReader(files []*File, opts *ReaderOptions) *Reader {
 		r.streams = append(r.streams, s)
 	} else {
 		for i, f := range files {
-			byCPU := map[uint16]*stream{}
-			var order []uint16
+			byCPU := map[int]*stream{}
+			var order []int
 			for _, bi := range f.Buffers() {
-				p := bi.Header.Processor()
+				// Header buffers form a stream of their own: their events
+				// carry the session start time, which may be later than
+				// events a processor logged before a new file began.
+				p := int(bi.Header.Processor())
+				if bi.Header.Type == BufferTypeHeader {
+					p = -1
+				}
 				s := byCPU[p]
 				if s == nil {
 					s = &stream{}

@@ -210,3 +210,23 @@ func TestHeaderEventTooShort(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// TestHeaderBufferOwnStream: a file whose header time is later than
+// events of processor 0 (as new-file rotation writes) still merges in
+// time order.
+func TestHeaderBufferOwnStream(t *testing.T) {
+	tf := etltest.NewFile(1024, true)
+	t0 := tf.TLH.HeaderTimestamp
+	tf.AddBuffer(0, t0-5, ev64(1, t0-20), ev64(2, t0-10))
+	tf.AddBuffer(0, t0+20, ev64(3, t0+10), ev64(4, t0+20))
+	f := open(t, tf.Bytes())
+	evs, _ := collect(t, []*etl.File{f}, etl.TimeOrder)
+	for i := 1; i < len(evs); i++ {
+		if evs[i].Time < evs[i-1].Time {
+			t.Fatalf("event %d goes back in time: %d after %d", i, evs[i].Time, evs[i-1].Time)
+		}
+	}
+	if got := ids(evs); !equalInts(got, []int{1, 2, 3, 4}) || evs[2].Header != etl.HeaderSystem64 {
+		t.Errorf("order %v; header events at positions 2–3 expected", got)
+	}
+}

@@ -27,8 +27,15 @@ type WriterOptions struct {
 	// with XPRESS, as a relogger in compressed mode does.
 	Compress bool
 	// HeaderThreadID and HeaderProcessID identify the thread that started
-	// the session, in the header events.
-	HeaderThreadID, HeaderProcessID uint32
+	// the session, in the header events; HeaderKernelTime and
+	// HeaderUserTime are its CPU times.
+	HeaderThreadID, HeaderProcessID  uint32
+	HeaderKernelTime, HeaderUserTime uint32
+	// HeaderEvents are the header-group events that follow the log-file
+	// header event in the header buffer (for example the header extension
+	// of a kernel session). nil writes the PartitionInfoExtension event
+	// Windows 10 writes. Their timestamps are the header's.
+	HeaderEvents []Event
 	// MaxFileSize, if not 0, bounds the file. Sequential files stop
 	// taking events when full (WriteEvent returns ErrLogFull and the
 	// events count as lost); circular files wrap.
@@ -180,15 +187,25 @@ func (w *Writer) headerBuffer() ([]byte, error) {
 	if w.h.Is64 {
 		t = HeaderSystem64
 	}
-	base := Event{Header: t, ThreadID: w.opts.HeaderThreadID, ProcessID: w.opts.HeaderProcessID, Timestamp: w.h.HeaderTimestamp, ClassVersion: 2}
+	base := Event{Header: t, ThreadID: w.opts.HeaderThreadID, ProcessID: w.opts.HeaderProcessID, Timestamp: w.h.HeaderTimestamp,
+		ClassVersion: 2, KernelTime: w.opts.HeaderKernelTime, UserTime: w.opts.HeaderUserTime}
 	hdr := base
 	hdr.UserData = AppendLogfileHeader(nil, &w.h)
-	part := base
-	part.HookID = 0x0050
-	part.UserData = make([]byte, 0x30)
+	events := []*Event{&hdr}
+	if w.opts.HeaderEvents == nil {
+		part := base
+		part.HookID = 0x0050
+		part.UserData = make([]byte, 0x30)
+		events = append(events, &part)
+	}
+	for i := range w.opts.HeaderEvents {
+		ev := w.opts.HeaderEvents[i]
+		ev.Timestamp = w.h.HeaderTimestamp
+		events = append(events, &ev)
+	}
 	data := make([]byte, BufferHeaderSize, w.bufSize)
 	var err error
-	for _, ev := range []*Event{&hdr, &part} {
+	for _, ev := range events {
 		if data, err = AppendRecord(data, ev); err != nil {
 			return nil, err
 		}

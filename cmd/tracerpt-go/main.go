@@ -107,7 +107,7 @@ var optionalValue = map[string]string{"summary": "summary.txt", "o": "", "report
 func normalizeArgs(args []string) []string {
 	longs := longFlagNames()
 	// relog writes an .etl file: its -o always takes the next argument.
-	relog := len(args) > 0 && args[0] == "relog"
+	relog := len(args) > 0 && (args[0] == "relog" || args[0] == "synth")
 	var out []string
 	for i := 0; i < len(args); i++ {
 		a := args[i]

@@ -5,9 +5,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
+	"github.com/etwkit/etw/tracelogging"
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -521,5 +525,105 @@ func TestCorpusRelogCLI(t *testing.T) {
 		if ws[i] != gs[i] {
 			t.Errorf("event %d:\n got %s\nwant %s", i, gs[i], ws[i])
 		}
+	}
+}
+
+// TestSynthRoundTrip: ETL → JSON → ETL → JSON reaches a fixpoint, and the
+// synthesized file keeps every event of the original.
+func TestSynthRoundTrip(t *testing.T) {
+	check := func(t *testing.T, src string) {
+		dir := t.TempDir()
+		j1 := mustRun(t, src, "-of", "JSON", "--raw", "-o", "-")
+		in1 := filepath.Join(dir, "1.jsonl")
+		os.WriteFile(in1, []byte(j1), 0o644)
+		etl2 := filepath.Join(dir, "2.etl")
+		if _, stderr, code := runCLI(t, "synth", in1, "-o", etl2); code != 0 {
+			t.Fatalf("synth: exit %d: %s", code, stderr)
+		}
+		j2 := mustRun(t, etl2, "-of", "JSON", "--raw", "-o", "-")
+		in2 := filepath.Join(dir, "2.jsonl")
+		os.WriteFile(in2, []byte(j2), 0o644)
+		etl3 := filepath.Join(dir, "3.etl")
+		if _, stderr, code := runCLI(t, "synth", in2, "-o", etl3, "--compress"); code != 0 {
+			t.Fatalf("synth: exit %d: %s", code, stderr)
+		}
+		j3 := mustRun(t, etl3, "-of", "JSON", "--raw", "-o", "-")
+		// Only the log-file header event may differ (the new file's
+		// buffer count, end time, compression bit and layout version).
+		// Against Windows' file, the processor-index flag (0x200) may
+		// differ too: the writer always writes processor-index buffers,
+		// Windows' relogger leaves it off its header buffer.
+		noProcIndex := regexp.MustCompile(`"flags":"0x[0-9a-f]+"`)
+		mask := func(s string) string {
+			return noProcIndex.ReplaceAllStringFunc(s, func(m string) string {
+				v, _ := strconv.ParseUint(m[11:len(m)-1], 16, 16)
+				return fmt.Sprintf(`"flags":"0x%x"`, v&^0x200)
+			})
+		}
+		for _, pair := range [][2]string{{mask(j1), mask(j2)}, {j2, j3}} {
+			a, b := strings.Split(pair[0], "\n"), strings.Split(pair[1], "\n")
+			if len(a) != len(b) {
+				t.Fatalf("%s: %d events, before %d", src, len(b), len(a))
+			}
+			for i := 1; i < len(a); i++ {
+				if a[i] != b[i] {
+					t.Errorf("%s line %d:\n got %.300s\nwant %.300s", src, i+1, b[i], a[i])
+				}
+			}
+		}
+	}
+	check(t, sample)
+	if dir := os.Getenv("ETL_CORPUS"); dir != "" {
+		for _, rel := range []string{
+			"Marissa1999+Tracing-Application/mytrace.etl",
+			"airbus-cert+etl-parser/tests/example/ShutdownPerfDiagLogger.etl",
+			"jtmoon79+super-speedy-syslog-searcher/logs/programs/OneDrive/Local/Microsoft/OneDrive/logs/Personal/gunzipped/CldFlt0-2025-12-21-121418.etl",
+			"nathaniel-security+microsoft-pktmon-VPN-capture-traffic/history/508f5bc135c8effceef0879693c6de45f2a92012/PktMon.etl",
+		} {
+			check(t, filepath.Join(dir, rel))
+		}
+	}
+}
+
+// TestSynthFromForeignJSON turns events from elsewhere into TraceLogging.
+func TestSynthFromForeignJSON(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "app.jsonl")
+	os.WriteFile(in, []byte(`{"time":"2024-05-01T10:00:00Z","provider_name":"MyApp","event_name":"Login","level":4,"pid":42,"properties":{"user":"ann","ok":true,"tries":3,"latency":0.25,"roles":["admin","dev"],"client":{"ip":"10.0.0.1","port":443}}}
+{"time":"2024-05-01T10:00:01.5Z","provider_name":"MyApp","event_name":"Logout","properties":{"user":"ann"}}
+`), 0o644)
+	out := filepath.Join(dir, "app.etl")
+	if _, stderr, code := runCLI(t, "synth", in, "-o", out); code != 0 {
+		t.Fatalf("synth: exit %d: %s", code, stderr)
+	}
+	got := mustRun(t, out, "-of", "JSON", "-o", "-")
+	lines := strings.Split(strings.TrimSpace(got), "\n")
+	if len(lines) != 4 {
+		t.Fatalf("%d events:\n%s", len(lines), got)
+	}
+	var ev struct {
+		Time       string         `json:"time"`
+		Provider   string         `json:"provider_name"`
+		GUID       string         `json:"provider_guid"`
+		Name       string         `json:"event_name"`
+		PID        uint32         `json:"pid"`
+		Level      int            `json:"level"`
+		Properties map[string]any `json:"properties"`
+	}
+	if err := json.Unmarshal([]byte(lines[2]), &ev); err != nil {
+		t.Fatal(err)
+	}
+	want := `{"client":{"ip":"10.0.0.1","port":443},"latency":0.25,"ok":true,"roles":["admin","dev"],"tries":3,"user":"ann"}`
+	props, _ := json.Marshal(ev.Properties)
+	if ev.Time != "2024-05-01T10:00:00.0000000Z" || ev.Provider != "MyApp" || ev.Name != "Login" || ev.PID != 42 || ev.Level != 4 || string(props) != want {
+		t.Errorf("event: %+v\nproperties %s", ev, props)
+	}
+	// The provider GUID is EventSource's name hash.
+	if ev.GUID != "{"+tracelogging.ProviderGUID("MyApp").String()+"}" {
+		t.Errorf("provider GUID %s", ev.GUID)
+	}
+	os.WriteFile(in, []byte(`{"time":"2024-05-01T10:00:00Z","event_name":"x"}`+"\n"), 0o644)
+	if _, stderr, code := runCLI(t, "synth", in, "-o", out, "-y"); code != exitInput || !strings.Contains(stderr, "app.jsonl:1") {
+		t.Errorf("event without payload: exit %d, %s", code, stderr)
 	}
 }

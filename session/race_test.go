@@ -1,0 +1,5 @@
+//go:build race
+
+package session_test
+
+func init() { raceEnabled = true }
