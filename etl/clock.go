@@ -1,6 +1,9 @@
 package etl
 
-import "math/bits"
+import (
+	"math"
+	"math/bits"
+)
 
 // Clock converts a file's raw timestamps to FILETIME (UTC), as ProcessTrace
 // does when PROCESS_TRACE_MODE_RAW_TIMESTAMP is not set.
@@ -64,15 +67,19 @@ func (c *Clock) FileTime(t int64) int64 {
 		ud = uint64(-d)
 	}
 	hi, lo := bits.Mul64(ud, 10000000)
-	if hi >= c.Freq { // quotient would overflow 64 bits
-		if neg {
-			return c.StartTime - (1<<63 - 1)
-		}
-		return 1<<63 - 1
+	var q uint64 = math.MaxUint64
+	if hi < c.Freq { // else the quotient overflows 64 bits
+		q, _ = bits.Div64(hi, lo, c.Freq)
 	}
-	q, _ := bits.Div64(hi, lo, c.Freq)
+	// Saturate instead of wrapping for absurd timestamps.
 	if neg {
+		if q > uint64(c.StartTime-math.MinInt64) {
+			return math.MinInt64
+		}
 		return c.StartTime - int64(q)
+	}
+	if q > uint64(math.MaxInt64-c.StartTime) {
+		return math.MaxInt64
 	}
 	return c.StartTime + int64(q)
 }

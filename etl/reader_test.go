@@ -230,3 +230,16 @@ func TestHeaderBufferOwnStream(t *testing.T) {
 		t.Errorf("order %v; header events at positions 2–3 expected", got)
 	}
 }
+
+func TestClockSaturates(t *testing.T) {
+	c := etl.NewClock(&etl.LogfileHeader{ReservedFlags: 1, PerfFreq: 3, StartTime: 132247862638609634})
+	if got := c.FileTime(1<<62 + 7); got != 1<<63-1 {
+		t.Errorf("huge timestamp: %d, want MaxInt64", got)
+	}
+	if got := c.FileTime(-(1 << 62)); got != -1<<63 {
+		t.Errorf("huge negative timestamp: %d, want MinInt64", got)
+	}
+	if got := c.FileTime(3); got != 132247862638609634+10000000 {
+		t.Errorf("one second: %d", got)
+	}
+}

@@ -3,7 +3,6 @@ package session
 import (
 	"errors"
 	"fmt"
-	"math/bits"
 	"sync"
 	"sync/atomic"
 
@@ -82,6 +81,7 @@ type System struct {
 	ncpu      int
 	freq      int64
 	bootTime  int64
+	clock     etl.Clock // ticks → FILETIME
 	nowFn     func() int64
 	cpuFn     func() uint16
 	cpuSpeed  uint32
@@ -127,6 +127,7 @@ func New(opts *Options) *System {
 	}
 	return &System{
 		ncpu: o.Processors, freq: o.Frequency, bootTime: o.BootTime, nowFn: o.Now, cpuFn: o.CPU,
+		clock:    etl.NewClock(&etl.LogfileHeader{ReservedFlags: uint32(etl.ClockQPC), PerfFreq: o.Frequency, StartTime: o.BootTime}),
 		cpuSpeed: o.CPUSpeedMHz, deadline: noDeadline,
 		byName: map[string]*Session{}, guids: map[uuid.UUID]*guidEntry{},
 	}
@@ -143,23 +144,9 @@ func (sys *System) Frequency() int64 { return sys.freq }
 // BootTime returns the FILETIME of tick 0.
 func (sys *System) BootTime() int64 { return sys.bootTime }
 
-// FileTime converts a tick count to FILETIME.
-func (sys *System) FileTime(tick int64) int64 {
-	if sys.freq == 10_000_000 {
-		return sys.bootTime + tick
-	}
-	neg := tick < 0
-	u := uint64(tick)
-	if neg {
-		u = uint64(-tick)
-	}
-	hi, lo := bits.Mul64(u, 10_000_000)
-	q, _ := bits.Div64(hi%uint64(sys.freq), lo, uint64(sys.freq))
-	if neg {
-		return sys.bootTime - int64(q)
-	}
-	return sys.bootTime + int64(q)
-}
+// FileTime converts a tick count to FILETIME, with the same arithmetic
+// as a reader's [etl.Clock].
+func (sys *System) FileTime(tick int64) int64 { return sys.clock.FileTime(tick) }
 
 // Now returns the current tick (the latest value handed out, never
 // less).

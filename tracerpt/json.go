@@ -183,22 +183,7 @@ func appendRFC3339(b []byte, ft int64) []byte {
 	var utc timeFormatter
 	utc.utc = true
 	local, frac, _ := utc.split(ft)
-	days := floorDiv(local, 86400)
-	sod := local - days*86400
-	y, mo, d := civil(days)
-	b = appendDigits(b, y, 4)
-	b = append(b, '-')
-	b = appendDigits(b, mo, 2)
-	b = append(b, '-')
-	b = appendDigits(b, d, 2)
-	b = append(b, 'T')
-	b = appendDigits(b, int(sod/3600), 2)
-	b = append(b, ':')
-	b = appendDigits(b, int(sod/60%60), 2)
-	b = append(b, ':')
-	b = appendDigits(b, int(sod%60), 2)
-	b = append(b, '.')
-	b = appendDigits(b, int(frac), 7)
+	b = appendDateTime7(b, local, frac)
 	return append(b, 'Z')
 }
 

@@ -144,8 +144,16 @@ func civil(days int64) (y, m, d int) {
 // two always 00; "Z" in UTC).
 func (f *timeFormatter) appendTimeCreated(b []byte, ft int64) []byte {
 	local, frac, off := f.split(ft)
-	days := floorDiv(local, 86400)
-	sod := local - days*86400
+	b = appendDateTime7(b, local, frac)
+	b = append(b, '0', '0')
+	return appendOffset(b, off, f.utc)
+}
+
+// appendDateTime7 appends "YYYY-MM-DDThh:mm:ss.fffffff" for a count of
+// seconds since 1970 and a fraction in 100 ns units.
+func appendDateTime7(b []byte, secs, frac int64) []byte {
+	days := floorDiv(secs, 86400)
+	sod := secs - days*86400
 	y, mo, d := civil(days)
 	b = appendDigits(b, y, 4)
 	b = append(b, '-')
@@ -159,9 +167,7 @@ func (f *timeFormatter) appendTimeCreated(b []byte, ft int64) []byte {
 	b = append(b, ':')
 	b = appendDigits(b, int(sod%60), 2)
 	b = append(b, '.')
-	b = appendDigits(b, int(frac), 7)
-	b = append(b, '0', '0')
-	return appendOffset(b, off, f.utc)
+	return appendDigits(b, int(frac), 7)
 }
 
 // appendOffset appends a zone offset as "Z" (utc) or "±HH:MM".

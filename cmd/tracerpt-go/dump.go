@@ -141,6 +141,30 @@ func addFilterFlags(fl *pflag.FlagSet, o *dumpOptions) {
 	fl.IntVar(&o.maxEvents, "max-events", 0, "stop after writing this many events (0: no limit)")
 }
 
+// openFiltered parses the filter options, opens the inputs and resolves the
+// filter's time bounds against them. The files are returned for closing,
+// on error too.
+func (o *dumpOptions) openFiltered(args []string) ([]*etl.File, *filterOptions, error) {
+	filter, err := o.filter()
+	if err != nil {
+		return nil, nil, usageError(err)
+	}
+	files, err := openInputs(args)
+	if err != nil {
+		return files, nil, err
+	}
+	if err := filter.resolveTimes(files); err != nil {
+		return files, nil, usageError(err)
+	}
+	return files, filter, nil
+}
+
+func closeAll(files []*etl.File) {
+	for _, f := range files {
+		f.Close()
+	}
+}
+
 // openInputs expands globs and .etl.NNN sequences and opens the files.
 // On error the files opened so far are returned for closing.
 func openInputs(args []string) ([]*etl.File, error) {
@@ -197,23 +221,11 @@ func runDump(cmd *cobra.Command, args []string, o *dumpOptions) error {
 	default:
 		return usageError(fmt.Errorf("encoding %q: want ANSI, Unicode or UTF8", o.encoding))
 	}
-	filter, err := o.filter()
-	if err != nil {
-		return usageError(err)
-	}
-
 	// Inputs.
-	files, err := openInputs(args)
-	defer func() {
-		for _, f := range files {
-			f.Close()
-		}
-	}()
+	files, filter, err := o.openFiltered(args)
+	defer closeAll(files)
 	if err != nil {
 		return err
-	}
-	if err := filter.resolveTimes(files); err != nil {
-		return usageError(err)
 	}
 
 	// Outputs: the dump unless only -summary was asked for.

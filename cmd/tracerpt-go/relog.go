@@ -50,21 +50,10 @@ func runRelog(cmd *cobra.Command, args []string, o *relogOptions) error {
 	if o.out == "" {
 		return usageError(errors.New("relog needs -o OUT.etl"))
 	}
-	filt, err := o.filter()
-	if err != nil {
-		return usageError(err)
-	}
-	files, err := openInputs(args)
-	defer func() {
-		for _, f := range files {
-			f.Close()
-		}
-	}()
+	files, filt, err := o.openFiltered(args)
+	defer closeAll(files)
 	if err != nil {
 		return err
-	}
-	if err := filt.resolveTimes(files); err != nil {
-		return usageError(err)
 	}
 	if _, err := os.Stat(o.out); err == nil && !o.yes {
 		return withCode(exitExists, fmt.Errorf("%s already exists; add -y to overwrite it", o.out))
