@@ -41,7 +41,6 @@ type Decoder struct {
 	tl     *tracelogging.Cache
 	es     *eventSources
 	dec    tdh.Decoder
-	mofDec mof.Decoder
 	result Result
 }
 
@@ -91,14 +90,7 @@ func (d *Decoder) Decode(ev *etl.Event) *Result {
 		return r
 	}
 	r.Schema, r.Exact = schema, exact
-	if schema.Source == tdh.SourceMOF {
-		// MOF layouts need what plain TDH layout lacks: arrays that run to
-		// the end of the payload (stack frames), optional trailing
-		// properties and alternate layouts per version.
-		r.Decoded, r.Err = d.mofDec.Decode(schema, ev.UserData, ev.PointerSize())
-	} else {
-		r.Decoded, r.Err = d.dec.Decode(schema, ev.UserData, ev.PointerSize())
-	}
+	r.Decoded, r.Err = d.dec.Decode(schema, ev.UserData, ev.PointerSize())
 	return r
 }
 

@@ -120,9 +120,23 @@ func (f *File) Schemas() ([]*tdh.Event, []error) {
 		if err != nil {
 			c.errs = append(c.errs, err)
 		}
+		for _, ev := range evs {
+			markToEnd(ev)
+		}
 		out = append(out, evs...)
 	}
 	return out, c.errs
+}
+
+// markToEnd makes a trailing array declared without a size ("Name[]"
+// with neither WmiSizeIs nor MAX) hold the rest of the payload.
+func markToEnd(ev *tdh.Event) {
+	if n := len(ev.Properties); n > 0 {
+		p := &ev.Properties[n-1]
+		if p.IsArray && p.Count == 0 && p.CountIndex < 0 {
+			p.ToEnd = true
+		}
+	}
 }
 
 type schemaKey struct {

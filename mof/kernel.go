@@ -22,7 +22,6 @@ var KernelProviderGUID = uuid.MustParse("9e814aad-3204-11d2-9a82-006008a86939")
 // kernel holds the compiled built-in table.
 type kernel struct {
 	schemas []*tdh.Event
-	alts    map[schemaKey][]*tdh.Event
 	byKey   map[schemaKey]*tdh.Event
 	errs    []error // problems in the table itself (a test keeps it empty)
 }
@@ -68,12 +67,7 @@ func Alternates(s *tdh.Event) []*tdh.Event {
 	if s == nil {
 		return nil
 	}
-	k := builtin()
-	key := schemaKey{s.ProviderGUID, uint8(s.ID), s.Version}
-	if k.byKey[key] != s {
-		return nil
-	}
-	return k.alts[key]
+	return s.Alternates
 }
 
 // The built-in table is a small line language (kernel_table.go):
@@ -99,7 +93,7 @@ func Alternates(s *tdh.Event) []*tdh.Event {
 // starts a comment.
 
 func compileTable(src string) *kernel {
-	k := &kernel{alts: map[schemaKey][]*tdh.Event{}, byKey: map[schemaKey]*tdh.Event{}}
+	k := &kernel{byKey: map[schemaKey]*tdh.Event{}}
 	structs := map[string][]tdh.Property{}
 	provider := KernelProviderName
 	var class string
@@ -202,11 +196,17 @@ func compileTable(src string) *kernel {
 					OpcodeName:   strings.TrimSpace(name),
 					Properties:   props,
 				}
+				if tail {
+					for i := range ev.Properties {
+						ev.Properties[i].Optional = true
+					}
+				}
+				markToEnd(ev)
 				key := schemaKey{guid, uint8(t), uint8(version)}
-				_, dup := k.byKey[key]
+				primary, dup := k.byKey[key]
 				switch {
 				case alt && dup:
-					k.alts[key] = append(k.alts[key], ev)
+					primary.Alternates = append(primary.Alternates, ev)
 				case alt:
 					fail(n, "alt layout for type %d version %d before its primary layout", t, version)
 				case dup:
@@ -214,9 +214,6 @@ func compileTable(src string) *kernel {
 				default:
 					k.byKey[key] = ev
 					k.schemas = append(k.schemas, ev)
-				}
-				if tail {
-					tailSchemas[ev] = true
 				}
 			}
 		}

@@ -19,5 +19,9 @@ func TestKernelTable(t *testing.T) {
 	if reg.Len() != len(k.schemas) {
 		t.Errorf("registry holds %d schemas, table %d", reg.Len(), len(k.schemas))
 	}
-	t.Logf("%d kernel schemas, %d alternates", len(k.schemas), len(k.alts))
+	alts := 0
+	for _, s := range k.schemas {
+		alts += len(s.Alternates)
+	}
+	t.Logf("%d kernel schemas, %d alternates", len(k.schemas), alts)
 }

@@ -46,10 +46,13 @@ type Decoded struct {
 	// a MOF payload with extra bytes as a layout error; manifest and
 	// TraceLogging events may legitimately carry more (newer versions).
 	Extra []byte
+	// present is the number of top-level properties the payload holds
+	// (fewer than the schema's when it ends before optional ones).
+	present int
 }
 
-// Top returns the top-level values.
-func (d *Decoded) Top() []Value { return d.Values[:len(d.Schema.Properties)] }
+// Top returns the top-level values the payload holds.
+func (d *Decoded) Top() []Value { return d.Values[:d.present] }
 
 // Children returns the elements of an array or the members of a struct.
 func (d *Decoded) Children(v *Value) []Value { return d.Values[v.First : v.First+v.N] }
@@ -80,13 +83,31 @@ type Decoder struct {
 // pointer-sized types. The result is valid until the next call. On error
 // the result holds what was decoded before the failing property, and the
 // error is a [*DecodeError].
+//
+// When the payload does not fit the schema exactly (an error, or bytes left
+// over) and the schema has Alternates, each is tried in turn; the first
+// that fits exactly is the result, else the schema's own.
 func (dec *Decoder) Decode(schema *Event, payload []byte, ptrSize int) (*Decoded, error) {
+	d, err := dec.decode(schema, payload, ptrSize)
+	if (err == nil && len(d.Extra) == 0) || len(schema.Alternates) == 0 {
+		return d, err
+	}
+	for _, alt := range schema.Alternates {
+		if d, err := dec.decode(alt, payload, ptrSize); err == nil && len(d.Extra) == 0 {
+			return d, nil
+		}
+	}
+	return dec.decode(schema, payload, ptrSize)
+}
+
+func (dec *Decoder) decode(schema *Event, payload []byte, ptrSize int) (*Decoded, error) {
 	if ptrSize != 4 {
 		ptrSize = 8
 	}
 	d := &dec.out
 	d.Schema, d.PointerSize, d.Payload, d.Extra = schema, ptrSize, payload, nil
 	n := len(schema.Properties)
+	d.present = n
 	if cap(d.Values) < n {
 		d.Values = make([]Value, n, n+16)
 	}
@@ -104,6 +125,13 @@ func (dec *Decoder) Decode(schema *Event, payload []byte, ptrSize int) (*Decoded
 func (d *Decoded) level(props []Property, base int, pos int, path string) (int, error) {
 	for i := range props {
 		p := &props[i]
+		if p.Optional && pos >= len(d.Payload) {
+			// The payload ends before this optional property.
+			if base == 0 {
+				d.present = i
+			}
+			return pos, nil
+		}
 		v := &d.Values[base+i]
 		v.Prop, v.Offset = p, pos
 		if !p.IsArray {
@@ -118,7 +146,7 @@ func (d *Decoded) level(props []Property, base int, pos int, path string) (int, 
 			}
 			continue
 		}
-		count, err := d.count(p, base)
+		count, err := d.count(p, base, pos)
 		if err != nil {
 			return pos, d.errorf(path, p, -1, pos, "%v", err)
 		}
@@ -157,10 +185,18 @@ func (d *Decoded) structAt(idx, pos int, path string) (int, error) {
 	return d.level(p.Members, first, pos, joinPath(path, p.Name))
 }
 
-// count returns the element count of an array property (1 otherwise).
-func (d *Decoded) count(p *Property, base int) (int, error) {
+// count returns the element count of an array property (1 otherwise)
+// that starts at pos.
+func (d *Decoded) count(p *Property, base, pos int) (int, error) {
 	if !p.IsArray {
 		return 1, nil
+	}
+	if p.ToEnd {
+		size := p.ElemSize(d.PointerSize)
+		if size <= 0 {
+			return 0, fmt.Errorf("array to the end of the payload needs fixed-size elements")
+		}
+		return min((len(d.Payload)-pos)/size, 0xFFFF), nil
 	}
 	if p.CountIndex >= 0 {
 		n, err := d.ref(p.CountIndex, base, "count")

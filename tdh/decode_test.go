@@ -192,3 +192,45 @@ func TestRegistry(t *testing.T) {
 		t.Errorf("Len %d Providers %v", r.Len(), r.Providers())
 	}
 }
+
+func TestDecodeOptionalToEndAlternates(t *testing.T) {
+	var dec Decoder
+	// Optional trailing properties: the payload may stop before them.
+	a, b, c := prop("A", InTypeUInt32), prop("B", InTypeUInt32), prop("C", InTypeUInt32)
+	b.Optional, c.Optional = true, true
+	opt := &Event{Properties: []Property{a, b, c}}
+	for n, wantTop := range map[int]int{4: 1, 8: 2, 12: 3} {
+		d, err := dec.Decode(opt, make([]byte, n), 8)
+		if err != nil || len(d.Top()) != wantTop || len(d.Extra) != 0 {
+			t.Errorf("%d bytes: %d properties, extra %d, %v; want %d", n, len(d.Top()), len(d.Extra), err, wantTop)
+		}
+	}
+	if _, err := dec.Decode(opt, make([]byte, 6), 8); err == nil {
+		t.Error("a payload ending inside an optional property decoded without error")
+	}
+	// An array to the end of the payload.
+	frames := prop("Frames", InTypePointer)
+	frames.IsArray, frames.ToEnd = true, true
+	rest := &Event{Properties: []Property{prop("Key", InTypeUInt64), frames}}
+	d, err := dec.Decode(rest, make([]byte, 8+3*4+2), 4)
+	if err != nil || d.Top()[1].N != 3 || len(d.Extra) != 2 {
+		t.Errorf("to-end array: %d elements, extra %d, %v", d.Top()[1].N, len(d.Extra), err)
+	}
+	// Alternates: the first layout that fits exactly wins.
+	v1 := &Event{EventName: "guid", Properties: []Property{prop("Id", InTypeGUID)}}
+	v2 := &Event{EventName: "string", Properties: []Property{prop("Id", InTypeUnicodeString)}}
+	v1.Alternates = []*Event{v2}
+	d, err = dec.Decode(v1, []byte{'a', 0, 'b', 0, 0, 0}, 8)
+	if err != nil || d.Schema != v2 || d.Top()[0].String() != "ab" {
+		t.Errorf("alternate: schema %v, %v", d.Schema.EventName, err)
+	}
+	d, err = dec.Decode(v1, make([]byte, 16), 8)
+	if err != nil || d.Schema != v1 {
+		t.Errorf("primary: schema %v, %v", d.Schema.EventName, err)
+	}
+	// Neither fits: the primary's result and error.
+	d, err = dec.Decode(v1, []byte{1, 2, 3}, 8)
+	if err == nil || d.Schema != v1 {
+		t.Errorf("no fit: schema %v, err %v", d.Schema.EventName, err)
+	}
+}

@@ -136,7 +136,7 @@ func AppendPropertiesJSON(dst []byte, d *Decoded) []byte {
 	if d == nil || d.Schema == nil {
 		return append(dst, '}')
 	}
-	props := d.Schema.Properties
+	props := d.Schema.Properties[:len(d.Top())] // without absent optional ones
 	first := true
 	for i := range props {
 		p := &props[i]

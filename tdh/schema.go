@@ -60,6 +60,10 @@ type Event struct {
 	Tags uint32
 
 	Properties []Property
+	// Alternates are other layouts of the same event (MOF classes logged
+	// in more than one shape under one version), tried in order when a
+	// payload does not fit Properties exactly.
+	Alternates []*Event
 }
 
 // Property describes one payload item. A struct has InType InTypeNull and
@@ -84,6 +88,15 @@ type Property struct {
 	Members []Property // struct members
 	// Tags are TraceLogging field tags (0 if none).
 	Tags uint32
+	// Optional marks a property that a payload may end before: decoding
+	// stops there without error and the event has the properties before
+	// it (MOF layouts whose newer fields old producers do not log, stack
+	// frames). Only trailing top-level properties should be optional.
+	Optional bool
+	// ToEnd makes an array (IsArray, no Count or CountIndex) hold as many
+	// fixed-size elements as the rest of the payload does, like a MOF
+	// "Name[]" without a size.
+	ToEnd bool
 }
 
 // IsStruct reports whether the property is a struct.
@@ -134,4 +147,42 @@ func (m *Map) Lookup(v uint64) (string, bool) {
 		return e[i].Message, true
 	}
 	return "", false
+}
+
+// ElemSize returns the encoded size of one element of p (the whole
+// property if it is not an array) when it does not depend on the payload,
+// else 0. ptrSize sizes pointer-sized types.
+func (p *Property) ElemSize(ptrSize int) int {
+	if p.LengthIndex >= 0 {
+		return 0
+	}
+	if p.IsStruct() {
+		total := 0
+		for i := range p.Members {
+			m := &p.Members[i]
+			n := m.ElemSize(ptrSize)
+			if m.IsArray {
+				if m.CountIndex >= 0 || m.ToEnd || m.Count == 0 {
+					return 0
+				}
+				n *= int(m.Count)
+			}
+			if n <= 0 {
+				return 0
+			}
+			total += n
+		}
+		return total
+	}
+	switch p.InType {
+	case InTypeBinary, InTypeAnsiString:
+		return int(p.Length)
+	case InTypeUnicodeString:
+		return 2 * int(p.Length)
+	case InTypeUnicodeChar, InTypeAnsiChar:
+		if p.Length > 0 {
+			return int(p.Length) * p.InType.FixedSize(ptrSize)
+		}
+	}
+	return p.InType.FixedSize(ptrSize)
 }

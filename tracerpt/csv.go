@@ -133,7 +133,7 @@ func (e *CSVEncoder) AppendEvent(b []byte, ev *etl.Event, res *decode.Result) []
 // appendValues appends ", value" for each printable top-level property.
 func (e *CSVEncoder) appendValues(b []byte, d *tdh.Decoded) []byte {
 	mof := d.Schema.Source == tdh.SourceMOF
-	props := d.Schema.Properties
+	props := d.Schema.Properties[:len(d.Top())] // without absent optional ones
 	for i := range props {
 		p := &props[i]
 		if !tdh.Printable(p) || i >= len(d.Values) {
@@ -183,7 +183,7 @@ func isStringValue(v *tdh.Value) bool {
 // CSV); 0 for anything else (hex, pointers, mapped values, 8-bit).
 func mofCSVWidth(v *tdh.Value) int {
 	p := v.Prop
-	if v.Kind != tdh.Scalar || p.Map != nil {
+	if p == nil || v.Kind != tdh.Scalar || p.Map != nil {
 		return 0
 	}
 	switch p.EffectiveOutType() {

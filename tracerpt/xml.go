@@ -186,7 +186,7 @@ func (e *XMLEncoder) appendProvider(b []byte, ev *etl.Event, s *tdh.Event) []byt
 // top-level property, in template order.
 func (e *XMLEncoder) appendEventData(b []byte, d *tdh.Decoded) []byte {
 	b = append(b, "\t<EventData>\n"...)
-	props := d.Schema.Properties
+	props := d.Schema.Properties[:len(d.Top())] // without absent optional ones
 	for i := range props {
 		p := &props[i]
 		if !tdh.Printable(p) || i >= len(d.Values) {
