@@ -234,3 +234,17 @@ func TestDecodeOptionalToEndAlternates(t *testing.T) {
 		t.Errorf("no fit: schema %v, err %v", d.Schema.EventName, err)
 	}
 }
+
+func TestAppendJSONTextNonASCIINoAlloc(t *testing.T) {
+	buf := make([]byte, 0, 64)
+	b := []byte("h\xc3\xa9llo \xe2\x82\xac \xff")
+	if got := string(appendJSONBytes(buf[:0], b)); got != `"héllo € \ufffd"` {
+		t.Errorf("appendJSONBytes = %s", got)
+	}
+	if got := string(appendJSONString(buf[:0], string(b))); got != `"héllo € \ufffd"` {
+		t.Errorf("appendJSONString = %s", got)
+	}
+	if a := testing.AllocsPerRun(100, func() { appendJSONBytes(buf[:0], b) }); a != 0 {
+		t.Errorf("%v allocations for non-ASCII bytes", a)
+	}
+}

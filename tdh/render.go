@@ -1057,7 +1057,14 @@ func jsonQuoteFrom(dst []byte, start int) []byte {
 }
 
 // appendJSONString appends s as a JSON string literal.
-func appendJSONString(dst []byte, s string) []byte {
+func appendJSONString(dst []byte, s string) []byte { return appendJSONText(dst, s) }
+
+// appendJSONBytes appends b as a JSON string literal.
+func appendJSONBytes(dst, b []byte) []byte { return appendJSONText(dst, b) }
+
+// appendJSONText appends s as a JSON string literal: control characters
+// escaped, invalid UTF-8 bytes as \ufffd.
+func appendJSONText[T string | []byte](dst []byte, s T) []byte {
 	dst = append(dst, '"')
 	for i := 0; i < len(s); {
 		c := s[i]
@@ -1066,32 +1073,12 @@ func appendJSONString(dst []byte, s string) []byte {
 			i++
 			continue
 		}
-		r, size := utf8.DecodeRuneInString(s[i:])
+		// At most 4 bytes: the conversion stays on the stack.
+		r, size := utf8.DecodeRuneInString(string(s[i:min(i+utf8.UTFMax, len(s))]))
 		if r == utf8.RuneError && size == 1 {
 			dst = append(dst, `\ufffd`...)
 		} else {
 			dst = append(dst, s[i:i+size]...)
-		}
-		i += size
-	}
-	return append(dst, '"')
-}
-
-// appendJSONBytes appends b as a JSON string literal.
-func appendJSONBytes(dst, b []byte) []byte {
-	dst = append(dst, '"')
-	for i := 0; i < len(b); {
-		c := b[i]
-		if c < utf8.RuneSelf {
-			dst = appendJSONByte(dst, c)
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRune(b[i:])
-		if r == utf8.RuneError && size == 1 {
-			dst = append(dst, `\ufffd`...)
-		} else {
-			dst = append(dst, b[i:i+size]...)
 		}
 		i += size
 	}
