@@ -80,6 +80,7 @@ var generators = []struct {
 	{"lost-events", genLostEvents},
 	{"newfile", genNewFile},
 	{"wpp", genWPP},
+	{"record-kinds", genRecordKinds},
 }
 
 // generate makes every fixture in memory.

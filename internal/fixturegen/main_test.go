@@ -96,6 +96,9 @@ func TestFixturesReadBack(t *testing.T) {
 			}
 			dec := decode.New()
 			base := strings.TrimSuffix(name, ".etl")
+			if base == "record-kinds" {
+				base = "classic" // its instance records use classic.mof's classes
+			}
 			for _, ext := range []string{".man", ".mof"} {
 				if _, ok := fx.files[base+ext]; ok {
 					if err := dec.Import(filepath.Join(dir, base+ext)); err != nil {
@@ -114,7 +117,7 @@ func TestFixturesReadBack(t *testing.T) {
 					t.Errorf("event at %#x+%#x: %v", ev.BufferOffset, ev.RecordOffset, res.Err)
 				case res.Schema == nil:
 					undecoded++
-					if ev.Header != etl.HeaderMessage && ev.Flags&etl.FlagStringOnly == 0 {
+					if ev.Header != etl.HeaderMessage && ev.Header != etl.HeaderError && ev.Flags&etl.FlagStringOnly == 0 {
 						t.Errorf("event at %#x+%#x (%v, provider %v, id %d) has no schema", ev.BufferOffset, ev.RecordOffset,
 							ev.Header, ev.ProviderID, ev.Descriptor.ID)
 					}
