@@ -12,9 +12,10 @@ import (
 
 // Limits that bound every allocation made from a length read from a file.
 const (
-	// MaxBufferSize is the largest buffer this package reads. Windows caps
-	// buffers at 16 MiB; compressed buffers never expand beyond that.
-	MaxBufferSize  = 64 << 20
+	// MaxBufferSize is the largest buffer this package reads or writes:
+	// 16 MiB, the limit ProcessTrace enforces. Compressed buffers never
+	// expand beyond the file's buffer size.
+	MaxBufferSize  = 16 << 20
 	headerReadSize = 0x1000 // ProcessTrace reads the header event from the first 4 KiB
 )
 
@@ -170,6 +171,7 @@ func (f *File) validHeader(h *BufferHeader, off int64) string {
 func (f *File) buildIndex() {
 	var hb [BufferHeaderSize]byte
 	off := int64(0)
+	last := int64(-1)    // offset of the last valid buffer header
 	var bad *FormatError // run of unusable bytes being coalesced
 	flushBad := func(end int64) {
 		if bad != nil {
@@ -194,7 +196,17 @@ func (f *File) buildIndex() {
 			if bad == nil {
 				bad = f.errorf(off, nil, "invalid buffer header: %s", msg)
 			}
-			next := f.resync(off)
+			// In a compressed file a damaged size in the previous buffer
+			// may have carried us past good buffers: look again from just
+			// after its header. (Uncompressed buffers all have the
+			// header's size; their resync steps to the next stride.) The
+			// walk progresses: resync returns a position after `from`,
+			// hence after the last valid header.
+			from := off
+			if f.Header.Compressed() && last >= 0 && last+BufferHeaderSize < off {
+				from = last + BufferHeaderSize
+			}
+			next := f.resync(from)
 			if next < 0 {
 				flushBad(f.size)
 				break
@@ -204,13 +216,14 @@ func (f *File) buildIndex() {
 		}
 		flushBad(off)
 		f.buffers = append(f.buffers, BufferInfo{Index: len(f.buffers), FileOffset: off, Header: h})
+		last = off
 		off += int64(h.BufferSize)
 	}
 }
 
-// resync finds the next plausible buffer header after a damaged one at off,
-// or returns -1. Uncompressed files have buffers of the header's BufferSize;
-// compressed files are scanned byte by byte.
+// resync finds the next plausible buffer header after off, or returns -1.
+// Uncompressed files have buffers of the header's BufferSize; compressed
+// files are scanned byte by byte for a compressed buffer's header.
 func (f *File) resync(off int64) int64 {
 	bs := int64(f.Header.BufferSize)
 	if !f.Header.Compressed() && bs >= 1024 && bs <= MaxBufferSize {
@@ -232,7 +245,7 @@ func (f *File) resync(off int64) int64 {
 		}
 		for i := 0; i+BufferHeaderSize <= n && i < chunk; i++ {
 			h, _ := ParseBufferHeader(buf[i:])
-			if f.validHeader(&h, pos+int64(i)) == "" && h.State&0xFFFF <= 7 && h.Type <= BufferTypeDbgInfo &&
+			if f.validHeader(&h, pos+int64(i)) == "" && h.Compressed() && h.State&0xFFFF <= 7 && h.Type <= BufferTypeDbgInfo &&
 				h.Flags&^0x7F == 0 && pos+int64(i)+int64(h.BufferSize) <= f.size && h.ReferenceCount == 0 {
 				return pos + int64(i)
 			}

@@ -243,3 +243,35 @@ func TestClockSaturates(t *testing.T) {
 		t.Errorf("one second: %d", got)
 	}
 }
+
+func TestMaxBufferSizeIsProcessTraces(t *testing.T) {
+	if etl.MaxBufferSize != 16<<20 {
+		t.Errorf("MaxBufferSize = %#x, want 16 MiB (ProcessTrace's limit)", etl.MaxBufferSize)
+	}
+	if _, err := etl.NewWriter(io.Discard, &etl.WriterOptions{Header: testHeader(), BufferSize: 32 << 20}); err == nil {
+		t.Error("a 32 MiB buffer size was accepted")
+	}
+}
+
+// TestResyncAfterOvershootingSize: a compressed buffer whose size was
+// damaged upward hides the next buffer's header; the walk finds it again.
+func TestResyncAfterOvershootingSize(t *testing.T) {
+	tf := etltest.NewFile(1024, true)
+	tf.Compress = etltest.LiteralLZ77
+	tf.AddBuffer(0, 0, ev64(1, 80000000010))
+	tf.AddBuffer(0, 0, ev64(2, 80000000020))
+	tf.AddBuffer(0, 0, ev64(3, 80000000030))
+	tf.AddBuffer(0, 0, ev64(4, 80000000040))
+	b := tf.Bytes()
+	size := func(off int) int { return int(b[off]) | int(b[off+1])<<8 }
+	second := 1024 + size(1024)
+	etltest.LE32(b[second:], uint32(size(second)+40)) // overshoots into the third buffer
+	f := open(t, b)
+	evs, errs := collect(t, []*etl.File{f}, etl.FileOrder)
+	if got := ids(evs); !equalInts(got, []int{1, 3, 4}) {
+		t.Errorf("ids %v, want [1 3 4] (buffer 2 is lost, 3 is found again)", got)
+	}
+	if len(errs) != 2 {
+		t.Errorf("errors %v, want the damaged buffer and the skipped bytes", errs)
+	}
+}
