@@ -1,0 +1,69 @@
+package tracerpt_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/etwkit/etw/decode"
+	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/tracerpt"
+)
+
+// FuzzPipeline feeds whole files through the reader, every decoder and
+// every output format: no panic, JSON Lines stay valid JSON.
+func FuzzPipeline(f *testing.F) {
+	dir := filepath.Join("..", "testdata", "etl")
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if strings.HasSuffix(e.Name(), ".etl") {
+			if b, err := os.ReadFile(filepath.Join(dir, e.Name())); err == nil && len(b) <= 32<<10 {
+				f.Add(b)
+			}
+		}
+	}
+	if c := os.Getenv("ETL_CORPUS"); c != "" {
+		filepath.WalkDir(c, func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && strings.HasSuffix(p, ".etl") {
+				if b, err := os.ReadFile(p); err == nil && len(b) <= 32<<10 {
+					f.Add(b)
+				}
+			}
+			return nil
+		})
+	}
+	// One decoder for the whole run, with the fixtures' schemas imported.
+	dec := decode.New()
+	dec.Import(filepath.Join(dir, "manifest-types.man"), filepath.Join(dir, "classic.mof"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		file, err := etl.NewFile(bytes.NewReader(b), int64(len(b)))
+		if err != nil {
+			return
+		}
+		files := []*etl.File{file}
+		for _, format := range []tracerpt.Format{tracerpt.XML, tracerpt.CSV, tracerpt.JSON} {
+			var out bytes.Buffer
+			sum := tracerpt.NewSummary(files, []string{"fuzz.etl"})
+			_, err := tracerpt.Run(context.Background(), &tracerpt.Config{
+				Files: files, Workers: 1, Decoder: dec.Clone(),
+				Encoder: tracerpt.NewEncoder(format, files, &tracerpt.Options{}), Output: &out, Summary: sum,
+			})
+			if err != nil && err != io.EOF {
+				continue
+			}
+			sum.WriteTo(io.Discard, &tracerpt.Options{})
+			if format == tracerpt.JSON {
+				for i, line := range bytes.Split(bytes.TrimSpace(out.Bytes()), []byte("\n")) {
+					if len(line) > 0 && !json.Valid(line) {
+						t.Fatalf("JSON line %d is not valid JSON: %.200s", i+1, line)
+					}
+				}
+			}
+		}
+	})
+}
