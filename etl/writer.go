@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"sort"
-
-	"github.com/etwkit/etw/etl/compress"
 )
 
 // WriterOptions describe the file a [Writer] produces.
@@ -74,8 +72,7 @@ type Writer struct {
 	lastFlag uint16 // its BufferFlag
 	lastTime int64  // latest event FILETIME
 	ring     int    // buffers the file holds (0: unbounded)
-	comp     compress.Compressor
-	scratch  []byte
+	enc      BufferEncoder
 	rec      []byte
 	closed   bool
 }
@@ -156,7 +153,8 @@ func NewWriter(w io.Writer, opts *WriterOptions) (*Writer, error) {
 		h.SubVersion, h.SubMinorVersion = 2, 0
 	}
 	h.StartBuffers = 1
-	wr := &Writer{w: w, opts: o, h: h, bufSize: o.BufferSize, cpus: map[uint16]*pendingBuffer{}, clock: NewClock(&h), ring: ring}
+	wr := &Writer{w: w, opts: o, h: h, bufSize: o.BufferSize, cpus: map[uint16]*pendingBuffer{}, clock: NewClock(&h), ring: ring,
+		enc: BufferEncoder{BufferSize: o.BufferSize, Compress: o.Compress, LoggerID: o.LoggerID}}
 	hb, err := wr.headerBuffer()
 	if err != nil {
 		return nil, err
@@ -218,40 +216,28 @@ func (w *Writer) headerBuffer() ([]byte, error) {
 	}
 	bh := BufferHeader{SavedOffset: uint32(len(data)), CurrentOffset: uint32(len(data)), Offset: uint32(len(data)),
 		ClientContext: uint32(w.opts.LoggerID) << 16, State: 3, Flags: BufferFlagFlushMarker | BufferFlagProcIndex, Type: BufferTypeHeader}
-	return w.finish(data, &bh, false), nil
+	return w.finishHeader(data, &bh), nil
 }
 
-// finish writes the header into data, pads it and returns the bytes to
-// write (compressed if asked).
-func (w *Writer) finish(data []byte, bh *BufferHeader, compressIt bool) []byte {
-	used := len(data)
-	if compressIt {
-		c := w.comp.AppendLZ77(w.scratch[:0], data[BufferHeaderSize:])
-		w.scratch = c
-		bh.BufferSize = uint32(BufferHeaderSize + len(c))
-		bh.Flags |= BufferFlagCompressed
-		out := AppendBufferHeader(data[:0:0], bh)
-		return append(out, c...)
-	}
+// finishHeader pads the header buffer and returns the bytes to write:
+// relogged (compressed-mode) header buffers are short, 512-byte aligned.
+func (w *Writer) finishHeader(data []byte, bh *BufferHeader) []byte {
 	size := w.bufSize
-	if w.opts.Compress && bh.Type == BufferTypeHeader {
-		size = (used + 511) &^ 511 // relogged header buffers are short
+	if w.opts.Compress {
+		size = (len(data) + 511) &^ 511
 	}
 	bh.BufferSize = uint32(size)
-	copy(data, AppendBufferHeader(nil, bh))
-	for len(data) < size {
-		data = append(data, 0xFF)
+	AppendBufferHeader(data[:0], bh)
+	if cap(data) < size {
+		data = append(data, make([]byte, size-len(data))...)
 	}
-	return data
+	return fillFF(data[:size], int(bh.Offset))
 }
 
 func (w *Writer) emit(b []byte) error {
 	if w.opts.Circular && w.written >= w.ring {
-		// Wrap: overwrite the oldest buffer after the fixed prefix, at
-		// the index ProcessTrace computes for the oldest buffer.
-		start := int(w.h.StartBuffers)
-		idx := start + (w.written-start)%(w.ring-start)
-		off := int64(idx) * int64(w.bufSize)
+		// Wrap: overwrite the oldest buffer after the fixed prefix.
+		off := int64(RingSlot(w.written, int(w.h.StartBuffers), w.ring)) * int64(w.bufSize)
 		if _, err := w.w.(io.WriterAt).WriteAt(b, off); err != nil {
 			return fmt.Errorf("etl: writing buffer %d: %w", w.written, err)
 		}
@@ -332,16 +318,11 @@ func (w *Writer) flushCPU(p uint16, pb *pendingBuffer, last bool) error {
 		return nil
 	}
 	w.seq++
-	used := uint32(len(pb.data))
-	bh := BufferHeader{SavedOffset: used, CurrentOffset: used, Offset: used, TimeStamp: pb.lastTS, SequenceNumber: w.seq,
-		ClientContext: uint32(p) | uint32(w.opts.LoggerID)<<16, State: 3, Flags: BufferFlagProcIndex, Type: BufferTypeGeneric}
-	if last {
-		bh.Flags |= BufferFlagFlushMarker
-	}
-	if err := w.emit(w.finish(pb.data, &bh, w.opts.Compress)); err != nil {
+	out := w.enc.Encode(pb.data, p, pb.lastTS, w.seq, last)
+	if err := w.emit(out); err != nil {
 		return err
 	}
-	w.lastFlag = bh.Flags
+	w.lastFlag = binary.LittleEndian.Uint16(out[0x34:])
 	pb.data = pb.data[:BufferHeaderSize]
 	pb.used, pb.events = false, 0
 	return nil

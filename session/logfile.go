@@ -8,7 +8,6 @@ import (
 	"io/fs"
 
 	"github.com/etwkit/etw/etl"
-	"github.com/etwkit/etw/etl/compress"
 )
 
 // File is a log file a session writes: an *os.File, a [MemFile], or
@@ -33,13 +32,11 @@ type logFile struct {
 	off      int64
 	ring     int // buffers the file can hold (0: no limit)
 	circular bool
-	compress bool
-	comp     *compress.Compressor
-	scratch  []byte
-	maxTS    int64  // latest timestamp of the buffers written
-	appended []byte // append mode: the existing header buffer, patched on close
-	wrote    int    // buffers this session wrote to the file
-	lastOff  int64  // offset and flags of the last one
+	enc      *etl.BufferEncoder // shared by the session's files
+	maxTS    int64              // latest timestamp of the buffers written
+	appended []byte             // append mode: the existing header buffer, patched on close
+	wrote    int                // buffers this session wrote to the file
+	lastOff  int64              // offset and flags of the last one
 	lastFlag uint16
 }
 
@@ -141,14 +138,9 @@ func (s *Session) openFile(b *buffer) error {
 		return err
 	}
 	lf := &logFile{f: f, name: name, opts: opts, h: h, clock: etl.NewClock(&h), bufSize: s.bufSize, written: 1,
-		off: int64(len(hb)), circular: s.circular, compress: s.compress}
+		off: int64(len(hb)), circular: s.circular}
 	lf.setMaxSize(s.maxFileSize)
-	if s.compress {
-		if s.comp == nil {
-			s.comp = new(compress.Compressor)
-		}
-		lf.comp = s.comp
-	}
+	lf.enc = s.encoder()
 	s.file = lf
 	s.files = append(s.files, name)
 	s.fileEventsLost, s.fileBuffersLost = 0, 0
@@ -207,9 +199,17 @@ func (s *Session) appendTo(f File, name string) (*logFile, error) {
 	}
 	s.seq = max(s.seq, seq)
 	lf := &logFile{f: f, name: name, h: h, clock: etl.NewClock(&h), bufSize: s.bufSize, written: int(n),
-		off: n * int64(s.bufSize), appended: hb}
+		off: n * int64(s.bufSize), appended: hb, enc: s.encoder()}
 	lf.setMaxSize(s.maxFileSize)
 	return lf, nil
+}
+
+// encoder returns the session's buffer encoder, shared by its files.
+func (s *Session) encoder() *etl.BufferEncoder {
+	if s.enc == nil {
+		s.enc = &etl.BufferEncoder{BufferSize: s.bufSize, Compress: s.compress, LoggerID: s.id}
+	}
+	return s.enc
 }
 
 func fileSize(f File) (int64, error) {
@@ -302,31 +302,10 @@ func patchHeader(hb []byte, h *etl.LogfileHeader, written int, end int64, events
 	le.PutUint32(p[0x38+2*ptr+0xAC+4+28:], h.BuffersLost+buffersLost)
 }
 
-// encode returns the bytes of one buffer of records, as etl.Writer
-// makes them: the WMI_BUFFER_HEADER, the records, 0xFF up to the buffer
-// size (or the XPRESS-compressed records). The result is valid until the
-// next call, or until b changes.
-func (lf *logFile) encode(b *buffer, seq int64, loggerID uint16, last bool) []byte {
-	used := uint32(len(b.data))
-	bh := etl.BufferHeader{SavedOffset: used, CurrentOffset: used, Offset: used, TimeStamp: b.lastTS, SequenceNumber: seq,
-		ClientContext: uint32(b.cpu) | uint32(loggerID)<<16, State: 3, Flags: etl.BufferFlagProcIndex, Type: etl.BufferTypeGeneric}
-	if last {
-		bh.Flags |= etl.BufferFlagFlushMarker
-	}
-	if lf.compress {
-		out := append(lf.scratch[:0], b.data[:etl.BufferHeaderSize]...)
-		out = lf.comp.AppendLZ77(out, b.data[etl.BufferHeaderSize:])
-		lf.scratch = out
-		bh.BufferSize = uint32(len(out))
-		bh.Flags |= etl.BufferFlagCompressed
-		etl.AppendBufferHeader(out[:0], &bh)
-		return out
-	}
-	bh.BufferSize = uint32(lf.bufSize)
-	etl.AppendBufferHeader(b.data[:0], &bh)
-	out := b.data[:lf.bufSize]
-	copy(out[used:], ffs[:lf.bufSize-int(used)])
-	return out
+// encode returns the bytes of one buffer of records as etl.Writer stores
+// them (etl.BufferEncoder), valid until the next call or until b changes.
+func (lf *logFile) encode(b *buffer, seq int64, last bool) []byte {
+	return lf.enc.Encode(b.data, b.cpu, b.lastTS, seq, last)
 }
 
 // fits reports whether n more bytes fit in a new-file mode file.
@@ -339,10 +318,8 @@ func (lf *logFile) fits(n int) bool {
 func (lf *logFile) write(out []byte, flags uint16, lastTS int64) error {
 	off := lf.off
 	if lf.circular && lf.written >= lf.ring {
-		// Overwrite the oldest buffer after the header buffer, at the
-		// index ProcessTrace computes for the oldest buffer.
-		start := int(lf.h.StartBuffers)
-		off = int64(start+(lf.written-start)%(lf.ring-start)) * int64(lf.bufSize)
+		// Overwrite the oldest buffer after the header buffer.
+		off = int64(etl.RingSlot(lf.written, int(lf.h.StartBuffers), lf.ring)) * int64(lf.bufSize)
 	} else {
 		lf.off += int64(len(out))
 	}
@@ -355,11 +332,3 @@ func (lf *logFile) write(out []byte, flags uint16, lastTS int64) error {
 	lf.maxTS = max(lf.maxTS, lastTS)
 	return nil
 }
-
-var ffs = func() []byte {
-	b := make([]byte, MaxBufferSize)
-	for i := range b {
-		b[i] = 0xFF
-	}
-	return b
-}()

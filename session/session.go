@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/etwkit/etw/etl"
-	"github.com/etwkit/etw/etl/compress"
 )
 
 // ModeIndependentSession is EVENT_TRACE_INDEPENDENT_SESSION_MODE: the
@@ -125,7 +124,7 @@ type Session struct {
 	files     []string
 
 	scratch []*buffer
-	comp    *compress.Compressor // shared by the files
+	enc     *etl.BufferEncoder // shared by the files
 
 	// Accounting.
 	eventsLogged, eventsLost, buffersWritten, buffersLost, buffersOverwritten uint64
@@ -485,7 +484,7 @@ func (s *Session) writeBuffer(b *buffer, last bool) {
 		return
 	}
 	s.seq++
-	out := s.file.encode(b, s.seq, s.id, last)
+	out := s.file.encode(b, s.seq, last)
 	if s.newFile && !s.file.fits(len(out)) && s.file.written > 1 {
 		// The next file; out stays valid (the old file's scratch).
 		if err := s.rotate(b); err != nil {
