@@ -342,8 +342,9 @@ func TestWriterMarksLastBufferAfterFlush(t *testing.T) {
 
 func TestRingSlot(t *testing.T) {
 	// A file of 8 slots whose first (the header buffer) is fixed: the
-	// 8th buffer (n = 8) overwrites slot 1, the oldest, and so on.
-	for n, want := range map[int]int{0: 0, 7: 7, 8: 1, 9: 2, 14: 1, 15: 2} {
+	// 8th buffer (n = 8) overwrites slot 1, the oldest, and so on round
+	// the 7 ring slots.
+	for n, want := range map[int]int{0: 0, 7: 7, 8: 1, 9: 2, 14: 7, 15: 1, 22: 1} {
 		if got := etl.RingSlot(n, 1, 8); got != want {
 			t.Errorf("RingSlot(%d, 1, 8) = %d, want %d", n, got, want)
 		}
