@@ -26,6 +26,7 @@ import (
 	"github.com/etwkit/etw/mof"
 	"github.com/etwkit/etw/tdh"
 	"github.com/etwkit/etw/tracelogging"
+	"github.com/etwkit/etw/wpp"
 )
 
 // Decoder finds schemas for events and decodes their payloads. Its
@@ -106,7 +107,11 @@ func (d *Decoder) schema(ev *etl.Event) (*tdh.Event, bool, error) {
 			}
 			return eventSourceManifestSchema(ev, d.es.name(ev.ProviderID)), true, nil
 		}
-	case etl.HeaderMessage, etl.HeaderError:
+	case etl.HeaderMessage:
+		// WPP: TMF schemas are keyed by message GUID and number.
+		s, exact := d.Registry.LookupNearest(ev.ProviderID, ev.Descriptor.ID, 0)
+		return s, exact, nil
+	case etl.HeaderError:
 		return nil, false, nil
 	}
 	id := ev.Descriptor.ID
@@ -144,8 +149,8 @@ func (d *Decoder) Prescan(files []*etl.File) error {
 }
 
 // Import registers the schemas of manifest (.man, .xml, including
-// WEPExplorer exports) and MOF (.mof) files, or of every such file under a
-// folder. Files under a folder that are not manifests are skipped;
+// WEPExplorer exports), MOF (.mof) and WPP trace message format (.tmf)
+// files, or of every such file under a folder. Files under a folder that are not manifests are skipped;
 // anything else that fails is returned (joined), after the rest has been
 // imported.
 func (d *Decoder) Import(paths ...string) error {
@@ -166,7 +171,7 @@ func (d *Decoder) Import(paths ...string) error {
 				return nil
 			}
 			ext := strings.ToLower(filepath.Ext(path))
-			if !e.IsDir() && (ext == ".man" || ext == ".xml" || ext == ".mof") {
+			if !e.IsDir() && (ext == ".man" || ext == ".xml" || ext == ".mof" || ext == ".tmf") {
 				errs = append(errs, d.importFile(path, true))
 			}
 			return nil
@@ -176,6 +181,18 @@ func (d *Decoder) Import(paths ...string) error {
 }
 
 func (d *Decoder) importFile(path string, skipNonManifest bool) error {
+	if strings.EqualFold(filepath.Ext(path), ".tmf") {
+		f, err := wpp.ParseFile(path)
+		if err != nil {
+			return err
+		}
+		schemas, errs := f.Schemas()
+		d.Registry.Add(schemas...)
+		if len(errs) > 0 {
+			return fmt.Errorf("%s: %d messages not imported: %w", path, len(errs), errors.Join(errs...))
+		}
+		return nil
+	}
 	if strings.EqualFold(filepath.Ext(path), ".mof") {
 		f, err := mof.ParseFile(path)
 		if err != nil {

@@ -28,7 +28,7 @@ var generatedFixtures = []struct {
 	{"newfile-1", "", 24, false},
 	{"newfile-2", "", 23, false},
 	{"newfile-3", "", 13, false},
-	{"wpp", "", 7, false},
+	{"wpp", "wpp.tmf", 7, false},
 	{"record-kinds", "classic.mof", 10, true},
 }
 

@@ -99,7 +99,7 @@ func TestFixturesReadBack(t *testing.T) {
 			if base == "record-kinds" {
 				base = "classic" // its instance records use classic.mof's classes
 			}
-			for _, ext := range []string{".man", ".mof"} {
+			for _, ext := range []string{".man", ".mof", ".tmf"} {
 				if _, ok := fx.files[base+ext]; ok {
 					if err := dec.Import(filepath.Join(dir, base+ext)); err != nil {
 						t.Fatal(err)

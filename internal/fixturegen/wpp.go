@@ -59,6 +59,44 @@ func wppMessages() []etl.Event {
 	}
 }
 
+// wppTMF is the trace message format file of wpp.etl's messages, as a WPP
+// build writes one (our own text).
+const wppTMF = `// PDB:  fixture.pdb
+c0ffee00-1234-4abc-9def-0123456789ab Fixture // SRC=fixture.c MJ= MN=
+#typev fixture_c10 10 "%0 [%!FUNC!] value %10!d!" //   LEVEL=TRACE_LEVEL_INFORMATION FLAGS=INIT FUNC=DriverEntry
+{
+value, ItemLong -- 10
+}
+#typev fixture_c11 11 "%0%10!s!: status %11!s!" //   LEVEL=TRACE_LEVEL_ERROR FUNC=Load
+{
+text, ItemString -- 10
+status, ItemNTSTATUS -- 11
+}
+#typev fixture_c12 12 "%0device %10!s! at %11!p!"
+{
+name, ItemWString -- 10
+object, ItemPtr -- 11
+}
+#typev fixture_c13 13 "%0no arguments"
+{
+}
+#typev fixture_c14 14 "%0%11!s! base %10!p!"
+{
+base, ItemPtr -- 10
+name, ItemString -- 11
+}
+#typev fixture_c15 15 "%0result %10!d!"
+{
+result, ItemLong -- 10
+}
+00000000-0000-0000-0000-000000000000 Component7
+#typev comp_c20 20 "%0pair %10!u!/%11!u!"
+{
+a, ItemULong -- 10
+b, ItemULong -- 11
+}
+`
+
 func genWPP(fx *fixtures) error {
 	const start = 133485408000000000 // 2024-01-01T00:00:00Z
 	var out memWriter
@@ -82,6 +120,7 @@ func genWPP(fx *fixtures) error {
 		return err
 	}
 	fx.add("wpp.etl", out.b)
+	fx.add("wpp.tmf", []byte(wppTMF))
 	fx.events["wpp.etl"] = len(msgs)
 	return nil
 }
