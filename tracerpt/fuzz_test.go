@@ -39,7 +39,7 @@ func FuzzPipeline(f *testing.F) {
 	}
 	// One decoder for the whole run, with the fixtures' schemas imported.
 	dec := decode.New()
-	dec.Import(filepath.Join(dir, "manifest-types.man"), filepath.Join(dir, "classic.mof"))
+	dec.Import(filepath.Join(dir, "manifest-types.man"), filepath.Join(dir, "classic.mof"), filepath.Join(dir, "wpp.tmf"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		file, err := etl.NewFile(bytes.NewReader(b), int64(len(b)))
 		if err != nil {
