@@ -336,15 +336,21 @@ func (ps *parser) provider(n *node) (*Provider, error) {
 		if err != nil {
 			return nil, err
 		}
-		p.Events = append(p.Events, e)
-		k := eventKey{e.ID, e.Version}
-		if _, dup := p.byKey[k]; dup {
-			ps.warnf(en.line, "%s: duplicate event %d version %d (first kept for lookups)", what, e.ID, e.Version)
-			continue
-		}
-		p.byKey[k] = e
+		ps.addEvent(p, e, en.line, what)
 	}
 	return p, nil
+}
+
+// addEvent adds e to p; Provider.Event finds the first of several events
+// with one id and version, and the others are reported as warnings.
+func (ps *parser) addEvent(p *Provider, e *Event, line int, what string) {
+	p.Events = append(p.Events, e)
+	k := eventKey{e.ID, e.Version}
+	if _, dup := p.byKey[k]; dup {
+		ps.warnf(line, "%s: duplicate event %d version %d (first kept for lookups)", what, e.ID, e.Version)
+		return
+	}
+	p.byKey[k] = e
 }
 
 func (ps *parser) levels(n *node, p *Provider, ix *provIndex, what string) error {

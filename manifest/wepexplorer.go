@@ -197,13 +197,7 @@ func (ps *parser) wepProvider(n *node) (*Provider, error) {
 		if err != nil {
 			return nil, err
 		}
-		p.Events = append(p.Events, e)
-		k := eventKey{e.ID, e.Version}
-		if _, dup := p.byKey[k]; dup {
-			ps.warnf(en.line, "%s: duplicate event %d version %d (first kept for lookups)", what, e.ID, e.Version)
-			continue
-		}
-		p.byKey[k] = e
+		ps.addEvent(p, e, en.line, what)
 	}
 	return p, nil
 }
