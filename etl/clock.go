@@ -83,3 +83,39 @@ func (c *Clock) FileTime(t int64) int64 {
 	}
 	return c.StartTime + int64(q)
 }
+
+// RawTimestamp converts a FILETIME back to the clock's raw timestamp, the
+// inverse of [Clock.FileTime] rounded to the nearest tick: for clocks of
+// 10 MHz or less, RawTimestamp(FileTime(t)) == t. It uses the same exact
+// 128-bit arithmetic and saturates instead of wrapping.
+func (c *Clock) RawTimestamp(ft int64) int64 {
+	if c.identity {
+		return ft
+	}
+	d := ft - c.StartTime
+	if c.unit {
+		return c.T0 + d
+	}
+	neg := d < 0
+	ud := uint64(d)
+	if neg {
+		ud = uint64(-d)
+	}
+	hi, lo := bits.Mul64(ud, c.Freq)
+	lo, carry := bits.Add64(lo, 5000000, 0) // round half up
+	hi += carry
+	var q uint64 = math.MaxUint64
+	if hi < 10000000 {
+		q, _ = bits.Div64(hi, lo, 10000000)
+	}
+	if neg {
+		if q > uint64(c.T0-math.MinInt64) {
+			return math.MinInt64
+		}
+		return c.T0 - int64(q)
+	}
+	if q > uint64(math.MaxInt64-c.T0) {
+		return math.MaxInt64
+	}
+	return c.T0 + int64(q)
+}

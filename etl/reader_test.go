@@ -275,3 +275,23 @@ func TestResyncAfterOvershootingSize(t *testing.T) {
 		t.Errorf("errors %v, want the damaged buffer and the skipped bytes", errs)
 	}
 }
+
+func TestClockRawTimestampInvertsFileTime(t *testing.T) {
+	for _, freq := range []int64{2337949, 3117777, 10000000} {
+		c := etl.NewClock(&etl.LogfileHeader{ReservedFlags: 1, PerfFreq: freq, StartTime: 132247862638609634, HeaderTimestamp: 80000000000})
+		for _, d := range []int64{0, 1, 7, 12345, 3600 * freq, 400 * 86400 * freq, -5, -3600 * freq} {
+			raw := 80000000000 + d
+			if got := c.RawTimestamp(c.FileTime(raw)); got != raw {
+				t.Errorf("freq %d: raw %d → %d → %d", freq, raw, c.FileTime(raw), got)
+			}
+		}
+	}
+	// A faster clock (cycle counter) cannot come back to the tick, but
+	// FILETIME → raw → FILETIME is exact.
+	c := etl.NewClock(&etl.LogfileHeader{ReservedFlags: 3, CPUSpeedMHz: 3000, StartTime: 132247862638609634, HeaderTimestamp: 1 << 40})
+	for _, ft := range []int64{132247862638609634, 132247862638609635, 132247862638609634 + 400*86400*1e7} {
+		if got := c.FileTime(c.RawTimestamp(ft)); got != ft {
+			t.Errorf("cycle clock: %d → %d → %d", ft, c.RawTimestamp(ft), got)
+		}
+	}
+}

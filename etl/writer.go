@@ -396,16 +396,3 @@ func (w *Writer) Close() error {
 	}
 	return nil
 }
-
-// RawTimestamp converts a FILETIME back to the clock's raw timestamp (the
-// inverse of [Clock.FileTime], to the clock's resolution).
-func (c *Clock) RawTimestamp(ft int64) int64 {
-	if c.identity {
-		return ft
-	}
-	d := ft - c.StartTime
-	if c.unit {
-		return c.T0 + d
-	}
-	return c.T0 + int64(float64(d)*float64(c.Freq)/1e7)
-}
