@@ -248,3 +248,22 @@ func TestAppendJSONTextNonASCIINoAlloc(t *testing.T) {
 		t.Errorf("%v allocations for non-ASCII bytes", a)
 	}
 }
+
+func TestAppendMessageNoAlloc(t *testing.T) {
+	ev := &Event{Properties: []Property{prop("Count", InTypeUInt32), prop("Name", InTypeUnicodeString)}}
+	var p payload
+	p.u32(3)
+	p.wstr("job")
+	var dec Decoder
+	d, err := dec.Decode(ev, p.Bytes(), 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 0, 128)
+	if got := string(AppendMessage(buf, "Work %2 started with %1 items%n", d, nil)); got != "Work job started with 3 items\r\n" {
+		t.Errorf("AppendMessage = %q", got)
+	}
+	if a := testing.AllocsPerRun(100, func() { AppendMessage(buf[:0], "Work %2 started with %1!u! items", d, nil) }); a != 0 {
+		t.Errorf("%v allocations per message", a)
+	}
+}

@@ -38,11 +38,17 @@ const maxFormatWidth = 1024
 // format, %n!fmt!, e.g. %1!s!, %2!08X!, %3!I64u!, %4!-10S!. Parameter
 // inserts %%N are left as they are.
 func FormatMessage(msg string, d *Decoded, o *RenderOptions) string {
+	return string(AppendMessage(nil, msg, d, o))
+}
+
+// AppendMessage appends the expansion of msg (see [FormatMessage]) to dst:
+// with a reused dst it allocates nothing.
+func AppendMessage(dst []byte, msg string, d *Decoded, o *RenderOptions) []byte {
 	var top []Value
 	if d != nil && d.Schema != nil && len(d.Values) >= len(d.Schema.Properties) {
 		top = d.Top()
 	}
-	out := make([]byte, 0, len(msg)+32*len(top))
+	out := dst
 	for i := 0; i < len(msg); {
 		c := msg[i]
 		if c != '%' {
@@ -61,7 +67,7 @@ func FormatMessage(msg string, d *Decoded, o *RenderOptions) string {
 		c = msg[i+1]
 		switch {
 		case c == '0':
-			return string(out)
+			return out
 		case c >= '1' && c <= '9':
 			n, j := int(c-'0'), i+2
 			if j < len(msg) && isDigit(msg[j]) {
@@ -106,7 +112,7 @@ func FormatMessage(msg string, d *Decoded, o *RenderOptions) string {
 			i += 1 + size
 		}
 	}
-	return string(out)
+	return out
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }

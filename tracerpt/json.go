@@ -48,7 +48,7 @@ func (e *JSONEncoder) End(b []byte) []byte { return b }
 
 // AppendEvent appends one JSON object and a newline.
 func (e *JSONEncoder) AppendEvent(b []byte, ev *etl.Event, res *decode.Result) []byte {
-	b = AppendEventJSON(b, ev, res, e.multiFile, e.raw)
+	b = e.appendEvent(b, ev, res)
 	return append(b, '\n')
 }
 
@@ -57,6 +57,14 @@ func (e *JSONEncoder) AppendEvent(b []byte, ev *etl.Event, res *decode.Result) [
 // decoded events. Keys come in a fixed order so that output is
 // byte-for-byte reproducible.
 func AppendEventJSON(b []byte, ev *etl.Event, res *decode.Result, multiFile, raw bool) []byte {
+	e := JSONEncoder{multiFile: multiFile, raw: raw}
+	return e.appendEvent(b, ev, res)
+}
+
+// appendEvent is AppendEventJSON with the encoder's settings, reusing its
+// message buffer.
+func (e *JSONEncoder) appendEvent(b []byte, ev *etl.Event, res *decode.Result) []byte {
+	multiFile, raw := e.multiFile, e.raw
 	b = append(b, `{"time":"`...)
 	b = appendRFC3339(b, ev.Time)
 	b = append(b, `","filetime":`...)
@@ -162,7 +170,8 @@ func AppendEventJSON(b []byte, ev *etl.Event, res *decode.Result, multiFile, raw
 		b = tdh.AppendPropertiesJSON(b, res.Decoded)
 		if res.Schema.Message != "" {
 			b = append(b, `,"message":`...)
-			b = appendJSONString(b, tdh.FormatMessage(res.Schema.Message, res.Decoded, nil))
+			e.msg = tdh.AppendMessage(e.msg[:0], res.Schema.Message, res.Decoded, nil)
+			b = appendJSONString(b, e.msg)
 		}
 	}
 	if !decoded || raw {

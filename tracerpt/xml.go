@@ -22,6 +22,7 @@ type XMLEncoder struct {
 	tf      *timeFormatter
 	culture []byte // `<RenderingInfo Culture="…">` line
 	scratch []byte
+	msg     []byte // message expansion, reused
 	render  tdh.RenderOptions
 }
 
@@ -246,7 +247,13 @@ func (e *XMLEncoder) appendRenderingInfo(b []byte, s *tdh.Event, res *decode.Res
 		}
 		b = elem(b, "Task", s.TaskName)
 		if s.Message != "" && res.Decoded != nil && decodedOK(res, e.o.LessRestrictive) {
-			b = elem(b, "Message", tdh.FormatMessage(s.Message, res.Decoded, &e.render))
+			if e.msg = tdh.AppendMessage(e.msg[:0], s.Message, res.Decoded, &e.render); len(e.msg) > 0 {
+				b = append(b, "\t\t<Message>"...)
+				start := len(b)
+				b = append(b, e.msg...)
+				b, e.scratch = escapeXMLFrom(b, start, e.scratch)
+				b = append(b, "</Message>\n"...)
+			}
 		}
 		b = elem(b, "Channel", s.ChannelName)
 		b = elem(b, "Provider", s.ProviderName)
