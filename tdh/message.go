@@ -2,6 +2,7 @@ package tdh
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -235,6 +236,22 @@ func appendInsert(dst []byte, d *Decoded, v *Value, spec string, o *RenderOption
 	return dst
 }
 
+// unsignedFlags drops the sign flags, which C ignores for unsigned
+// conversions.
+var unsignedFlags = strings.NewReplacer("+", "", " ", "")
+
+// appendUpperHex appends v in upper-case hex without prefix or padding.
+func appendUpperHex(dst []byte, v uint64) []byte {
+	start := len(dst)
+	dst = strconv.AppendUint(dst, v, 16)
+	for i := start; i < len(dst); i++ {
+		if c := dst[i]; c >= 'a' && c <= 'f' {
+			dst[i] = c - 'a' + 'A'
+		}
+	}
+	return dst
+}
+
 // appendPrintfInt formats integer n (sign-extended if signed) like the C
 // runtime's printf.
 func appendPrintfInt(dst []byte, f printfSpec, n uint64, ptrSize int) []byte {
@@ -255,10 +272,10 @@ func appendPrintfInt(dst []byte, f printfSpec, n uint64, ptrSize int) []byte {
 		arg, verb = s, 'd'
 	case 'u':
 		arg, verb = u, 'd'
-		flags = strings.NewReplacer("+", "", " ", "").Replace(flags)
+		flags = unsignedFlags.Replace(flags)
 	case 'x', 'X', 'o':
 		arg = u
-		flags = strings.NewReplacer("+", "", " ", "").Replace(flags)
+		flags = unsignedFlags.Replace(flags)
 		if u == 0 {
 			flags = strings.ReplaceAll(flags, "#", "") // C prints plain 0
 		}
@@ -273,6 +290,22 @@ func appendPrintfInt(dst []byte, f printfSpec, n uint64, ptrSize int) []byte {
 		return utf8.AppendRune(dst, r)
 	case 'p': // MSVC: upper-case hex, zero-padded to the pointer width
 		return fmt.Appendf(dst, "%0*X", 2*ptrSize, n&(^uint64(0)>>(64-8*ptrSize)))
+	}
+	if flags == "" && f.width < 0 && f.prec < 0 {
+		// The common inserts (%1!d!, %2!u!, %3!I64x!…) need no fmt.
+		switch v := arg.(type) {
+		case int64:
+			return strconv.AppendInt(dst, v, 10)
+		case uint64:
+			switch verb {
+			case 'd':
+				return strconv.AppendUint(dst, v, 10)
+			case 'x':
+				return strconv.AppendUint(dst, v, 16)
+			case 'X':
+				return appendUpperHex(dst, v)
+			}
+		}
 	}
 	format := "%" + flags
 	if f.width >= 0 {
