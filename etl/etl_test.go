@@ -3,6 +3,7 @@ package etl_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 
@@ -218,9 +219,9 @@ func TestRecordKinds(t *testing.T) {
 			case etl.SID:
 				got = v.String()
 			case etl.StackTrace:
-				got = fmtAny(v)
+				got = fmt.Sprint(v)
 			case etl.ProviderTraits:
-				got = "{" + v.Name + " [{" + itoa(int(v.Traits[0].Type)) + " " + v.Traits[0].GUID.String() + " []}]}"
+				got = fmt.Sprintf("{%s [{%d %s []}]}", v.Name, v.Traits[0].Type, v.Traits[0].GUID)
 			}
 			if got != w {
 				t.Errorf("item %d (%v) = %q, want %q", i, x.Type, got, w)
@@ -246,30 +247,6 @@ func TestRecordKinds(t *testing.T) {
 	if er := evs[8]; er.Header != etl.HeaderError || er.Flags&etl.Flag32BitHeader == 0 || er.Flags&etl.Flag64BitHeader != 0 {
 		t.Errorf("error record: %+v", er)
 	}
-}
-
-func fmtAny(st etl.StackTrace) string {
-	s := "{" + itoa(int(st.MatchID)) + " ["
-	for i, a := range st.Addresses {
-		if i > 0 {
-			s += " "
-		}
-		s += utoa(a)
-	}
-	return s + "]}"
-}
-
-func itoa(n int) string { return utoa(uint64(n)) }
-
-func utoa(n uint64) string {
-	if n == 0 {
-		return "0"
-	}
-	var b []byte
-	for ; n > 0; n /= 10 {
-		b = append([]byte{byte('0' + n%10)}, b...)
-	}
-	return string(b)
 }
 
 func TestSIDString(t *testing.T) {

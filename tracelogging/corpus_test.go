@@ -362,7 +362,7 @@ func TestCorpusPrimitiveTypes(t *testing.T) {
 				if !ok {
 					t.Errorf("event %d: %s has no integer value (%v)", i, name, s.Properties[k].InType)
 				}
-				got = strings.ReplaceAll(fmtInt(n), ",", "")
+				got = strconv.FormatInt(n, 10)
 				w = strings.ReplaceAll(w, ",", "")
 			}
 			checked++
@@ -374,20 +374,6 @@ func TestCorpusPrimitiveTypes(t *testing.T) {
 	})
 	if i != len(want) || checked < 40 {
 		t.Errorf("%d events (%d values checked), baseline has %d events", i, checked, len(want))
-	}
-}
-
-func fmtInt(n int64) string {
-	if n < 0 {
-		return "-" + fmtInt(-n)
-	}
-	s := ""
-	for {
-		s = string(rune('0'+n%10)) + s
-		n /= 10
-		if n == 0 {
-			return s
-		}
 	}
 }
 
