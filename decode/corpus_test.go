@@ -195,3 +195,56 @@ func baselineCount(t *testing.T, corpus, provider string) int {
 	}
 	return n
 }
+
+// TestCorpusFolderImportKeepsKernelValues: importing every schema file
+// of the shared folder (dumped kernel classes, old MOF files, other
+// builds' CLR manifests) changes no value, name or schema source of an
+// event of net.4.5.2.x64 that the built-in schemas decode: a folder
+// fills gaps, it does not override.
+func TestCorpusFolderImportKeepsKernelValues(t *testing.T) {
+	corpus, schemas := corpusDirs(t)
+	path := filepath.Join(corpus, "microsoft+perfview/src/TraceEvent/TraceEvent.Tests/inputs/net.4.5.2.x64.etl.zip.unzipped/net.4.5.2.x64.etl")
+	f, err := etl.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	plain, lib := New(), New()
+	rep, err := lib.ImportFiles(schemas)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Files < 700 {
+		t.Fatalf("only %d schema files imported from %s", rep.Files, schemas)
+	}
+	t.Logf("%s", rep.Summary())
+	for _, d := range []*Decoder{plain, lib} {
+		if err := d.Prescan([]*etl.File{f}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := etl.NewReader([]*etl.File{f}, nil)
+	defer r.Close()
+	compared, differ := 0, 0
+	for r.Next() {
+		ev := r.Event()
+		a := plain.Decode(ev)
+		if a.Schema == nil || a.Origin.Kind != "built-in" {
+			continue
+		}
+		ja, na := string(tdh.AppendPropertiesJSON(nil, a.Decoded)), a.Schema.EventName+"/"+a.Schema.OpcodeName
+		b := lib.Decode(ev)
+		compared++
+		if b.Schema == nil || b.Origin != a.Origin || b.Schema.EventName+"/"+b.Schema.OpcodeName != na || string(tdh.AppendPropertiesJSON(nil, b.Decoded)) != ja {
+			if differ++; differ <= 5 {
+				t.Errorf("%v opcode %d v%d: %s %s from %v; with the folder imported: %v", ev.ProviderID, ev.Descriptor.Opcode, ev.Descriptor.Version, na, ja, a.Origin, b.Origin)
+			}
+		}
+	}
+	if compared < 170000 {
+		t.Errorf("compared %d built-in events, want the 178,000 or so of the file", compared)
+	}
+	if differ > 0 {
+		t.Errorf("%d of %d events changed when the schema folder was imported", differ, compared)
+	}
+}

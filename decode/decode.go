@@ -14,24 +14,32 @@
 package decode
 
 import (
-	"errors"
-	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"strings"
-
+	"github.com/etwkit/etw/catalog"
 	"github.com/etwkit/etw/etl"
-	"github.com/etwkit/etw/manifest"
-	"github.com/etwkit/etw/mof"
 	"github.com/etwkit/etw/tdh"
 	"github.com/etwkit/etw/tracelogging"
-	"github.com/etwkit/etw/wpp"
 )
 
 // Decoder finds schemas for events and decodes their payloads. Its
 // scratch storage is reused between calls: use one Decoder per goroutine
 // (they may share a Registry).
+//
+// Schemas come from four places, tried in this order when several
+// describe the same provider, event id (or class and type) and version:
+//
+//  1. the files named to [Decoder.Import], in the order named;
+//  2. the schemas the trace carries ([Decoder.Prescan]: the manifests
+//     .NET EventSource providers log, and the TDH metadata that relogging
+//     adds);
+//  3. the schemas built into the program (package catalog: kernel
+//     classes, KernelTraceControl, the .NET runtime providers);
+//  4. the files found under folders named to [Decoder.Import], in sorted
+//     path order: a library that decodes what nothing above describes,
+//     without overriding the trace's own schemas or the built-in ones.
+//
+// A schema that does not fit a payload (an error, or bytes left over)
+// gives way to the next one that fits it exactly; [Result.Fallback] says
+// so.
 type Decoder struct {
 	// Registry holds manifest (and MOF) schemas.
 	Registry *tdh.Registry
@@ -39,24 +47,27 @@ type Decoder struct {
 	// the nearest registered version (TDH would refuse it).
 	Nearest bool
 
-	tl     *tracelogging.Cache
-	es     *eventSources
-	dec    tdh.Decoder
-	result Result
+	tl      *tracelogging.Cache
+	es      *eventSources
+	meta    *traceMeta
+	imports *importState
+	dec     tdh.Decoder
+	result  Result
 }
 
-// New returns a Decoder whose registry holds the built-in NT Kernel Logger
-// (MSNT_SystemTrace) classes.
+// New returns a Decoder whose registry holds the built-in schemas
+// (package catalog): the NT Kernel Logger classes, KernelTraceControl and
+// the .NET runtime providers.
 func New() *Decoder {
 	reg := tdh.NewRegistry()
-	mof.RegisterKernel(reg)
-	return &Decoder{Registry: reg, tl: &tracelogging.Cache{}, es: newEventSources()}
+	catalog.Register(reg)
+	return &Decoder{Registry: reg, tl: &tracelogging.Cache{}, es: newEventSources(), meta: newTraceMeta(), imports: &importState{}}
 }
 
 // Clone returns a Decoder sharing d's registry and caches, for use on
 // another goroutine.
 func (d *Decoder) Clone() *Decoder {
-	return &Decoder{Registry: d.Registry, Nearest: d.Nearest, tl: d.tl, es: d.es}
+	return &Decoder{Registry: d.Registry, Nearest: d.Nearest, tl: d.tl, es: d.es, meta: d.meta, imports: d.imports}
 }
 
 // Result is the outcome of decoding one event. Decoded and its values are
@@ -65,12 +76,53 @@ type Result struct {
 	// Schema is nil when no schema is known for the event.
 	Schema  *tdh.Event
 	Decoded *tdh.Decoded
+	// Origin is where Schema came from.
+	Origin Origin
 	// Exact is false when the schema is of another version (Nearest).
 	Exact bool
+	// Fallback is true when a schema of higher precedence did not fit
+	// the payload and this one, of lower precedence, did.
+	Fallback bool
 	// Err is set when the payload does not fit the schema; Decoded then
 	// holds the properties decoded before the failure.
 	Err error
 }
+
+// Origin says where the schema of an event came from.
+type Origin struct {
+	// Kind is "import", "trace", "eventsource", "built-in",
+	// "tracelogging" or "" (no schema).
+	Kind string
+	// File is the imported file, for Kind "import".
+	File string
+}
+
+// String returns "import:<file>", "trace", "eventsource", "built-in",
+// "tracelogging" or "none".
+func (o Origin) String() string {
+	switch o.Kind {
+	case "":
+		return "none"
+	case "import":
+		return "import:" + o.File
+	}
+	return o.Kind
+}
+
+func originOf(o tdh.Origin) Origin {
+	switch o.Kind {
+	case tdh.OriginImport, tdh.OriginFolder:
+		return Origin{Kind: "import", File: o.Name}
+	case tdh.OriginTrace:
+		if o.Name == originEventSource.Name {
+			return Origin{Kind: "eventsource"}
+		}
+		return Origin{Kind: "trace"}
+	}
+	return Origin{Kind: "built-in"}
+}
+
+var originEventSource = tdh.Origin{Kind: tdh.OriginTrace, Name: "eventsource"}
 
 // EventSource manifest events: id 0xFFFE, opcode 0xFE.
 const (
@@ -82,35 +134,58 @@ const (
 func (d *Decoder) Decode(ev *etl.Event) *Result {
 	r := &d.result
 	*r = Result{}
-	schema, exact, err := d.schema(ev)
+	if s, ok, err := d.tl.Schema(ev); ok {
+		r.Origin = Origin{Kind: "tracelogging"}
+		if err != nil {
+			r.Err = err
+			return r
+		}
+		r.Schema, r.Exact = s, true
+		r.Decoded, r.Err = d.dec.Decode(s, ev.UserData, ev.PointerSize())
+		return r
+	}
+	cands, exact, err := d.candidates(ev)
 	if err != nil {
 		r.Err = err
 		return r
 	}
-	if schema == nil {
+	if len(cands) == 0 {
 		return r
 	}
-	r.Schema, r.Exact = schema, exact
-	r.Decoded, r.Err = d.dec.Decode(schema, ev.UserData, ev.PointerSize())
+	r.Exact = exact
+	ptr := ev.PointerSize()
+	first := cands[0]
+	r.Schema, r.Origin = first.Schema, originOf(first.Origin)
+	r.Decoded, r.Err = d.dec.Decode(first.Schema, ev.UserData, ptr)
+	if len(cands) == 1 || (r.Err == nil && len(r.Decoded.Extra) == 0) {
+		return r
+	}
+	for _, c := range cands[1:] {
+		if dd, err := d.dec.Decode(c.Schema, ev.UserData, ptr); err == nil && len(dd.Extra) == 0 {
+			r.Schema, r.Origin, r.Decoded, r.Err, r.Fallback = c.Schema, originOf(c.Origin), dd, nil, true
+			return r
+		}
+	}
+	r.Decoded, r.Err = d.dec.Decode(first.Schema, ev.UserData, ptr)
 	return r
 }
 
-func (d *Decoder) schema(ev *etl.Event) (*tdh.Event, bool, error) {
-	if s, ok, err := d.tl.Schema(ev); ok {
-		return s, true, err
-	}
+// candidates returns the registered schemas that may describe ev, highest
+// precedence first.
+func (d *Decoder) candidates(ev *etl.Event) ([]tdh.Candidate, bool, error) {
 	switch ev.Header {
 	case etl.HeaderEvent32, etl.HeaderEvent64:
 		if ev.Descriptor.ID == eventSourceManifestID && ev.Descriptor.Opcode == eventSourceManifestOpcode {
 			if err := d.es.add(d.Registry, ev); err != nil {
 				return nil, false, err
 			}
-			return eventSourceManifestSchema(ev, d.es.name(ev.ProviderID)), true, nil
+			s := eventSourceManifestSchema(ev, d.es.name(ev.ProviderID))
+			return []tdh.Candidate{{Schema: s, Origin: originEventSource}}, true, nil
 		}
 	case etl.HeaderMessage:
 		// WPP: TMF schemas are keyed by message GUID and number.
-		s, exact := d.Registry.LookupNearest(ev.ProviderID, ev.Descriptor.ID, 0)
-		return s, exact, nil
+		c, exact := d.Registry.CandidatesNearest(ev.ProviderID, ev.Descriptor.ID, 0)
+		return c, exact, nil
 	case etl.HeaderError:
 		return nil, false, nil
 	}
@@ -118,104 +193,12 @@ func (d *Decoder) schema(ev *etl.Event) (*tdh.Event, bool, error) {
 	if ev.Flags&etl.FlagClassicHeader != 0 {
 		id = uint16(ev.Descriptor.Opcode) // classic events: class GUID + type + version
 	}
-	if s, ok := d.Registry.Lookup(ev.ProviderID, id, ev.Descriptor.Version); ok {
-		return s, true, nil
+	if c := d.Registry.Candidates(ev.ProviderID, id, ev.Descriptor.Version); len(c) > 0 {
+		return c, true, nil
 	}
 	if d.Nearest {
-		if s, exact := d.Registry.LookupNearest(ev.ProviderID, id, ev.Descriptor.Version); s != nil {
-			return s, exact, nil
-		}
+		c, exact := d.Registry.CandidatesNearest(ev.ProviderID, id, ev.Descriptor.Version)
+		return c, exact, nil
 	}
 	return nil, false, nil
-}
-
-// Prescan reads the events of files and registers the EventSource
-// manifests they carry, so that events logged before their provider's
-// manifest decode too.
-func (d *Decoder) Prescan(files []*etl.File) error {
-	r := etl.NewReader(files, &etl.ReaderOptions{Order: etl.FileOrder})
-	defer r.Close()
-	var errs []error
-	for r.Next() {
-		ev := r.Event()
-		if ev.Descriptor.ID == eventSourceManifestID && ev.Descriptor.Opcode == eventSourceManifestOpcode &&
-			(ev.Header == etl.HeaderEvent32 || ev.Header == etl.HeaderEvent64) {
-			if err := d.es.add(d.Registry, ev); err != nil {
-				errs = append(errs, err)
-			}
-		}
-	}
-	return errors.Join(errs...)
-}
-
-// Import registers the schemas of manifest (.man, .xml, including
-// WEPExplorer exports), MOF (.mof) and WPP trace message format (.tmf)
-// files, or of every such file under a folder. Files under a folder that are not manifests are skipped;
-// anything else that fails is returned (joined), after the rest has been
-// imported.
-func (d *Decoder) Import(paths ...string) error {
-	var errs []error
-	for _, p := range paths {
-		st, err := os.Stat(p)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		if !st.IsDir() {
-			errs = append(errs, d.importFile(p, false))
-			continue
-		}
-		filepath.WalkDir(p, func(path string, e fs.DirEntry, err error) error {
-			if err != nil {
-				errs = append(errs, err)
-				return nil
-			}
-			ext := strings.ToLower(filepath.Ext(path))
-			if !e.IsDir() && (ext == ".man" || ext == ".xml" || ext == ".mof" || ext == ".tmf") {
-				errs = append(errs, d.importFile(path, true))
-			}
-			return nil
-		})
-	}
-	return errors.Join(errs...)
-}
-
-func (d *Decoder) importFile(path string, skipNonManifest bool) error {
-	if strings.EqualFold(filepath.Ext(path), ".tmf") {
-		f, err := wpp.ParseFile(path)
-		if err != nil {
-			return err
-		}
-		schemas, errs := f.Schemas()
-		d.Registry.Add(schemas...)
-		if len(errs) > 0 {
-			return fmt.Errorf("%s: %d messages not imported: %w", path, len(errs), errors.Join(errs...))
-		}
-		return nil
-	}
-	if strings.EqualFold(filepath.Ext(path), ".mof") {
-		f, err := mof.ParseFile(path)
-		if err != nil {
-			return err
-		}
-		schemas, errs := f.Schemas()
-		d.Registry.Add(schemas...)
-		if len(errs) > 0 {
-			return fmt.Errorf("%s: %d classes not imported: %w", path, len(errs), errors.Join(errs...))
-		}
-		return nil
-	}
-	m, err := manifest.ParseFile(path)
-	if err != nil {
-		if skipNonManifest && errors.Is(err, manifest.ErrNotManifest) {
-			return nil
-		}
-		return err
-	}
-	schemas, errs := m.Schemas()
-	d.Registry.Add(schemas...)
-	if len(errs) > 0 {
-		return fmt.Errorf("%s: %d events not imported: %w", path, len(errs), errors.Join(errs...))
-	}
-	return nil
 }

@@ -76,7 +76,7 @@ func (es *eventSources) add(reg *tdh.Registry, ev *etl.Event) error {
 		es.names[p.GUID] = p.Name
 	}
 	schemas, errs := m.Schemas()
-	reg.Add(schemas...)
+	reg.AddFrom(originEventSource, schemas...)
 	if len(errs) > 0 {
 		return fmt.Errorf("EventSource manifest of %v: %d events not imported: %v", ev.ProviderID, len(errs), errs[0])
 	}

@@ -3,6 +3,7 @@ package tdh
 import (
 	"bytes"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/google/uuid"
@@ -14,12 +15,99 @@ type key struct {
 	version uint8
 }
 
+// OriginKind is the kind of place a schema came from. Kinds are listed in
+// precedence order: when several schemas share a provider, id and
+// version, one from a lower kind is tried first.
+type OriginKind uint8
+
+// Origin kinds, highest precedence first.
+const (
+	// OriginImport is a file the user named (-import).
+	OriginImport OriginKind = iota
+	// OriginTrace is a schema carried by the trace itself: the TDH
+	// metadata that relogging adds (KernelTraceControl MetaData events)
+	// and the manifests .NET EventSource providers log.
+	OriginTrace
+	// OriginBuiltIn is a schema compiled into the program: the kernel
+	// classes, the .NET runtime catalog, KernelTraceControl and WinSat.
+	OriginBuiltIn
+	// OriginFolder is a file found under a folder the user named: a
+	// library of schemas that decodes what nothing above describes (and
+	// what a schema above does not fit), but does not override the
+	// trace's own schemas or the built-in ones.
+	OriginFolder
+)
+
+// Origin says where a schema came from. It orders schemas with the same
+// provider, id and version: first by Kind, then by Order (imports keep
+// the order they were named in, files inside a folder their sorted path
+// order), and a later schema from exactly the same origin replaces the
+// earlier one.
+type Origin struct {
+	Kind OriginKind
+	// Order ranks origins of the same kind; lower is tried first.
+	Order int
+	// Name is the file the schema was read from, or a label such as
+	// "eventsource" or "kernel"; "" for the zero Origin.
+	Name string
+}
+
+// String returns the origin as the CLI shows it: "import:<file>",
+// "trace", "eventsource", "built-in", or "trace:<name>"/"built-in:<name>"
+// for other labels.
+func (o Origin) String() string {
+	switch o.Kind {
+	case OriginImport, OriginFolder:
+		if o.Name == "" {
+			return "import"
+		}
+		return "import:" + o.Name
+	case OriginTrace:
+		if o.Name == "" || o.Name == "trace" {
+			return "trace"
+		}
+		if o.Name == "eventsource" {
+			return "eventsource"
+		}
+		return "trace:" + o.Name
+	case OriginBuiltIn:
+		if o.Name == "" {
+			return "built-in"
+		}
+		return "built-in:" + o.Name
+	}
+	return "origin(?)"
+}
+
+func (o Origin) less(p Origin) bool {
+	if o.Kind != p.Kind {
+		return o.Kind < p.Kind
+	}
+	return o.Order < p.Order
+}
+
+// Candidate is one registered schema with its origin.
+type Candidate struct {
+	Schema *Event
+	Origin Origin
+}
+
+// MaxCandidates bounds the schemas kept for one provider, id and version
+// (different origins). Past it, a schema of lower precedence than all
+// kept ones is not kept; [Registry.Dropped] counts them.
+const MaxCandidates = 8
+
 // Registry holds event schemas keyed by provider GUID, event id and
-// version. It is safe for concurrent use; lookups do not allocate.
+// version. Several schemas may share a key when they come from different
+// origins: [Registry.Lookup] returns the one of highest precedence and
+// [Registry.Candidates] all of them, so that a decoder can fall back to
+// one that fits a payload. It is safe for concurrent use; lookups do not
+// allocate.
 type Registry struct {
 	mu       sync.RWMutex
-	events   map[key]*Event
+	events   map[key][]Candidate    // sorted by precedence; slices are never modified in place
 	versions map[versionKey][]uint8 // versions known per provider+id, ascending
+	dropped  int
 }
 
 type versionKey struct {
@@ -29,17 +117,25 @@ type versionKey struct {
 
 // NewRegistry returns an empty registry.
 func NewRegistry() *Registry {
-	return &Registry{events: map[key]*Event{}, versions: map[versionKey][]uint8{}}
+	return &Registry{events: map[key][]Candidate{}, versions: map[versionKey][]uint8{}}
 }
 
-// Add registers schemas; a schema with the same provider, id and version
-// as an earlier one replaces it.
-func (r *Registry) Add(events ...*Event) {
+// Add registers schemas with the zero [Origin] (an import of highest
+// precedence); a schema with the same provider, id and version as an
+// earlier one from the same origin replaces it.
+func (r *Registry) Add(events ...*Event) { r.AddFrom(Origin{}, events...) }
+
+// AddFrom registers schemas from origin o. A schema with the same
+// provider, id and version as one already registered from exactly the
+// same origin replaces it; otherwise it is kept beside the others, in
+// precedence order.
+func (r *Registry) AddFrom(o Origin, events ...*Event) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, e := range events {
 		k := key{e.ProviderGUID, e.ID, e.Version}
-		if _, ok := r.events[k]; !ok {
+		old, ok := r.events[k]
+		if !ok {
 			vk := versionKey{e.ProviderGUID, e.ID}
 			vs := r.versions[vk]
 			i := 0
@@ -51,24 +147,72 @@ func (r *Registry) Add(events ...*Event) {
 			vs[i] = e.Version
 			r.versions[vk] = vs
 		}
-		r.events[k] = e
+		r.events[k] = r.insert(old, Candidate{e, o})
 	}
 }
 
-// Len returns the number of schemas.
+// insert returns a new slice: readers may hold the old one.
+func (r *Registry) insert(old []Candidate, c Candidate) []Candidate {
+	for i := range old {
+		if old[i].Origin == c.Origin {
+			s := slices.Clone(old)
+			s[i] = c
+			return s
+		}
+	}
+	i := 0
+	for i < len(old) && !c.Origin.less(old[i].Origin) {
+		i++
+	}
+	if len(old) >= MaxCandidates {
+		if i == len(old) {
+			r.dropped++
+			return old
+		}
+		r.dropped++
+		old = old[:len(old)-1]
+	}
+	s := make([]Candidate, 0, len(old)+1)
+	s = append(s, old[:i]...)
+	s = append(s, c)
+	return append(s, old[i:]...)
+}
+
+// Dropped returns how many schemas were not kept because a key already
+// had [MaxCandidates] of higher precedence.
+func (r *Registry) Dropped() int {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.dropped
+}
+
+// Len returns the number of keys (provider, id, version) with a schema.
 func (r *Registry) Len() int {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	return len(r.events)
 }
 
-// Lookup returns the schema for exactly this provider, id and version, as
-// TDH does.
+// Lookup returns the schema of highest precedence for exactly this
+// provider, id and version, as TDH does.
 func (r *Registry) Lookup(provider uuid.UUID, id uint16, version uint8) (*Event, bool) {
 	r.mu.RLock()
-	e, ok := r.events[key{provider, id, version}]
+	c := r.events[key{provider, id, version}]
 	r.mu.RUnlock()
-	return e, ok
+	if len(c) == 0 {
+		return nil, false
+	}
+	return c[0].Schema, true
+}
+
+// Candidates returns every schema registered for exactly this provider,
+// id and version, highest precedence first. The slice must not be
+// modified; it stays valid after later additions.
+func (r *Registry) Candidates(provider uuid.UUID, id uint16, version uint8) []Candidate {
+	r.mu.RLock()
+	c := r.events[key{provider, id, version}]
+	r.mu.RUnlock()
+	return c
 }
 
 // LookupNearest returns the exact schema if there is one; otherwise the
@@ -76,10 +220,20 @@ func (r *Registry) Lookup(provider uuid.UUID, id uint16, version uint8) (*Event,
 // decodes the fields it knows of a newer event, as PerfView does), or
 // else the lowest version above it. exact reports which case applied.
 func (r *Registry) LookupNearest(provider uuid.UUID, id uint16, version uint8) (e *Event, exact bool) {
+	c, exact := r.CandidatesNearest(provider, id, version)
+	if len(c) == 0 {
+		return nil, false
+	}
+	return c[0].Schema, exact
+}
+
+// CandidatesNearest is [Registry.Candidates] with the version fallback of
+// [Registry.LookupNearest].
+func (r *Registry) CandidatesNearest(provider uuid.UUID, id uint16, version uint8) (c []Candidate, exact bool) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	if e, ok := r.events[key{provider, id, version}]; ok {
-		return e, true
+	if c := r.events[key{provider, id, version}]; len(c) > 0 {
+		return c, true
 	}
 	vs := r.versions[versionKey{provider, id}]
 	if len(vs) == 0 {
@@ -107,5 +261,28 @@ func (r *Registry) Providers() []uuid.UUID {
 		}
 	}
 	slices.SortFunc(out, func(a, b uuid.UUID) int { return bytes.Compare(a[:], b[:]) })
+	return out
+}
+
+// Schemas returns the schemas of highest precedence for one provider
+// (every id and version), sorted by id then version.
+func (r *Registry) Schemas(provider uuid.UUID) []Candidate {
+	r.mu.RLock()
+	var out []Candidate
+	for k, c := range r.events {
+		if k.guid == provider && len(c) > 0 {
+			out = append(out, c[0])
+		}
+	}
+	r.mu.RUnlock()
+	slices.SortFunc(out, func(a, b Candidate) int {
+		if a.Schema.ID != b.Schema.ID {
+			return int(a.Schema.ID) - int(b.Schema.ID)
+		}
+		if a.Schema.Version != b.Schema.Version {
+			return int(a.Schema.Version) - int(b.Schema.Version)
+		}
+		return strings.Compare(a.Origin.String(), b.Origin.String())
+	})
 	return out
 }

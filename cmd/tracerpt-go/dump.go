@@ -39,6 +39,7 @@ type dumpOptions struct {
 	raw       bool
 	quiet     bool
 	strict    bool
+	verbose   bool
 
 	providers, excludeProviders []string
 	eventIDs, levels            string
@@ -102,6 +103,7 @@ was not given; 5 damaged input with --strict.`,
 	fl.StringSliceVar(&o.manifests, "import", nil, "instrumentation manifest(s), or folders of them, to decode events with (-import a.man b.man)")
 	fl.BoolVar(&o.lr, "lr", false, "less restrictive: show the properties that decoded for events that do not fit their schema")
 	fl.BoolVarP(&o.yes, "y", "y", false, "overwrite existing output files")
+	fl.BoolVarP(&o.verbose, "verbose", "v", false, "say more: each schema import warning")
 	fl.StringVar(&o.tz, "tz", "UTC", "time zone of XML TimeCreated and summary dates: UTC, local, an offset (-05:00) or an IANA name")
 	fl.StringVar(&o.culture, "culture", tracerpt.DefaultCulture, "culture of RenderingInfo and of the summary's dates (en-US, en-CA, en-GB, de-DE, …)")
 	fl.BoolVar(&o.rts, "rts", false, "add the raw timestamp (TimeCreated RawTime) to the XML dump")
@@ -251,8 +253,8 @@ func runDump(cmd *cobra.Command, args []string, o *dumpOptions) error {
 
 	dec := newDecoder()
 	dec.Nearest = o.nearest
-	if err := dec.Import(o.manifests...); err != nil {
-		warn(cmd, err)
+	if err := importSchemas(cmd, dec, o.manifests, o.verbose); err != nil {
+		return err
 	}
 
 	cfg := &tracerpt.Config{

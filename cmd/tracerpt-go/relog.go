@@ -61,8 +61,8 @@ func runRelog(cmd *cobra.Command, args []string, o *relogOptions) error {
 	var dec *decode.Decoder
 	if filt.NeedsSchema() {
 		dec = decode.New()
-		if err := dec.Import(o.manifests...); err != nil {
-			warn(cmd, err)
+		if err := importSchemas(cmd, dec, o.manifests, false); err != nil {
+			return err
 		}
 		if err := dec.Prescan(files); err != nil {
 			warn(cmd, err)

@@ -1,0 +1,46 @@
+// Package catalog holds the event schemas compiled into the program, so
+// that common traces decode with nothing imported: every event and
+// version of the .NET runtime providers (Microsoft-Windows-DotNETRuntime,
+// -Rundown, -Private, -Stress and the Mono profiler provider), generated
+// from the runtime's own manifest, ClrEtwAll.man of dotnet/runtime (MIT
+// licence).
+//
+// The NT Kernel Logger classes, KernelTraceControl and WinSat are built
+// into package [mof] ([mof.KernelSchemas]); [Register] adds both.
+//
+// The generated tables are regenerated with
+//
+//	ETL_SCHEMAS=../shared/schemas go generate ./catalog
+package catalog
+
+import (
+	"sync"
+
+	"github.com/etwkit/etw/mof"
+	"github.com/etwkit/etw/tdh"
+)
+
+//go:generate go run ./internal/gencatalog -o dotnet_gen.go -var dotnet -source " dotnet/runtime@68813511 src/coreclr/vm/ClrEtwAll.man (MIT)" $ETL_SCHEMAS/authored/dotnet-runtime/ClrEtwAll.man
+
+var (
+	dotnetOnce sync.Once
+	dotnet     []*tdh.Event
+)
+
+// DotNET returns the schemas of the .NET runtime providers. The slice is
+// new; the schemas are shared and must not be modified.
+func DotNET() []*tdh.Event {
+	dotnetOnce.Do(func() { dotnet = dotnetSchemas() })
+	return append([]*tdh.Event(nil), dotnet...)
+}
+
+// Origin is the origin [Register] gives the built-in schemas.
+var Origin = tdh.Origin{Kind: tdh.OriginBuiltIn}
+
+// Register adds every built-in schema to reg with [Origin]: the kernel
+// classes of package mof and the .NET runtime providers.
+func Register(reg *tdh.Registry) {
+	reg.AddFrom(Origin, mof.KernelSchemas()...)
+	dotnetOnce.Do(func() { dotnet = dotnetSchemas() })
+	reg.AddFrom(Origin, dotnet...)
+}

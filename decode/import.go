@@ -1,0 +1,188 @@
+package decode
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/etwkit/etw/manifest"
+	"github.com/etwkit/etw/mof"
+	"github.com/etwkit/etw/tdh"
+	"github.com/etwkit/etw/wpp"
+)
+
+// ImportReport tells what [Decoder.ImportFiles] did.
+type ImportReport struct {
+	// Files is the number of schema files read.
+	Files int
+	// Events is the number of event schemas registered.
+	Events int
+	// Skipped is the number of events (or MOF classes, TMF messages)
+	// that were in the files but could not be compiled.
+	Skipped int
+	// Ignored is the number of files under a folder that were not schema
+	// files after all (XML that is not a manifest, PE files without an
+	// event manifest).
+	Ignored int
+	// Warnings are the problems that did not stop the import: events
+	// skipped, files under a folder that could not be read or parsed.
+	Warnings []error
+}
+
+// Summary is one line for people: "imported 912 files: 45,875 events;
+// 453 skipped".
+func (r *ImportReport) Summary() string {
+	s := fmt.Sprintf("imported %s file%s: %s event%s", thousands(r.Files), plural(r.Files), thousands(r.Events), plural(r.Events))
+	if r.Skipped > 0 {
+		s += fmt.Sprintf("; %s skipped", thousands(r.Skipped))
+	}
+	if n := len(r.Warnings); n > 0 {
+		s += fmt.Sprintf("; %s warning%s", thousands(n), plural(n))
+	}
+	return s
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+func thousands(n int) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// importState numbers imported files so that earlier ones take
+// precedence.
+type importState struct {
+	mu   sync.Mutex
+	next int
+}
+
+func (s *importState) origin(path string, inFolder bool) tdh.Origin {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.next++
+	kind := tdh.OriginImport
+	if inFolder {
+		kind = tdh.OriginFolder
+	}
+	return tdh.Origin{Kind: kind, Order: s.next, Name: path}
+}
+
+// Import registers the schemas of manifest (.man, .xml, including
+// WEPExplorer exports), MOF (.mof) and WPP trace message format (.tmf)
+// files, or of every such file under a folder. It is [Decoder.ImportFiles]
+// with the warnings joined to the errors: everything that could be
+// imported is, and the error says what could not.
+func (d *Decoder) Import(paths ...string) error {
+	rep, err := d.ImportFiles(paths...)
+	return errors.Join(err, errors.Join(rep.Warnings...))
+}
+
+// ImportFiles registers the schemas of the files named, and of the schema
+// files under the folders named (walked in sorted path order). A file
+// named takes precedence over files named after it, over the schemas the
+// trace carries and over the built-in ones; files found under a folder
+// come after all of those (see [Decoder] for the whole order).
+//
+// The error reports what the caller must fix: a path that does not
+// exist, a named file that is not a schema file or cannot be parsed.
+// Problems that do not stop the import (events that could not be
+// compiled, unreadable files under a folder) are in the report's
+// Warnings.
+func (d *Decoder) ImportFiles(paths ...string) (ImportReport, error) {
+	var rep ImportReport
+	var errs []error
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("import: %w", err))
+			continue
+		}
+		if !st.IsDir() {
+			ok, err := d.importFile(p, false, &rep)
+			if err != nil {
+				errs = append(errs, err)
+			} else if !ok {
+				errs = append(errs, fmt.Errorf("import %s: not a manifest, MOF or TMF file", p))
+			}
+			continue
+		}
+		filepath.WalkDir(p, func(path string, e fs.DirEntry, err error) error {
+			if err != nil {
+				rep.Warnings = append(rep.Warnings, err)
+				return nil
+			}
+			if e.IsDir() || !schemaExt(path) {
+				return nil
+			}
+			ok, err := d.importFile(path, true, &rep)
+			if err != nil {
+				rep.Warnings = append(rep.Warnings, err)
+			} else if !ok {
+				rep.Ignored++
+			}
+			return nil
+		})
+	}
+	return rep, errors.Join(errs...)
+}
+
+func schemaExt(path string) bool {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".man", ".xml", ".mof", ".tmf":
+		return true
+	}
+	return false
+}
+
+// importFile imports one file; ok is false when it is not a schema file
+// (an XML document that is not a manifest).
+func (d *Decoder) importFile(path string, inFolder bool, rep *ImportReport) (ok bool, err error) {
+	var schemas []*tdh.Event
+	var errs []error
+	what := "events"
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".tmf":
+		f, err := wpp.ParseFile(path)
+		if err != nil {
+			return false, err
+		}
+		schemas, errs = f.Schemas()
+		what = "messages"
+	case ".mof":
+		f, err := mof.ParseFile(path)
+		if err != nil {
+			return false, err
+		}
+		schemas, errs = f.Schemas()
+		what = "classes"
+	default:
+		m, err := manifest.ParseFile(path)
+		if errors.Is(err, manifest.ErrNotManifest) {
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		schemas, errs = m.Schemas()
+	}
+	d.Registry.AddFrom(d.imports.origin(path, inFolder), schemas...)
+	rep.Files++
+	rep.Events += len(schemas)
+	rep.Skipped += len(errs)
+	if len(errs) > 0 {
+		rep.Warnings = append(rep.Warnings, fmt.Errorf("%s: %d %s not imported: %w", path, len(errs), what, errors.Join(errs...)))
+	}
+	return true, nil
+}
