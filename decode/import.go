@@ -146,43 +146,59 @@ func schemaExt(path string) bool {
 	return false
 }
 
-// importFile imports one file; ok is false when it is not a schema file
-// (an XML document that is not a manifest).
-func (d *Decoder) importFile(path string, inFolder bool, rep *ImportReport) (ok bool, err error) {
-	var schemas []*tdh.Event
-	var errs []error
-	what := "events"
+// ErrNotSchema is returned by [ReadSchemas] for a file that is not a
+// schema file (an XML document that is not a manifest, a PE file without
+// an event manifest).
+var ErrNotSchema = errors.New("not a manifest, MOF, TMF or PE file with an event manifest")
+
+// ReadSchemas reads one schema file: an instrumentation manifest or
+// WEPExplorer export (.man, .xml), a MOF file (.mof) or a WPP trace
+// message format file (.tmf). It returns the compiled schemas and the
+// items that could not be compiled (events, classes or messages); err is
+// set when the file cannot be read or parsed at all.
+func ReadSchemas(path string) (schemas []*tdh.Event, skipped []error, err error) {
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".tmf":
 		f, err := wpp.ParseFile(path)
 		if err != nil {
-			return false, err
+			return nil, nil, err
 		}
-		schemas, errs = f.Schemas()
-		what = "messages"
+		schemas, skipped = f.Schemas()
+		return schemas, skipped, nil
 	case ".mof":
 		f, err := mof.ParseFile(path)
 		if err != nil {
-			return false, err
+			return nil, nil, err
 		}
-		schemas, errs = f.Schemas()
-		what = "classes"
-	default:
-		m, err := manifest.ParseFile(path)
-		if errors.Is(err, manifest.ErrNotManifest) {
-			return false, nil
-		}
-		if err != nil {
-			return false, err
-		}
-		schemas, errs = m.Schemas()
+		schemas, skipped = f.Schemas()
+		return schemas, skipped, nil
+	}
+	m, err := manifest.ParseFile(path)
+	if errors.Is(err, manifest.ErrNotManifest) {
+		return nil, nil, fmt.Errorf("%s: %w", path, ErrNotSchema)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	schemas, skipped = m.Schemas()
+	return schemas, skipped, nil
+}
+
+// importFile imports one file; ok is false when it is not a schema file.
+func (d *Decoder) importFile(path string, inFolder bool, rep *ImportReport) (ok bool, err error) {
+	schemas, skipped, err := ReadSchemas(path)
+	if errors.Is(err, ErrNotSchema) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
 	}
 	d.Registry.AddFrom(d.imports.origin(path, inFolder), schemas...)
 	rep.Files++
 	rep.Events += len(schemas)
-	rep.Skipped += len(errs)
-	if len(errs) > 0 {
-		rep.Warnings = append(rep.Warnings, fmt.Errorf("%s: %d %s not imported: %w", path, len(errs), what, errors.Join(errs...)))
+	rep.Skipped += len(skipped)
+	if len(skipped) > 0 {
+		rep.Warnings = append(rep.Warnings, fmt.Errorf("%s: %d not imported: %w", path, len(skipped), errors.Join(skipped...)))
 	}
 	return true, nil
 }

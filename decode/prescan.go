@@ -4,6 +4,8 @@ import (
 	"errors"
 
 	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/tdh"
+	"github.com/etwkit/etw/tracelogging"
 )
 
 // Prescan reads the events of files and registers the schemas they carry
@@ -30,3 +32,15 @@ func (d *Decoder) Prescan(files []*etl.File) error {
 type traceMeta struct{}
 
 func newTraceMeta() *traceMeta { return &traceMeta{} }
+
+// TraceSchemas returns the schemas files carry (EventSource manifests and
+// relogging's TDH metadata), sorted by provider, id and version.
+func TraceSchemas(files []*etl.File) ([]*tdh.Event, error) {
+	d := &Decoder{Registry: tdh.NewRegistry(), tl: &tracelogging.Cache{}, es: newEventSources(), meta: newTraceMeta(), imports: &importState{}}
+	err := d.Prescan(files)
+	var out []*tdh.Event
+	for _, c := range d.Registry.All() {
+		out = append(out, c.Schema)
+	}
+	return out, err
+}

@@ -286,3 +286,28 @@ func (r *Registry) Schemas(provider uuid.UUID) []Candidate {
 	})
 	return out
 }
+
+// All returns every registered schema with its origin, sorted by
+// provider GUID, id, version and precedence.
+func (r *Registry) All() []Candidate {
+	r.mu.RLock()
+	keys := make([]key, 0, len(r.events))
+	for k := range r.events {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b key) int {
+		if c := bytes.Compare(a.guid[:], b.guid[:]); c != 0 {
+			return c
+		}
+		if a.id != b.id {
+			return int(a.id) - int(b.id)
+		}
+		return int(a.version) - int(b.version)
+	})
+	var out []Candidate
+	for _, k := range keys {
+		out = append(out, r.events[k]...)
+	}
+	r.mu.RUnlock()
+	return out
+}

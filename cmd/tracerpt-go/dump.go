@@ -120,7 +120,7 @@ was not given; 5 damaged input with --strict.`,
 	fl.BoolVar(&o.quiet, "quiet", false, "no progress bar (it is shown only when standard error is a terminal)")
 	fl.BoolVar(&o.strict, "strict", false, "stop with exit status 5 at the first damaged buffer or record (default: warn and go on)")
 	fl.StringSliceVar(&o.manifests, "manifest", nil, "same as -import")
-	root.AddCommand(newInfoCmd(), newRelogCmd(), newSynthCmd())
+	root.AddCommand(newInfoCmd(), newProvidersCmd(), newSchemasCmd(), newRelogCmd(), newSynthCmd())
 	setFlagErrors(root)
 	for _, c := range root.Commands() {
 		setFlagErrors(c)

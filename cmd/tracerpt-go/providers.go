@@ -1,0 +1,86 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/spf13/cobra"
+
+	"github.com/etwkit/etw/decode"
+)
+
+// providerJSON is one line of "providers --json" (docs/cli.md).
+type providerJSON struct {
+	GUID    string `json:"provider_guid"`
+	Name    string `json:"provider_name"`
+	Class   string `json:"class,omitempty"`
+	Events  int    `json:"events"`
+	Decoded int    `json:"decoded"`
+	Source  string `json:"source"`
+}
+
+func newProvidersCmd() *cobra.Command {
+	var asJSON, verbose bool
+	var imports []string
+	cmd := &cobra.Command{
+		Use:   "providers [--json] [-import FILE...] FILE...",
+		Short: "List the providers of a trace, their events and where their schemas come from",
+		Long: `providers decodes every event of the files and lists each provider (each
+event class for classic and kernel events): its name and GUID, its events,
+how many decoded, and the source of its schemas: import:<file>, trace (the
+TDH metadata a relogged trace carries), eventsource (manifests .NET
+EventSource providers log), built-in, tracelogging, or none.
+With --json it writes one JSON object per provider (JSON Lines).`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usageError(fmt.Errorf("providers: no input file"))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			files, err := openInputs(args)
+			if err != nil {
+				return err
+			}
+			defer closeAll(files)
+			dec := newDecoder()
+			if err := importSchemas(cmd, dec, imports, verbose); err != nil {
+				return err
+			}
+			stats, errs := decode.CountProviders(dec, files)
+			for _, e := range errs {
+				warn(cmd, e)
+			}
+			w := cmd.OutOrStdout()
+			if asJSON {
+				enc := json.NewEncoder(w)
+				for _, p := range stats {
+					if err := enc.Encode(providerJSON{"{" + p.GUID.String() + "}", p.Name, p.Class, p.Events, p.Decoded, p.Source()}); err != nil {
+						return err
+					}
+				}
+				return nil
+			}
+			t := tablewriter.NewWriter(w)
+			t.Header("Provider", "GUID", "Events", "Decoded", "Source")
+			for _, p := range stats {
+				name := p.Name
+				if p.Class != "" {
+					name += "/" + p.Class
+				}
+				if name == "" {
+					name = "(unknown)"
+				}
+				t.Append(name, "{"+p.GUID.String()+"}", strconv.Itoa(p.Events), strconv.Itoa(p.Decoded), p.Source())
+			}
+			return t.Render()
+		},
+	}
+	fl := cmd.Flags()
+	fl.BoolVar(&asJSON, "json", false, "one JSON object per provider")
+	fl.StringSliceVar(&imports, "import", nil, "schema files or folders to decode with, as for the dump")
+	fl.BoolVarP(&verbose, "verbose", "v", false, "each schema import warning")
+	return cmd
+}
