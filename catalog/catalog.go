@@ -16,6 +16,7 @@ package catalog
 import (
 	"sync"
 
+	"github.com/etwkit/etw/eventinfo"
 	"github.com/etwkit/etw/mof"
 	"github.com/etwkit/etw/tdh"
 )
@@ -38,9 +39,12 @@ func DotNET() []*tdh.Event {
 var Origin = tdh.Origin{Kind: tdh.OriginBuiltIn}
 
 // Register adds every built-in schema to reg with [Origin]: the kernel
-// classes of package mof and the .NET runtime providers.
+// and KernelTraceControl classes of package mof, the KernelTraceControl
+// MetaData events themselves (package eventinfo) and the .NET runtime
+// providers.
 func Register(reg *tdh.Registry) {
 	reg.AddFrom(Origin, mof.KernelSchemas()...)
+	reg.AddFrom(Origin, eventinfo.MetaSchemas()...)
 	dotnetOnce.Do(func() { dotnet = dotnetSchemas() })
 	reg.AddFrom(Origin, dotnet...)
 }

@@ -14,6 +14,10 @@
 package decode
 
 import (
+	"sync"
+
+	"github.com/google/uuid"
+
 	"github.com/etwkit/etw/catalog"
 	"github.com/etwkit/etw/etl"
 	"github.com/etwkit/etw/tdh"
@@ -49,7 +53,7 @@ type Decoder struct {
 
 	tl      *tracelogging.Cache
 	es      *eventSources
-	meta    *traceMeta
+	strings *stringOnly
 	imports *importState
 	dec     tdh.Decoder
 	result  Result
@@ -61,13 +65,13 @@ type Decoder struct {
 func New() *Decoder {
 	reg := tdh.NewRegistry()
 	catalog.Register(reg)
-	return &Decoder{Registry: reg, tl: &tracelogging.Cache{}, es: newEventSources(), meta: newTraceMeta(), imports: &importState{}}
+	return &Decoder{Registry: reg, tl: &tracelogging.Cache{}, es: newEventSources(), strings: &stringOnly{}, imports: &importState{}}
 }
 
 // Clone returns a Decoder sharing d's registry and caches, for use on
 // another goroutine.
 func (d *Decoder) Clone() *Decoder {
-	return &Decoder{Registry: d.Registry, Nearest: d.Nearest, tl: d.tl, es: d.es, meta: d.meta, imports: d.imports}
+	return &Decoder{Registry: d.Registry, Nearest: d.Nearest, tl: d.tl, es: d.es, strings: d.strings, imports: d.imports}
 }
 
 // Result is the outcome of decoding one event. Decoded and its values are
@@ -175,6 +179,9 @@ func (d *Decoder) Decode(ev *etl.Event) *Result {
 func (d *Decoder) candidates(ev *etl.Event) ([]tdh.Candidate, bool, error) {
 	switch ev.Header {
 	case etl.HeaderEvent32, etl.HeaderEvent64:
+		if ev.Flags&etl.FlagStringOnly != 0 {
+			return []tdh.Candidate{{Schema: d.strings.schema(ev.ProviderID, d.Registry), Origin: catalog.Origin}}, true, nil
+		}
 		if ev.Descriptor.ID == eventSourceManifestID && ev.Descriptor.Opcode == eventSourceManifestOpcode {
 			if err := d.es.add(d.Registry, ev); err != nil {
 				return nil, false, err
@@ -201,4 +208,34 @@ func (d *Decoder) candidates(ev *etl.Event) ([]tdh.Candidate, bool, error) {
 		return c, exact, nil
 	}
 	return nil, false, nil
+}
+
+// stringOnly holds the schemas of string-only events (EventWriteString:
+// header flag EVENT_HEADER_FLAG_STRING_ONLY, whose payload is one
+// NUL-terminated UTF-16 string), one per provider.
+type stringOnly struct {
+	mu sync.Mutex
+	m  map[uuid.UUID]*tdh.Event
+}
+
+// maxStringOnlyProviders bounds the cache; past it each event gets a new
+// schema (a trace has a handful of such providers).
+const maxStringOnlyProviders = 4096
+
+func (s *stringOnly) schema(provider uuid.UUID, reg *tdh.Registry) *tdh.Event {
+	name := reg.ProviderName(provider)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if e := s.m[provider]; e != nil && e.ProviderName == name {
+		return e
+	}
+	e := &tdh.Event{Source: tdh.SourceManifest, ProviderGUID: provider, ProviderName: name, EventName: "EventWriteString", Message: "%1",
+		Properties: []tdh.Property{{Name: "String", InType: tdh.InTypeUnicodeString, LengthIndex: -1, CountIndex: -1}}}
+	if s.m == nil {
+		s.m = map[uuid.UUID]*tdh.Event{}
+	}
+	if len(s.m) < maxStringOnlyProviders {
+		s.m[provider] = e
+	}
+	return e
 }

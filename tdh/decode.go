@@ -294,6 +294,10 @@ func (d *Decoded) scalar(v *Value, base, pos int, path string, elem int) (int, e
 			if p.OutType == OutTypeIPv6 {
 				return take(16)
 			}
+			if p.ToEnd && !p.IsArray {
+				v.Data = b
+				return pos + len(b), nil
+			}
 			return pos, d.errorf(path, p, elem, pos, "binary property has no length")
 		}
 		return take(length)
@@ -437,16 +441,6 @@ func (v *Value) GUID() (uuid.UUID, bool) {
 	u[4], u[5], u[6], u[7] = b[5], b[4], b[7], b[6]
 	copy(u[8:], b[8:])
 	return u, true
-}
-
-// String returns the text of a string scalar: UTF-16 decoded, 8-bit
-// strings taken as UTF-8 when valid and as Windows-1252 otherwise. A NUL
-// ends the string.
-func (v *Value) String() string {
-	if v.Prop == nil {
-		return ""
-	}
-	return string(AppendString(nil, v.Data, v.Prop.InType.IsWide()))
 }
 
 // AppendString appends the text of string bytes (UTF-16LE if wide) to dst,

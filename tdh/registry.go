@@ -107,6 +107,7 @@ type Registry struct {
 	mu       sync.RWMutex
 	events   map[key][]Candidate    // sorted by precedence; slices are never modified in place
 	versions map[versionKey][]uint8 // versions known per provider+id, ascending
+	names    map[uuid.UUID]string   // provider names, from the schema of highest precedence
 	dropped  int
 }
 
@@ -117,7 +118,7 @@ type versionKey struct {
 
 // NewRegistry returns an empty registry.
 func NewRegistry() *Registry {
-	return &Registry{events: map[key][]Candidate{}, versions: map[versionKey][]uint8{}}
+	return &Registry{events: map[key][]Candidate{}, versions: map[versionKey][]uint8{}, names: map[uuid.UUID]string{}}
 }
 
 // Add registers schemas with the zero [Origin] (an import of highest
@@ -148,7 +149,19 @@ func (r *Registry) AddFrom(o Origin, events ...*Event) {
 			r.versions[vk] = vs
 		}
 		r.events[k] = r.insert(old, Candidate{e, o})
+		if c := r.events[k]; c[0].Schema == e && e.ProviderName != "" {
+			r.names[e.ProviderGUID] = e.ProviderName
+		} else if _, ok := r.names[e.ProviderGUID]; !ok && e.ProviderName != "" {
+			r.names[e.ProviderGUID] = e.ProviderName
+		}
 	}
+}
+
+// ProviderName returns the name the schemas of a provider give it, or "".
+func (r *Registry) ProviderName(provider uuid.UUID) string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.names[provider]
 }
 
 // insert returns a new slice: readers may hold the old one.

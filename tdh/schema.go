@@ -95,7 +95,8 @@ type Property struct {
 	Optional bool
 	// ToEnd makes an array (IsArray, no Count or CountIndex) hold as many
 	// fixed-size elements as the rest of the payload does, like a MOF
-	// "Name[]" without a size.
+	// "Name[]" without a size. On a binary scalar with no length it takes
+	// the rest of the payload.
 	ToEnd bool
 }
 
