@@ -11,7 +11,9 @@ import (
 
 	"github.com/etwkit/etw/manifest"
 	"github.com/etwkit/etw/mof"
+	"github.com/etwkit/etw/pe"
 	"github.com/etwkit/etw/tdh"
+	"github.com/etwkit/etw/wevt"
 	"github.com/etwkit/etw/wpp"
 )
 
@@ -80,8 +82,9 @@ func (s *importState) origin(path string, inFolder bool) tdh.Origin {
 }
 
 // Import registers the schemas of manifest (.man, .xml, including
-// WEPExplorer exports), MOF (.mof) and WPP trace message format (.tmf)
-// files, or of every such file under a folder. It is [Decoder.ImportFiles]
+// WEPExplorer exports), MOF (.mof), WPP trace message format (.tmf) and
+// PE files with event manifests (see [ReadSchemas]), or of every such
+// file under a folder. It is [Decoder.ImportFiles]
 // with the warnings joined to the errors: everything that could be
 // imported is, and the error says what could not.
 func (d *Decoder) Import(paths ...string) error {
@@ -126,6 +129,14 @@ func (d *Decoder) ImportFiles(paths ...string) (ImportReport, error) {
 			if e.IsDir() || !schemaExt(path) {
 				return nil
 			}
+			if peExt(path) {
+				// Folders of binaries (a mounted Windows/System32) are
+				// scanned by their resource directories only.
+				if ok, err := hasTemplate(path); err != nil || !ok {
+					rep.Ignored++
+					return nil
+				}
+			}
 			ok, err := d.importFile(path, true, &rep)
 			if err != nil {
 				rep.Warnings = append(rep.Warnings, err)
@@ -143,7 +154,28 @@ func schemaExt(path string) bool {
 	case ".man", ".xml", ".mof", ".tmf":
 		return true
 	}
+	return peExt(path)
+}
+
+// peExt reports whether path names a PE file that may hold an event
+// manifest (WEVT_TEMPLATE).
+func peExt(path string) bool {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".exe", ".dll", ".sys", ".ocx", ".cpl", ".drv", ".efi", ".scr":
+		return true
+	}
 	return false
+}
+
+// hasTemplate reports whether a PE file has a WEVT_TEMPLATE resource,
+// reading only its headers and resource directory.
+func hasTemplate(path string) (bool, error) {
+	f, err := pe.Open(path)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	return f.HasResourceType(pe.TypeWEVTTemplate)
 }
 
 // ErrNotSchema is returned by [ReadSchemas] for a file that is not a
@@ -152,11 +184,25 @@ func schemaExt(path string) bool {
 var ErrNotSchema = errors.New("not a manifest, MOF, TMF or PE file with an event manifest")
 
 // ReadSchemas reads one schema file: an instrumentation manifest or
-// WEPExplorer export (.man, .xml), a MOF file (.mof) or a WPP trace
-// message format file (.tmf). It returns the compiled schemas and the
-// items that could not be compiled (events, classes or messages); err is
-// set when the file cannot be read or parsed at all.
+// WEPExplorer export (.man, .xml), a MOF file (.mof), a WPP trace
+// message format file (.tmf), or a PE file (.exe, .dll, .sys, …) with an
+// event manifest compiled into its WEVT_TEMPLATE resource (messages from
+// its message table, or from its .mui file). It returns the compiled
+// schemas and the items that could not be compiled (events, classes or
+// messages); err is set when the file cannot be read or parsed at all,
+// and wraps [ErrNotSchema] for a file that holds no schemas.
 func ReadSchemas(path string) (schemas []*tdh.Event, skipped []error, err error) {
+	if peExt(path) {
+		m, err := wevt.OpenPE(path)
+		if errors.Is(err, wevt.ErrNoTemplate) || errors.Is(err, pe.ErrNotPE) {
+			return nil, nil, fmt.Errorf("%s: %w", path, ErrNotSchema)
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		schemas, skipped = m.Schemas()
+		return schemas, skipped, nil
+	}
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".tmf":
 		f, err := wpp.ParseFile(path)

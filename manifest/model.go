@@ -42,15 +42,20 @@ const (
 	// as the Event Log API (wevtapi) reports it, each event's template as
 	// an embedded <template> document. See [Parse].
 	FormatWEPExplorer
+	// FormatBinary is a compiled binary manifest (a WEVT_TEMPLATE
+	// resource, "CRIM"), read by package wevt.
+	FormatBinary
 )
 
-// String returns "manifest" or "WEPExplorer".
+// String returns "manifest", "WEPExplorer" or "binary".
 func (f Format) String() string {
 	switch f {
 	case FormatManifest:
 		return "manifest"
 	case FormatWEPExplorer:
 		return "WEPExplorer"
+	case FormatBinary:
+		return "binary"
 	}
 	return fmt.Sprintf("Format(%d)", uint8(f))
 }
