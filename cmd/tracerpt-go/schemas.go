@@ -1,30 +1,36 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/etwkit/etw/decode"
+	"github.com/etwkit/etw/manifest"
 	"github.com/etwkit/etw/tdh"
 )
 
 func newSchemasCmd() *cobra.Command {
-	var asJSON bool
+	var asJSON, verbose, yes bool
+	var export string
 	cmd := &cobra.Command{
 		Use:   "schemas [--json] SOURCE...",
-		Short: "List the event schemas of manifests, MOF, TMF or PE files, or those an .etl file carries",
+		Short: "List or export the event schemas of manifests, MOF, TMF or PE files, or those an .etl file carries",
 		Long: `schemas lists providers, events and their fields, like wevtutil gp /ge /gm.
 A SOURCE is an instrumentation manifest (.man, .xml), a MOF file (.mof), a
-WPP trace message format file (.tmf), or an .etl file, for the schemas it
+WPP trace message format file (.tmf), a PE file (.exe, .dll, .sys) with an
+event manifest compiled in, or an .etl file, for the schemas it
 carries (the TDH metadata relogging adds and the manifests .NET EventSource
 providers log). With --json it writes one JSON object per event schema
-(JSON Lines).`,
+(JSON Lines). --export DIR writes them as instrumentation manifests, one
+file per provider, that -import reads back (tracerpt's -export).`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usageError(fmt.Errorf("schemas: no source file"))
@@ -40,14 +46,62 @@ providers log). With --json it writes one JSON object per event schema
 				}
 				all = append(all, s...)
 			}
+			if export != "" {
+				return exportSchemas(cmd, export, all, yes, verbose)
+			}
 			if asJSON {
 				return writeSchemasJSON(cmd.OutOrStdout(), all)
 			}
 			return writeSchemasText(cmd.OutOrStdout(), all)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "one JSON object per event schema")
+	fl := cmd.Flags()
+	fl.BoolVar(&asJSON, "json", false, "one JSON object per event schema")
+	fl.StringVar(&export, "export", "", "write the schemas as manifests (one per provider) into this folder")
+	fl.BoolVarP(&yes, "y", "y", false, "with --export: overwrite existing manifests")
+	fl.BoolVarP(&verbose, "verbose", "v", false, "with --export: each thing a manifest cannot hold")
 	return cmd
+}
+
+// exportSchemas writes one manifest per provider into dir and says what
+// a manifest could not hold.
+func exportSchemas(cmd *cobra.Command, dir string, schemas []*tdh.Event, yes, verbose bool) error {
+	if len(schemas) == 0 {
+		return withCode(exitFailure, fmt.Errorf("--export: no schemas to write"))
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return withCode(exitFailure, err)
+	}
+	var issues []*manifest.ExportIssue
+	for _, g := range manifest.GroupByProvider(schemas) {
+		path := filepath.Join(dir, manifest.ExportFileName(g[0].ProviderName, g[0].ProviderGUID))
+		if _, err := os.Stat(path); err == nil && !yes {
+			return withCode(exitExists, fmt.Errorf("%s already exists; add -y to overwrite it", path))
+		}
+		var b bytes.Buffer
+		is, err := manifest.WriteXML(&b, g)
+		if err != nil {
+			return withCode(exitFailure, err)
+		}
+		if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+			return withCode(exitFailure, err)
+		}
+		issues = append(issues, is...)
+		fmt.Fprintf(cmd.OutOrStdout(), "%s: %d events\n", path, len(g))
+	}
+	if len(issues) > 0 {
+		line := fmt.Sprintf("%d events not exactly expressible as a manifest", len(issues))
+		if !verbose {
+			line += " (-v for details)"
+		}
+		warn(cmd, errors.New(line))
+		if verbose {
+			for _, is := range issues {
+				warn(cmd, is)
+			}
+		}
+	}
+	return nil
 }
 
 // loadSource reads the schemas of one source file.

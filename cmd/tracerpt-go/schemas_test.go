@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -36,10 +37,11 @@ func TestProvidersCommand(t *testing.T) {
 	for g, p := range after {
 		if strings.HasPrefix(p.Source, "import:") {
 			imported++
-			if p.Decoded == 0 || before[g].Decoded != 0 || before[g].Source != "none" || before[g].Events != p.Events {
+			// Without the manifest only the string-only event decodes.
+			if p.Decoded != p.Events || before[g].Decoded != 1 || before[g].Source != "built-in" || before[g].Events != p.Events {
 				t.Errorf("provider %s: without import %+v, with %+v", g, before[g], p)
 			}
-			if !strings.HasSuffix(p.Source, "manifest-types.man") {
+			if !strings.HasPrefix(p.Source, "import:") || !strings.Contains(p.Source, "manifest-types.man") {
 				t.Errorf("source %q does not name the file", p.Source)
 			}
 		}
@@ -48,7 +50,7 @@ func TestProvidersCommand(t *testing.T) {
 		t.Errorf("no provider decoded from the imported manifest: %+v", after)
 	}
 	table := mustRun(t, "providers", path)
-	if !strings.Contains(table, "SOURCE") || !strings.Contains(table, "none") {
+	if !strings.Contains(table, "SOURCE") || !strings.Contains(table, "(unknown)") {
 		t.Errorf("table:\n%s", table)
 	}
 	if _, stderr, code := runCLI(t, "providers", "-import", filepath.Join(t.TempDir(), "missing.man"), path); code != exitInput || !strings.Contains(stderr, "missing.man") {
@@ -88,5 +90,34 @@ func TestSchemasCommand(t *testing.T) {
 	}
 	if _, stderr, code := runCLI(t, "schemas", filepath.Join(t.TempDir(), "nope.man")); code != exitInput {
 		t.Errorf("missing source: exit %d %s", code, stderr)
+	}
+}
+
+// schemas --export writes manifests that list (and so import) as the
+// source did.
+func TestSchemasExportRoundTrip(t *testing.T) {
+	sources := []string{filepath.Join(fixtureDir, "manifest-types.man")}
+	if dir := os.Getenv("ETL_CORPUS"); dir != "" {
+		calc := filepath.Join(dir, "..", "pe", "calc.exe")
+		if _, err := os.Stat(calc); err != nil {
+			t.Fatalf("ETL_CORPUS is set but %s is missing", calc)
+		}
+		sources = append(sources, calc)
+	}
+	for _, src := range sources {
+		out := t.TempDir()
+		listing := mustRun(t, "schemas", src, "--export", out)
+		files, _ := filepath.Glob(filepath.Join(out, "*.man"))
+		if len(files) == 0 || !strings.Contains(listing, files[0]) {
+			t.Fatalf("%s: --export wrote %v, said %q", src, files, listing)
+		}
+		want := mustRun(t, "schemas", "--json", src)
+		got := mustRun(t, append([]string{"schemas", "--json"}, files...)...)
+		if got != want {
+			t.Errorf("%s: the exported manifests list differently:\n got %.400s\nwant %.400s", src, got, want)
+		}
+		if _, _, code := runCLI(t, "schemas", src, "--export", out); code != exitExists {
+			t.Errorf("%s: a second export without -y: exit %d, want %d", src, code, exitExists)
+		}
 	}
 }
