@@ -1,12 +1,15 @@
 package decode
 
 import (
+	"bytes"
+	"encoding/binary"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
+	"unicode/utf16"
 
 	"github.com/etwkit/etw/etl"
 	"github.com/etwkit/etw/tdh"
@@ -437,4 +440,83 @@ func layout(d *tdh.Decoded) string {
 		fmt.Fprintf(&b, "%s@%d+%d ", name, v.Offset, len(v.Data))
 	}
 	return b.String()
+}
+
+// TestCorpusPktMonEtl2txt: with nothing imported, every PktMon event of
+// the capture that comes with pktmon's own text output renders the line
+// pktmon etl2txt printed: the message and maps of the trace's own
+// metadata, values inserted as TDH formats them. TDH's map texts end with
+// a space ("Direction Rx , Type WiFi ,"), which eventinfo trims as it
+// does for every TDH string; that space is the only difference allowed.
+func TestCorpusPktMonEtl2txt(t *testing.T) {
+	corpus, _ := corpusDirs(t)
+	dir := filepath.Join(corpus, "nathaniel-security+microsoft-pktmon-VPN-capture-traffic/history/508f5bc135c8effceef0879693c6de45f2a92012")
+	want := readEtl2txt(t, filepath.Join(dir, "PktMon.txt"))
+	f, err := etl.Open(filepath.Join(dir, "PktMon.etl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	d := New()
+	if err := d.Prescan([]*etl.File{f}); err != nil {
+		t.Fatal(err)
+	}
+	pktmon := "4d4f80d9-c8bd-4d73-bb5b-19c90402c5ac"
+	r := etl.NewReader([]*etl.File{f}, nil)
+	defer r.Close()
+	n, equal := 0, 0
+	for r.Next() {
+		ev := r.Event()
+		if ev.ProviderID.String() != pktmon {
+			continue
+		}
+		res := d.Decode(ev)
+		if res.Err != nil || res.Schema == nil || res.Origin.Kind != "trace" {
+			t.Fatalf("event %d: %v from %v", ev.Descriptor.ID, res.Err, res.Origin)
+		}
+		got := tdh.FormatMessage(res.Schema.Message, res.Decoded, nil)
+		if n < len(want) && got == trimMapSpaces(want[n]) {
+			equal++
+		} else if n-equal < 5 && n < len(want) {
+			t.Errorf("event #%d (id %d):\n got %q\nwant %q", n, ev.Descriptor.ID, got, want[n])
+		}
+		n++
+	}
+	t.Logf("%d of %d PktMon events render etl2txt's line exactly", equal, n)
+	if n != len(want) || equal != n {
+		t.Errorf("%d events (etl2txt: %d), %d lines equal", n, len(want), equal)
+	}
+}
+
+// readEtl2txt returns the message of every Microsoft-Windows-PktMon
+// event in a pktmon etl2txt output file (UTF-16LE), in file order.
+func readEtl2txt(t *testing.T, path string) []string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = bytes.TrimPrefix(b, []byte{0xFF, 0xFE})
+	u := make([]uint16, len(b)/2)
+	for i := range u {
+		u[i] = binary.LittleEndian.Uint16(b[2*i:])
+	}
+	const tag = "[Microsoft-Windows-PktMon] "
+	var out []string
+	for _, line := range strings.Split(string(utf16.Decode(u)), "\n") {
+		if !strings.HasPrefix(line, "[") { // packet dumps are indented continuation lines
+			continue
+		}
+		if _, msg, ok := strings.Cut(line, tag); ok {
+			out = append(out, strings.TrimRight(msg, " \r"))
+		}
+	}
+	return out
+}
+
+// trimMapSpaces removes the space TDH leaves at the end of map texts.
+func trimMapSpaces(s string) string {
+	s = strings.ReplaceAll(s, " , ", ", ")
+	s = strings.ReplaceAll(s, "  ", " ")
+	return strings.TrimSuffix(s, " ")
 }
