@@ -16,7 +16,9 @@ import (
 	"github.com/google/uuid"
 )
 
-// schemasDir returns the schema corpus next to $ETL_CORPUS, or skips.
+// schemasDir returns the schema corpus next to $ETL_CORPUS. It skips the
+// test without ETL_CORPUS; with it set, the corpus is expected whole, and
+// a missing folder or file (schemaFile) fails the test.
 func schemasDir(t testing.TB) string {
 	t.Helper()
 	c := os.Getenv("ETL_CORPUS")
@@ -25,17 +27,17 @@ func schemasDir(t testing.TB) string {
 	}
 	d := filepath.Join(c, "..", "schemas")
 	if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
-		t.Skipf("schema corpus %s not found", d)
+		t.Fatalf("ETL_CORPUS is set but the schema corpus %s is missing (%v)", d, err)
 	}
 	return d
 }
 
-// schemaFile returns a file of the schema corpus, or skips.
+// schemaFile returns a file of the schema corpus; see schemasDir.
 func schemaFile(t testing.TB, rel string) string {
 	t.Helper()
 	p := filepath.Join(schemasDir(t), filepath.FromSlash(rel))
 	if _, err := os.Stat(p); err != nil {
-		t.Skipf("%s not in the schema corpus", rel)
+		t.Fatalf("ETL_CORPUS is set but %s is not in the schema corpus: %v", rel, err)
 	}
 	return p
 }
@@ -379,7 +381,7 @@ func TestCorpusEncodings(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !bytes.HasPrefix(raw, []byte{0xFF, 0xFE}) {
-		t.Skip("mimalloc manifest is not UTF-16LE any more")
+		t.Fatal("the mimalloc manifest is not UTF-16LE with a BOM any more: the corpus changed")
 	}
 	u8, _, err := decodeInput(raw)
 	if err != nil {
@@ -398,7 +400,7 @@ func TestCorpusWinmeta(t *testing.T) {
 	dir := schemasDir(t)
 	files, _ := filepath.Glob(filepath.Join(dir, "sdk-meta", "winmeta*.xml"))
 	if len(files) == 0 {
-		t.Skip("no winmeta.xml in the schema corpus")
+		t.Fatal("ETL_CORPUS is set but the schema corpus has no sdk-meta/winmeta*.xml")
 	}
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) { checkWinmeta(t, f) })

@@ -578,7 +578,7 @@ func TestCorpusDecodeGCEvents(t *testing.T) {
 	inputs := filepath.Join(corpus, "microsoft+perfview", "src", "TraceEvent", "TraceEvent.Tests", "inputs")
 	etlPath := filepath.Join(inputs, "gcevents.etl.zip.unzipped", "gcevents", "PerfViewData.etl")
 	if _, err := os.Stat(etlPath); err != nil {
-		t.Skipf("%s not in the corpus", etlPath)
+		t.Fatalf("ETL_CORPUS is set but %s is missing: %v", etlPath, err)
 	}
 	m := parseCorpusFile(t, "authored/dotnet-runtime/ClrEtwAll.man")
 	reg := tdh.NewRegistry()

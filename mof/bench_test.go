@@ -42,7 +42,7 @@ func benchEvents(b *testing.B) []benchEvent {
 				return evs
 			}
 		}
-		b.Logf("ShutdownPerfDiagLogger.etl not readable (%v): synthetic event", err)
+		b.Fatalf("ETL_CORPUS is set but ShutdownPerfDiagLogger.etl gives no kernel events (%v)", err)
 	}
 	s, _ := reg.Lookup(processGUID, 1, 4)
 	return []benchEvent{{s, processStartV4(8, 0xFFFF8000DEAD0000), 8}}

@@ -199,7 +199,14 @@ func TestDecoderThreadV3(t *testing.T) {
 	}
 }
 
+// raceEnabled is set when the race detector is on (race_test.go), as in
+// package session.
+var raceEnabled bool
+
 func TestDecoderAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector makes allocations")
+	}
 	var dec Decoder
 	proc := kernelSchema(t, processGUID, 1, 4)
 	pp := processStartV4(8, 0xFFFF8000DEAD0000)

@@ -299,31 +299,88 @@ func TestCorpusHw3d(t *testing.T) {
 }
 
 // TestCorpusPrimitiveTypes compares every field of primitive-types.etl
-// with TraceEvent's baseline for the same file.
+// with TraceEvent's baseline for the same file, the two time fields
+// included.
+//
+// TraceEvent prints times as "yy/MM/dd HH:mm:ss.ff", cut to 20
+// characters, in the zone of the machine that made the baseline. The
+// baseline's header line gives that zone away: its StartTime is the
+// header's StartTime (known exactly) printed the same way, and it is the
+// UTC time, so the baseline was made at UTC+00:00. Its UtcOffsetMinutes
+// (-120) is the recording machine's zone, the header's TimeZone.Bias.
+// FILETIME fields must then print as TraceEvent prints them; SYSTEMTIME
+// fields are compared to the second, because TraceEvent prints ".03" as
+// their fraction in every event whatever the milliseconds, and must equal
+// the event's FILETIME field to the millisecond (the test program wrote
+// the same instant to both).
 func TestCorpusPrimitiveTypes(t *testing.T) {
 	dir := filepath.Join(corpus(t), "microsoft+perfview/src/TraceEvent/TraceEvent.Tests/inputs")
 	base, err := os.ReadFile(filepath.Join(dir, "primitive-types.baseline.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var want []map[string]string
-	for _, line := range strings.Split(string(base), "\n") {
-		if !strings.HasPrefix(line, "EVENT ") || !strings.Contains(line, "solar_system/PrimitiveTypesTest") {
-			continue
-		}
+	path := filepath.Join(dir, "primitive-types.etl.zip.unzipped/primitive-types.etl")
+	f, err := etl.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+
+	const layout = "06/01/02 15:04:05.000000"
+	// teTime is a time as TraceEvent prints it, at offset minutes east of UTC.
+	teTime := func(ft int64, offset int) string {
+		return etl.FiletimeToTime(ft).UTC().Add(time.Duration(offset) * time.Minute).Format(layout)[:20]
+	}
+	fields := func(line string) map[string]string {
 		m := map[string]string{}
 		for _, kv := range strings.Split(line, "; ") {
-			if k, v, ok := strings.Cut(kv, "="); ok && strings.HasSuffix(k, "_type") {
-				m[k] = strings.TrimSuffix(v, "; ")
+			if k, v, ok := strings.Cut(kv, "="); ok {
+				m[k] = strings.TrimSuffix(strings.TrimSuffix(v, "; "), "...")
 			}
 		}
-		want = append(want, m)
+		return m
 	}
+	var want []map[string]string
+	var header map[string]string
+	for _, line := range strings.Split(string(base), "\n") {
+		switch {
+		case strings.HasPrefix(line, "EVENT ") && strings.Contains(line, " Windows Kernel/EventTrace ") && header == nil:
+			header = fields(line)
+		case strings.HasPrefix(line, "EVENT ") && strings.Contains(line, "solar_system/PrimitiveTypesTest"):
+			m := map[string]string{}
+			for k, v := range fields(line) {
+				if strings.HasSuffix(k, "_type") {
+					m[k] = v
+				}
+			}
+			want = append(want, m)
+		}
+	}
+	if header == nil || len(want) != 5 {
+		t.Fatalf("baseline: header line %v, %d PrimitiveTypesTest events, want 5", header != nil, len(want))
+	}
+	// The recording machine's zone.
+	if utcOff, err := strconv.Atoi(header["UtcOffsetMinutes"]); err != nil || int32(utcOff) != f.Header.TimeZone.Bias {
+		t.Errorf("UtcOffsetMinutes %q, header TimeZone.Bias %d", header["UtcOffsetMinutes"], f.Header.TimeZone.Bias)
+	}
+	// The zone TraceEvent printed in: the offset at which the header's
+	// StartTime prints as the baseline's.
+	printOffset, found := 0, 0
+	for off := -14 * 60; off <= 14*60; off += 15 {
+		if teTime(f.Header.StartTime, off) == header["StartTime"] {
+			printOffset = off
+			found++
+		}
+	}
+	if found != 1 || printOffset != 0 {
+		t.Fatalf("StartTime %q matches %d offsets (last %+d min), want exactly one: UTC", header["StartTime"], found, printOffset)
+	}
+
 	var c Cache
 	var dec tdh.Decoder
 	i := 0
-	checked := 0
-	eachEvent(t, filepath.Join(dir, "primitive-types.etl.zip.unzipped/primitive-types.etl"), func(ev *etl.Event) {
+	checked, times := 0, 0
+	eachEvent(t, path, func(ev *etl.Event) {
 		s, ok, err := c.Schema(ev)
 		if !ok || err != nil {
 			return
@@ -335,6 +392,8 @@ func TestCorpusPrimitiveTypes(t *testing.T) {
 		if i >= len(want) {
 			t.Fatalf("more events than the baseline's %d", len(want))
 		}
+		var fileTime int64
+		var sysTime []byte
 		for k, v := range d.Top() {
 			name := s.Properties[k].Name
 			w, ok := want[i][name]
@@ -350,13 +409,24 @@ func TestCorpusPrimitiveTypes(t *testing.T) {
 				got = map[bool]string{true: "True", false: "False"}[n != 0]
 			case "guid_type":
 				g, _ := v.GUID()
-				got = g.String()
-				if len(w) > 3 && strings.HasSuffix(w, "...") {
-					w = strings.TrimSuffix(w, "...")
-					got = got[:min(len(got), len(w))]
+				got = g.String()[:min(36, len(w))]
+			case "file_time_type":
+				if s.Properties[k].InType != tdh.InTypeFileTime || len(v.Data) != 8 {
+					t.Fatalf("event %d: %s is %v of %d bytes", i, name, s.Properties[k].InType, len(v.Data))
 				}
-			case "file_time_type", "system_time_type":
-				continue // TraceEvent prints the baseline machine's local time
+				fileTime = int64(binary.LittleEndian.Uint64(v.Data))
+				got = teTime(fileTime, printOffset)
+				times++
+			case "system_time_type":
+				if s.Properties[k].InType != tdh.InTypeSystemTime || len(v.Data) != 16 {
+					t.Fatalf("event %d: %s is %v of %d bytes", i, name, s.Properties[k].InType, len(v.Data))
+				}
+				sysTime = v.Data
+				st := func(j int) int { return int(binary.LittleEndian.Uint16(v.Data[2*j:])) }
+				// wYear, wMonth, wDayOfWeek, wDay, wHour, wMinute, wSecond: to the second.
+				got = time.Date(st(0), time.Month(st(1)), st(3), st(4), st(5), st(6), 0, time.UTC).Add(time.Duration(printOffset) * time.Minute).Format(layout)[:17]
+				w = w[:min(17, len(w))]
+				times++
 			default:
 				n, ok := v.Int()
 				if !ok {
@@ -370,10 +440,18 @@ func TestCorpusPrimitiveTypes(t *testing.T) {
 				t.Errorf("event %d: %s = %q, TraceEvent %q", i, name, got, w)
 			}
 		}
+		// The SYSTEMTIME and the FILETIME of an event are the same instant.
+		if sysTime != nil {
+			st := func(j int) int { return int(binary.LittleEndian.Uint16(sysTime[2*j:])) }
+			tm := time.Date(st(0), time.Month(st(1)), st(3), st(4), st(5), st(6), st(7)*int(time.Millisecond), time.UTC)
+			if ft := etl.FiletimeToTime(fileTime).UTC(); !tm.Equal(ft.Truncate(time.Millisecond)) {
+				t.Errorf("event %d: SYSTEMTIME %v, FILETIME %v", i, tm, ft)
+			}
+		}
 		i++
 	})
-	if i != len(want) || checked < 40 {
-		t.Errorf("%d events (%d values checked), baseline has %d events", i, checked, len(want))
+	if i != len(want) || checked != 60 || times != 10 {
+		t.Errorf("%d events (%d values checked, %d of them times), baseline has %d events with 12 values each", i, checked, times, len(want))
 	}
 }
 

@@ -14,7 +14,6 @@ import (
 	"github.com/etwkit/etw/etl"
 	"github.com/etwkit/etw/internal/etltest"
 	"github.com/etwkit/etw/tracerpt"
-	"github.com/etwkit/etw/tracerpt/tracerpttest"
 )
 
 // Benchmarks of the writers, in events per second:
@@ -61,7 +60,7 @@ func BenchmarkEncode(b *testing.B) {
 	for _, set := range []string{"sample", "tracelogging"} {
 		for _, f := range []tracerpt.Format{tracerpt.XML, tracerpt.CSV, tracerpt.JSON} {
 			b.Run(set+"/"+f.String(), func(b *testing.B) {
-				dec := tracerpttest.NewDecoder()
+				dec := decode.New()
 				enc := tracerpt.NewEncoder(f, files, nil)
 				evs := sets[set]
 				var buf []byte

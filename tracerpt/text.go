@@ -150,9 +150,11 @@ func needsXMLEscape(b []byte, attr bool) bool {
 // appendXMLEscaped appends s as XML character data (or an attribute value
 // when attr is set): &, <, > (and ") as entities, every non-ASCII
 // character as a decimal character reference, as tracerpt writes its
-// ASCII files. Tab and LF pass through; CR becomes &#13; so that it
-// survives XML line-end normalisation; other C0 controls, which XML 1.0
-// cannot carry, and invalid UTF-8 become U+FFFD (&#65533;).
+// ASCII files. Tab and LF pass through in character data and become
+// &#9; and &#10; in attribute values, where attribute-value normalisation
+// would turn them into spaces; CR becomes &#13; so that it survives XML
+// line-end normalisation; other C0 controls, U+FFFE and U+FFFF, which
+// XML 1.0 cannot carry, and invalid UTF-8 become U+FFFD (&#65533;).
 func appendXMLEscaped(dst, s []byte, attr bool) []byte {
 	for i := 0; i < len(s); {
 		c := s[i]
@@ -184,6 +186,9 @@ func appendXMLEscaped(dst, s []byte, attr bool) []byte {
 		}
 		r, n := utf8.DecodeRune(s[i:])
 		i += n
+		if r == 0xFFFE || r == 0xFFFF { // not XML characters, even as references
+			r = utf8.RuneError
+		}
 		dst = appendCharRef(dst, r)
 	}
 	return dst

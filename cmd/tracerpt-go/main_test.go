@@ -18,10 +18,8 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
 	"github.com/etwkit/etw/internal/etltest"
-	"github.com/etwkit/etw/tdh"
 	"github.com/etwkit/etw/tracerpt/tracerpttest"
 )
 
@@ -48,25 +46,12 @@ func mustRun(t *testing.T, args ...string) string {
 	return out
 }
 
-// withKernelSchemas makes the CLI's decoder know the EventTrace header
-// events until package mof's schemas are registered by decode.
-func withKernelSchemas(t *testing.T) {
-	old := newDecoder
-	newDecoder = tracerpttest.NewDecoder
-	t.Cleanup(func() { newDecoder = old })
-}
-
-// withFixedSchemas gives the CLI a decoder whose registry holds only the
-// EventTrace stand-ins, so that the sample goldens do not change when the
-// decoder learns more kernel classes.
+// withFixedSchemas gives the CLI decode.New() keeping only the schemas
+// of the EventTrace (log-file header) events, so that the sample goldens
+// do not change when the decoder learns other classes.
 func withFixedSchemas(t *testing.T) {
 	old := newDecoder
-	newDecoder = func() *decode.Decoder {
-		d := decode.New()
-		d.Registry = tdh.NewRegistry()
-		d.Registry.Add(tracerpttest.EventTraceSchemas()...)
-		return d
-	}
+	newDecoder = tracerpttest.HeaderOnlyDecoder
 	t.Cleanup(func() { newDecoder = old })
 }
 
@@ -341,20 +326,45 @@ func corpusDir(t *testing.T) string {
 }
 
 // TestCorpusMytrace runs the command line of the golden pair: tracerpt's
-// XML and CSV of mytrace.etl on an en-CA machine at UTC-05:00.
+// XML and CSV of mytrace.etl on an en-CA machine at UTC-05:00, with the
+// command's own decoder (decode.New(), nothing added): the EventTrace
+// header events come from its built-in kernel schemas.
 func TestCorpusMytrace(t *testing.T) {
 	dir := filepath.Join(corpusDir(t), "Marissa1999+Tracing-Application")
-	withKernelSchemas(t)
 	out := t.TempDir()
 	for _, f := range []string{"XML", "CSV"} {
 		o := filepath.Join(out, "mytrace."+f)
 		mustRun(t, filepath.Join(dir, "mytrace.etl"), "-of", f, "-o", o, "-tz", "-05:00", "-culture", "en-CA")
-		got, _ := os.ReadFile(o)
-		want, _ := os.ReadFile(filepath.Join(dir, "mytrace."+strings.ToLower(f)))
+		got, err := os.ReadFile(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := os.ReadFile(filepath.Join(dir, "mytrace."+strings.ToLower(f)))
+		if err != nil {
+			t.Fatal(err)
+		}
 		if !bytes.Equal(got, want) {
-			t.Errorf("%s differs from mytrace.%s", f, strings.ToLower(f))
+			t.Errorf("%s differs from mytrace.%s:\n%s", f, strings.ToLower(f), firstLineDiff(got, want))
 		}
 	}
+}
+
+// firstLineDiff shows the first line where got and want differ.
+func firstLineDiff(got, want []byte) string {
+	g, w := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
+	for i := 0; i < len(g) || i < len(w); i++ {
+		var gl, wl string
+		if i < len(g) {
+			gl = g[i]
+		}
+		if i < len(w) {
+			wl = w[i]
+		}
+		if gl != wl {
+			return fmt.Sprintf("line %d:\n got: %q\nwant: %q", i+1, gl, wl)
+		}
+	}
+	return "(same lines)"
 }
 
 // TestCorpusPktMonSummary runs "tracerpt PktMon.etl -summary" where the
@@ -367,9 +377,18 @@ func TestCorpusPktMonSummary(t *testing.T) {
 	schema := filepath.Join(root, "..", "schemas/dumped/nasbench-EVTX-ETW-Resources-W11-22H2/Microsoft-Windows-PktMon.xml")
 	sum := filepath.Join(t.TempDir(), "summary.txt")
 	t.Chdir(filepath.Join(root, "nathaniel-security+microsoft-pktmon-VPN-capture-traffic/history/508f5bc135c8effceef0879693c6de45f2a92012"))
-	mustRun(t, "PktMon.etl", "-summary", sum, "-import", schema, "-tz", "+05:30", "-culture", "en-US")
-	got, _ := os.ReadFile(sum)
-	want, _ := os.ReadFile("summary.txt")
+	_, stderr, code := runCLI(t, "PktMon.etl", "-summary", sum, "-import", schema, "-tz", "+05:30", "-culture", "en-US")
+	if code != 0 || strings.Contains(stderr, "skipped") || strings.Contains(stderr, "warning") {
+		t.Fatalf("exit %d, stderr %q: the PktMon schema must import cleanly", code, stderr)
+	}
+	got, err := os.ReadFile(sum)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile("summary.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
 	if !bytes.Equal(got, want) {
 		t.Errorf("summary differs from summary.txt:\n%s", got)
 	}
@@ -529,20 +548,28 @@ func TestCorpusRelogCLI(t *testing.T) {
 }
 
 // TestSynthRoundTrip: ETL → JSON → ETL → JSON reaches a fixpoint, and the
-// synthesized file keeps every event of the original.
+// synthesized file keeps every event of the original. Subtest "sample"
+// covers the committed fixture (synthetic records of every kind) and runs
+// always; the "corpus/…" subtests cover four Windows-made files and are
+// skipped, each by name, without ETL_CORPUS. With ETL_CORPUS set, a
+// missing file fails.
 func TestSynthRoundTrip(t *testing.T) {
 	check := func(t *testing.T, src string) {
 		dir := t.TempDir()
 		j1 := mustRun(t, src, "-of", "JSON", "--raw", "-o", "-")
 		in1 := filepath.Join(dir, "1.jsonl")
-		os.WriteFile(in1, []byte(j1), 0o644)
+		if err := os.WriteFile(in1, []byte(j1), 0o644); err != nil {
+			t.Fatal(err)
+		}
 		etl2 := filepath.Join(dir, "2.etl")
 		if _, stderr, code := runCLI(t, "synth", in1, "-o", etl2); code != 0 {
 			t.Fatalf("synth: exit %d: %s", code, stderr)
 		}
 		j2 := mustRun(t, etl2, "-of", "JSON", "--raw", "-o", "-")
 		in2 := filepath.Join(dir, "2.jsonl")
-		os.WriteFile(in2, []byte(j2), 0o644)
+		if err := os.WriteFile(in2, []byte(j2), 0o644); err != nil {
+			t.Fatal(err)
+		}
 		etl3 := filepath.Join(dir, "3.etl")
 		if _, stderr, code := runCLI(t, "synth", in2, "-o", etl3, "--compress"); code != 0 {
 			t.Fatalf("synth: exit %d: %s", code, stderr)
@@ -572,16 +599,20 @@ func TestSynthRoundTrip(t *testing.T) {
 			}
 		}
 	}
-	check(t, sample)
-	if dir := os.Getenv("ETL_CORPUS"); dir != "" {
-		for _, rel := range []string{
-			"Marissa1999+Tracing-Application/mytrace.etl",
-			"airbus-cert+etl-parser/tests/example/ShutdownPerfDiagLogger.etl",
-			"jtmoon79+super-speedy-syslog-searcher/logs/programs/OneDrive/Local/Microsoft/OneDrive/logs/Personal/gunzipped/CldFlt0-2025-12-21-121418.etl",
-			"nathaniel-security+microsoft-pktmon-VPN-capture-traffic/history/508f5bc135c8effceef0879693c6de45f2a92012/PktMon.etl",
-		} {
-			check(t, filepath.Join(dir, rel))
-		}
+	t.Run("sample", func(t *testing.T) { check(t, sample) })
+	for _, rel := range []string{
+		"Marissa1999+Tracing-Application/mytrace.etl",
+		"airbus-cert+etl-parser/tests/example/ShutdownPerfDiagLogger.etl",
+		"jtmoon79+super-speedy-syslog-searcher/logs/programs/OneDrive/Local/Microsoft/OneDrive/logs/Personal/gunzipped/CldFlt0-2025-12-21-121418.etl",
+		"nathaniel-security+microsoft-pktmon-VPN-capture-traffic/history/508f5bc135c8effceef0879693c6de45f2a92012/PktMon.etl",
+	} {
+		t.Run("corpus/"+filepath.Base(rel), func(t *testing.T) {
+			p := filepath.Join(corpusDir(t), filepath.FromSlash(rel))
+			if _, err := os.Stat(p); err != nil {
+				t.Fatalf("ETL_CORPUS is set but %s is missing: %v", rel, err)
+			}
+			check(t, p)
+		})
 	}
 }
 

@@ -1,0 +1,5 @@
+//go:build race
+
+package mof
+
+func init() { raceEnabled = true }
