@@ -187,7 +187,12 @@ func (v *Value) String() string {
 		return ""
 	}
 	if isTextInType(v.Prop.InType) {
-		return string(AppendString(nil, v.Data, v.Prop.InType.IsWide()))
+		wide := v.Prop.InType.IsWide()
+		n := len(v.Data)
+		if wide {
+			n /= 2
+		}
+		return string(AppendString(make([]byte, 0, n), v.Data, wide))
 	}
 	if v.Kind != Scalar {
 		return ""

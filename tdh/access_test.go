@@ -1,6 +1,7 @@
 package tdh
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -145,4 +146,22 @@ func TestIdentity(t *testing.T) {
 			t.Errorf("Identity() = %q, want %q", got, c.want)
 		}
 	}
+}
+
+// Read a decoded payload by property name.
+func ExampleDecoded_Uint() {
+	pid := Property{Name: "ProcessId", InType: InTypeUInt32, OutType: OutTypeHexInt32, LengthIndex: -1, CountIndex: -1}
+	name := Property{Name: "ImageFileName", InType: InTypeAnsiString, LengthIndex: -1, CountIndex: -1}
+	schema := &Event{Source: SourceMOF, ProviderName: "MSNT_SystemTrace", EventName: "Process", OpcodeName: "Start",
+		Properties: []Property{pid, name}}
+	var dec Decoder
+	d, err := dec.Decode(schema, []byte("\xe0\x0d\x00\x00Test.x64.exe\x00"), 8)
+	if err != nil {
+		panic(err)
+	}
+	n, _ := d.Uint("ProcessID") // names match without regard to case
+	s, _ := d.String("ImageFileName")
+	v, _ := d.Get("ProcessId")
+	fmt.Println(schema.Identity(), n, s, v.String())
+	// Output: MSNT_SystemTrace/Process/Start 3552 Test.x64.exe 0xDE0
 }

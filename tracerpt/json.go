@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/etwkit/etw/analysis"
 	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
 	"github.com/etwkit/etw/tdh"
@@ -48,8 +49,19 @@ func (e *JSONEncoder) End(b []byte) []byte { return b }
 
 // AppendEvent appends one JSON object and a newline.
 func (e *JSONEncoder) AppendEvent(b []byte, ev *etl.Event, res *decode.Result) []byte {
-	b = e.appendEvent(b, ev, res)
-	return append(b, '\n')
+	b = e.appendEvent(b, ev, res, nil)
+	return append(b, '}', '\n')
+}
+
+// AppendAnnotatedEvent appends one JSON object and a newline, with what
+// the analysis model says of the event: "pid" and "tid" where the header
+// has none, "process_name" and "stack" (docs/cli.md). a may be nil.
+func (e *JSONEncoder) AppendAnnotatedEvent(b []byte, ev *etl.Event, res *decode.Result, a *analysis.Annotation) []byte {
+	b = e.appendEvent(b, ev, res, a)
+	if a != nil {
+		b = AppendStackJSON(b, a.Stack)
+	}
+	return append(b, '}', '\n')
 }
 
 // AppendEventJSON appends one event as a JSON object (docs/cli.md), without
@@ -58,12 +70,49 @@ func (e *JSONEncoder) AppendEvent(b []byte, ev *etl.Event, res *decode.Result) [
 // byte-for-byte reproducible.
 func AppendEventJSON(b []byte, ev *etl.Event, res *decode.Result, multiFile, raw bool) []byte {
 	e := JSONEncoder{multiFile: multiFile, raw: raw}
-	return e.appendEvent(b, ev, res)
+	return append(e.appendEvent(b, ev, res, nil), '}')
+}
+
+// AppendStackJSON appends the "stack" key of an event with stack frames
+// (innermost first): `,"stack":[{"address":N,"module":"ntdll.dll",
+// "offset":N,"method":"Namespace.Type.Method"},…]`, "module" and
+// "offset" when an image holds the address, "method" for .NET code.
+// Nothing is appended for an empty stack.
+func AppendStackJSON(b []byte, stack []analysis.Frame) []byte {
+	if len(stack) == 0 {
+		return b
+	}
+	b = append(b, `,"stack":[`...)
+	for i := range stack {
+		f := &stack[i]
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"address":`...)
+		b = strconv.AppendUint(b, f.Address, 10)
+		if f.Image != nil {
+			b = append(b, `,"module":`...)
+			b = appendJSONString(b, f.Image.FileName())
+			b = append(b, `,"offset":`...)
+			b = strconv.AppendUint(b, f.Offset, 10)
+		}
+		if f.Method != nil {
+			b = append(b, `,"method":`...)
+			if f.Method.Namespace != "" {
+				b = appendJSONString(b, f.Method.Namespace+"."+f.Method.Name)
+			} else {
+				b = appendJSONString(b, f.Method.Name)
+			}
+		}
+		b = append(b, '}')
+	}
+	return append(b, ']')
 }
 
 // appendEvent is AppendEventJSON with the encoder's settings, reusing its
-// message buffer.
-func (e *JSONEncoder) appendEvent(b []byte, ev *etl.Event, res *decode.Result) []byte {
+// message buffer, without the closing brace. With a, ids the header lacks
+// come from the annotation, and "process_name" follows "tid".
+func (e *JSONEncoder) appendEvent(b []byte, ev *etl.Event, res *decode.Result, a *analysis.Annotation) []byte {
 	multiFile, raw := e.multiFile, e.raw
 	b = append(b, `{"time":"`...)
 	b = appendRFC3339(b, ev.Time)
@@ -77,10 +126,25 @@ func (e *JSONEncoder) appendEvent(b []byte, ev *etl.Event, res *decode.Result) [
 	}
 	b = append(b, `,"cpu":`...)
 	b = strconv.AppendUint(b, uint64(ev.Processor), 10)
+	pid, tid := ev.ProcessID, ev.ThreadID
+	if a != nil {
+		if pid == analysis.NoID {
+			pid = a.PID
+		}
+		if tid == analysis.NoID {
+			tid = a.TID
+		}
+	}
 	b = append(b, `,"pid":`...)
-	b = strconv.AppendUint(b, uint64(ev.ProcessID), 10)
+	b = strconv.AppendUint(b, uint64(pid), 10)
 	b = append(b, `,"tid":`...)
-	b = strconv.AppendUint(b, uint64(ev.ThreadID), 10)
+	b = strconv.AppendUint(b, uint64(tid), 10)
+	if a != nil {
+		if p := a.ProcessOf(pid); p != nil && p.ImageFileName != "" {
+			b = append(b, `,"process_name":`...)
+			b = appendJSONString(b, p.ImageFileName)
+		}
+	}
 	b = append(b, `,"header":"`...)
 	b = append(b, ev.Header.String()...)
 	b = append(b, `","flags":"0x`...)
@@ -183,7 +247,7 @@ func (e *JSONEncoder) appendEvent(b []byte, ev *etl.Event, res *decode.Result) [
 		b = append(b, `,"decode_error":`...)
 		b = appendJSONString(b, res.Err.Error())
 	}
-	return append(b, '}')
+	return b
 }
 
 // appendRFC3339 appends FILETIME ft as UTC RFC 3339 with 7 fractional

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/etwkit/etw/analysis"
 	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
 	"github.com/etwkit/etw/tdh"
@@ -47,6 +48,12 @@ type Config struct {
 	// Progress, if set, is called now and then with the bytes of input
 	// read so far and the total.
 	Progress func(done, total int64)
+	// Analysis, if set with a JSON encoder, annotates each event from the
+	// model (built from the same files): "pid" and "tid" where the header
+	// has none, "process_name" and "stack" (docs/cli.md). Every event read
+	// goes through an analysis.Enricher, filtered or not, so that stacks
+	// logged by separate events reach the events they belong to.
+	Analysis *analysis.Model
 }
 
 // Stats reports what Run did.
@@ -107,9 +114,16 @@ func Run(ctx context.Context, c *Config) (Stats, error) {
 		}
 	}
 	var err error
-	if workers == 1 {
+	je, _ := c.Encoder.(*JSONEncoder)
+	switch {
+	case c.Analysis != nil && je != nil && workers == 1:
+		err = p.runSequentialEnriched(ctx, dec, je)
+	case workers == 1:
 		err = p.runSequential(ctx, dec)
-	} else {
+	default:
+		if c.Analysis != nil && je != nil {
+			p.enrich = c.Analysis.NewEnricher(nil)
+		}
 		err = p.runParallel(ctx, dec, workers)
 	}
 	if e := p.checkErrors(); e != nil && err == nil {
@@ -137,6 +151,7 @@ type pipeline struct {
 	total   int64
 	offsets []int64 // furthest buffer offset per file, for progress
 	nerr    int
+	enrich  *analysis.Enricher // parallel runs with Config.Analysis
 }
 
 func (p *pipeline) flush() error {
@@ -251,6 +266,12 @@ type batch struct {
 	out    []byte
 	ends   []int32 // end of each event's rendering in out; -1: filtered out
 	schema []*tdh.Event
+
+	// With Config.Analysis: each event's annotation, its stack in frames.
+	ann       []analysis.Annotation
+	stack     [][2]int32 // offset and length in frames
+	frames    []analysis.Frame
+	annotated int
 }
 
 type eventSpan struct {
@@ -265,6 +286,18 @@ const (
 func (b *batch) reset() {
 	b.events, b.spans, b.ext, b.extOff, b.arena = b.events[:0], b.spans[:0], b.ext[:0], b.extOff[:0], b.arena[:0]
 	b.out, b.ends, b.schema = b.out[:0], b.ends[:0], b.schema[:0]
+	clear(b.ann)
+	clear(b.frames)
+	b.ann, b.stack, b.frames, b.annotated = b.ann[:0], b.stack[:0], b.frames[:0], 0
+}
+
+// annotate records the final annotation of the batch's event i.
+func (b *batch) annotate(i int, a *analysis.Annotation) {
+	b.ann[i] = *a
+	b.ann[i].Stack = nil
+	b.stack[i] = [2]int32{int32(len(b.frames)), int32(len(a.Stack))}
+	b.frames = append(b.frames, a.Stack...)
+	b.annotated++
 }
 
 func (b *batch) full() bool { return len(b.events) >= batchEvents || len(b.arena) >= batchBytes }
@@ -307,6 +340,11 @@ func (b *batch) fix() {
 // of batches in flight is fixed, which bounds memory.
 func (p *pipeline) runParallel(ctx context.Context, dec *decode.Decoder, workers int) error {
 	nb := 4 * workers
+	if p.enrich != nil {
+		// The reader holds up to maxPendingBatches full batches and the
+		// one it fills; one more keeps the pipeline moving.
+		nb = max(nb, maxPendingBatches+2)
+	}
 	free := make(chan *batch, nb)
 	for i := 0; i < nb; i++ {
 		free <- &batch{}
@@ -345,6 +383,10 @@ func (p *pipeline) runParallel(ctx context.Context, dec *decode.Decoder, workers
 		defer close(work)
 		seq := 0
 		var cur *batch
+		var en *enrichQueue
+		if p.enrich != nil {
+			en = &enrichQueue{e: p.enrich, dec: dec.Clone(), work: work}
+		}
 		for p.r.Next() {
 			ev := p.r.Event()
 			p.st.Read++
@@ -354,7 +396,14 @@ func (p *pipeline) runParallel(ctx context.Context, dec *decode.Decoder, workers
 			if stop.Load() {
 				return nil
 			}
-			if !p.f.MatchHeader(ev) {
+			keep := p.f.MatchHeader(ev)
+			if en != nil {
+				en.push(ev)
+			}
+			if !keep {
+				if en != nil {
+					en.drain()
+				}
 				continue
 			}
 			if cur == nil {
@@ -368,11 +417,28 @@ func (p *pipeline) runParallel(ctx context.Context, dec *decode.Decoder, workers
 				seq++
 			}
 			cur.add(ev)
+			if en != nil {
+				en.keep(cur)
+				if cur.full() {
+					en.pending = append(en.pending, cur)
+					cur = nil
+				}
+				en.drain()
+				continue
+			}
 			if cur.full() {
 				cur.fix()
 				work <- cur
 				cur = nil
 			}
+		}
+		if en != nil {
+			if cur != nil {
+				en.pending = append(en.pending, cur)
+			}
+			en.e.Flush()
+			en.drain()
+			return nil
 		}
 		if cur != nil {
 			cur.fix()
@@ -406,7 +472,12 @@ func (p *pipeline) render(b *batch, d *decode.Decoder, enc Encoder) {
 			continue
 		}
 		n := len(b.out)
-		if enc != nil {
+		if je, ok := enc.(*JSONEncoder); ok && len(b.ann) > i {
+			a := &b.ann[i]
+			off, cnt := b.stack[i][0], b.stack[i][1]
+			a.Stack = b.frames[off : off+cnt : off+cnt]
+			b.out = je.AppendAnnotatedEvent(b.out, ev, res, a)
+		} else if enc != nil {
 			b.out = enc.AppendEvent(b.out, ev, res)
 			if len(b.out) == n {
 				b.ends = append(b.ends, -1)
@@ -483,4 +554,154 @@ func (p *pipeline) writeBatch(b *batch, res *decode.Result) error {
 		}
 	}
 	return stopErr
+}
+
+// maxPendingBatches bounds the full batches that wait for the final
+// annotations of their last events (the enricher's window, 2048 events,
+// spans about four batches of small events). Beyond it the enricher is
+// flushed: stacks logged later than that for those events are lost.
+const maxPendingBatches = 6
+
+// enrichQueue feeds the enricher on the reading goroutine and holds full
+// batches until every event in them has its final annotation.
+type enrichQueue struct {
+	e       *analysis.Enricher
+	dec     *decode.Decoder
+	work    chan<- *batch
+	seq     int64 // sequence number of the next event pushed
+	kept    []keptEvent
+	pending []*batch
+}
+
+type keptEvent struct {
+	seq int64
+	b   *batch
+	i   int
+}
+
+// push gives ev to the enricher (decoding it if the enricher reads its
+// payload).
+func (q *enrichQueue) push(ev *etl.Event) {
+	var res *decode.Result
+	if q.e.NeedsDecode(ev) {
+		res = q.dec.Decode(ev)
+	}
+	q.e.Push(ev, res)
+	q.seq++
+}
+
+// keep notes that the event just pushed was added to b.
+func (q *enrichQueue) keep(b *batch) {
+	i := len(b.events) - 1
+	b.ann = append(b.ann, analysis.Annotation{})
+	b.stack = append(b.stack, [2]int32{})
+	q.kept = append(q.kept, keptEvent{q.seq - 1, b, i})
+}
+
+// drain records the final annotations and sends the batches they
+// complete, in order.
+func (q *enrichQueue) drain() {
+	if len(q.pending) > maxPendingBatches {
+		q.e.Flush()
+	}
+	for a, ok := q.e.Next(); ok; a, ok = q.e.Next() {
+		if len(q.kept) == 0 || q.kept[0].seq != a.Seq {
+			continue
+		}
+		k := q.kept[0]
+		q.kept = q.kept[1:]
+		k.b.annotate(k.i, a)
+	}
+	for len(q.pending) > 0 && q.pending[0].annotated == len(q.pending[0].events) {
+		b := q.pending[0]
+		q.pending = q.pending[1:]
+		b.fix()
+		q.work <- b
+	}
+}
+
+// runSequentialEnriched is runSequential with analysis annotations: every
+// event read goes through the enricher; a kept event is rendered at once
+// but for its stack and closing brace, added when its annotation is final.
+func (p *pipeline) runSequentialEnriched(ctx context.Context, dec *decode.Decoder, je *JSONEncoder) error {
+	e := p.c.Analysis.NewEnricher(nil)
+	needSchema := p.f.NeedsSchema()
+	type openEvent struct {
+		seq        int64
+		start, end int
+	}
+	var pend []byte
+	var open []openEvent
+	var seq int64
+	drain := func() error {
+		for a, ok := e.Next(); ok; a, ok = e.Next() {
+			if len(open) == 0 || open[0].seq != a.Seq {
+				continue
+			}
+			o := open[0]
+			open = open[1:]
+			p.out = append(p.out, pend[o.start:o.end]...)
+			p.out = AppendStackJSON(p.out, a.Stack)
+			p.out = append(p.out, '}', '\n')
+			if len(p.out) >= 256<<10 {
+				if err := p.flush(); err != nil {
+					return err
+				}
+			}
+		}
+		if len(open) == 0 {
+			pend = pend[:0]
+		} else if s := open[0].start; s > 1<<20 && s > len(pend)/2 {
+			n := copy(pend, pend[s:])
+			pend = pend[:n]
+			for i := range open {
+				open[i].start -= s
+				open[i].end -= s
+			}
+		}
+		return nil
+	}
+	finish := func() error {
+		e.Flush()
+		if err := drain(); err != nil {
+			return err
+		}
+		return p.flush()
+	}
+	for p.r.Next() {
+		ev := p.r.Event()
+		p.st.Read++
+		if err := p.tick(ctx, ev); err != nil {
+			return err
+		}
+		keep := p.f.MatchHeader(ev)
+		var res *decode.Result
+		if keep || e.NeedsDecode(ev) {
+			res = dec.Decode(ev)
+		}
+		if keep && needSchema && !p.f.MatchSchema(ev, res.Schema) {
+			keep = false
+		}
+		a := e.Push(ev, res)
+		if keep {
+			start := len(pend)
+			pend = je.appendEvent(pend, ev, res, &a)
+			open = append(open, openEvent{seq, start, len(pend)})
+			if p.c.Summary != nil {
+				p.c.Summary.Add(ev, res)
+			}
+			p.st.Written++
+		}
+		seq++
+		if err := drain(); err != nil {
+			return err
+		}
+		if p.f.MaxEvents > 0 && p.st.Written >= p.f.MaxEvents {
+			if err := finish(); err != nil {
+				return err
+			}
+			return errLimit
+		}
+	}
+	return finish()
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/etwkit/etw/analysis"
 	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
 	"github.com/etwkit/etw/tracerpt"
@@ -37,6 +38,7 @@ type dumpOptions struct {
 	workers   int
 	nearest   bool
 	raw       bool
+	noAnalyze bool
 	quiet     bool
 	strict    bool
 	verbose   bool
@@ -117,10 +119,11 @@ was not given; 5 damaged input with --strict.`,
 	fl.IntVar(&o.workers, "workers", 0, "goroutines that read, decode and render (0: one per CPU)")
 	fl.BoolVar(&o.nearest, "nearest-version", false, "decode an event whose exact version has no schema with the nearest version")
 	fl.BoolVar(&o.raw, "raw", false, "JSON: include user_data (hex) even for decoded events")
+	fl.BoolVar(&o.noAnalyze, "no-analysis", false, "JSON: no process_name or stack, header ids only (skips the pass over the input that builds the analysis model)")
 	fl.BoolVar(&o.quiet, "quiet", false, "no progress bar (it is shown only when standard error is a terminal)")
 	fl.BoolVar(&o.strict, "strict", false, "stop with exit status 5 at the first damaged buffer or record (default: warn and go on)")
 	fl.StringSliceVar(&o.manifests, "manifest", nil, "same as -import")
-	root.AddCommand(newInfoCmd(), newProvidersCmd(), newSchemasCmd(), newRelogCmd(), newSynthCmd())
+	root.AddCommand(newInfoCmd(), newProvidersCmd(), newSchemasCmd(), newRelogCmd(), newSynthCmd(), newStacksCmd(), newStatsCmd())
 	setFlagErrors(root)
 	for _, c := range root.Commands() {
 		setFlagErrors(c)
@@ -268,6 +271,11 @@ func runDump(cmd *cobra.Command, args []string, o *dumpOptions) error {
 	}
 	if o.fileOrder {
 		cfg.Order = etl.FileOrder
+	}
+	if dump && format == tracerpt.JSON && !o.noAnalyze {
+		// The analysis model gives each event its process name and stack;
+		// the reader's warnings come from the dump itself.
+		cfg.Analysis, _ = analysis.Build(files, dec, nil)
 	}
 	var out *bufio.Writer
 	var outFile *os.File

@@ -1,0 +1,117 @@
+package analysis
+
+import (
+	"github.com/etwkit/etw/decode"
+	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/tdh"
+)
+
+// EventProcess returns the process and thread an event belongs to, as
+// TraceEvent attributes them:
+//
+//   - the header's ids, when it has them, except for the events about a
+//     process or thread, which belong to the one they describe: Process
+//     events (and their counters) to the payload's ProcessId with no
+//     thread, Thread events to the payload's ProcessId and TThreadId,
+//     Image UnLoad and rundown to the payload's ProcessId, SystemConfig
+//     Services to the service's ProcessId;
+//   - for records without ids (perfinfo headers): the thread the payload
+//     names (SampleProf's ThreadId, a disk I/O's IssuingThreadId, a page
+//     fault's TThreadId, …), or the process (TcpIp and UdpIp PID, StackWalk
+//     StackProcess/StackThread);
+//   - a thread without a process takes the process of that thread at the
+//     event's time; thread 0 is the idle thread (pid 0);
+//   - a stack-key definition (KeyDelete, KeyRundown) belongs to the
+//     process whose events used a user-mode key, to pid 0 for kernel-mode
+//     keys; FileIo's file-object names (FileName, FileCreate, FileDelete,
+//     FileRundown) to pid 0: they describe kernel objects, as the
+//     kernel's Image events for drivers do under ProcessId 0.
+//
+// pid or tid is [NoID] when the trace does not tell. res may be nil for
+// events whose payload does not matter (see [Builder.NeedsDecode]).
+func (m *Model) EventProcess(ev *etl.Event, res *decode.Result) (pid, tid uint32, p *Process) {
+	var scratch []uint64
+	pid, tid = m.attribute(ev, classify(ev), decoded(res), &scratch)
+	if pid != NoID {
+		p = m.processAt(pid, ev.Time)
+	}
+	return pid, tid, p
+}
+
+func (m *Model) attribute(ev *etl.Event, k kind, d *tdh.Decoded, scratch *[]uint64) (pid, tid uint32) {
+	pid, tid = ev.ProcessID, ev.ThreadID
+	set := func(dst *uint32, names ...string) bool {
+		if v, ok := getU(d, names...); ok {
+			*dst = uint32(v)
+			return true
+		}
+		return false
+	}
+	switch k {
+	case kProcess, kProcessCounters:
+		if set(&pid, "ProcessId") {
+			tid = NoID
+		}
+	case kThread:
+		set(&pid, "ProcessId")
+		set(&tid, "TThreadId")
+	case kImage:
+		if ev.Descriptor.Opcode != opLoad {
+			if set(&pid, "ProcessId") {
+				tid = NoID
+			}
+		} else if pid == NoID {
+			set(&pid, "ProcessId")
+		}
+	case kSample:
+		set(&tid, "ThreadId")
+	case kStack, kStackKey:
+		set(&pid, "StackProcess")
+		set(&tid, "StackThread")
+	case kKeyDef:
+		if pid == NoID {
+			pid = m.keyDefOwner(d, scratch)
+		}
+	case kNetwork:
+		if pid == NoID {
+			set(&pid, "PID")
+		}
+	case kService:
+		set(&pid, "ProcessId")
+	case kFileName:
+		// File-object names (FileName, FileCreate, FileDelete and the
+		// FileRundown of open files) describe kernel objects and carry
+		// no process; like the kernel's own images, they go to pid 0.
+		if pid == NoID && tid == NoID {
+			pid = 0
+		}
+	default:
+		if tid == NoID && ev.Flags&etl.FlagClassicHeader != 0 {
+			set(&tid, "TThreadId", "IssuingThreadId", "TTID", "ThreadId")
+		}
+	}
+	if pid == NoID && tid != NoID {
+		pid, _ = m.threadPID(tid, ev.Time)
+	}
+	return pid, tid
+}
+
+// keyDefOwner returns the process a stack-key definition belongs to.
+func (m *Model) keyDefOwner(d *tdh.Decoded, scratch *[]uint64) uint32 {
+	key, ok := getU(d, "Key")
+	if !ok {
+		return NoID
+	}
+	frames := pointersAfter(d, "Key", (*scratch)[:0])
+	*scratch = frames
+	if len(frames) == 0 {
+		return NoID
+	}
+	if m.IsKernelAddress(frames[len(frames)-1]) {
+		return 0
+	}
+	if pid, ok := m.keyOwner[key]; ok {
+		return pid
+	}
+	return NoID
+}

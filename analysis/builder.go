@@ -1,0 +1,550 @@
+package analysis
+
+import (
+	"errors"
+
+	"github.com/etwkit/etw/decode"
+	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/tdh"
+)
+
+// Options configures a [Builder]. The zero value is ready to use.
+type Options struct {
+	// PointerSize is the trace's pointer size (4 or 8), which decides
+	// what a kernel address is on 32-bit systems. 0 takes it from the
+	// files given to [Build], else from the first kernel event.
+	PointerSize int
+}
+
+// Builder builds a [Model] from events fed in time order.
+//
+//	b := analysis.NewBuilder(nil)
+//	for r.Next() {
+//		ev := r.Event()
+//		var res *decode.Result
+//		if b.NeedsDecode(ev) {
+//			res = dec.Decode(ev)
+//		}
+//		b.Observe(ev, res)
+//	}
+//	m := b.Model()
+//
+// The model can be queried while it is being built; it then reflects the
+// events observed so far.
+type Builder struct {
+	m *Model
+
+	// KernelTraceControl's ImageID and DbgID_RSDS events describe the
+	// Image event logged at the same time, before or after it; events of
+	// one time are consecutive in time order.
+	joinFT     int64
+	joinImages map[uint64]*Image
+	joinPDB    map[uint64]PDB
+	joinStamp  map[uint64]uint32
+
+	// Events of threads not known yet, counted once the model is done.
+	pending map[uint32]*pendingCount
+
+	gc      map[*Process]*gcState
+	scratch []uint64
+	strs    map[string]string // interned names (method namespaces repeat)
+	sbuf    []byte
+	done    bool
+}
+
+type pendingCount struct{ events, samples int }
+
+// NewBuilder returns an empty builder.
+func NewBuilder(opts *Options) *Builder {
+	b := &Builder{
+		m:          newModel(),
+		joinImages: map[uint64]*Image{},
+		joinPDB:    map[uint64]PDB{},
+		joinStamp:  map[uint64]uint32{},
+		pending:    map[uint32]*pendingCount{},
+		gc:         map[*Process]*gcState{},
+		strs:       map[string]string{},
+	}
+	if opts != nil {
+		b.m.ptrSize = opts.PointerSize
+	}
+	return b
+}
+
+// Build reads files in time order, decoding with dec the events the model
+// needs, and returns the model. The error, if not nil, joins the damaged
+// buffers and records the reader met (each an *etl.FormatError); the
+// model holds what the rest of the files said.
+func Build(files []*etl.File, dec *decode.Decoder, opts *Options) (*Model, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.PointerSize == 0 && len(files) > 0 {
+		o.PointerSize = int(files[0].Header.PointerSize)
+	}
+	b := NewBuilder(&o)
+	r := etl.NewReader(files, nil)
+	defer r.Close()
+	for r.Next() {
+		ev := r.Event()
+		k := classify(ev)
+		var res *decode.Result
+		if needsPayload(ev, k) {
+			res = dec.Decode(ev)
+		}
+		b.observe(ev, k, res)
+	}
+	return b.Model(), errors.Join(r.Errors()...)
+}
+
+// NeedsDecode reports whether Observe reads the payload of ev; for other
+// events a nil result will do.
+func (b *Builder) NeedsDecode(ev *etl.Event) bool { return needsPayload(ev, classify(ev)) }
+
+// Observe adds one event. res is its decoding (nil when the caller did not
+// decode it; see NeedsDecode).
+func (b *Builder) Observe(ev *etl.Event, res *decode.Result) { b.observe(ev, classify(ev), res) }
+
+func (b *Builder) observe(ev *etl.Event, k kind, res *decode.Result) {
+	m := b.m
+	ft := ev.Time
+	m.Events++
+	if ft < m.start {
+		m.start = ft
+	}
+	if ft > m.end {
+		m.end = ft
+	}
+	if m.ptrSize == 0 && ev.Flags&etl.FlagClassicHeader != 0 && ev.Header != etl.HeaderMessage {
+		m.ptrSize = ev.PointerSize()
+	}
+	if ft != b.joinFT {
+		b.joinFT = ft
+		clear(b.joinImages)
+		clear(b.joinPDB)
+		clear(b.joinStamp)
+	}
+	d := decoded(res)
+	if ev.ProcessID != NoID && ev.ThreadID != NoID && ev.ThreadID != 0 && k != kThread {
+		b.learnThread(ev.ThreadID, ev.ProcessID, ft)
+	}
+	switch k {
+	case kProcess:
+		b.process(ev, d)
+	case kThread:
+		b.thread(ev, d)
+	case kImage:
+		b.image(ev, d)
+	case kImageID, kImageRSDS:
+		b.imageID(ev, k, d)
+	case kStackKey:
+		if key, ok := getU(d, "StackKey"); ok {
+			if pid, ok := getU(d, "StackProcess"); ok {
+				m.keyOwner[key] = uint32(pid)
+			}
+		}
+	case kKeyDef:
+		b.keyDef(ev, d)
+	case kClrMethod:
+		b.method(ev, d)
+	}
+	pid, tid := m.attribute(ev, k, d, &b.scratch)
+	if k == kClrGC && pid != NoID {
+		b.gcEvent(ev, m.processFor(pid, ft), tid, d)
+	}
+	if pid == NoID {
+		if tid == NoID {
+			m.Unattributed++
+			return
+		}
+		pc := b.pending[tid]
+		if pc == nil {
+			pc = &pendingCount{}
+			b.pending[tid] = pc
+		}
+		pc.events++
+		if k == kSample {
+			pc.samples++
+		}
+		return
+	}
+	p := m.processFor(pid, ft)
+	p.Events++
+	if k == kSample {
+		p.CPUSamples++
+	}
+	if k >= kClrStack {
+		p.CLR = true
+	}
+}
+
+// Model finishes the model and returns it. Events of threads that no
+// Thread event had introduced when they were observed are counted now,
+// under the thread's process if the trace names it later.
+func (b *Builder) Model() *Model {
+	m := b.m
+	if !b.done {
+		b.done = true
+		for tid, pc := range b.pending {
+			recs := m.byTID[tid]
+			if len(recs) == 0 {
+				m.Unattributed += pc.events
+				continue
+			}
+			th := recs[len(recs)-1]
+			p := th.Process
+			p.Events += pc.events
+			p.CPUSamples += pc.samples
+		}
+		clear(b.pending)
+		for p, st := range b.gc {
+			st.finish(p)
+		}
+		// Sorted now, so that lookups only read and can run concurrently.
+		m.kernel.sorted()
+		for _, p := range m.procs {
+			p.images.sorted()
+			p.methods.sorted()
+		}
+	}
+	return m
+}
+
+// processFor returns the record of pid at ft, creating a placeholder when
+// the trace has not named the process.
+func (m *Model) processFor(pid uint32, ft int64) *Process {
+	if p := m.processAt(pid, ft); p != nil {
+		return p
+	}
+	return m.newProcess(pid, minTime)
+}
+
+func (m *Model) newProcess(pid uint32, start int64) *Process {
+	p := &Process{PID: pid, Index: len(m.procs), start: start, end: maxTime}
+	if pid == 0 {
+		p.ImageFileName, p.Name = "Idle", "Idle"
+	}
+	m.procs = append(m.procs, p)
+	m.byPID[pid] = append(m.byPID[pid], p)
+	return p
+}
+
+// process handles Process Start, End, DCStart, DCEnd and Defunct.
+func (b *Builder) process(ev *etl.Event, d *tdh.Decoded) {
+	m := b.m
+	v, ok := getU(d, "ProcessId")
+	if !ok {
+		return
+	}
+	pid, ft := uint32(v), ev.Time
+	recs := m.byPID[pid]
+	var newest *Process
+	if len(recs) > 0 {
+		newest = recs[len(recs)-1]
+	}
+	var p *Process
+	switch ev.Descriptor.Opcode {
+	case opStart:
+		// A placeholder made for events that came before the Start
+		// becomes the process; otherwise the pid is new or reused.
+		if newest != nil && newest.placeholder() {
+			p = newest
+		} else {
+			p = m.newProcess(pid, ft)
+		}
+		p.start = ft
+	case opDCStart:
+		if newest != nil && newest.end == maxTime {
+			p = newest
+		} else {
+			p = m.newProcess(pid, minTime)
+		}
+	case opEnd:
+		if p = m.processAt(pid, ft); p == nil {
+			p = m.newProcess(pid, minTime)
+		}
+		p.end = ft
+		p.Exited = true
+		if s, ok := d.Int("ExitStatus"); ok {
+			p.ExitStatus = int32(s)
+		}
+	case opDCEnd, opDefunct:
+		if p = m.processAt(pid, ft); p == nil {
+			p = m.newProcess(pid, minTime)
+		}
+	default:
+		return
+	}
+	p.known = true
+	if ppid, ok := getU(d, "ParentId"); ok {
+		p.ParentPID = uint32(ppid)
+	}
+	if name := getS(d, "ImageFileName"); name != "" && (p.ImageFileName == "" || ev.Descriptor.Opcode != opDefunct) {
+		p.ImageFileName, p.Name = name, stem(name)
+	}
+	if cmd := getS(d, "CommandLine"); cmd != "" && (p.CommandLine == "" || ev.Descriptor.Opcode != opDCEnd) {
+		p.CommandLine = cmd
+	}
+}
+
+// thread handles Thread Start, End, DCStart and DCEnd.
+func (b *Builder) thread(ev *etl.Event, d *tdh.Decoded) {
+	m := b.m
+	pv, ok1 := getU(d, "ProcessId")
+	tv, ok2 := getU(d, "TThreadId")
+	if !ok1 || !ok2 {
+		return
+	}
+	pid, tid, ft := uint32(pv), uint32(tv), ev.Time
+	name := getS(d, "ThreadName")
+	var th *Thread
+	switch ev.Descriptor.Opcode {
+	case opStart, opDCStart:
+		th = &Thread{TID: tid, PID: pid, start: ft, end: maxTime}
+		if ev.Descriptor.Opcode == opDCStart {
+			th.start = minTime
+		}
+		m.addThread(th, ft)
+	case opEnd, opDCEnd:
+		th = m.threadAt(tid, ft)
+		if th == nil || th.PID != pid {
+			// Never seen starting (circular buffer, lost events): the
+			// record answers for the times before its end.
+			th = &Thread{TID: tid, PID: pid, start: minTime, end: maxTime}
+			m.addThread(th, ft)
+		}
+		if ev.Descriptor.Opcode == opEnd {
+			th.end = ft
+		}
+	}
+	if th != nil && name != "" {
+		th.Name = name
+	}
+}
+
+// learnThread notes that an event's header ties thread tid to process pid
+// at ft. Traces without Thread events (no kernel rundown) then still give
+// header-less events of the thread (CPU samples) a process. Thread events
+// always take precedence.
+func (b *Builder) learnThread(tid, pid uint32, ft int64) {
+	m := b.m
+	th := m.threadAt(tid, ft)
+	switch {
+	case th == nil:
+		if len(m.byTID[tid]) > 0 {
+			return // a Thread event starts it later
+		}
+		th = &Thread{TID: tid, PID: pid, start: minTime, end: maxTime, learned: true}
+	case th.PID != pid && th.learned:
+		th = &Thread{TID: tid, PID: pid, start: ft, end: maxTime, learned: true}
+	default:
+		return
+	}
+	m.addThread(th, ft)
+}
+
+func (m *Model) addThread(th *Thread, ft int64) {
+	p := m.processFor(th.PID, ft)
+	th.Process = p
+	p.threads = append(p.threads, th)
+	m.byTID[th.TID] = append(m.byTID[th.TID], th)
+}
+
+// image handles Image Load, UnLoad, DCStart and DCEnd.
+func (b *Builder) image(ev *etl.Event, d *tdh.Decoded) {
+	m := b.m
+	base, ok := getU(d, "ImageBase", "BaseAddress")
+	if !ok {
+		return
+	}
+	size, _ := getU(d, "ImageSize", "ModuleSize")
+	pid := ev.ProcessID
+	if v, ok := getU(d, "ProcessId"); ok {
+		pid = uint32(v)
+	}
+	ft, op := ev.Time, ev.Descriptor.Opcode
+	kernel := m.IsKernelAddress(base)
+	var list *imageList
+	var p *Process
+	if kernel {
+		list = &m.kernel
+	} else {
+		if pid == NoID {
+			return
+		}
+		p = m.processFor(pid, ft)
+		list = &p.images
+	}
+	// The live record at this base, if any, for DCEnd and UnLoad.
+	var live *Image
+	if op == opDCEnd || op == opEnd {
+		for i := len(list.list) - 1; i >= 0; i-- {
+			if im := list.list[i]; im.Base == base && im.unload == maxTime && (!kernel || im.PID == pid) {
+				live = im
+				break
+			}
+		}
+	}
+	im := live
+	if im == nil {
+		im = &Image{Base: base, Size: size, PID: pid, load: minTime, unload: maxTime}
+		if op == opLoad {
+			im.load = ft
+		}
+		list.add(im)
+	}
+	if op == opEnd {
+		im.unload = ft
+	}
+	path := b.text(d, "FileName")
+	if path == "" {
+		path = b.text(d, "ImageFileName")
+	}
+	if path != "" {
+		im.Path, im.file = path, baseName(path)
+		if p != nil && p.ImageFileName == "" && op == opDCEnd && equalFold(ext(path), ".exe") {
+			// Circular traces lose the Process events of long-running
+			// processes; the rundown of their .exe names them.
+			p.ImageFileName, p.Name = baseName(path), stem(path)
+		}
+	}
+	if v, ok := getU(d, "TimeDateStamp"); ok && v != 0 {
+		im.TimeDateStamp = uint32(v)
+	}
+	if v, ok := getU(d, "ImageChecksum"); ok {
+		im.Checksum = uint32(v)
+	}
+	b.joinImages[base] = im
+	if pdb, ok := b.joinPDB[base]; ok {
+		im.PDB = pdb
+	}
+	if s, ok := b.joinStamp[base]; ok && im.TimeDateStamp == 0 {
+		im.TimeDateStamp = s
+	}
+}
+
+func ext(p string) string {
+	b := baseName(p)
+	for i := len(b) - 1; i > 0; i-- {
+		if b[i] == '.' {
+			return b[i:]
+		}
+	}
+	return ""
+}
+
+// imageID joins KernelTraceControl's ImageID (time stamp) and DbgID_RSDS
+// (PDB identity) to the Image event of the same time.
+func (b *Builder) imageID(ev *etl.Event, k kind, d *tdh.Decoded) {
+	base, ok := getU(d, "ImageBase")
+	if !ok {
+		return
+	}
+	im := b.joinImages[base]
+	if k == kImageRSDS {
+		pdb := PDB{Name: getS(d, "PdbFileName", "PDBFileName")}
+		pdb.GUID, _ = d.GUID("GuidSig")
+		if v, ok := getU(d, "Age"); ok {
+			pdb.Age = uint32(v)
+		}
+		if im != nil {
+			im.PDB = pdb
+		} else {
+			b.joinPDB[base] = pdb
+		}
+		return
+	}
+	if v, ok := getU(d, "TimeDateStamp"); ok && v != 0 {
+		if im != nil && im.TimeDateStamp == 0 {
+			im.TimeDateStamp = uint32(v)
+		} else if im == nil {
+			b.joinStamp[base] = uint32(v)
+		}
+	}
+}
+
+// keyDef records a stack-key definition (KeyDelete, KeyRundown).
+func (b *Builder) keyDef(ev *etl.Event, d *tdh.Decoded) {
+	m := b.m
+	key, ok := getU(d, "Key")
+	if !ok {
+		return
+	}
+	frames := pointersAfter(d, "Key", b.scratch[:0])
+	b.scratch = frames
+	if len(frames) == 0 {
+		return
+	}
+	m.StackKeys++
+	def := keyDef{ft: ev.Time, off: int32(len(m.arena)), n: int32(len(frames)), kernel: m.IsKernelAddress(frames[len(frames)-1])}
+	m.arena = append(m.arena, frames...)
+	m.keys[key] = append(m.keys[key], def)
+}
+
+// method records a .NET method from the runtime's verbose method events.
+func (b *Builder) method(ev *etl.Event, d *tdh.Decoded) {
+	if d == nil || ev.ProcessID == NoID {
+		return
+	}
+	start, ok := getU(d, "MethodStartAddress")
+	if !ok {
+		return
+	}
+	id, _ := getU(d, "MethodID")
+	ft := ev.Time
+	p := b.m.processFor(ev.ProcessID, ft)
+	if p.methodByID == nil {
+		p.methodByID = map[methodKey]*Method{}
+	}
+	key := methodKey{id, start}
+	mt := p.methodByID[key]
+	id16 := ev.Descriptor.ID
+	load := ev.ProviderID == guidClrRuntime && id16 == clrMethodLoadVerbose
+	unload := ev.ProviderID == guidClrRuntime && id16 == clrMethodUnloadVerbose
+	if mt == nil {
+		mt = &Method{ID: id, Start: start, load: minTime, unload: maxTime}
+		if load {
+			mt.load = ft
+		}
+		if v, ok := getU(d, "MethodSize"); ok {
+			mt.Size = uint32(v)
+		}
+		mt.ModuleID, _ = getU(d, "ModuleID")
+		if v, ok := getU(d, "MethodToken"); ok {
+			mt.Token = uint32(v)
+		}
+		if v, ok := getU(d, "MethodFlags"); ok {
+			mt.Flags = uint32(v)
+		}
+		mt.Namespace = b.text(d, "MethodNamespace")
+		mt.Name = b.text(d, "MethodName")
+		mt.Signature = b.text(d, "MethodSignature")
+		p.methodByID[key] = mt
+		p.methods.add(mt)
+	}
+	if unload {
+		mt.unload = ft
+		delete(p.methodByID, key) // a later load at this address is another method
+	}
+}
+
+// text returns the string property called name, interned: names of
+// methods, types and files repeat across events and processes.
+func (b *Builder) text(d *tdh.Decoded, name string) string {
+	v, ok := d.Get(name)
+	if !ok || v.Prop == nil || v.Kind != tdh.Scalar || !v.Prop.InType.IsString() {
+		return ""
+	}
+	b.sbuf = tdh.AppendString(b.sbuf[:0], v.Data, v.Prop.InType.IsWide())
+	if s, ok := b.strs[string(b.sbuf)]; ok {
+		return s
+	}
+	s := string(b.sbuf)
+	b.strs[s] = s
+	return s
+}
+
+// placeholder reports whether p was made for events naming its pid, with
+// no Process event yet.
+func (p *Process) placeholder() bool { return !p.known }

@@ -1,0 +1,175 @@
+package analysis
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"github.com/etwkit/etw/decode"
+	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/tdh"
+)
+
+// EventFilter selects events. res is the event's decoding (nil when the
+// filter does not need it: see [CollectOptions.NeedsSchema]).
+type EventFilter func(ev *etl.Event, res *decode.Result) bool
+
+// IsCPUSample reports whether ev is a PerfInfo SampleProf CPU sample of a
+// thread other than the idle thread (thread 0), or one taken in a DPC or
+// an interrupt (flags bits 0 and 1, Windows 8 and later), which TraceLog
+// keeps too.
+func IsCPUSample(ev *etl.Event, res *decode.Result) bool {
+	if classify(ev) != kSample {
+		return false
+	}
+	d := decoded(res)
+	tid, ok := getU(d, "ThreadId")
+	if !ok {
+		return false
+	}
+	if tid != 0 {
+		return true
+	}
+	flags, _ := getU(d, "Reserved")
+	return flags&3 != 0
+}
+
+// MatchEvent returns a filter for "PROVIDER/NAME": PROVIDER is a provider
+// name or GUID, NAME the event's name, its task name, "Task/Opcode" (as
+// in [tdh.Event.Identity]), its opcode name or its event id; both compare
+// without regard to case.
+func MatchEvent(spec string) (EventFilter, error) {
+	prov, name, ok := strings.Cut(spec, "/")
+	if !ok || prov == "" || name == "" {
+		return nil, fmt.Errorf("event %q: want PROVIDER/NAME", spec)
+	}
+	g, gerr := uuid.Parse(strings.Trim(prov, "{}"))
+	id, iderr := strconv.ParseUint(name, 10, 16)
+	return func(ev *etl.Event, res *decode.Result) bool {
+		var s *tdh.Event
+		if res != nil {
+			s = res.Schema
+		}
+		if gerr == nil {
+			if ev.ProviderID != g {
+				return false
+			}
+		} else if s == nil || !strings.EqualFold(s.ProviderName, prov) {
+			return false
+		}
+		if iderr == nil && ev.Flags&etl.FlagClassicHeader == 0 && uint64(ev.Descriptor.ID) == id {
+			return true
+		}
+		if s == nil {
+			return false
+		}
+		for _, n := range []string{s.EventName, s.TaskName, s.OpcodeName} {
+			if n != "" && strings.EqualFold(n, name) {
+				return true
+			}
+		}
+		if s.TaskName != "" && s.OpcodeName != "" && strings.EqualFold(s.TaskName+"/"+s.OpcodeName, name) {
+			return true
+		}
+		if s.Source == tdh.SourceMOF && s.EventName != "" && s.OpcodeName != "" && strings.EqualFold(s.EventName+"/"+s.OpcodeName, name) {
+			return true
+		}
+		return false
+	}, nil
+}
+
+// CollectOptions selects what [Model.Collect] aggregates.
+type CollectOptions struct {
+	// Select picks the events; nil picks CPU samples ([IsCPUSample]).
+	Select EventFilter
+	// NeedsSchema says Select reads the decoded result: every event is
+	// then decoded. Without it Select gets a result only for the events
+	// the model needs decoded (CPU samples among them).
+	NeedsSchema bool
+	// PIDs keeps only the events of these processes (all when empty).
+	PIDs []uint32
+	// Window is the enricher's window (default DefaultWindow).
+	Window int
+}
+
+// CollectStats says what [Model.Collect] selected.
+type CollectStats struct {
+	Selected  int // events selected (the profile's total)
+	WithStack int // of them, events with a stack
+	Frames    int // frames of those stacks
+	Resolved  int // frames with a module or a method
+	Enrich    EnrichStats
+}
+
+// Collect reads files again in time order, gives each event its process
+// and stack from m (which should be built from the same files), and adds
+// the selected events to a new profile, each with weight 1. The profile's
+// total is the number of events selected.
+func (m *Model) Collect(files []*etl.File, dec *decode.Decoder, opts *CollectOptions) (*Profile, CollectStats, error) {
+	var o CollectOptions
+	if opts != nil {
+		o = *opts
+	}
+	sel := o.Select
+	if sel == nil {
+		sel = IsCPUSample
+	}
+	prof := NewProfile()
+	var st CollectStats
+	e := m.NewEnricher(&EnrichOptions{Window: o.Window})
+	r := etl.NewReader(files, nil)
+	defer r.Close()
+	var queue []int64 // sequence numbers of selected events, pending
+	var seq int64
+	take := func() {
+		for a, ok := e.Next(); ok; a, ok = e.Next() {
+			if len(queue) == 0 || queue[0] != e.out-1 {
+				continue
+			}
+			queue = queue[1:]
+			if len(o.PIDs) > 0 && !containsPID(o.PIDs, a.PID) {
+				continue
+			}
+			st.Selected++
+			if a.Stack != nil {
+				st.WithStack++
+				st.Frames += len(a.Stack)
+				for i := range a.Stack {
+					if a.Stack[i].Resolved() {
+						st.Resolved++
+					}
+				}
+			}
+			prof.Add(a.Process, a.PID, a.Stack, 1)
+		}
+	}
+	for r.Next() {
+		ev := r.Event()
+		var res *decode.Result
+		if o.NeedsSchema || e.NeedsDecode(ev) {
+			res = dec.Decode(ev)
+		}
+		if sel(ev, res) {
+			queue = append(queue, seq)
+		}
+		seq++
+		e.Push(ev, res)
+		take()
+	}
+	e.Flush()
+	take()
+	st.Enrich = e.Stats
+	return prof, st, errors.Join(r.Errors()...)
+}
+
+func containsPID(l []uint32, pid uint32) bool {
+	for _, p := range l {
+		if p == pid {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,599 @@
+package analysis
+
+import (
+	"encoding/binary"
+	"time"
+
+	"github.com/etwkit/etw/decode"
+	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/tdh"
+)
+
+// EnrichOptions configures an [Enricher].
+type EnrichOptions struct {
+	// Window is how many events a stack logged after its event can reach
+	// back to, and how many events the enricher holds before their
+	// annotations are final (default 2048, the size of TraceLog's ring of
+	// recent events).
+	Window int
+}
+
+// DefaultWindow is the default [EnrichOptions.Window].
+const DefaultWindow = 2048
+
+// Annotation is what the model adds to one event.
+type Annotation struct {
+	// Seq is the event's position in push order (0 for the first).
+	Seq int64
+	// PID and TID are the process and thread the event belongs to (see
+	// [Model.EventProcess]); NoID when unknown.
+	PID, TID uint32
+	// Process is the record of PID at the event's time (nil if none).
+	Process *Process
+	// Stack is the event's call stack, innermost frame first (kernel
+	// frames, then user-mode frames); nil when the event has none.
+	Stack []Frame
+
+	m  *Model
+	ft int64
+}
+
+// Time returns the event's time (UTC).
+func (a *Annotation) Time() time.Time { return etl.FiletimeToTime(a.ft) }
+
+// ProcessOf returns the record of process pid at the event's time: the
+// annotation's Process for its own PID, nil when the model has none.
+func (a *Annotation) ProcessOf(pid uint32) *Process {
+	if pid == a.PID || a.m == nil || pid == NoID {
+		if pid == a.PID {
+			return a.Process
+		}
+		return nil
+	}
+	return a.m.processAt(pid, a.ft)
+}
+
+// EnrichStats counts what an [Enricher] did with the stacks it met.
+type EnrichStats struct {
+	Events int // events pushed
+	// Stacks counts the stack fragments met (StackWalk events, CLR stack
+	// walks, extended items); Orphans those no event in the window
+	// matched.
+	Stacks, Orphans int
+	// WithStack counts the events given a stack.
+	WithStack int
+}
+
+// Enricher gives events their process and stack, in time order. Stacks
+// can arrive after their event: StackWalk events carry the timestamp and
+// thread of the event they belong to (the user-mode part of a stack that
+// was captured in kernel mode comes when the thread returns to user mode,
+// as a later fragment on the same thread), and a CLR stack walk follows
+// the runtime event it belongs to. The enricher therefore holds the last
+// Window events: an event's annotation is final once Window more events
+// have been pushed, or on Flush.
+//
+//	e := m.NewEnricher(nil)
+//	for r.Next() {
+//		ev := r.Event()
+//		e.Push(ev, dec.Decode(ev))
+//		for a, ok := e.Next(); ok; a, ok = e.Next() {
+//			use(a) // the annotation of the oldest event not yet handed out
+//		}
+//	}
+//	e.Flush()
+//	for a, ok := e.Next(); ok; a, ok = e.Next() { use(a) }
+//
+// Annotations come out in push order, one per event.
+type Enricher struct {
+	m      *Model
+	window int64
+	ring   []slot
+	next   int64 // sequence number of the next event pushed
+	out    int64 // next annotation to hand out
+	final  int64 // events before this one are final
+
+	parked map[uint32][]int64 // thread → events whose kernel stack awaits its user part
+	match  map[uint64][]int64 // extended-item MatchId → kernel parts awaiting the user part
+
+	scratch []uint64
+	ann     Annotation
+	frames  []Frame
+	addrs   []uint64
+	Stats   EnrichStats
+}
+
+type slot struct {
+	seq     int64
+	file    int
+	ts      int64 // raw timestamp, for StackWalk's EventTimeStamp
+	ft      int64
+	cpu     uint16
+	stid    uint32 // thread whose stack the event has
+	pid     uint32
+	tid     uint32
+	proc    *Process
+	noStack bool // stack carriers and KernelTraceControl events are never targets
+	clr     bool // a .NET runtime event: target of CLR stack walks
+	has     bool // a stack part is attached
+	kern    part // leaf side
+	user    part // root side
+}
+
+// part is a stack fragment: inline frames, or a stack key to look up.
+type part struct {
+	set    bool
+	keyed  bool
+	table  int8 // keyed: 1 kernel definitions, 0 user definitions, -1 either
+	key    uint64
+	frames []uint64
+}
+
+func (p *part) setFrames(f []uint64) {
+	p.set, p.keyed = true, false
+	p.frames = append(p.frames[:0], f...)
+}
+
+func (p *part) setKey(key uint64, table int8) {
+	p.set, p.keyed, p.key, p.table = true, true, key, table
+}
+
+// NewEnricher returns an enricher over m. m should be complete (built
+// from the whole trace) so that stacks defined late (stack-key rundown,
+// .NET method rundown) resolve; a model being built also works, with what
+// it knows so far.
+func (m *Model) NewEnricher(opts *EnrichOptions) *Enricher {
+	w := DefaultWindow
+	if opts != nil && opts.Window > 0 {
+		w = opts.Window
+	}
+	return &Enricher{
+		m:      m,
+		window: int64(w),
+		ring:   make([]slot, w+1),
+		parked: map[uint32][]int64{},
+		match:  map[uint64][]int64{},
+	}
+}
+
+// NeedsDecode reports whether Push reads the payload of ev; other events
+// may be pushed with a nil result.
+func (e *Enricher) NeedsDecode(ev *etl.Event) bool {
+	k := classify(ev)
+	switch k {
+	case kClrMethod, kClrGC, kImageID, kImageRSDS:
+		return false
+	}
+	return needsPayload(ev, k)
+}
+
+func (e *Enricher) slot(seq int64) *slot { return &e.ring[seq%int64(len(e.ring))] }
+
+func (e *Enricher) live(seq int64) bool { return seq >= e.final && seq < e.next }
+
+// Push adds the next event and returns its annotation as far as it is
+// known now: its process and thread, which do not change, and no stack
+// yet (the final annotation comes from Next). res is its decoding, or nil
+// when NeedsDecode says the payload is not needed.
+func (e *Enricher) Push(ev *etl.Event, res *decode.Result) Annotation {
+	m := e.m
+	seq := e.next
+	if e.out < seq+1-int64(len(e.ring)) {
+		e.out = seq + 1 - int64(len(e.ring)) // annotations not taken are dropped
+	}
+	e.next++
+	e.Stats.Events++
+	if seq%e.window == 0 {
+		e.sweep()
+	}
+	if f := e.next - e.window; f > e.final {
+		e.final = f
+	}
+	k := classify(ev)
+	d := decoded(res)
+	pid, tid := m.attribute(ev, k, d, &e.scratch)
+	s := e.slot(seq)
+	*s = slot{seq: seq, file: ev.File, ts: ev.Timestamp, ft: ev.Time, cpu: ev.Processor, pid: pid, tid: tid,
+		kern: part{frames: s.kern.frames[:0]}, user: part{frames: s.user.frames[:0]}}
+	if pid != NoID {
+		s.proc = m.processAt(pid, ev.Time)
+	}
+	s.stid = ev.ThreadID
+	if s.stid == NoID {
+		s.stid = tid
+	}
+	switch k {
+	case kStack, kStackKey, kKeyDef, kImageID, kImageRSDS, kClrStack:
+		s.noStack = true
+	case kClrMethod, kClrGC, kClrRuntime:
+		s.clr = true
+	}
+	if len(ev.Extended) > 0 {
+		e.extended(ev, s)
+	}
+	switch k {
+	case kStack:
+		e.stackWalk(ev, d)
+	case kStackKey:
+		e.stackKey(ev, d)
+	case kClrStack:
+		e.clrStack(ev, d, s)
+	}
+	return Annotation{Seq: seq, PID: pid, TID: tid, Process: s.proc, m: m, ft: ev.Time}
+}
+
+// sweep forgets parked events that have left the window.
+func (e *Enricher) sweep() {
+	for tid, l := range e.parked {
+		if len(l) == 0 || !e.live(l[len(l)-1]) {
+			delete(e.parked, tid)
+		}
+	}
+	for id, l := range e.match {
+		if len(l) == 0 || !e.live(l[len(l)-1]) {
+			delete(e.match, id)
+		}
+	}
+}
+
+// Flush makes every annotation final.
+func (e *Enricher) Flush() { e.final = e.next }
+
+// Next returns the annotation of the oldest event whose annotation is
+// final and was not handed out yet. It and its Stack are valid until the
+// next call to Next or Push.
+func (e *Enricher) Next() (*Annotation, bool) {
+	if e.out >= e.final {
+		return nil, false
+	}
+	s := e.slot(e.out)
+	e.out++
+	e.ann = Annotation{Seq: s.seq, PID: s.pid, TID: s.tid, Process: s.proc, m: e.m, ft: s.ft}
+	if s.has {
+		e.frames = e.resolveStack(s, e.frames[:0])
+		if len(e.frames) > 0 {
+			e.ann.Stack = e.frames
+			e.Stats.WithStack++
+		}
+	}
+	return &e.ann, true
+}
+
+// resolveStack appends the frames of s, innermost first.
+func (e *Enricher) resolveStack(s *slot, dst []Frame) []Frame {
+	e.addrs = e.m.partFrames(&s.kern, s.ft, e.addrs[:0])
+	e.addrs = e.m.partFrames(&s.user, s.ft, e.addrs)
+	for _, a := range e.addrs {
+		dst = append(dst, e.m.resolve(s.proc, a, s.ft))
+	}
+	return dst
+}
+
+// partFrames appends the addresses of p.
+func (m *Model) partFrames(p *part, ft int64, dst []uint64) []uint64 {
+	if !p.set {
+		return dst
+	}
+	if !p.keyed {
+		return append(dst, p.frames...)
+	}
+	return append(dst, m.keyFrames(p.key, p.table, ft)...)
+}
+
+// keyDef is one definition of a stack key: the frames it stood for until
+// ft (KeyDelete, when the kernel evicted it from its cache) or at the end
+// of the trace (KeyRundown).
+type keyDef struct {
+	ft     int64
+	off, n int32
+	kernel bool
+}
+
+// keyFrames returns the frames key stood for at ft: the first definition
+// logged at or after ft in the given table (1 kernel, 0 user, -1 any).
+func (m *Model) keyFrames(key uint64, table int8, ft int64) []uint64 {
+	defs := m.keys[key]
+	var last *keyDef
+	for i := range defs {
+		d := &defs[i]
+		if table >= 0 && d.kernel != (table == 1) {
+			continue
+		}
+		if d.ft >= ft {
+			return m.arena[d.off : d.off+d.n]
+		}
+		last = d
+	}
+	if last != nil {
+		return m.arena[last.off : last.off+last.n]
+	}
+	return nil
+}
+
+// find returns the pending event a StackWalk fragment belongs to: the
+// latest one of the same file with the same raw timestamp and thread, or
+// failing that one without a thread logged on the same processor.
+func (e *Enricher) find(file int, ts int64, tid uint32, cpu uint16) *slot {
+	var alt *slot
+	for j := e.next - 2; j >= e.final; j-- { // e.next-1 is the fragment itself
+		s := e.slot(j)
+		if s.file != file {
+			continue
+		}
+		if s.ts < ts {
+			break
+		}
+		if s.ts != ts || s.noStack {
+			continue
+		}
+		if s.stid == tid {
+			return s
+		}
+		if alt == nil && s.stid == NoID && s.cpu == cpu {
+			alt = s
+		}
+	}
+	if alt != nil {
+		alt.stid = tid
+	}
+	return alt
+}
+
+// waits reports whether a kernel-only stack of process pid waits for its
+// user-mode part (system processes have none).
+func waits(pid uint32) bool { return pid != 0 && pid != 4 && pid != NoID }
+
+func (e *Enricher) park(tid uint32, seq int64) {
+	l := e.parked[tid]
+	n := 0
+	for _, q := range l {
+		if e.live(q) {
+			l[n] = q
+			n++
+		}
+	}
+	e.parked[tid] = append(l[:n], seq)
+}
+
+// stackWalk handles a StackWalk Stack event: frames of the event with
+// timestamp EventTimeStamp on thread StackThread.
+func (e *Enricher) stackWalk(ev *etl.Event, d *tdh.Decoded) {
+	ts, ok1 := getU(d, "EventTimeStamp")
+	tid, ok2 := getU(d, "StackThread")
+	if !ok1 || !ok2 {
+		return
+	}
+	e.scratch = pointersAfter(d, "StackThread", e.scratch[:0])
+	frames := e.scratch
+	if len(frames) == 0 {
+		return
+	}
+	e.Stats.Stacks++
+	t := e.find(ev.File, int64(ts), uint32(tid), ev.Processor)
+	firstKernel := e.m.IsKernelAddress(frames[0])
+	lastKernel := e.m.IsKernelAddress(frames[len(frames)-1])
+	switch {
+	case lastKernel:
+		// Kernel-only: the user part, if any, comes later.
+		if t == nil {
+			e.Stats.Orphans++
+			return
+		}
+		if !t.kern.set {
+			t.kern.setFrames(frames)
+			t.has = true
+			if waits(t.pid) && !t.user.set {
+				e.park(uint32(tid), t.seq)
+			}
+		}
+	case !firstKernel:
+		// User-only: completes the thread's kernel parts waiting for it.
+		used := e.completeParked(uint32(tid), t, func(p *part) { p.setFrames(frames) })
+		if t == nil && !used {
+			e.Stats.Orphans++
+		}
+	default:
+		if t == nil {
+			e.Stats.Orphans++
+			return
+		}
+		if !t.kern.set {
+			t.kern.setFrames(frames)
+			t.has = true
+		}
+	}
+}
+
+// completeParked gives the user-mode part set to every event parked on
+// thread tid and to t itself (if not among them and without one). It
+// reports whether any event took it.
+func (e *Enricher) completeParked(tid uint32, t *slot, set func(*part)) bool {
+	used := false
+	for _, q := range e.parked[tid] {
+		if !e.live(q) {
+			continue
+		}
+		s := e.slot(q)
+		if !s.user.set {
+			set(&s.user)
+			s.has = true
+			used = true
+		}
+	}
+	delete(e.parked, tid)
+	if t != nil && !t.user.set {
+		set(&t.user)
+		t.has = true
+		used = true
+	}
+	return used
+}
+
+// stackKey handles StackKeyKernel and StackKeyUser: a reference to a
+// cached stack, defined later by KeyDelete or KeyRundown.
+func (e *Enricher) stackKey(ev *etl.Event, d *tdh.Decoded) {
+	ts, ok1 := getU(d, "EventTimeStamp")
+	tid, ok2 := getU(d, "StackThread")
+	key, ok3 := getU(d, "StackKey")
+	if !ok1 || !ok2 || !ok3 {
+		return
+	}
+	e.Stats.Stacks++
+	t := e.find(ev.File, int64(ts), uint32(tid), ev.Processor)
+	if ev.Descriptor.Opcode == opStackKeyKern {
+		if t == nil {
+			e.Stats.Orphans++
+			return
+		}
+		if !t.kern.set {
+			t.kern.setKey(key, 1)
+			t.has = true
+			if waits(t.pid) && !t.user.set {
+				e.park(uint32(tid), t.seq)
+			}
+		}
+		return
+	}
+	if !e.completeParked(uint32(tid), t, func(p *part) { p.setKey(key, 0) }) && t == nil {
+		e.Stats.Orphans++
+	}
+}
+
+// clrStack handles a .NET runtime stack walk: the stack of the latest
+// earlier runtime event of the same thread that has none.
+func (e *Enricher) clrStack(ev *etl.Event, d *tdh.Decoded, self *slot) {
+	frames := clrFrames(d, e.scratch[:0])
+	e.scratch = frames
+	if len(frames) == 0 {
+		return
+	}
+	e.Stats.Stacks++
+	for j := self.seq - 1; j >= e.final; j-- {
+		s := e.slot(j)
+		if s.clr && s.stid == self.stid && s.file == self.file {
+			if s.has {
+				break
+			}
+			s.user.setFrames(frames)
+			s.has = true
+			return
+		}
+	}
+	e.Stats.Orphans++
+}
+
+// clrFrames returns the frames of a CLR stack walk: FrameCount pointers
+// from the start of Stack. Manifests declare the array with a fixed count
+// of 2, so the frames are read from the payload rather than from the
+// decoded array.
+func clrFrames(d *tdh.Decoded, dst []uint64) []uint64 {
+	if d == nil {
+		return dst
+	}
+	n, ok := d.Uint("FrameCount")
+	v, ok2 := d.Get("Stack")
+	if !ok || !ok2 {
+		return dst
+	}
+	ps := d.PointerSize
+	b := d.Payload[min(v.Offset, len(d.Payload)):]
+	n = min(n, uint64(len(b)/ps))
+	for i := 0; i < int(n); i++ {
+		if ps == 4 {
+			dst = append(dst, uint64(binary.LittleEndian.Uint32(b[4*i:])))
+		} else {
+			dst = append(dst, binary.LittleEndian.Uint64(b[8*i:]))
+		}
+	}
+	return dst
+}
+
+// extended attaches the stacks carried by the event's extended items.
+func (e *Enricher) extended(ev *etl.Event, s *slot) {
+	le := binary.LittleEndian
+	for _, x := range ev.Extended {
+		switch x.Type {
+		case etl.ExtStackTrace32, etl.ExtStackTrace64:
+			if len(x.Data) < 8 {
+				continue
+			}
+			match := le.Uint64(x.Data)
+			w := 8
+			if x.Type == etl.ExtStackTrace32 {
+				w = 4
+			}
+			rest := x.Data[8:]
+			e.scratch = e.scratch[:0]
+			for i := 0; i+w <= len(rest); i += w {
+				if w == 4 {
+					e.scratch = append(e.scratch, uint64(le.Uint32(rest[i:])))
+				} else {
+					e.scratch = append(e.scratch, le.Uint64(rest[i:]))
+				}
+			}
+			if len(e.scratch) == 0 {
+				continue
+			}
+			e.Stats.Stacks++
+			e.extFragment(s, match, func(p *part) { p.setFrames(e.scratch) },
+				e.m.IsKernelAddress(e.scratch[0]), e.m.IsKernelAddress(e.scratch[len(e.scratch)-1]))
+		case etl.ExtStackKey32, etl.ExtStackKey64:
+			var match, key uint64
+			switch {
+			case x.Type == etl.ExtStackKey32 && len(x.Data) >= 12:
+				match, key = le.Uint64(x.Data), uint64(le.Uint32(x.Data[8:]))
+			case x.Type == etl.ExtStackKey64 && len(x.Data) >= 16:
+				match, key = le.Uint64(x.Data), le.Uint64(x.Data[8:])
+			default:
+				continue
+			}
+			e.Stats.Stacks++
+			defs := e.m.keyFrames(key, -1, ev.Time)
+			first, last := false, false
+			if len(defs) > 0 {
+				first, last = e.m.IsKernelAddress(defs[0]), e.m.IsKernelAddress(defs[len(defs)-1])
+			}
+			e.extFragment(s, match, func(p *part) { p.setKey(key, -1) }, first, last)
+		}
+	}
+}
+
+// extFragment attaches a stack fragment carried by an extended item.
+// MatchId 0 means kernel and user frames were captured together; a
+// non-zero MatchId pairs a kernel-only capture with the user-mode capture
+// logged later with the same MatchId.
+func (e *Enricher) extFragment(s *slot, match uint64, set func(*part), firstKernel, lastKernel bool) {
+	switch {
+	case match != 0 && lastKernel:
+		if !s.kern.set {
+			set(&s.kern)
+			s.has = true
+			l := e.match[match][:0:0]
+			for _, q := range e.match[match] {
+				if e.live(q) {
+					l = append(l, q)
+				}
+			}
+			e.match[match] = append(l, s.seq)
+		}
+	case match != 0 && !firstKernel:
+		for _, q := range e.match[match] {
+			if e.live(q) && q != s.seq {
+				if w := e.slot(q); !w.user.set {
+					set(&w.user)
+					w.has = true
+				}
+			}
+		}
+		delete(e.match, match)
+		if !s.user.set && !s.kern.set {
+			set(&s.user)
+			s.has = true
+		}
+	default:
+		if !s.kern.set {
+			set(&s.kern)
+			s.has = true
+		}
+	}
+}

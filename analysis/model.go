@@ -1,0 +1,463 @@
+package analysis
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/etwkit/etw/etl"
+)
+
+// NoID is the process or thread id of an event that names none
+// (0xFFFFFFFF, as perfinfo records carry).
+const NoID = 0xFFFFFFFF
+
+// Bounds of the time ranges: a process, thread, image or method that
+// existed when the trace started (rundown) has no known start; one still
+// alive at the end has no end.
+const (
+	minTime = math.MinInt64
+	maxTime = math.MaxInt64
+)
+
+// Model is what a trace says about the machine: processes, their threads,
+// images and .NET methods, the kernel's images, the stack-key definitions,
+// and per-process counts and .NET GC statistics. Build it with [Build] or
+// a [Builder]. Its lookups are safe for concurrent use once building is
+// finished.
+type Model struct {
+	ptrSize    int
+	start, end int64 // FILETIMEs of the first and last event
+
+	procs  []*Process
+	byPID  map[uint32][]*Process // records of a pid in creation order
+	byTID  map[uint32][]*Thread  // records of a tid in creation order
+	kernel imageList             // images at kernel addresses (drivers)
+
+	keys     map[uint64][]keyDef // stack key definitions, by key value
+	keyOwner map[uint64]uint32   // process that last referenced a key
+	arena    []uint64            // frames of the key definitions
+
+	// Events is the number of events observed; Unattributed the number
+	// of them no process could be given to.
+	Events, Unattributed int
+	// StackKeys is the number of stack-key definitions (KeyDelete and
+	// KeyRundown events) observed.
+	StackKeys int
+}
+
+func newModel() *Model {
+	return &Model{
+		byPID:    map[uint32][]*Process{},
+		byTID:    map[uint32][]*Thread{},
+		keys:     map[uint64][]keyDef{},
+		keyOwner: map[uint64]uint32{},
+		start:    maxTime,
+		end:      minTime,
+	}
+}
+
+// Process is one process, from its kernel Process events (Start, End and
+// the DCStart/DCEnd rundown), or a placeholder for a pid that events name
+// without any Process event. A pid reused during the trace gives several
+// records, told apart by Index.
+type Process struct {
+	PID, ParentPID uint32
+	// Index is unique in the trace: records in creation order.
+	Index int
+	// ImageFileName is the image name the kernel logs ("Test.x64.exe",
+	// "System"); Name is it without directory and extension, as
+	// TraceEvent names processes ("Test.x64").
+	ImageFileName, Name string
+	CommandLine         string
+	// ExitStatus is set with Exited, from the End event.
+	ExitStatus int32
+	Exited     bool
+	// Events and CPUSamples count the events attributed to the process
+	// and, of them, the PerfInfo SampleProf CPU samples.
+	Events, CPUSamples int
+	// CLR is set when .NET runtime events were logged by the process; GC
+	// then holds its garbage-collection statistics.
+	CLR bool
+	GC  *GCStats
+
+	start, end int64 // minTime: before the trace or unknown; maxTime: alive at the end
+	known      bool  // a Process event described it
+	threads    []*Thread
+	images     imageList
+	methods    methodList
+	methodByID map[methodKey]*Method
+}
+
+// Start returns the time the process started, or the zero time when it
+// was already running when the trace began (or the trace does not say).
+func (p *Process) Start() time.Time { return ftTime(p.start) }
+
+// End returns the time the process exited, or the zero time when it was
+// still running when the trace ended.
+func (p *Process) End() time.Time { return ftTime(p.end) }
+
+// Threads returns the process's threads, in creation order.
+func (p *Process) Threads() []*Thread { return p.threads }
+
+// Images returns the images loaded in the process, by base address.
+func (p *Process) Images() []*Image { return p.images.sorted() }
+
+// Methods returns the .NET methods the runtime placed in the process's
+// memory, by start address.
+func (p *Process) Methods() []*Method { return p.methods.sorted() }
+
+// String returns "Name (pid)".
+func (p *Process) String() string {
+	if p == nil {
+		return ""
+	}
+	name := p.Name
+	if name == "" {
+		name = "Process"
+	}
+	return name + " (" + strconv.FormatUint(uint64(p.PID), 10) + ")"
+}
+
+// Thread is one thread: its id and process over a time range.
+type Thread struct {
+	TID, PID uint32
+	Process  *Process
+	Name     string
+
+	start, end int64
+	learned    bool // from event headers, not from a Thread event
+}
+
+// Start returns when the thread started (zero when before the trace).
+func (t *Thread) Start() time.Time { return ftTime(t.start) }
+
+// End returns when the thread ended (zero when alive at the end).
+func (t *Thread) End() time.Time { return ftTime(t.end) }
+
+// PDB identifies the program database of an image (KernelTraceControl's
+// DbgID_RSDS): what a symbol server lookup needs.
+type PDB struct {
+	Name string
+	GUID uuid.UUID
+	Age  uint32
+}
+
+// Image is one image (executable or DLL) mapped into a process, or a
+// kernel driver.
+type Image struct {
+	Base, Size uint64
+	// Path is the file name the kernel logs (a drive path or a device
+	// path such as \Device\HarddiskVolume2\Windows\System32\ntdll.dll).
+	Path          string
+	TimeDateStamp uint32
+	Checksum      uint32
+	PID           uint32
+	// PDB is the image's debug identity, when the trace carries it.
+	PDB PDB
+
+	load, unload int64
+	file         string // baseName(Path), kept for frame names
+}
+
+// FileName returns the last element of Path ("ntdll.dll").
+func (im *Image) FileName() string {
+	if im == nil {
+		return ""
+	}
+	if im.file != "" && len(im.file) <= len(im.Path) && im.Path[len(im.Path)-len(im.file):] == im.file {
+		return im.file
+	}
+	return baseName(im.Path)
+}
+
+// Loaded returns the load and unload times; zero when the image was
+// loaded before the trace or never unloaded in it.
+func (im *Image) Loaded() (load, unload time.Time) { return ftTime(im.load), ftTime(im.unload) }
+
+// Method is a .NET method whose code the runtime placed at Start (JIT
+// compiled, or precompiled and reported by rundown).
+type Method struct {
+	ID, ModuleID uint64
+	Start        uint64
+	Size         uint32
+	Token, Flags uint32
+	// Namespace is the method's type ("System.Collections.Generic.List`1[System.__Canon]").
+	Namespace, Name, Signature string
+
+	load, unload int64
+}
+
+// FullName returns "Namespace.Name", the method's type and name.
+func (m *Method) FullName() string {
+	if m == nil {
+		return ""
+	}
+	if m.Namespace == "" {
+		return m.Name
+	}
+	return m.Namespace + "." + m.Name
+}
+
+type methodKey struct{ id, start uint64 }
+
+// Frame is one resolved stack frame.
+type Frame struct {
+	Address uint64
+	// Image is the module holding the address, nil when none is known;
+	// Offset is Address - Image.Base.
+	Image  *Image
+	Offset uint64
+	// Method is the .NET method whose code holds the address, if any.
+	Method *Method
+}
+
+// Module returns the file name of the frame's image, or "".
+func (f *Frame) Module() string { return f.Image.FileName() }
+
+// Resolved reports whether the frame has a module or a method.
+func (f *Frame) Resolved() bool { return f.Image != nil || f.Method != nil }
+
+// Name returns the frame's name for aggregated views: "module!Type.Method"
+// for managed code, "module" for other code in a known image,
+// "Type.Method" for managed code outside any image, "?" otherwise.
+func (f *Frame) Name() string {
+	switch {
+	case f.Method != nil && f.Image != nil:
+		return f.Image.FileName() + "!" + f.Method.FullName()
+	case f.Method != nil:
+		return f.Method.FullName()
+	case f.Image != nil:
+		return f.Image.FileName()
+	}
+	return "?"
+}
+
+// span is what a rangeList holds: an address range with a lifetime.
+type span interface {
+	*Image | *Method
+	bounds() (start, size uint64, load, unload int64)
+}
+
+func (im *Image) bounds() (uint64, uint64, int64, int64) { return im.Base, im.Size, im.load, im.unload }
+func (m *Method) bounds() (uint64, uint64, int64, int64) {
+	return m.Start, uint64(m.Size), m.load, m.unload
+}
+
+// rangeList is a list of images or methods sorted by start address on
+// demand.
+type rangeList[T span] struct {
+	list    []T
+	dirty   bool
+	maxSize uint64
+}
+
+type (
+	imageList  = rangeList[*Image]
+	methodList = rangeList[*Method]
+)
+
+func (l *rangeList[T]) add(x T) {
+	l.list = append(l.list, x)
+	l.dirty = true
+	_, size, _, _ := x.bounds()
+	l.maxSize = max(l.maxSize, size)
+}
+
+func (l *rangeList[T]) sorted() []T {
+	if l.dirty {
+		slices.SortStableFunc(l.list, func(a, b T) int {
+			as, _, al, _ := a.bounds()
+			bs, _, bl, _ := b.bounds()
+			if c := cmp.Compare(as, bs); c != 0 {
+				return c
+			}
+			return cmp.Compare(al, bl)
+		})
+		l.dirty = false
+	}
+	return l.list
+}
+
+// find returns the item holding addr at time ft: one alive then if any,
+// else the one whose lifetime is closest.
+func (l *rangeList[T]) find(addr uint64, ft int64) T {
+	list := l.sorted()
+	i, _ := slices.BinarySearchFunc(list, addr, func(x T, a uint64) int {
+		if start, _, _, _ := x.bounds(); start <= a {
+			return -1
+		}
+		return 1
+	})
+	var best T
+	var bestGap uint64 = math.MaxUint64
+	for j := i - 1; j >= 0; j-- {
+		start, size, load, unload := list[j].bounds()
+		if addr-start >= l.maxSize {
+			break
+		}
+		if addr < start || addr-start >= size {
+			continue
+		}
+		if gap := timeGap(ft, load, unload); gap < bestGap {
+			best, bestGap = list[j], gap
+			if gap == 0 {
+				break
+			}
+		}
+	}
+	return best
+}
+
+// timeGap returns how far ft lies outside [from, to] (0 inside).
+func timeGap(ft, from, to int64) uint64 {
+	switch {
+	case ft < from:
+		return uint64(from) - uint64(ft)
+	case ft > to:
+		return uint64(ft) - uint64(to)
+	}
+	return 0
+}
+
+// Processes returns every process record, by pid and then start.
+func (m *Model) Processes() []*Process {
+	out := slices.Clone(m.procs)
+	slices.SortStableFunc(out, func(a, b *Process) int {
+		if c := cmp.Compare(a.PID, b.PID); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Index, b.Index)
+	})
+	return out
+}
+
+// KernelImages returns the images loaded at kernel addresses (the kernel
+// and its drivers), by base address.
+func (m *Model) KernelImages() []*Image { return m.kernel.sorted() }
+
+// Start and End return the times of the first and last events observed.
+func (m *Model) Start() time.Time { return ftTime(m.start) }
+
+// End returns the time of the last event observed.
+func (m *Model) End() time.Time { return ftTime(m.end) }
+
+// ProcessAt returns the record of process pid at time t: the newest one
+// that had started by then (or that events named by then), nil if none.
+func (m *Model) ProcessAt(pid uint32, t time.Time) *Process {
+	return m.processAt(pid, timeFT(t))
+}
+
+func (m *Model) processAt(pid uint32, ft int64) *Process {
+	recs := m.byPID[pid]
+	for i := len(recs) - 1; i >= 0; i-- {
+		if recs[i].start <= ft {
+			return recs[i]
+		}
+	}
+	if len(recs) > 0 {
+		return recs[0]
+	}
+	return nil
+}
+
+// ThreadPID returns the process of thread tid at time t. Thread 0 is the
+// idle thread of every processor: pid 0.
+func (m *Model) ThreadPID(tid uint32, t time.Time) (uint32, bool) {
+	return m.threadPID(tid, timeFT(t))
+}
+
+func (m *Model) threadPID(tid uint32, ft int64) (uint32, bool) {
+	if th := m.threadAt(tid, ft); th != nil {
+		return th.PID, true
+	}
+	if tid == 0 {
+		return 0, true
+	}
+	return NoID, false
+}
+
+func (m *Model) threadAt(tid uint32, ft int64) *Thread {
+	recs := m.byTID[tid]
+	for i := len(recs) - 1; i >= 0; i-- {
+		if recs[i].start <= ft {
+			return recs[i]
+		}
+	}
+	// A thread whose records all start later: only the first answers,
+	// if it was a rundown or end-only record (start unknown).
+	return nil
+}
+
+// Thread returns the record of thread tid at time t, or nil.
+func (m *Model) Thread(tid uint32, t time.Time) *Thread { return m.threadAt(tid, timeFT(t)) }
+
+// IsKernelAddress reports whether addr lies in kernel space: at or above
+// 0xFFFF800000000000 (x64's canonical kernel half), or, in a trace of a
+// 32-bit system, at or above 0x80000000.
+func (m *Model) IsKernelAddress(addr uint64) bool {
+	if addr >= 0xFFFF800000000000 {
+		return true
+	}
+	return m.ptrSize == 4 && addr >= 0x80000000 && addr <= math.MaxUint32
+}
+
+// ResolveFrame names the code address addr of process pid at time t:
+// kernel addresses through the kernel's images, others through the
+// process's images and .NET methods.
+func (m *Model) ResolveFrame(pid uint32, addr uint64, t time.Time) Frame {
+	return m.resolve(m.processAt(pid, timeFT(t)), addr, timeFT(t))
+}
+
+func (m *Model) resolve(p *Process, addr uint64, ft int64) Frame {
+	f := Frame{Address: addr}
+	if m.IsKernelAddress(addr) {
+		f.Image = m.kernel.find(addr, ft)
+	} else if p != nil {
+		f.Image = p.images.find(addr, ft)
+		f.Method = p.methods.find(addr, ft)
+	}
+	if f.Image != nil {
+		f.Offset = addr - f.Image.Base
+	}
+	return f
+}
+
+// baseName returns the last element of a Windows or slash path.
+func baseName(p string) string {
+	if i := strings.LastIndexAny(p, `\/`); i >= 0 {
+		return p[i+1:]
+	}
+	return p
+}
+
+// stem returns a file name without directory and extension.
+func stem(p string) string {
+	b := baseName(p)
+	if i := strings.LastIndexByte(b, '.'); i > 0 {
+		return b[:i]
+	}
+	return b
+}
+
+func ftTime(ft int64) time.Time {
+	if ft == minTime || ft == maxTime {
+		return time.Time{}
+	}
+	return etl.FiletimeToTime(ft)
+}
+
+// fileTimeEpoch is 1601-01-01 → 1970-01-01 in 100 ns ticks.
+const fileTimeEpoch = 116444736000000000
+
+func timeFT(t time.Time) int64 {
+	if t.IsZero() {
+		return maxTime
+	}
+	return t.Unix()*1e7 + int64(t.Nanosecond())/100 + fileTimeEpoch
+}

@@ -1,0 +1,228 @@
+package analysis_test
+
+import (
+	"bytes"
+	"encoding/binary"
+	"time"
+	"unicode/utf16"
+
+	"github.com/google/uuid"
+
+	"github.com/etwkit/etw/decode"
+	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/tracelogging"
+)
+
+// A small trace written in memory for the tests and examples: the kernel
+// events of a PerfView-style session (process, thread and image rundown,
+// a PDB identity, CPU samples with stack keys, an inline StackWalk stack)
+// and .NET runtime events (a JIT-compiled method, two GCs, a runtime event
+// with its CLR stack walk). The .NET events are TraceLogging events with
+// the runtime's provider GUID and event ids: the model reads them by id
+// and property name, whatever schema describes them.
+
+var (
+	traceStart = time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+
+	guidImageID   = uuid.MustParse("b3e675d7-2554-4f18-830b-2762732560de")
+	guidRuntime   = uuid.MustParse("e13c0d23-ccbc-4e12-931b-d9cc2eee27e4")
+	ntdllPDBGUID  = uuid.MustParse("ec83d8df-5559-46e0-b1a4-0123456789ab")
+	hookProcess   = uint16(0x03)
+	hookThread    = uint16(0x05)
+	hookImage     = uint16(0x14)
+	hookPerfInfo  = uint16(0x0F)
+	hookStackWalk = uint16(0x18)
+)
+
+// Addresses of the trace's images and method.
+const (
+	appBase    = 0x400000
+	ntdllBase  = 0x7FF800000000
+	kernelBase = 0xFFFFF80000000000
+	workStart  = 0x10000000
+	appPID     = 100
+	appTID     = 200
+	key1       = 0xFFFFFA8000000010 // a user-mode stack
+	key2       = 0xFFFFFA8000000020 // a kernel-mode stack
+)
+
+type payload struct{ b []byte }
+
+func (p *payload) u16(v uint16) *payload { p.b = binary.LittleEndian.AppendUint16(p.b, v); return p }
+func (p *payload) u32(v uint32) *payload { p.b = binary.LittleEndian.AppendUint32(p.b, v); return p }
+func (p *payload) u64(v uint64) *payload { p.b = binary.LittleEndian.AppendUint64(p.b, v); return p }
+func (p *payload) str(s string) *payload { p.b = append(append(p.b, s...), 0); return p }
+func (p *payload) wstr(s string) *payload {
+	for _, c := range utf16.Encode([]rune(s)) {
+		p.u16(c)
+	}
+	return p.u16(0)
+}
+
+type traceWriter struct {
+	w   *etl.Writer
+	buf bytes.Buffer
+	err error
+}
+
+func (t *traceWriter) at(us int) int64 {
+	return fileTime(traceStart.Add(time.Duration(us) * time.Microsecond))
+}
+
+func fileTime(tm time.Time) int64 {
+	return tm.Unix()*1e7 + int64(tm.Nanosecond())/100 + 116444736000000000
+}
+
+// raw returns the raw timestamp of the event logged us microseconds in.
+func (t *traceWriter) raw(us int) int64 { c := t.w.Clock(); return c.RawTimestamp(t.at(us)) }
+
+func (t *traceWriter) write(ev etl.Event) {
+	if t.err == nil {
+		t.err = t.w.WriteEvent(&ev)
+	}
+}
+
+// kernel writes a system64 (or perfinfo64 without ids) record.
+func (t *traceWriter) kernel(us int, group uint16, opcode uint8, version uint16, pid, tid uint32, data []byte) {
+	h := etl.HeaderSystem64
+	if pid == 0xFFFFFFFF {
+		h = etl.HeaderPerfInfo64
+	}
+	t.write(etl.Event{Header: h, HookID: group<<8 | uint16(opcode), ClassVersion: version, ProcessID: pid, ThreadID: tid,
+		Timestamp: t.raw(us), UserData: data})
+}
+
+// clr writes a .NET runtime event as a TraceLogging event.
+func (t *traceWriter) clr(us int, id uint16, pid, tid uint32, name string, fields ...tracelogging.FieldValue) {
+	ev := tracelogging.Event{Name: name, Fields: fields}
+	meta, data, err := ev.Encode()
+	if err != nil {
+		t.err = err
+		return
+	}
+	t.write(etl.Event{Header: etl.HeaderEvent64, ProviderID: guidRuntime, ProcessID: pid, ThreadID: tid, Timestamp: t.raw(us),
+		Descriptor: etl.EventDescriptor{ID: id, Level: 4}, UserData: data,
+		Extended: []etl.ExtendedItem{
+			{Type: etl.ExtProvTraits, Data: tracelogging.EncodeProviderTraits("Microsoft-Windows-DotNETRuntime", nil)},
+			{Type: etl.ExtEventSchemaTL, Data: meta},
+		}})
+}
+
+// exampleTrace returns the in-memory trace and a decoder for it.
+func exampleTrace() ([]*etl.File, *decode.Decoder) {
+	t := &traceWriter{}
+	w, err := etl.NewWriter(&t.buf, &etl.WriterOptions{Header: etl.LogfileHeader{
+		StartTime: fileTime(traceStart), Is64: true, NumberOfProcessors: 2, LoggerName: "analysis example"}})
+	if err != nil {
+		panic(err)
+	}
+	t.w = w
+	const none = 0xFFFFFFFF
+	process := func(pid, ppid uint32, image, cmd string) []byte {
+		p := (&payload{}).u64(0xFFFFFA8000100000 + uint64(pid)).u32(pid).u32(ppid).u32(1).u32(259).u64(0x1AB000)
+		p.u64(0xFFFFFA8000200000).u64(0)                       // TOKEN_USER
+		p.b = append(p.b, 1, 1, 0, 0, 0, 0, 0, 5, 18, 0, 0, 0) // S-1-5-18
+		return p.str(image).wstr(cmd).b
+	}
+	thread := func(pid, tid uint32) []byte {
+		return (&payload{}).u32(pid).u32(tid).u64(0).u64(0).u64(0).u64(0).u64(0).u64(0).u64(0).u32(0).b
+	}
+	image := func(base, size uint64, pid uint32, path string) []byte {
+		return (&payload{}).u64(base).u64(size).u32(pid).u32(0).u32(0x5F000000).u32(0).u64(base).u32(0).u32(0).u32(0).u32(0).wstr(path).b
+	}
+	// Rundown at the start: processes, threads, images.
+	t.kernel(0, hookProcess, 3, 3, 4, 8, process(4, 0, "System", ""))
+	t.kernel(0, hookProcess, 3, 3, appPID, appTID, process(appPID, 4, "app.exe", `app.exe --work`))
+	t.kernel(0, hookThread, 3, 2, 4, 8, thread(4, 8))
+	t.kernel(0, hookThread, 3, 2, appPID, appTID, thread(appPID, appTID))
+	t.kernel(1, hookImage, 3, 2, none, none, image(kernelBase, 0x800000, 0, `\SystemRoot\system32\ntoskrnl.exe`))
+	t.kernel(2, hookImage, 3, 2, none, none, image(appBase, 0x10000, appPID, `C:\app\app.exe`))
+	pdb := (&payload{}).u64(ntdllBase).u32(appPID)
+	g, _ := ntdllPDBGUID.MarshalBinary()
+	pdb.b = append(pdb.b, g[3], g[2], g[1], g[0], g[5], g[4], g[7], g[6])
+	pdb.b = append(pdb.b, g[8:]...)
+	t.write(etl.Event{Header: etl.HeaderClassic64, ProviderID: guidImageID, ProcessID: appPID, ThreadID: appTID, Timestamp: t.raw(3),
+		Descriptor: etl.EventDescriptor{Opcode: 36, Version: 2}, UserData: pdb.u32(2).str("ntdll.pdb").b})
+	t.kernel(3, hookImage, 3, 2, none, none, image(ntdllBase, 0x200000, appPID, `C:\Windows\System32\ntdll.dll`))
+
+	sample := func(us int, ip uint64, tid uint32) {
+		t.kernel(us, hookPerfInfo, 46, 2, none, none, (&payload{}).u64(ip).u32(tid).u16(1).u16(0).b)
+	}
+	stackKey := func(us, target int, opcode uint8, key uint64) {
+		t.kernel(us, hookStackWalk, opcode, 2, none, none, (&payload{}).u64(uint64(t.raw(target))).u32(appPID).u32(appTID).u64(key).b)
+	}
+	stack := func(us, target int, frames ...uint64) {
+		p := (&payload{}).u64(uint64(t.raw(target))).u32(appPID).u32(appTID)
+		for _, f := range frames {
+			p.u64(f)
+		}
+		t.kernel(us, hookStackWalk, 32, 2, none, none, p.b)
+	}
+	// CPU samples: in user mode (a user stack key), in kernel mode (a
+	// kernel key now, the user key when the thread returns to user
+	// mode), on the idle thread, with an inline stack, in .NET code.
+	sample(10, appBase+0x100, appTID)
+	stackKey(10, 10, 38, key1)
+	sample(20, kernelBase+0x1000, appTID)
+	stackKey(20, 20, 37, key2)
+	stackKey(25, 20, 38, key1)
+	sample(30, kernelBase+0x3000, 0)
+	sample(40, appBase+0x300, appTID)
+	stack(40, 40, appBase+0x300, ntdllBase+0x2000)
+	t.clr(50, 143, appPID, appTID, "MethodLoadVerbose",
+		tracelogging.Uint64("MethodID", 1), tracelogging.Uint64("ModuleID", 2), tracelogging.Uint64("MethodStartAddress", workStart),
+		tracelogging.Uint32("MethodSize", 0x100), tracelogging.Uint32("MethodToken", 0x06000001), tracelogging.Uint32("MethodFlags", 8),
+		tracelogging.UnicodeString("MethodNamespace", "App.Program"), tracelogging.UnicodeString("MethodName", "Work"),
+		tracelogging.UnicodeString("MethodSignature", "void  ()"), tracelogging.Uint16("ClrInstanceID", 9))
+	sample(60, workStart+0x10, appTID)
+	stack(60, 60, workStart+0x10, appBase+0x100, ntdllBase+0x1000)
+
+	// Two GCs, each logged with two GCStart events (as .NET 4.5 does:
+	// GCStart_V1 and GCStart_V2), pauses of 130 µs and 120 µs, and a
+	// suspension for another reason.
+	suspend := func(us int, reason uint32, count uint32) {
+		t.clr(us, 9, appPID, appTID, "GCSuspendEEBegin", tracelogging.Uint32("Reason", reason), tracelogging.Uint32("Count", count))
+	}
+	gc := func(us int, id uint16, name string, fields ...tracelogging.FieldValue) {
+		t.clr(us, id, appPID, appTID, name, fields...)
+	}
+	gcStart := func(us int, count uint32) {
+		gc(us, 1, "GCStart", tracelogging.Uint32("Count", count), tracelogging.Uint32("Depth", 0), tracelogging.Uint32("Reason", 0), tracelogging.Uint32("Type", 0))
+	}
+	suspend(100, 1, 0)
+	gc(110, 8, "GCSuspendEEEnd")
+	gcStart(120, 1)
+	gcStart(120, 1)
+	gc(200, 2, "GCEnd", tracelogging.Uint32("Count", 1), tracelogging.Uint32("Depth", 0))
+	gc(210, 7, "GCRestartEEBegin")
+	gc(230, 3, "GCRestartEEEnd")
+	suspend(300, 1, 1)
+	gcStart(310, 2)
+	gcStart(311, 2)
+	gc(400, 2, "GCEnd", tracelogging.Uint32("Count", 2), tracelogging.Uint32("Depth", 0))
+	gc(420, 3, "GCRestartEEEnd")
+	suspend(450, 5, 2) // SuspendForShutdown: no GC
+	gc(460, 3, "GCRestartEEEnd")
+
+	// A runtime event and the CLR stack walk that follows it.
+	gc(500, 10, "GCAllocationTick", tracelogging.Uint32("AllocationAmount", 100000))
+	gc(501, 82, "ClrStackWalk", tracelogging.Uint16("ClrInstanceID", 9), tracelogging.Uint8("Reserved1", 0), tracelogging.Uint8("Reserved2", 0),
+		tracelogging.Uint32("FrameCount", 2), tracelogging.Array("Stack", []uint64{workStart + 0x20, appBase + 0x200}, func(name string, v uint64, _ ...tracelogging.Option) tracelogging.FieldValue {
+			return tracelogging.UintPtr(name, v, 8)
+		}))
+
+	// The stack keys' definitions, at the end of the trace.
+	t.kernel(900, hookStackWalk, 36, 2, none, none, (&payload{}).u64(key1).u64(appBase+0x100).u64(ntdllBase+0x1000).b)
+	t.kernel(900, hookStackWalk, 36, 2, none, none, (&payload{}).u64(key2).u64(kernelBase+0x1000).u64(kernelBase+0x2000).b)
+	if t.err != nil {
+		panic(t.err)
+	}
+	if err := w.Close(); err != nil {
+		panic(err)
+	}
+	f, err := etl.NewFile(bytes.NewReader(t.buf.Bytes()), int64(t.buf.Len()))
+	if err != nil {
+		panic(err)
+	}
+	return []*etl.File{f}, decode.New()
+}

@@ -1,0 +1,164 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/etwkit/etw/analysis"
+	"github.com/etwkit/etw/decode"
+	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/tracerpt"
+)
+
+type analysisOptions struct {
+	manifests []string
+}
+
+// addAnalysisFlags registers the options the analysis commands share.
+func addAnalysisFlags(cmd *cobra.Command, o *analysisOptions) {
+	fl := cmd.Flags()
+	fl.StringSliceVar(&o.manifests, "import", nil, "instrumentation manifest(s), or folders of them, to decode events with (as for the dump)")
+	fl.StringSliceVar(&o.manifests, "manifest", nil, "same as -import")
+}
+
+// buildModel opens the inputs, imports the schemas and builds the
+// analysis model. The files are returned for closing, on error too.
+func (o *analysisOptions) buildModel(cmd *cobra.Command, args []string) ([]*etl.File, *decode.Decoder, *analysis.Model, error) {
+	files, err := openInputs(args)
+	if err != nil {
+		return files, nil, nil, err
+	}
+	dec := newDecoder()
+	if err := dec.Import(o.manifests...); err != nil {
+		warn(cmd, err)
+	}
+	m, err := analysis.Build(files, dec, nil)
+	o.warnAll(cmd, err)
+	return files, dec, m, nil
+}
+
+// warnAll prints each of the joined errors as a warning.
+func (o *analysisOptions) warnAll(cmd *cobra.Command, err error) {
+	if err == nil {
+		return
+	}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		for _, e := range j.Unwrap() {
+			warn(cmd, e)
+		}
+		return
+	}
+	warn(cmd, err)
+}
+
+// createOutput opens the output of an analysis command: standard output
+// for "" and "-", else a new file (an existing regular file only with -y).
+func createOutput(cmd *cobra.Command, path string, yes bool) (io.Writer, func() error, error) {
+	if path == "" || path == "-" {
+		return cmd.OutOrStdout(), func() error { return nil }, nil
+	}
+	if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() && !yes {
+		return nil, nil, withCode(exitExists, fmt.Errorf("%s already exists; add -y to overwrite it", path))
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	return f, f.Close, nil
+}
+
+func newStacksCmd() *cobra.Command {
+	var o analysisOptions
+	var output, format, event, pids string
+	var yes bool
+	cmd := &cobra.Command{
+		Use:   "stacks FILE... [-o OUT] [--format folded|speedscope] [--event PROVIDER/NAME] [--pid N,...] [-import FILE...]",
+		Short: "Aggregate the call stacks of CPU samples (or other events) for flame graphs",
+		Long: `stacks gives every event its process and call stack (stack extended items,
+kernel StackWalk events and stack keys, .NET stack walks), resolves the frames
+to modules and .NET methods, and aggregates the stacks of the selected events:
+CPU samples (PerfInfo SampleProf, idle thread excluded) by default, or the
+events of --event PROVIDER/NAME (a provider name or GUID, and an event name,
+task name, Task/Opcode or event id).
+
+--format folded (default) writes one line per distinct stack, "process;frame;
+...;frame count", frames from the outermost to the innermost: the input of
+FlameGraph's flamegraph.pl, inferno and speedscope. --format speedscope writes
+speedscope's own JSON file format, one profile per process. The counts add up
+to the number of events selected. No symbols are read: frames are named by
+module ("ntdll.dll") or, for .NET code, "module!Type.Method"; "?" marks
+addresses outside any known module.`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usageError(fmt.Errorf("stacks: no input file"))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			format = strings.ToLower(format)
+			if format != "folded" && format != "speedscope" {
+				return usageError(fmt.Errorf("--format %q: want folded or speedscope", format))
+			}
+			copts := &analysis.CollectOptions{}
+			if event != "" {
+				f, err := analysis.MatchEvent(event)
+				if err != nil {
+					return usageError(err)
+				}
+				copts.Select, copts.NeedsSchema = f, true
+			}
+			if pids != "" {
+				l, err := tracerpt.ParseUint32List(pids)
+				if err != nil {
+					return usageError(fmt.Errorf("--pid: %w", err))
+				}
+				copts.PIDs = l
+			}
+			files, dec, m, err := o.buildModel(cmd, args)
+			defer closeAll(files)
+			if err != nil {
+				return err
+			}
+			if copts.NeedsSchema {
+				if err := dec.Prescan(files); err != nil {
+					o.warnAll(cmd, err)
+				}
+			}
+			prof, _, err := m.Collect(files, dec, copts)
+			if err != nil {
+				o.warnAll(cmd, err)
+			}
+			w, closeOut, err := createOutput(cmd, output, yes)
+			if err != nil {
+				return err
+			}
+			bw := bufio.NewWriterSize(w, 256<<10)
+			if format == "folded" {
+				err = prof.WriteFolded(bw)
+			} else {
+				err = prof.WriteSpeedscope(bw, filepath.Base(args[0]))
+			}
+			if err == nil {
+				err = bw.Flush()
+			}
+			if cerr := closeOut(); err == nil {
+				err = cerr
+			}
+			return err
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVarP(&output, "o", "o", "", "output file (default: standard output)")
+	fl.StringVar(&format, "format", "folded", "output format: folded (FlameGraph, inferno, speedscope) or speedscope (speedscope's JSON)")
+	fl.StringVar(&event, "event", "", "aggregate the stacks of these events (PROVIDER/NAME) instead of CPU samples")
+	fl.StringVar(&pids, "pid", "", "keep only the events of these process ids (comma-separated)")
+	fl.BoolVarP(&yes, "y", "y", false, "overwrite an existing output file")
+	addAnalysisFlags(cmd, &o)
+	return cmd
+}

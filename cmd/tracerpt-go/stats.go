@@ -1,0 +1,120 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/spf13/cobra"
+)
+
+// statsJSON is the output of "stats --json" (docs/cli.md).
+type statsJSON struct {
+	Processes []processJSON `json:"processes"`
+}
+
+type processJSON struct {
+	PID         uint32  `json:"pid"`
+	Name        string  `json:"name"`
+	CommandLine string  `json:"command_line"`
+	Start       *string `json:"start"`
+	End         *string `json:"end"`
+	Events      int     `json:"events"`
+	CPUSamples  int     `json:"cpu_samples"`
+	GC          *gcJSON `json:"gc,omitempty"`
+}
+
+type gcJSON struct {
+	Count        int     `json:"count"`
+	PauseMSTotal float64 `json:"pause_ms_total"`
+	PauseMSMax   float64 `json:"pause_ms_max"`
+}
+
+func newStatsCmd() *cobra.Command {
+	var o analysisOptions
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "stats [--json] [-import FILE...] FILE...",
+		Short: "Per-process statistics: events, CPU samples, lifetime, .NET GC pauses",
+		Long: `stats reads the files once and prints, for every process the trace names or
+that events belong to: its pid, image name and command line, when it started
+and ended (empty when before or after the trace), the events attributed to it
+(events without a process id in their header take the process of their
+thread), its CPU samples, and for .NET processes the number of garbage
+collections with the total and longest pause (from the suspension of the
+managed threads to their restart, as TraceEvent's GCStats measures pauses).
+With --json it writes one object: {"processes": [{"pid", "name",
+"command_line", "start", "end", "events", "cpu_samples", "gc": {"count",
+"pause_ms_total", "pause_ms_max"}}]}.`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usageError(fmt.Errorf("stats: no input file"))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			files, _, m, err := o.buildModel(cmd, args)
+			defer closeAll(files)
+			if err != nil {
+				return err
+			}
+			out := statsJSON{Processes: []processJSON{}}
+			for _, p := range m.Processes() {
+				if p.Events == 0 && p.ImageFileName == "" {
+					continue // a placeholder no event ended up in
+				}
+				pj := processJSON{PID: p.PID, Name: p.ImageFileName, CommandLine: p.CommandLine,
+					Start: jsonTime(p.Start()), End: jsonTime(p.End()), Events: p.Events, CPUSamples: p.CPUSamples}
+				if p.CLR {
+					pj.GC = &gcJSON{}
+					if g := p.GC; g != nil {
+						pj.GC = &gcJSON{g.Count, ms(g.PauseTotal), ms(g.PauseMax)}
+					}
+				}
+				out.Processes = append(out.Processes, pj)
+			}
+			w := cmd.OutOrStdout()
+			if asJSON {
+				return json.NewEncoder(w).Encode(out)
+			}
+			start := m.Start()
+			rel := func(s *string) string {
+				if s == nil {
+					return ""
+				}
+				t, _ := time.Parse(time.RFC3339Nano, *s)
+				return fmt.Sprintf("%+.3fs", t.Sub(start).Seconds())
+			}
+			tw := tablewriter.NewWriter(w)
+			tw.Header("PID", "Name", "Start", "End", "Events", "CPU samples", "GC count", "GC pause total ms", "GC pause max ms", "Command line")
+			for _, p := range out.Processes {
+				gcs, total, longest := "", "", ""
+				if p.GC != nil {
+					gcs = strconv.Itoa(p.GC.Count)
+					total = strconv.FormatFloat(p.GC.PauseMSTotal, 'f', 3, 64)
+					longest = strconv.FormatFloat(p.GC.PauseMSMax, 'f', 3, 64)
+				}
+				if err := tw.Append(strconv.FormatUint(uint64(p.PID), 10), p.Name, rel(p.Start), rel(p.End),
+					strconv.Itoa(p.Events), strconv.Itoa(p.CPUSamples), gcs, total, longest, p.CommandLine); err != nil {
+					return err
+				}
+			}
+			return tw.Render()
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "write one JSON object")
+	addAnalysisFlags(cmd, &o)
+	return cmd
+}
+
+func jsonTime(t time.Time) *string {
+	if t.IsZero() {
+		return nil
+	}
+	s := t.UTC().Format("2006-01-02T15:04:05.0000000Z")
+	return &s
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
