@@ -226,6 +226,11 @@ func (e *JSONEncoder) appendEvent(b []byte, ev *etl.Event, res *decode.Result, a
 			b = append(b, `,"schema_version":`...)
 			b = strconv.AppendUint(b, uint64(res.Schema.Version), 10)
 		}
+		if res.Fallback {
+			// The schema of highest precedence did not fit: say which one did.
+			b = append(b, `,"schema_source":`...)
+			b = appendJSONString(b, res.Origin.String())
+		}
 	} else {
 		b = appendLevelName(b, d.Level, "")
 	}
