@@ -55,7 +55,7 @@ type fixtureLine struct {
 }
 
 // headerGroupGUID is the provider of the log-file header events.
-const headerGroupGUID = eventTraceGUID
+const headerGroupGUID = "{68fdd900-4a3e-11d1-84f4-0000f80464e3}"
 
 // TestFixtureGoldens dumps every generated fixture as info --json, JSON
 // Lines and XML (with its manifest or MOF imported) and compares with
