@@ -1,8 +1,9 @@
 module github.com/etwkit/etw
 
-go 1.26
+go 1.26.0
 
 require (
+	github.com/google/pprof v0.0.0-20261016150608-1facf8f91b50
 	github.com/google/uuid v1.6.0
 	github.com/olekukonko/tablewriter v1.1.5
 	github.com/schollz/progressbar/v3 v3.19.1

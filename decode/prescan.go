@@ -21,8 +21,9 @@ import (
 // not parse, metadata that does not parse or contradicts itself.
 // Properties naming a map the trace does not carry render their raw
 // values, as TDH does; they are not errors. TDH metadata names no
-// manifest event: such a schema takes the event name (symbol) of the
-// built-in schema for the same event, when there is one.
+// manifest event and gives tasks and opcodes by name: such a schema takes
+// the event, task and opcode names of the built-in schema for the same
+// event, when there is one.
 func (d *Decoder) Prescan(files []*etl.File) error {
 	var errs []error
 	for i, f := range files {
@@ -52,15 +53,26 @@ func (d *Decoder) prescanFile(i int, f *etl.File) error {
 	}
 	schemas, problems := set.Schemas()
 	for _, s := range schemas {
-		// TRACE_EVENT_INFO has no event name for manifest events: take the
-		// symbol of the built-in schema of the same event, if any.
-		if s.EventName == "" {
-			for _, c := range d.Registry.Candidates(s.ProviderGUID, s.ID, s.Version) {
-				if c.Origin.Kind == tdh.OriginBuiltIn && c.Schema.EventName != "" {
-					s.EventName = c.Schema.EventName
-					break
-				}
+		// TRACE_EVENT_INFO names no manifest event, and recording machines
+		// give tasks and opcodes by their names (GarbageCollection) where
+		// manifests display their messages (GC): when the catalog has the
+		// same event, its display names are used, the layout stays the
+		// trace's.
+		for _, c := range d.Registry.Candidates(s.ProviderGUID, s.ID, s.Version) {
+			if c.Origin.Kind != tdh.OriginBuiltIn || c.Schema.Source != s.Source {
+				continue
 			}
+			b := c.Schema
+			if b.EventName != "" {
+				s.EventName = b.EventName
+			}
+			if b.TaskName != "" && b.Task == s.Task {
+				s.TaskName = b.TaskName
+			}
+			if b.OpcodeName != "" && b.Opcode == s.Opcode {
+				s.OpcodeName = b.OpcodeName
+			}
+			break
 		}
 	}
 	d.Registry.AddFrom(tdh.Origin{Kind: tdh.OriginTrace, Order: i, Name: originTraceName}, schemas...)

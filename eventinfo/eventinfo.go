@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/manifest"
 	"github.com/etwkit/etw/tdh"
 )
 
@@ -259,10 +260,13 @@ func parseEventInfo(b []byte) (*tdh.Event, uuid.UUID, error) {
 		}
 		*f.dst = s
 	}
-	// Some recording machines give the level's name (win:Informational)
-	// rather than its display string: show winmeta's, as manifests do.
-	if m, ok := winLevelMessages[ev.LevelName]; ok {
-		ev.LevelName = m
+	// Some recording machines give winmeta's names (win:Informational,
+	// win:Start) rather than their display strings: show those, as
+	// manifests do.
+	for _, n := range []*string{&ev.LevelName, &ev.OpcodeName, &ev.TaskName} {
+		if m, ok := winMessages[*n]; ok {
+			*n = m
+		}
 	}
 	kw, err := r.strList(r.u32(64), 64, "TRACE_EVENT_INFO.KeywordsNameOffset")
 	if err != nil {
@@ -270,6 +274,9 @@ func parseEventInfo(b []byte) (*tdh.Event, uuid.UUID, error) {
 	}
 	for i := range kw {
 		kw[i] = trim(kw[i])
+		if m, ok := winMessages[kw[i]]; ok {
+			kw[i] = m
+		}
 	}
 	ev.KeywordNames = kw
 	switch ev.Source {
@@ -475,8 +482,26 @@ func knownInType(t tdh.InType) bool {
 	return false
 }
 
-// winLevelMessages are winmeta.xml's display strings of its levels.
-var winLevelMessages = map[string]string{
-	"win:LogAlways": "Log Always", "win:Critical": "Critical", "win:Error": "Error",
-	"win:Warning": "Warning", "win:Informational": "Information", "win:Verbose": "Verbose",
-}
+// winMessages maps winmeta.xml's level, task, opcode and keyword names to
+// their display strings.
+var winMessages = func() map[string]string {
+	m := map[string]string{}
+	for _, l := range manifest.PredefinedLevels() {
+		m[l.Name] = l.Message
+	}
+	for _, t := range manifest.PredefinedTasks() {
+		m[t.Name] = t.Message
+	}
+	for _, o := range manifest.PredefinedOpcodes() {
+		m[o.Name] = o.Message
+	}
+	for _, k := range manifest.PredefinedKeywords() {
+		m[k.Name] = k.Message
+	}
+	for n, v := range m {
+		if v == "" {
+			delete(m, n)
+		}
+	}
+	return m
+}()

@@ -73,12 +73,17 @@ func createOutput(cmd *cobra.Command, path string, yes bool) (io.Writer, func() 
 	return f, f.Close, nil
 }
 
+// stdoutIsTerminal reports whether the command's standard output is a
+// terminal, where stacks does not write binary pprof data (a variable for
+// the tests).
+var stdoutIsTerminal = isTerminal
+
 func newStacksCmd() *cobra.Command {
 	var o analysisOptions
 	var output, format, event, pids string
 	var yes bool
 	cmd := &cobra.Command{
-		Use:   "stacks FILE... [-o OUT] [--format folded|speedscope] [--event PROVIDER/NAME] [--pid N,...] [-import FILE...]",
+		Use:   "stacks FILE... [-o OUT] [--format folded|speedscope|pprof] [--event PROVIDER/NAME] [--pid N,...] [-import FILE...]",
 		Short: "Aggregate the call stacks of CPU samples (or other events) for flame graphs",
 		Long: `stacks gives every event its process and call stack (stack extended items,
 kernel StackWalk events and stack keys, .NET stack walks), resolves the frames
@@ -93,7 +98,15 @@ FlameGraph's flamegraph.pl, inferno and speedscope. --format speedscope writes
 speedscope's own JSON file format, one profile per process. The counts add up
 to the number of events selected. No symbols are read: frames are named by
 module ("ntdll.dll") or, for .NET code, "module!Type.Method"; "?" marks
-addresses outside any known module.`,
+addresses outside any known module.
+
+--format pprof writes a gzip-compressed pprof profile (go tool pprof, and the
+profilers that read pprof) with -o FILE (not to a terminal): one sample per
+event selected, labels process, thread, pid and tid, one location per code
+address with its image as the mapping (the PDB GUID and age as build id),
+functions named after the .NET method or "module!0xOFFSET". CPU samples have
+the values samples/count and cpu/nanoseconds (the trace's sampling interval,
+1 ms when it logs none); other events events/count.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usageError(fmt.Errorf("stacks: no input file"))
@@ -102,8 +115,11 @@ addresses outside any known module.`,
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			format = strings.ToLower(format)
-			if format != "folded" && format != "speedscope" {
-				return usageError(fmt.Errorf("--format %q: want folded or speedscope", format))
+			if format != "folded" && format != "speedscope" && format != "pprof" {
+				return usageError(fmt.Errorf("--format %q: want folded or speedscope (text) or pprof (binary)", format))
+			}
+			if format == "pprof" && (output == "" || output == "-") && stdoutIsTerminal(cmd.OutOrStdout()) {
+				return usageError(fmt.Errorf("--format pprof writes binary (gzip) data: give -o FILE, or redirect standard output"))
 			}
 			copts := &analysis.CollectOptions{}
 			if event != "" {
@@ -130,20 +146,29 @@ addresses outside any known module.`,
 					o.warnAll(cmd, err)
 				}
 			}
-			prof, _, err := m.Collect(files, dec, copts)
-			if err != nil {
-				o.warnAll(cmd, err)
+			var write func(io.Writer) error
+			if format == "pprof" {
+				pp, _, err := m.CollectPprof(files, dec, &analysis.PprofOptions{CollectOptions: *copts})
+				if err != nil {
+					o.warnAll(cmd, err)
+				}
+				write = pp.Write
+			} else {
+				prof, _, err := m.Collect(files, dec, copts)
+				if err != nil {
+					o.warnAll(cmd, err)
+				}
+				write = prof.WriteFolded
+				if format == "speedscope" {
+					write = func(w io.Writer) error { return prof.WriteSpeedscope(w, filepath.Base(args[0])) }
+				}
 			}
 			w, closeOut, err := createOutput(cmd, output, yes)
 			if err != nil {
 				return err
 			}
 			bw := bufio.NewWriterSize(w, 256<<10)
-			if format == "folded" {
-				err = prof.WriteFolded(bw)
-			} else {
-				err = prof.WriteSpeedscope(bw, filepath.Base(args[0]))
-			}
+			err = write(bw)
 			if err == nil {
 				err = bw.Flush()
 			}
@@ -155,7 +180,7 @@ addresses outside any known module.`,
 	}
 	fl := cmd.Flags()
 	fl.StringVarP(&output, "o", "o", "", "output file (default: standard output)")
-	fl.StringVar(&format, "format", "folded", "output format: folded (FlameGraph, inferno, speedscope) or speedscope (speedscope's JSON)")
+	fl.StringVar(&format, "format", "folded", "output format: folded (FlameGraph, inferno, speedscope), speedscope (speedscope's JSON) or pprof (gzip-compressed profile for go tool pprof; not to a terminal)")
 	fl.StringVar(&event, "event", "", "aggregate the stacks of these events (PROVIDER/NAME) instead of CPU samples")
 	fl.StringVar(&pids, "pid", "", "keep only the events of these process ids (comma-separated)")
 	fl.BoolVarP(&yes, "y", "y", false, "overwrite an existing output file")
