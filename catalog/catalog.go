@@ -5,8 +5,12 @@
 // from the runtime's own manifest, ClrEtwAll.man of dotnet/runtime (MIT
 // licence).
 //
+// It also holds Microsoft-Windows-NDIS-PacketCapture (ndiscap, the packet
+// capture of "netsh trace start capture=yes"), written by hand from the
+// provider's public field list ([NDISPacketCapture]).
+//
 // The NT Kernel Logger classes, KernelTraceControl and WinSat are built
-// into package [mof] ([mof.KernelSchemas]); [Register] adds both.
+// into package [mof] ([mof.KernelSchemas]); [Register] adds them all.
 //
 // The generated tables are regenerated with
 //
@@ -40,11 +44,13 @@ var Origin = tdh.Origin{Kind: tdh.OriginBuiltIn}
 
 // Register adds every built-in schema to reg with [Origin]: the kernel
 // and KernelTraceControl classes of package mof, the KernelTraceControl
-// MetaData events themselves (package eventinfo) and the .NET runtime
-// providers.
+// MetaData events themselves (package eventinfo), the .NET runtime
+// providers and NDIS packet capture.
 func Register(reg *tdh.Registry) {
 	reg.AddFrom(Origin, mof.KernelSchemas()...)
 	reg.AddFrom(Origin, eventinfo.MetaSchemas()...)
 	dotnetOnce.Do(func() { dotnet = dotnetSchemas() })
 	reg.AddFrom(Origin, dotnet...)
+	ndisOnce.Do(func() { ndis = ndisSchemas() })
+	reg.AddFrom(Origin, ndis...)
 }

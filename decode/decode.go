@@ -14,6 +14,7 @@
 package decode
 
 import (
+	"fmt"
 	"sync"
 
 	"github.com/google/uuid"
@@ -55,8 +56,36 @@ type Decoder struct {
 	es      *eventSources
 	strings *stringOnly
 	imports *importState
+	warn    *warnState
 	dec     tdh.Decoder
 	result  Result
+}
+
+// warnState remembers what Warnings has reported.
+type warnState struct {
+	mu       sync.Mutex
+	uncached int // TraceLogging compilations not cached, reported so far
+}
+
+// Warnings returns, once each, the bounds on schema state (shared by the
+// clones of d) that were reached since the last call: EventSource manifest
+// chunks dropped (MaxEventSourceManifest, MaxEventSourcePending,
+// MaxEventSourceProviders) and TraceLogging schemas not cached because
+// the cache is full (tracelogging.MaxCacheBytes). Decoding goes on: the
+// manifests concerned are not registered, the schemas concerned are
+// compiled for each event.
+func (d *Decoder) Warnings() []error {
+	out := d.es.warnings()
+	if d.warn == nil {
+		return out
+	}
+	d.warn.mu.Lock()
+	defer d.warn.mu.Unlock()
+	if n := d.tl.Uncached(); n > d.warn.uncached {
+		out = append(out, fmt.Errorf("TraceLogging: the schema cache is full (%d bytes): %d schemas compiled for each event that carries them", tracelogging.MaxCacheBytes, n-d.warn.uncached))
+		d.warn.uncached = n
+	}
+	return out
 }
 
 // New returns a Decoder whose registry holds the built-in schemas
@@ -65,13 +94,13 @@ type Decoder struct {
 func New() *Decoder {
 	reg := tdh.NewRegistry()
 	catalog.Register(reg)
-	return &Decoder{Registry: reg, tl: &tracelogging.Cache{}, es: newEventSources(), strings: &stringOnly{}, imports: &importState{}}
+	return &Decoder{Registry: reg, tl: &tracelogging.Cache{}, es: newEventSources(), strings: &stringOnly{}, imports: &importState{}, warn: &warnState{}}
 }
 
 // Clone returns a Decoder sharing d's registry and caches, for use on
 // another goroutine.
 func (d *Decoder) Clone() *Decoder {
-	return &Decoder{Registry: d.Registry, Nearest: d.Nearest, tl: d.tl, es: d.es, strings: d.strings, imports: d.imports}
+	return &Decoder{Registry: d.Registry, Nearest: d.Nearest, tl: d.tl, es: d.es, strings: d.strings, imports: d.imports, warn: d.warn}
 }
 
 // Result is the outcome of decoding one event. Decoded and its values are

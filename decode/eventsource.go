@@ -2,8 +2,10 @@ package decode
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/google/uuid"
@@ -17,22 +19,87 @@ import (
 // log about themselves: event 0xFFFE, whose payload is an 8-byte envelope
 // {u8 Format, u8 MajorVersion, u8 MinorVersion, u8 Magic 0x5B,
 // u16 TotalChunks, u16 ChunkNumber} followed by a chunk of UTF-8 XML.
+//
+// The chunks of a manifest not yet complete are kept per provider, within
+// bounds: a provider whose chunks pass MaxEventSourceManifest loses them;
+// past MaxEventSourcePending bytes or MaxEventSourceProviders providers in
+// all, the providers that started longest ago lose theirs, so that a
+// manifest logged later still completes. The drops are summed up as
+// warnings.
 type eventSources struct {
 	mu      sync.Mutex
 	pending map[uuid.UUID]*chunks
-	seen    map[string]bool // manifests already registered, by content
+	order   []pendingRef      // pending providers, oldest first (with stale entries)
+	seq     int               // sequence number of the next chunks started
+	held    int               // bytes of chunks held in pending
+	seen    map[[32]byte]bool // manifests already registered, by content hash
 	names   map[uuid.UUID]string
+	dropped droppedChunks
 }
+
+type pendingRef struct {
+	g   uuid.UUID
+	seq int
+}
+
+// Bounds on the EventSource manifest chunks kept while a manifest is
+// incomplete (docs/limits.md).
+const (
+	// MaxEventSourceManifest bounds the chunks kept for one provider: an
+	// EventSource manifest larger than this is not registered.
+	MaxEventSourceManifest = 16 << 20
+	// MaxEventSourcePending bounds the chunks kept for all providers.
+	MaxEventSourcePending = 64 << 20
+	// MaxEventSourceProviders bounds the providers with chunks kept.
+	MaxEventSourceProviders = 1024
+)
+
+// chunkOverhead is what one kept chunk costs besides its bytes.
+const chunkOverhead = 64
 
 type chunks struct {
 	total int
+	seq   int
+	bytes int // held, overhead included
 	parts map[int][]byte
 }
+
+// droppedChunks counts the chunks dropped at each bound.
+type droppedChunks struct {
+	manifest, pending, providers int // chunks dropped
+	reported                     droppedChunksTotals
+}
+
+type droppedChunksTotals struct{ manifest, pending, providers int }
 
 const envelopeSize = 8
 
 func newEventSources() *eventSources {
-	return &eventSources{pending: map[uuid.UUID]*chunks{}, seen: map[string]bool{}, names: map[uuid.UUID]string{}}
+	return &eventSources{pending: map[uuid.UUID]*chunks{}, seen: map[[32]byte]bool{}, names: map[uuid.UUID]string{}}
+}
+
+// evictOldest drops the chunks of the provider that started longest ago,
+// other than keep; it returns the chunks dropped, or -1 if there is none.
+func (es *eventSources) evictOldest(keep uuid.UUID) int {
+	for i, r := range es.order {
+		if c := es.pending[r.g]; c == nil || c.seq != r.seq || r.g == keep {
+			continue // stale (compacted away later), or the one to keep
+		}
+		es.order = slices.Delete(es.order, i, i+1)
+		return es.drop(r.g)
+	}
+	return -1
+}
+
+// drop forgets the chunks kept for provider g.
+func (es *eventSources) drop(g uuid.UUID) int {
+	c := es.pending[g]
+	if c == nil {
+		return 0
+	}
+	delete(es.pending, g)
+	es.held -= c.bytes
+	return len(c.parts)
 }
 
 func (es *eventSources) add(reg *tdh.Registry, ev *etl.Event) error {
@@ -50,24 +117,64 @@ func (es *eventSources) add(reg *tdh.Registry, ev *etl.Event) error {
 	}
 	es.mu.Lock()
 	defer es.mu.Unlock()
-	c := es.pending[ev.ProviderID]
+	g := ev.ProviderID
+	c := es.pending[g]
 	if c == nil || c.total != total || n == 0 {
-		c = &chunks{total: total, parts: map[int][]byte{}}
-		es.pending[ev.ProviderID] = c
+		es.drop(g)
+		for len(es.pending) >= MaxEventSourceProviders {
+			k := es.evictOldest(g)
+			if k < 0 {
+				break
+			}
+			es.dropped.providers += k
+		}
+		c = &chunks{total: total, seq: es.seq, parts: map[int][]byte{}}
+		es.seq++
+		es.pending[g] = c
+		if len(es.order) > 2*len(es.pending)+64 {
+			// Compact the stale entries away.
+			live := es.order[:0]
+			for _, r := range es.order {
+				if x := es.pending[r.g]; x != nil && x.seq == r.seq {
+					live = append(live, r)
+				}
+			}
+			es.order = live
+		}
+		es.order = append(es.order, pendingRef{g, c.seq})
 	}
-	c.parts[n] = bytes.Clone(b[envelopeSize:])
+	data := b[envelopeSize:]
+	cost := len(data) + chunkOverhead
+	if old, ok := c.parts[n]; ok {
+		cost -= len(old) + chunkOverhead
+	}
+	if c.bytes+cost > MaxEventSourceManifest {
+		es.dropped.manifest += es.drop(g) + 1
+		return nil
+	}
+	for es.held+cost > MaxEventSourcePending {
+		k := es.evictOldest(g)
+		if k < 0 {
+			break // only g's chunks are held, and they fit its own bound
+		}
+		es.dropped.pending += k
+	}
+	c.parts[n] = bytes.Clone(data)
+	c.bytes += cost
+	es.held += cost
 	if len(c.parts) < total {
 		return nil
 	}
-	delete(es.pending, ev.ProviderID)
+	es.drop(g)
 	var xml []byte
 	for i := 0; i < total; i++ {
 		xml = append(xml, c.parts[i]...)
 	}
-	if es.seen[string(xml)] {
+	h := sha256.Sum256(xml)
+	if es.seen[h] {
 		return nil
 	}
-	es.seen[string(xml)] = true
+	es.seen[h] = true
 	m, err := manifest.Parse(bytes.NewReader(xml), fmt.Sprintf("EventSource manifest of %v", ev.ProviderID))
 	if err != nil {
 		return err
@@ -81,6 +188,26 @@ func (es *eventSources) add(reg *tdh.Registry, ev *etl.Event) error {
 		return fmt.Errorf("EventSource manifest of %v: %d events not imported: %v", ev.ProviderID, len(errs), errs[0])
 	}
 	return nil
+}
+
+// warnings returns one error per bound that dropped chunks since the last
+// call, with the count.
+func (es *eventSources) warnings() []error {
+	es.mu.Lock()
+	defer es.mu.Unlock()
+	d := &es.dropped
+	var out []error
+	if n := d.manifest - d.reported.manifest; n > 0 {
+		out = append(out, fmt.Errorf("EventSource manifests: %d chunks dropped: a manifest's chunks passed the %d-byte bound", n, MaxEventSourceManifest))
+	}
+	if n := d.pending - d.reported.pending; n > 0 {
+		out = append(out, fmt.Errorf("EventSource manifests: %d chunks dropped: incomplete manifests' chunks passed the %d-byte bound", n, MaxEventSourcePending))
+	}
+	if n := d.providers - d.reported.providers; n > 0 {
+		out = append(out, fmt.Errorf("EventSource manifests: %d chunks dropped: more than %d providers with incomplete manifests", n, MaxEventSourceProviders))
+	}
+	d.reported = droppedChunksTotals{d.manifest, d.pending, d.providers}
+	return out
 }
 
 // name returns the provider name a reassembled manifest gave, or "".

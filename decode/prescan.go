@@ -81,6 +81,7 @@ func (d *Decoder) prescanFile(i int, f *etl.File) error {
 			errs = append(errs, p)
 		}
 	}
+	errs = append(errs, d.es.warnings()...)
 	return errors.Join(errs...)
 }
 
@@ -90,7 +91,7 @@ const originTraceName = "trace"
 // TraceSchemas returns the schemas files carry (EventSource manifests and
 // relogging's TDH metadata), sorted by provider, id and version.
 func TraceSchemas(files []*etl.File) ([]*tdh.Event, error) {
-	d := &Decoder{Registry: tdh.NewRegistry(), tl: &tracelogging.Cache{}, es: newEventSources(), strings: &stringOnly{}, imports: &importState{}}
+	d := &Decoder{Registry: tdh.NewRegistry(), tl: &tracelogging.Cache{}, es: newEventSources(), strings: &stringOnly{}, imports: &importState{}, warn: &warnState{}}
 	err := d.Prescan(files)
 	var out []*tdh.Event
 	for _, c := range d.Registry.All() {

@@ -37,10 +37,23 @@ type File struct {
 	indexOnce sync.Once
 	buffers   []BufferInfo
 	indexErrs []error
+
+	cache *BufferCache // decompressed buffers, if set
 }
 
-// Open opens the named .etl file and reads its log-file header.
+// ErrNotRegular is returned by [Open] for a path that is not a regular
+// file (a FIFO, a device, a socket, a directory): a trace is read with
+// random access, and opening a FIFO without a writer would block.
+var ErrNotRegular = errors.New("not a regular file")
+
+// Open opens the named .etl file and reads its log-file header. It refuses
+// anything but a regular file ([ErrNotRegular]) before opening it.
 func Open(name string) (*File, error) {
+	if st, err := os.Stat(name); err != nil {
+		return nil, err
+	} else if !st.Mode().IsRegular() {
+		return nil, &os.PathError{Op: "open", Path: name, Err: fmt.Errorf("%w (%s): an .etl file is read with random access", ErrNotRegular, fileKind(st.Mode()))}
+	}
 	osf, err := os.Open(name)
 	if err != nil {
 		return nil, err
@@ -50,6 +63,10 @@ func Open(name string) (*File, error) {
 		osf.Close()
 		return nil, err
 	}
+	if !st.Mode().IsRegular() { // replaced since the check
+		osf.Close()
+		return nil, &os.PathError{Op: "open", Path: name, Err: fmt.Errorf("%w (%s)", ErrNotRegular, fileKind(st.Mode()))}
+	}
 	f, err := newFile(osf, st.Size(), name)
 	if err != nil {
 		osf.Close()
@@ -57,6 +74,23 @@ func Open(name string) (*File, error) {
 	}
 	f.closer = osf
 	return f, nil
+}
+
+// fileKind names a non-regular file mode.
+func fileKind(m os.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&os.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case m&os.ModeCharDevice != 0:
+		return "a character device"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	}
+	return "not a regular file"
 }
 
 // NewFile reads an .etl file from r, which holds size bytes.
@@ -151,23 +185,85 @@ func (f *File) maxData() uint32 {
 	return MaxBufferSize
 }
 
-// validHeader checks a buffer header read at off against the file.
-func (f *File) validHeader(h *BufferHeader, off int64) string {
+// headerProblem says why a buffer header cannot be used; headerOK if it
+// can. Checking costs no allocation: the walk tests many positions when
+// it looks for the next header after damage.
+type headerProblem uint8
+
+const (
+	headerOK headerProblem = iota
+	headerTooSmall
+	headerTooBig
+	headerDataInHeader
+	headerDataOverLog
+	headerDataOverSize
+)
+
+// checkHeader checks a buffer header against the file.
+func (f *File) checkHeader(h *BufferHeader) headerProblem {
 	switch {
 	case h.BufferSize <= BufferHeaderSize && !(h.BufferSize == BufferHeaderSize && h.Offset == BufferHeaderSize):
-		return fmt.Sprintf("buffer size %#x is too small", h.BufferSize)
+		return headerTooSmall
 	case h.BufferSize > MaxBufferSize:
-		return fmt.Sprintf("buffer size %#x exceeds the %#x limit", h.BufferSize, MaxBufferSize)
+		return headerTooBig
 	case h.Offset < BufferHeaderSize:
-		return fmt.Sprintf("data end %#x lies inside the buffer header", h.Offset)
+		return headerDataInHeader
 	case h.Offset > f.maxData():
-		return fmt.Sprintf("data end %#x exceeds the file's buffer size %#x", h.Offset, f.maxData())
+		return headerDataOverLog
 	case !h.Compressed() && h.Offset > h.BufferSize:
+		return headerDataOverSize
+	}
+	return headerOK
+}
+
+// headerMessage describes problem p of header h.
+func (f *File) headerMessage(h *BufferHeader, p headerProblem) string {
+	switch p {
+	case headerTooSmall:
+		return fmt.Sprintf("buffer size %#x is too small", h.BufferSize)
+	case headerTooBig:
+		return fmt.Sprintf("buffer size %#x exceeds the %#x limit", h.BufferSize, MaxBufferSize)
+	case headerDataInHeader:
+		return fmt.Sprintf("data end %#x lies inside the buffer header", h.Offset)
+	case headerDataOverLog:
+		return fmt.Sprintf("data end %#x exceeds the file's buffer size %#x", h.Offset, f.maxData())
+	case headerDataOverSize:
 		return fmt.Sprintf("data end %#x lies beyond the buffer size %#x", h.Offset, h.BufferSize)
 	}
 	return ""
 }
 
+// stride returns the size of every buffer of an uncompressed file (the
+// log-file header's buffer size), or 0 for compressed files, whose buffers
+// vary, and for an implausible header value.
+func (f *File) stride() int64 {
+	bs := int64(f.Header.BufferSize)
+	if f.Header.Compressed() || bs < 1024 || bs > MaxBufferSize {
+		return 0
+	}
+	return bs
+}
+
+// readHeader reads and parses the buffer header at off.
+func (f *File) readHeader(off int64) (BufferHeader, bool) {
+	var hb [BufferHeaderSize]byte
+	if off < 0 || off+BufferHeaderSize > f.size {
+		return BufferHeader{}, false
+	}
+	if _, err := f.r.ReadAt(hb[:], off); err != nil && !errors.Is(err, io.EOF) {
+		return BufferHeader{}, false
+	}
+	h, _ := ParseBufferHeader(hb[:])
+	return h, true
+}
+
+// buildIndex walks the buffer headers. What it cannot read is reported in
+// f.indexErrs with its offset and size: unusable headers (the walk
+// resynchronises on the next plausible one), a size that exceeds the log's
+// buffer size or runs past the end of the file or over the next buffers
+// (the buffer is taken as ending where the next valid header starts, so
+// that the buffers it overran are read), and, when the log-file header
+// says more buffers were written than the walk found, the shortfall.
 func (f *File) buildIndex() {
 	var hb [BufferHeaderSize]byte
 	off := int64(0)
@@ -180,6 +276,7 @@ func (f *File) buildIndex() {
 			bad = nil
 		}
 	}
+	stride := f.stride()
 	for off < f.size {
 		if f.size-off < BufferHeaderSize {
 			flushBad(off)
@@ -192,9 +289,9 @@ func (f *File) buildIndex() {
 			break
 		}
 		h, _ := ParseBufferHeader(hb[:])
-		if msg := f.validHeader(&h, off); msg != "" {
+		if p := f.checkHeader(&h); p != headerOK {
 			if bad == nil {
-				bad = f.errorf(off, nil, "invalid buffer header: %s", msg)
+				bad = f.errorf(off, nil, "invalid buffer header: %s", f.headerMessage(&h, p))
 			}
 			// In a compressed file a damaged size in the previous buffer
 			// may have carried us past good buffers: look again from just
@@ -215,10 +312,123 @@ func (f *File) buildIndex() {
 			continue
 		}
 		flushBad(off)
+		size := int64(h.BufferSize)
+		if stride > 0 && !h.Compressed() && size > stride {
+			// Every buffer of an uncompressed file has the log's buffer
+			// size (the records fit in it: checkHeader checked Offset).
+			f.indexErrs = append(f.indexErrs, f.errorf(off, nil,
+				"buffer size %#x exceeds the log's buffer size %#x by %d bytes: read as %#x bytes, and the buffers after it too", h.BufferSize, stride, size-stride, stride))
+			size = stride
+		}
+		if off+size > f.size {
+			if next := f.nextHeader(off, f.size, stride); next > 0 {
+				f.indexErrs = append(f.indexErrs, f.errorf(off, nil,
+					"buffer size %#x runs %d bytes past the end of the file, over the buffer header at %#x: read as %#x bytes", h.BufferSize, off+size-f.size, next, next-off))
+				size = next - off
+			} else if h.Compressed() {
+				// The compressed data may all be there: decompressing
+				// what is present tells (an error then if not).
+				f.indexErrs = append(f.indexErrs, f.errorf(off, nil,
+					"buffer size %#x runs %d bytes past the end of the file: read as the %#x bytes present", h.BufferSize, off+size-f.size, f.size-off))
+				size = f.size - off
+			} else if int64(h.Offset) <= f.size-off {
+				// (Records that run past the end are reported when the
+				// buffer is read.)
+				f.indexErrs = append(f.indexErrs, f.errorf(off, nil,
+					"buffer size %#x runs %d bytes past the end of the file", h.BufferSize, off+size-f.size))
+			}
+		}
+		h.BufferSize = uint32(size)
 		f.buffers = append(f.buffers, BufferInfo{Index: len(f.buffers), FileOffset: off, Header: h})
 		last = off
-		off += int64(h.BufferSize)
+		off += size
 	}
+	f.checkCount(stride)
+}
+
+// nextHeader returns the offset of the first valid buffer header after the
+// one at off and before end (at multiples of stride from off in an
+// uncompressed file, anywhere in a compressed one), or -1.
+func (f *File) nextHeader(off, end, stride int64) int64 {
+	if !f.Header.Compressed() {
+		if stride <= 0 {
+			return -1
+		}
+		for pos := off + stride; pos+BufferHeaderSize <= end; pos += stride {
+			if h, ok := f.readHeader(pos); ok && !h.Compressed() && f.checkHeader(&h) == headerOK {
+				return pos
+			}
+		}
+		return -1
+	}
+	return f.scanCompressed(off+BufferHeaderSize, end)
+}
+
+// checkCount compares the buffers found with the count the log-file header
+// gives (BuffersWritten; not for circular logs, whose count includes the
+// buffers overwritten). In a compressed file, buffers whose damaged size
+// swallowed the next ones are split first: their extent is searched for
+// buffer headers. An uncompressed file shorter than the buffers the header
+// counts is reported as cut short; any other shortfall is reported when
+// no damage found by the walk already accounts for it.
+func (f *File) checkCount(stride int64) {
+	want := int64(f.Header.BuffersWritten)
+	if want == 0 || f.Header.LogFileMode&ModeCircular != 0 || int64(len(f.buffers)) >= want {
+		return
+	}
+	if f.Header.Compressed() {
+		f.splitSwallowed()
+		if int64(len(f.buffers)) >= want {
+			return
+		}
+	}
+	found := int64(len(f.buffers))
+	if stride > 0 && want*stride > f.size {
+		missing := (want*stride - f.size + stride - 1) / stride
+		f.indexErrs = append(f.indexErrs, f.errorf(f.size, nil,
+			"file cut short: the log-file header says %d buffers of %#x bytes were written (%d bytes), the file ends at %#x: %d buffers (%d bytes) not in the file",
+			want, stride, want*stride, f.size, missing, want*stride-f.size))
+		return
+	}
+	if len(f.indexErrs) > 0 {
+		return
+	}
+	end := int64(0)
+	if found > 0 {
+		b := &f.buffers[found-1]
+		end = min(b.FileOffset+int64(b.Header.BufferSize), f.size)
+	}
+	f.indexErrs = append(f.indexErrs, f.errorf(end, nil,
+		"the log-file header says %d buffers were written, the file (%d bytes) holds %d: %d buffers not read", want, f.size, found, want-found))
+}
+
+// splitSwallowed looks inside each compressed buffer for the header of a
+// buffer its (damaged) size ran over, and splits it there.
+func (f *File) splitSwallowed() {
+	var out []BufferInfo
+	for _, b := range f.buffers {
+		for b.Header.Compressed() {
+			end := b.FileOffset + int64(b.Header.BufferSize)
+			p := f.scanCompressed(b.FileOffset+BufferHeaderSize, end)
+			if p < 0 {
+				break
+			}
+			h, ok := f.readHeader(p)
+			if !ok {
+				break
+			}
+			f.indexErrs = append(f.indexErrs, f.errorf(b.FileOffset, nil,
+				"compressed buffer size %#x runs over the buffer header at %#x: read as %#x bytes", b.Header.BufferSize, p, p-b.FileOffset))
+			b.Header.BufferSize = uint32(p - b.FileOffset)
+			out = append(out, b)
+			b = BufferInfo{FileOffset: p, Header: h}
+		}
+		out = append(out, b)
+	}
+	for i := range out {
+		out[i].Index = i
+	}
+	f.buffers = out
 }
 
 // resync finds the next plausible buffer header after off, or returns -1.
@@ -233,21 +443,37 @@ func (f *File) resync(off int64) int64 {
 		}
 		return next
 	}
+	return f.scanCompressed(off+1, f.size)
+}
+
+// scanCompressed returns the first position in [from, end) that holds a
+// plausible compressed buffer header whose buffer ends by end, or -1.
+func (f *File) scanCompressed(from, end int64) int64 {
 	const chunk = 64 << 10
-	buf := make([]byte, chunk+BufferHeaderSize)
-	for pos := off + 1; pos+BufferHeaderSize <= f.size; pos += chunk {
-		n, err := f.r.ReadAt(buf, pos)
-		if n < BufferHeaderSize {
-			return -1
+	if end > f.size {
+		end = f.size
+	}
+	var buf []byte
+	for pos := from; pos+BufferHeaderSize <= end; pos += chunk {
+		if buf == nil {
+			buf = make([]byte, min(int64(chunk+BufferHeaderSize), end-pos))
 		}
-		if err != nil && !errors.Is(err, io.EOF) {
+		n, err := f.r.ReadAt(buf[:min(int64(len(buf)), end-pos)], pos)
+		if n < BufferHeaderSize || (err != nil && !errors.Is(err, io.EOF)) {
 			return -1
 		}
 		for i := 0; i+BufferHeaderSize <= n && i < chunk; i++ {
-			h, _ := ParseBufferHeader(buf[i:])
-			if f.validHeader(&h, pos+int64(i)) == "" && h.Compressed() && h.State&0xFFFF <= 7 && h.Type <= BufferTypeDbgInfo &&
-				h.Flags&^0x7F == 0 && pos+int64(i)+int64(h.BufferSize) <= f.size && h.ReferenceCount == 0 {
-				return pos + int64(i)
+			c := buf[i:]
+			// Cheap tests first: compressed flag and no unknown flag,
+			// a known buffer type, no reference count.
+			if c[0x34]&0xC0 != BufferFlagCompressed || c[0x35] != 0 || c[0x36] > BufferTypeDbgInfo || c[0x37] != 0 ||
+				c[0x0C]|c[0x0D]|c[0x0E]|c[0x0F] != 0 || c[0x2C+1] != 0 || c[0x2C] > 7 {
+				continue
+			}
+			h, _ := ParseBufferHeader(c)
+			at := pos + int64(i)
+			if f.checkHeader(&h) == headerOK && at+int64(h.BufferSize) <= end {
+				return at
 			}
 		}
 	}
@@ -301,6 +527,13 @@ func (f *File) ReadBuffer(bi BufferInfo) (*Buffer, error) {
 	if int64(h.BufferSize) > avail {
 		return nil, f.errorf(bi.FileOffset, io.ErrUnexpectedEOF, "compressed buffer of %#x bytes truncated at +%#x", h.BufferSize, avail)
 	}
+	if f.cache != nil {
+		if st, ok := f.cache.get(f, bi.FileOffset); ok {
+			b.store = st
+			b.Data = *st
+			return b, nil
+		}
+	}
 	in := getStore(int(h.BufferSize))
 	defer storePool.Put(in)
 	if _, err := f.r.ReadAt(*in, bi.FileOffset); err != nil && !errors.Is(err, io.EOF) {
@@ -317,6 +550,9 @@ func (f *File) ReadBuffer(bi BufferInfo) (*Buffer, error) {
 	if n != int(h.Offset)-BufferHeaderSize {
 		b.Release()
 		return nil, f.errorf(bi.FileOffset, nil, "buffer decompressed to %d bytes, header says %d", n, int(h.Offset)-BufferHeaderSize)
+	}
+	if f.cache != nil {
+		f.cache.put(f, bi.FileOffset, b.Data)
 	}
 	return b, nil
 }

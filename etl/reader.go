@@ -24,9 +24,14 @@ const (
 type ReaderOptions struct {
 	Order Order
 	// Workers bounds how many buffers are read and decompressed at once.
-	// 0 means runtime.GOMAXPROCS(0).
+	// 0 means runtime.GOMAXPROCS(0); more than MaxWorkers means
+	// MaxWorkers.
 	Workers int
 }
+
+// MaxWorkers bounds ReaderOptions.Workers (each worker may hold a buffer
+// of up to 16 MiB).
+const MaxWorkers = 256
 
 // Reader delivers the events of one or more files.
 //
@@ -84,6 +89,7 @@ func NewReader(files []*File, opts *ReaderOptions) *Reader {
 	if o.Workers <= 0 {
 		o.Workers = runtime.GOMAXPROCS(0)
 	}
+	o.Workers = min(o.Workers, MaxWorkers)
 	r := &Reader{files: files, order: o.Order, sem: make(chan struct{}, o.Workers), depth: 1}
 	if o.Order == FileOrder {
 		r.depth = o.Workers + 1

@@ -43,6 +43,13 @@ type WriterOptions struct {
 	// EVENT_TRACE_FILE_MODE_CIRCULAR does. The destination must be an
 	// io.WriterAt. Not allowed with Compress.
 	Circular bool
+	// Reorder accepts an event earlier than the previous one of its
+	// processor (input whose buffers overlap, such as a damaged or
+	// duplicated trace): the processor's buffer is flushed and the event
+	// starts a new one, so that each buffer stays in time order (readers
+	// order a processor's buffers by their flush times). [Writer.Reordered]
+	// counts these events. Without it such an event is an error.
+	Reorder bool
 }
 
 // ErrLogFull is returned by WriteEvent when a sequential file has reached
@@ -75,7 +82,12 @@ type Writer struct {
 	enc      BufferEncoder
 	rec      []byte
 	closed   bool
+	reorder  int // events that went back in time (WriterOptions.Reorder)
 }
+
+// Reordered returns how many events went back in time on their processor
+// and started a new buffer (WriterOptions.Reorder).
+func (w *Writer) Reordered() int { return w.reorder }
 
 type pendingBuffer struct {
 	data   []byte
@@ -288,10 +300,14 @@ func (w *Writer) WriteEvent(ev *Event) error {
 		pb = &pendingBuffer{data: make([]byte, BufferHeaderSize, w.bufSize)}
 		w.cpus[ev.Processor] = pb
 	}
-	if pb.used && ev.Timestamp < pb.lastTS {
+	backwards := pb.used && ev.Timestamp < pb.lastTS
+	if backwards && !w.opts.Reorder {
 		return fmt.Errorf("etl: processor %d event at %d comes before the previous one at %d", ev.Processor, ev.Timestamp, pb.lastTS)
 	}
-	if len(pb.data)+need > w.bufSize {
+	if backwards {
+		w.reorder++
+	}
+	if backwards || len(pb.data)+need > w.bufSize {
 		if !w.fits() {
 			w.h.EventsLost++
 			return ErrLogFull

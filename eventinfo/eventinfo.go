@@ -50,7 +50,8 @@ var (
 	ErrBadReference = errors.New("count or length refers to a property that is not an earlier single integer")
 	// ErrUnsupported: the structure is well formed but describes something
 	// the tdh engine cannot represent (a pattern map, a binary property of
-	// fixed length 0, an unknown in-type or decoding source, …).
+	// fixed length 0, an unknown in-type or decoding source, an array of
+	// items that take no payload bytes, …).
 	ErrUnsupported = errors.New("not representable as a tdh schema")
 )
 
@@ -308,6 +309,14 @@ func parseEventInfo(b []byte) (*tdh.Event, uuid.UUID, error) {
 	}
 	if ev.Properties, err = c.level(0, c.top, 0); err != nil {
 		return nil, provider, err
+	}
+	if err := tdh.Validate(ev); err != nil {
+		field := "EventPropertyInfoArray"
+		if se, ok := err.(*tdh.SchemaError); ok {
+			field += " (" + se.Property + ")"
+			err = errors.New(se.Msg)
+		}
+		return nil, provider, r.errf(traceEventInfoSize, field, ErrUnsupported, "%v", err)
 	}
 	return ev, provider, nil
 }

@@ -31,6 +31,11 @@ var (
 	// and version; the first one is compiled (as [Provider.Event] finds
 	// it).
 	ErrDuplicateEvent = errors.New("duplicate event id and version")
+	// ErrLayout: the template repeats an item that takes no payload bytes
+	// (an array of empty structs) or nests deeper than tdh.MaxDepth
+	// (tdh.Validate), which would cost work out of proportion to the
+	// payload.
+	ErrLayout = errors.New("layout repeats items of no size or nests too deep")
 )
 
 // SchemaError reports an event that [Provider.Schemas] could not compile.
@@ -158,6 +163,14 @@ func (c *schemaCompiler) event(e *Event) (*tdh.Event, error) {
 			return nil, err
 		}
 		s.Properties = props
+	}
+	if err := tdh.Validate(s); err != nil {
+		field := ""
+		if se, ok := err.(*tdh.SchemaError); ok {
+			field = se.Property
+			err = errors.New(se.Msg)
+		}
+		return nil, c.errorf(e, field, ErrLayout, "%v", err)
 	}
 	return s, nil
 }

@@ -3,6 +3,7 @@ package mof
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -16,6 +17,13 @@ var (
 	// ErrNoGUID: neither the class nor a superclass carries a Guid
 	// qualifier, so its events cannot be recognised.
 	ErrNoGUID = errors.New("no Guid qualifier in the class or its superclasses")
+	// ErrLayout: the class repeats an item that takes no payload bytes
+	// (an array of an embedded class without properties) or nests deeper
+	// than tdh.MaxDepth (tdh.Validate).
+	ErrLayout = errors.New("layout repeats items of no size or nests too deep")
+	// ErrInheritance: the superclass chain loops back on itself, or is
+	// longer than the 32 classes the compiler follows.
+	ErrInheritance = errors.New("bad superclass chain")
 	// ErrBadQualifier: a qualifier value is malformed (a GUID that does
 	// not parse, an event type or version outside 0–255, …).
 	ErrBadQualifier = errors.New("malformed qualifier")
@@ -122,8 +130,12 @@ func (f *File) Schemas() ([]*tdh.Event, []error) {
 		}
 		for _, ev := range evs {
 			markToEnd(ev)
+			if err := tdh.Validate(ev); err != nil {
+				c.errs = append(c.errs, &SchemaError{File: f.Name, Line: cl.Line, Class: cl.Name, Type: int(ev.Opcode), Msg: err.Error(), Err: ErrLayout})
+				continue
+			}
+			out = append(out, ev)
 		}
-		out = append(out, evs...)
 	}
 	return out, c.errs
 }
@@ -200,27 +212,31 @@ func (c *compiler) classErr(cl *Class, line int, prop, msg string, err error) *S
 }
 
 // chain returns cl and its superclasses, nearest first, as far as the
-// file defines them.
-func (c *compiler) chain(cl *Class) []*Class {
+// file defines them. A chain that comes back to a class already in it is
+// an [ErrInheritance] naming the classes of the loop; so is one longer
+// than maxDepth superclasses.
+func (c *compiler) chain(cl *Class) ([]*Class, error) {
 	out := []*Class{cl}
-	for cur := cl; cur.Super != "" && len(out) < maxDepth; {
+	for cur := cl; cur.Super != ""; {
 		next := c.file.Class(cur.Super)
-		if next == nil || containsClass(out, next) {
+		if next == nil {
 			break
+		}
+		if i := slices.Index(out, next); i >= 0 {
+			names := make([]string, 0, len(out)-i+1)
+			for _, x := range out[i:] {
+				names = append(names, x.Name)
+			}
+			names = append(names, next.Name)
+			return nil, fmt.Errorf("%w: the superclasses loop: %s", ErrInheritance, strings.Join(names, " : "))
+		}
+		if len(out) > maxDepth {
+			return nil, fmt.Errorf("%w: class %s has more than %d superclasses (the limit)", ErrInheritance, cl.Name, maxDepth)
 		}
 		out = append(out, next)
 		cur = next
 	}
-	return out
-}
-
-func containsClass(cs []*Class, c *Class) bool {
-	for _, x := range cs {
-		if x == c {
-			return true
-		}
-	}
-	return false
+	return out, nil
 }
 
 func parseGUID(s string) (uuid.UUID, bool) {
@@ -234,7 +250,10 @@ func parseGUID(s string) (uuid.UUID, bool) {
 }
 
 func (c *compiler) eventTypeClass(cl *Class) ([]*tdh.Event, error) {
-	chain := c.chain(cl)
+	chain, err := c.chain(cl)
+	if err != nil {
+		return nil, c.classErr(cl, 0, "", strings.TrimPrefix(err.Error(), ErrInheritance.Error()+": "), ErrInheritance)
+	}
 	evIdx := -1
 	for i, x := range chain {
 		if x.Qualifier("Guid") != nil {
@@ -454,8 +473,12 @@ func (c *compiler) property(owner *Class, p *Property, level []*Property, i, dep
 					c.embedding, c.structs = map[*Class]bool{}, map[*Class][]tdh.Property{}
 				}
 				c.embedding[sub] = true
-				var err error
-				members, err = c.level(sub, c.chain(sub), depth+1)
+				chain, err := c.chain(sub)
+				if err != nil {
+					delete(c.embedding, sub)
+					return fail(ErrInheritance, "embedded class %s: %s", sub.Name, strings.TrimPrefix(err.Error(), ErrInheritance.Error()+": "))
+				}
+				members, err = c.level(sub, chain, depth+1)
 				delete(c.embedding, sub)
 				if err != nil {
 					return tp, err

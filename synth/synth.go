@@ -60,13 +60,13 @@ const maxLine = 16 << 20
 // jsonEvent is one line of input; see docs/cli.md for the keys.
 type jsonEvent struct {
 	Time              string          `json:"time"`
-	Filetime          *int64          `json:"filetime"`
-	RawTimestamp      *int64          `json:"raw_timestamp"`
+	Filetime          *jsonInt        `json:"filetime"`
+	RawTimestamp      *jsonInt        `json:"raw_timestamp"`
 	CPU               uint16          `json:"cpu"`
 	PID               uint32          `json:"pid"`
 	TID               uint32          `json:"tid"`
 	Header            string          `json:"header"`
-	Flags             string          `json:"flags"`
+	Flags             jsonUint        `json:"flags"`
 	ProviderGUID      string          `json:"provider_guid"`
 	EventID           uint16          `json:"event_id"`
 	Version           uint8           `json:"version"`
@@ -74,17 +74,17 @@ type jsonEvent struct {
 	Level             *uint8          `json:"level"`
 	Opcode            uint8           `json:"opcode"`
 	Task              uint16          `json:"task"`
-	Keywords          string          `json:"keywords"`
-	HookID            string          `json:"hook_id"`
+	Keywords          jsonUint        `json:"keywords"`
+	HookID            *jsonUint       `json:"hook_id"`
 	InstanceID        uint32          `json:"instance_id"`
 	ParentInstanceID  uint32          `json:"parent_instance_id"`
 	ParentGUID        string          `json:"parent_guid"`
-	MessageFlags      string          `json:"message_flags"`
+	MessageFlags      jsonUint        `json:"message_flags"`
 	Sequence          uint32          `json:"sequence"`
 	ComponentID       uint32          `json:"component_id"`
 	KernelTime        uint32          `json:"kernel_time"`
 	UserTime          uint32          `json:"user_time"`
-	ProcessorTime     uint64          `json:"processor_time"`
+	ProcessorTime     jsonUint        `json:"processor_time"`
 	ActivityID        string          `json:"activity_id"`
 	Extended          []jsonExtended  `json:"extended"`
 	UserData          *string         `json:"user_data"`
@@ -137,7 +137,7 @@ func Convert(w io.Writer, r io.Reader, name string, o *Options) error {
 			// first other event.
 			if first == nil {
 				first = &je
-				if isLogHeader(&je) && je.HookID == "0x0" && je.RawTimestamp != nil {
+				if isLogHeader(&je) && je.RawTimestamp != nil {
 					continue
 				}
 			}
@@ -182,7 +182,7 @@ const eventTraceGUID = "{68fdd900-4a3e-11d1-84f4-0000f80464e3}"
 // isLogHeader reports whether je is a log-file header event (made by the
 // writer from its TLH).
 func isLogHeader(je *jsonEvent) bool {
-	return je.ProviderGUID == eventTraceGUID && (je.Header == "system64" || je.Header == "system32") && je.HookID == "0x0"
+	return je.ProviderGUID == eventTraceGUID && (je.Header == "system64" || je.Header == "system32") && je.HookID != nil && *je.HookID == 0
 }
 
 // newWriter starts the output with the header the first line gives: the
@@ -201,7 +201,7 @@ func newWriter(out io.Writer, first *jsonEvent, headerEvents []etl.Event, o *Opt
 		if h, err = etl.ParseLogfileHeader(b, first.Header == "system64"); err != nil {
 			return nil, fmt.Errorf("log-file header event: %w", err)
 		}
-		h.HeaderTimestamp = *first.RawTimestamp
+		h.HeaderTimestamp = int64(*first.RawTimestamp)
 		h.LogFileMode &^= etl.ModeCircular | etl.ModeCompressed | etl.ModeNewFile | etl.ModeAppend | etl.ModeUseKBytesForSize
 		h.MaximumFileSize, h.EndTime, h.BuffersWritten = 0, 0, 0
 	} else {
@@ -224,7 +224,7 @@ func newWriter(out io.Writer, first *jsonEvent, headerEvents []etl.Event, o *Opt
 
 func (je *jsonEvent) filetime() (int64, error) {
 	if je.Filetime != nil {
-		return *je.Filetime, nil
+		return int64(*je.Filetime), nil
 	}
 	if je.Time == "" {
 		return 0, errors.New(`event has neither "filetime" nor "time"`)
@@ -248,15 +248,58 @@ var headerByName = func() map[string]etl.HeaderType {
 	return m
 }()
 
-func parseHex(s, what string) (uint64, error) {
-	if s == "" {
+// jsonUint is an unsigned integer as the dump writes it (docs/cli.md, the
+// integer rule): a JSON number, or a string of decimal digits for values
+// above 2^53. Strings with "0x" are hex, as etwkit.event/1 dumps wrote
+// flags, keywords and hook ids.
+type jsonUint uint64
+
+func (u *jsonUint) UnmarshalJSON(b []byte) error {
+	n, err := parseJSONInt(b, false)
+	*u = jsonUint(n)
+	return err
+}
+
+// jsonInt is a signed jsonUint.
+type jsonInt int64
+
+func (i *jsonInt) UnmarshalJSON(b []byte) error {
+	n, err := parseJSONInt(b, true)
+	*i = jsonInt(n)
+	return err
+}
+
+// parseJSONInt parses a JSON number or string holding an integer; signed
+// values come back as their two's-complement bits.
+func parseJSONInt(b []byte, signed bool) (uint64, error) {
+	s := string(b)
+	if s == "null" {
 		return 0, nil
 	}
-	v, err := strconv.ParseUint(strings.TrimPrefix(strings.ToLower(s), "0x"), 16, 64)
-	if err != nil {
-		return 0, fmt.Errorf("%s %q: %w", what, s, err)
+	if len(s) >= 2 && s[0] == '"' {
+		if err := json.Unmarshal(b, &s); err != nil {
+			return 0, err
+		}
+		if h, ok := strings.CutPrefix(strings.ToLower(s), "0x"); ok {
+			n, err := strconv.ParseUint(h, 16, 64)
+			if err != nil {
+				return 0, fmt.Errorf("%q: not an integer", s)
+			}
+			return n, nil
+		}
 	}
-	return v, nil
+	if signed {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("%s: not a 64-bit integer", b)
+		}
+		return uint64(n), nil
+	}
+	n, err := strconv.ParseUint(s, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%s: not an unsigned 64-bit integer", b)
+	}
+	return n, nil
 }
 
 func parseGUID(s, what string) (uuid.UUID, error) {
@@ -278,7 +321,7 @@ func (je *jsonEvent) event() (*etl.Event, error) {
 	}
 	ev := &etl.Event{Time: ft, Processor: je.CPU, ProcessID: je.PID, ThreadID: je.TID}
 	if je.RawTimestamp != nil {
-		ev.Timestamp = *je.RawTimestamp
+		ev.Timestamp = int64(*je.RawTimestamp)
 	}
 	if je.UserData == nil {
 		if je.Properties == nil {
@@ -293,24 +336,20 @@ func (je *jsonEvent) event() (*etl.Event, error) {
 	if ev.UserData, err = hex.DecodeString(*je.UserData); err != nil {
 		return nil, fmt.Errorf("user_data: %w", err)
 	}
-	flags, err := parseHex(je.Flags, "flags")
-	if err != nil {
-		return nil, err
+	var hook jsonUint
+	if je.HookID != nil {
+		hook = *je.HookID
 	}
-	kw, err := parseHex(je.Keywords, "keywords")
-	if err != nil {
-		return nil, err
+	for _, f := range []struct {
+		v    jsonUint
+		name string
+	}{{je.Flags, "flags"}, {hook, "hook_id"}, {je.MessageFlags, "message_flags"}} {
+		if f.v > math.MaxUint16 {
+			return nil, fmt.Errorf("%s %d: more than 16 bits", f.name, f.v)
+		}
 	}
-	hook, err := parseHex(je.HookID, "hook_id")
-	if err != nil {
-		return nil, err
-	}
-	mf, err := parseHex(je.MessageFlags, "message_flags")
-	if err != nil {
-		return nil, err
-	}
-	ev.Flags, ev.HookID, ev.MessageFlags = uint16(flags), uint16(hook), uint16(mf)
-	ev.Descriptor = etl.EventDescriptor{ID: je.EventID, Version: je.Version, Opcode: je.Opcode, Task: je.Task, Keyword: kw}
+	ev.Flags, ev.HookID, ev.MessageFlags = uint16(je.Flags), uint16(hook), uint16(je.MessageFlags)
+	ev.Descriptor = etl.EventDescriptor{ID: je.EventID, Version: je.Version, Opcode: je.Opcode, Task: je.Task, Keyword: uint64(je.Keywords)}
 	if je.Channel != nil {
 		ev.Descriptor.Channel = *je.Channel
 	}
@@ -318,7 +357,7 @@ func (je *jsonEvent) event() (*etl.Event, error) {
 		ev.Descriptor.Level = *je.Level
 	}
 	ev.ClassVersion = uint16(je.Version)
-	ev.KernelTime, ev.UserTime, ev.ProcessorTime = je.KernelTime, je.UserTime, je.ProcessorTime
+	ev.KernelTime, ev.UserTime, ev.ProcessorTime = je.KernelTime, je.UserTime, uint64(je.ProcessorTime)
 	ev.InstanceID, ev.ParentInstanceID, ev.SequenceNumber, ev.ComponentID = je.InstanceID, je.ParentInstanceID, je.Sequence, je.ComponentID
 	if ev.ProviderID, err = parseGUID(je.ProviderGUID, "provider_guid"); err != nil {
 		return nil, err
@@ -400,15 +439,15 @@ func extData(t etl.ExtType, v json.RawMessage) ([]byte, error) {
 		err := json.Unmarshal(v, &n)
 		return le(nil, 4, uint64(n)), err
 	case etl.ExtPEBSIndex, etl.ExtPSMKey, etl.ExtEventKey, etl.ExtProcessStartKey, etl.ExtQPCDelta:
-		var n uint64
+		var n jsonUint
 		err := json.Unmarshal(v, &n)
-		return le(nil, 8, n), err
+		return le(nil, 8, uint64(n)), err
 	case etl.ExtPMCCounters:
-		var ns []uint64
+		var ns []jsonUint
 		err := json.Unmarshal(v, &ns)
 		var b []byte
 		for _, n := range ns {
-			b = le(b, 8, n)
+			b = le(b, 8, uint64(n))
 		}
 		return b, err
 	case etl.ExtInstanceInfo:
@@ -424,30 +463,30 @@ func extData(t etl.ExtType, v json.RawMessage) ([]byte, error) {
 		return append(le(le(nil, 4, uint64(ii.InstanceID)), 4, uint64(ii.ParentInstanceID)), g...), err
 	case etl.ExtStackTrace32, etl.ExtStackTrace64:
 		var st struct {
-			MatchID   uint64   `json:"match_id"`
-			Addresses []uint64 `json:"addresses"`
+			MatchID   jsonUint   `json:"match_id"`
+			Addresses []jsonUint `json:"addresses"`
 		}
 		err := json.Unmarshal(v, &st)
-		b := le(nil, 8, st.MatchID)
+		b := le(nil, 8, uint64(st.MatchID))
 		w := 8
 		if t == etl.ExtStackTrace32 {
 			w = 4
 		}
 		for _, a := range st.Addresses {
-			b = le(b, w, a)
+			b = le(b, w, uint64(a))
 		}
 		return b, err
 	case etl.ExtStackKey32, etl.ExtStackKey64:
 		var sk struct {
-			MatchID  uint64 `json:"match_id"`
-			StackKey uint64 `json:"stack_key"`
+			MatchID  jsonUint `json:"match_id"`
+			StackKey jsonUint `json:"stack_key"`
 		}
 		err := json.Unmarshal(v, &sk)
-		b := le(nil, 8, sk.MatchID)
+		b := le(nil, 8, uint64(sk.MatchID))
 		if t == etl.ExtStackKey32 {
-			return le(le(b, 4, sk.StackKey), 4, 0), err
+			return le(le(b, 4, uint64(sk.StackKey)), 4, 0), err
 		}
-		return le(b, 8, sk.StackKey), err
+		return le(b, 8, uint64(sk.StackKey)), err
 	case etl.ExtProvTraits:
 		var pt struct {
 			Name   string `json:"name"`
@@ -547,12 +586,8 @@ func (je *jsonEvent) traceLogging(ev *etl.Event) (*etl.Event, error) {
 	if ev.Extended, ev.UserData, err = tl.ETLData(name); err != nil {
 		return nil, err
 	}
-	kw, err := parseHex(je.Keywords, "keywords")
-	if err != nil {
-		return nil, err
-	}
 	ev.Header = etl.HeaderEvent64
-	ev.Descriptor = etl.EventDescriptor{ID: je.EventID, Channel: tracelogging.ChannelTraceLogging, Level: 5, Opcode: je.Opcode, Keyword: kw}
+	ev.Descriptor = etl.EventDescriptor{ID: je.EventID, Channel: tracelogging.ChannelTraceLogging, Level: 5, Opcode: je.Opcode, Keyword: uint64(je.Keywords)}
 	if je.Level != nil {
 		ev.Descriptor.Level = *je.Level
 	}
@@ -599,7 +634,9 @@ func jsonField(name string, v json.RawMessage) (*tracelogging.FieldValue, error)
 	var f tracelogging.FieldValue
 	switch {
 	case len(v) == 0 || string(v) == "null":
-		return nil, nil
+		// TraceLogging has no null; leaving the field out would change
+		// the event silently.
+		return nil, fmt.Errorf("%s: null has no TraceLogging encoding (leave the property out, or give it a value)", name)
 	case v[0] == '"':
 		var s string
 		if err := json.Unmarshal(v, &s); err != nil {
@@ -614,7 +651,7 @@ func jsonField(name string, v json.RawMessage) (*tracelogging.FieldValue, error)
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 		if len(members) == 0 {
-			return nil, nil
+			return nil, fmt.Errorf("%s: an empty object has no TraceLogging encoding (a struct has 1 to 127 members)", name)
 		}
 		f = tracelogging.Struct(name, members)
 	case v[0] == '[':
@@ -644,7 +681,18 @@ func jsonField(name string, v json.RawMessage) (*tracelogging.FieldValue, error)
 // elements must share a kind.
 func jsonArray(name string, elems []json.RawMessage) (*tracelogging.FieldValue, error) {
 	if len(elems) == 0 {
-		return nil, nil
+		// Kept: a counted array of no elements (of Int64: JSON does not
+		// say of what), which reads back as [].
+		f := tracelogging.Array(name, []int64{}, tracelogging.Int64)
+		if err := f.Err(); err != nil {
+			return nil, err
+		}
+		return &f, nil
+	}
+	for i, e := range elems {
+		if string(bytes.TrimSpace(e)) == "null" {
+			return nil, fmt.Errorf("%s[%d]: null has no TraceLogging encoding", name, i)
+		}
 	}
 	var f tracelogging.FieldValue
 	switch first := bytes.TrimSpace(elems[0]); {

@@ -69,8 +69,15 @@ func (e *DecodeError) Error() string {
 }
 
 // maxValues bounds the values one event may decode into, so that nested
-// arrays of empty items cannot exhaust memory.
+// arrays cannot exhaust memory.
 const maxValues = 1 << 20
+
+// MaxDepth bounds the nesting of a decoded event's values: top-level
+// properties are at depth 0, the elements of an array and the members of a
+// struct one level below their parent (so an array of structs puts the
+// structs' members two levels down). A payload whose schema nests deeper
+// is a [DecodeError]; [Validate] rejects such schemas beforehand.
+const MaxDepth = 64
 
 // Decoder lays out payloads. Its storage is reused from one call to the
 // next, so decoding allocates nothing once warm. A Decoder is not safe for
@@ -113,7 +120,7 @@ func (dec *Decoder) decode(schema *Event, payload []byte, ptrSize int) (*Decoded
 	}
 	d.Values = d.Values[:n]
 	clear(d.Values)
-	pos, err := d.level(schema.Properties, 0, 0, "")
+	pos, err := d.level(schema.Properties, 0, 0, "", 0)
 	if err != nil {
 		return d, err
 	}
@@ -121,8 +128,9 @@ func (dec *Decoder) decode(schema *Event, payload []byte, ptrSize int) (*Decoded
 	return d, nil
 }
 
-// level decodes props into d.Values[base:base+len(props)] starting at pos.
-func (d *Decoded) level(props []Property, base int, pos int, path string) (int, error) {
+// level decodes props into d.Values[base:base+len(props)] starting at pos;
+// the values are at nesting depth depth.
+func (d *Decoded) level(props []Property, base int, pos int, path string, depth int) (int, error) {
 	for i := range props {
 		p := &props[i]
 		if p.Optional && pos >= len(d.Payload) {
@@ -137,7 +145,7 @@ func (d *Decoded) level(props []Property, base int, pos int, path string) (int, 
 		if !p.IsArray {
 			var err error
 			if p.IsStruct() {
-				pos, err = d.structAt(base+i, pos, path)
+				pos, err = d.structAt(base+i, pos, path, depth)
 			} else {
 				pos, err = d.scalar(v, base, pos, path, -1)
 			}
@@ -150,6 +158,15 @@ func (d *Decoded) level(props []Property, base int, pos int, path string) (int, 
 		if err != nil {
 			return pos, d.errorf(path, p, -1, pos, "%v", err)
 		}
+		if depth+1 > MaxDepth {
+			return pos, d.errorf(path, p, -1, pos, "array nested deeper than %d levels", MaxDepth)
+		}
+		if count > 1 && count > len(d.Payload)-pos {
+			// Past the first, every element takes a byte at least (see
+			// below): the payload cannot hold them. Decode the first to
+			// say why, without reserving values for all.
+			return d.shortArray(p, base, base+i, pos, path, depth, count)
+		}
 		first := len(d.Values)
 		if first+count > maxValues {
 			return pos, d.errorf(path, p, -1, pos, "array of %d elements exceeds the %d-value limit", count, maxValues)
@@ -160,21 +177,58 @@ func (d *Decoded) level(props []Property, base int, pos int, path string) (int, 
 		for k := 0; k < count; k++ {
 			e := &d.Values[first+k]
 			e.Prop, e.Offset = p, pos
+			start := pos
 			if p.IsStruct() {
-				pos, err = d.structAt(first+k, pos, path)
+				pos, err = d.structAt(first+k, pos, path, depth+1)
 			} else {
 				pos, err = d.scalar(e, base, pos, path, k)
 			}
 			if err != nil {
 				return pos, err
 			}
+			if pos == start && count > 1 {
+				// Every element would decode the same way from the same
+				// position: a layout that repeats zero-size items costs
+				// work without reading the payload.
+				d.Values[base+i].N = int32(k + 1)
+				return pos, d.errorf(path, p, k, pos, "array element takes no payload bytes (%d elements)", count)
+			}
 		}
 	}
 	return pos, nil
 }
 
-func (d *Decoded) structAt(idx, pos int, path string) (int, error) {
+// shortArray reports an array of count elements (count > 1) at pos that
+// the rest of the payload cannot hold: the first element takes no bytes,
+// or fails, or there are fewer bytes left than elements.
+func (d *Decoded) shortArray(p *Property, base, idx, pos int, path string, depth, count int) (int, error) {
+	first := len(d.Values)
+	d.Values = append(d.Values, Value{Prop: p, Offset: pos})
+	v := &d.Values[idx]
+	v.Kind, v.First, v.N = Array, int32(first), 1
+	start := pos
+	var err error
+	if p.IsStruct() {
+		pos, err = d.structAt(first, pos, path, depth+1)
+	} else {
+		pos, err = d.scalar(&d.Values[first], base, pos, path, 0)
+	}
+	switch {
+	case err != nil:
+		return pos, err
+	case pos == start:
+		return pos, d.errorf(path, p, 0, pos, "array element takes no payload bytes (%d elements)", count)
+	}
+	return pos, d.errorf(path, p, -1, start, "array of %d elements does not fit in the %d bytes left", count, len(d.Payload)-start)
+}
+
+// structAt decodes the struct value d.Values[idx], at nesting depth depth,
+// whose members start at pos.
+func (d *Decoded) structAt(idx, pos int, path string, depth int) (int, error) {
 	p := d.Values[idx].Prop
+	if depth+1 > MaxDepth {
+		return pos, d.errorf(path, p, -1, pos, "struct nested deeper than %d levels", MaxDepth)
+	}
 	first := len(d.Values)
 	if first+len(p.Members) > maxValues {
 		return pos, d.errorf(path, p, -1, pos, "struct exceeds the %d-value limit", maxValues)
@@ -182,7 +236,7 @@ func (d *Decoded) structAt(idx, pos int, path string) (int, error) {
 	d.Values = append(d.Values, make([]Value, len(p.Members))...)
 	v := &d.Values[idx]
 	v.Kind, v.First, v.N, v.Offset = Struct, int32(first), int32(len(p.Members)), pos
-	return d.level(p.Members, first, pos, joinPath(path, p.Name))
+	return d.level(p.Members, first, pos, joinPath(path, p.Name), depth+1)
 }
 
 // count returns the element count of an array property (1 otherwise)

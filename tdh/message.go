@@ -43,14 +43,21 @@ func FormatMessage(msg string, d *Decoded, o *RenderOptions) string {
 }
 
 // AppendMessage appends the expansion of msg (see [FormatMessage]) to dst:
-// with a reused dst it allocates nothing.
+// with a reused dst it allocates nothing. The expansion is bounded by
+// [MaxMessageBytes]: a message that would be longer (an insert repeated
+// many times, long inserts) is cut at a character boundary and ends with
+// [TruncatedMarker].
 func AppendMessage(dst []byte, msg string, d *Decoded, o *RenderOptions) []byte {
 	var top []Value
 	if d != nil && d.Schema != nil && len(d.Values) >= len(d.Schema.Properties) {
 		top = d.Top()
 	}
 	out := dst
+	limit := len(dst) + MaxMessageBytes
 	for i := 0; i < len(msg); {
+		if len(out) >= limit {
+			return cutMessage(out, limit)
+		}
 		c := msg[i]
 		if c != '%' {
 			j := strings.IndexByte(msg[i:], '%')
@@ -68,6 +75,9 @@ func AppendMessage(dst []byte, msg string, d *Decoded, o *RenderOptions) []byte 
 		c = msg[i+1]
 		switch {
 		case c == '0':
+			if len(out) > limit {
+				return cutMessage(out, limit)
+			}
 			return out
 		case c >= '1' && c <= '9':
 			n, j := int(c-'0'), i+2
@@ -84,7 +94,7 @@ func AppendMessage(dst []byte, msg string, d *Decoded, o *RenderOptions) []byte 
 			if n > len(top) {
 				out = append(out, msg[i:k]...)
 			} else {
-				out = appendInsert(out, d, &top[n-1], spec, o)
+				out = appendInsert(out, d, &top[n-1], spec, o, limit)
 			}
 			i = k
 		case c == '%':
@@ -113,7 +123,20 @@ func AppendMessage(dst []byte, msg string, d *Decoded, o *RenderOptions) []byte 
 			i += 1 + size
 		}
 	}
+	if len(out) > limit {
+		return cutMessage(out, limit)
+	}
 	return out
+}
+
+// cutMessage cuts an expansion that reached limit at a character boundary
+// at or before it and appends [TruncatedMarker].
+func cutMessage(out []byte, limit int) []byte {
+	cut := min(limit, len(out))
+	for cut > 0 && cut < len(out) && !utf8.RuneStart(out[cut]) {
+		cut--
+	}
+	return append(out[:cut], TruncatedMarker...)
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
@@ -174,10 +197,12 @@ func parsePrintf(s string, ptrSize int) (f printfSpec, ok bool) {
 	return f, true
 }
 
-// appendInsert appends the value of one insert formatted by spec.
-func appendInsert(dst []byte, d *Decoded, v *Value, spec string, o *RenderOptions) []byte {
+// appendInsert appends the value of one insert formatted by spec; limit
+// bounds the text of arrays and structs (see [AppendTextLimit]).
+func appendInsert(dst []byte, d *Decoded, v *Value, spec string, o *RenderOptions, limit int) []byte {
 	if spec == "" || spec == "s" || spec == "S" || spec == "ws" || spec == "ls" {
-		return AppendText(dst, d, v, o)
+		dst, _ = AppendTextLimit(dst, d, v, o, limit)
+		return dst
 	}
 	ptrSize := 8
 	if d != nil && d.PointerSize == 4 {
@@ -185,7 +210,8 @@ func appendInsert(dst []byte, d *Decoded, v *Value, spec string, o *RenderOption
 	}
 	f, ok := parsePrintf(spec, ptrSize)
 	if !ok {
-		return AppendText(dst, d, v, o)
+		dst, _ = AppendTextLimit(dst, d, v, o, limit)
+		return dst
 	}
 	var n uint64
 	isInt := false
@@ -204,7 +230,7 @@ func appendInsert(dst []byte, d *Decoded, v *Value, spec string, o *RenderOption
 	// Strings, floating-point and anything not an integer: the text, with
 	// the precision as a maximum length and the width as a minimum.
 	start := len(dst)
-	dst = AppendText(dst, d, v, o)
+	dst, _ = AppendTextLimit(dst, d, v, o, limit)
 	if f.prec >= 0 {
 		cut, runes := start, 0
 		for cut < len(dst) && runes < f.prec {

@@ -2,6 +2,7 @@ package tdh
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math"
 	"strconv"
 	"time"
@@ -103,8 +104,71 @@ const (
 const mofUInt32Width = 8
 
 // maxRenderDepth bounds the nesting of arrays and structs rendered, so that
-// a malformed value tree cannot exhaust the stack.
-const maxRenderDepth = 64
+// a malformed value tree cannot exhaust the stack. It equals [MaxDepth], so
+// that what the decoder accepts renders in full.
+const maxRenderDepth = MaxDepth
+
+// Rendering bounds. An event's rendered text can be far larger than its
+// payload (a message repeating an insert, struct member names repeated for
+// every element); these keep each event's rendering to a few MiB whatever
+// the input, and say so where they cut.
+const (
+	// MaxTextBytes bounds the rendering of one value ([AppendText],
+	// [AppendJSON]) and of all of an event's properties together
+	// ([AppendPropertiesJSON], [AppendTextLimit] with a shared limit):
+	// once the output has grown by this much, the remaining array
+	// elements, struct members and properties are left out.
+	MaxTextBytes = 1 << 20
+	// MaxMessageBytes bounds an expanded message ([AppendMessage]): the
+	// expansion stops there and ends with [TruncatedMarker].
+	MaxMessageBytes = 64 << 10
+	// TruncatedMarker ends a text that a bound cut short.
+	TruncatedMarker = "…[truncated]"
+)
+
+// RenderError says that rendering left something out: values nested
+// deeper than [MaxDepth], or elements past the [MaxTextBytes] bound. The
+// output is well-formed but incomplete.
+type RenderError struct {
+	Truncated bool // elements, members or properties left out at the size bound
+	Deep      bool // values nested deeper than MaxDepth rendered as null
+	Limit     int  // the size bound, when Truncated
+}
+
+func (e *RenderError) Error() string {
+	switch {
+	case e.Truncated && e.Deep:
+		return fmt.Sprintf("rendering truncated: values nested deeper than %d levels left out, and values past %d bytes", MaxDepth, e.Limit)
+	case e.Deep:
+		return fmt.Sprintf("rendering truncated: values nested deeper than %d levels left out", MaxDepth)
+	}
+	return fmt.Sprintf("rendering truncated: values past %d bytes left out", e.Limit)
+}
+
+// budget bounds one rendering: elements and members are added while the
+// output is shorter than limit (no bound when limit < 0).
+type budget struct {
+	limit     int
+	truncated bool
+	deep      bool
+}
+
+// over reports, before appending one more element, member or property,
+// whether the output has reached the bound.
+func (b *budget) over(dst []byte) bool {
+	if b == nil || b.limit < 0 || len(dst) < b.limit {
+		return false
+	}
+	b.truncated = true
+	return true
+}
+
+func (b *budget) err() error {
+	if b == nil || (!b.truncated && !b.deep) {
+		return nil
+	}
+	return &RenderError{Truncated: b.truncated, Deep: b.deep, Limit: MaxTextBytes}
+}
 
 // Printable reports whether a property is to be shown: false for NoPrint
 // properties (MOF Extension("NoPrint"), TraceLogging NoPrint).
@@ -113,9 +177,29 @@ func Printable(p *Property) bool {
 }
 
 // AppendText appends the TDH/tracerpt text of value v (a scalar, an array
-// or a struct) of decoded event d. o may be nil.
+// or a struct) of decoded event d. o may be nil. The text is bounded by
+// [MaxTextBytes]: elements and members past it are left out and the text
+// ends with [TruncatedMarker].
 func AppendText(dst []byte, d *Decoded, v *Value, o *RenderOptions) []byte {
-	return appendText(dst, d, v, o, 0)
+	dst, _ = AppendTextLimit(dst, d, v, o, len(dst)+MaxTextBytes)
+	return dst
+}
+
+// AppendTextLimit is [AppendText] with the bound given as the length dst
+// may reach: an encoder that renders an event's properties one by one
+// passes the same limit for all of them, so that the event as a whole is
+// bounded. Once dst has reached limit, no more elements or members are
+// added (one scalar may still overshoot it by its own text) and the text
+// ends with [TruncatedMarker]; truncated reports it. Values nested deeper
+// than [MaxDepth] are left out the same way.
+func AppendTextLimit(dst []byte, d *Decoded, v *Value, o *RenderOptions, limit int) (_ []byte, truncated bool) {
+	b := budget{limit: limit}
+	dst = appendText(dst, d, v, o, 0, &b)
+	if b.truncated || b.deep {
+		dst = append(dst, TruncatedMarker...)
+		return dst, true
+	}
+	return dst, false
 }
 
 // AppendJSON appends v as a typed JSON value: integers as numbers (64-bit
@@ -124,24 +208,43 @@ func AppendText(dst []byte, d *Decoded, v *Value, o *RenderOptions) []byte {
 // SYSTEMTIME as RFC 3339 UTC strings (7 and 3 fractional digits), arrays,
 // structs as objects in schema order, mapped values as their map text.
 // NoPrint values are rendered too; callers skip them with [Printable].
+// Elements and members past [MaxTextBytes] of output are left out, and
+// values nested deeper than [MaxDepth] are null; [AppendPropertiesJSONErr]
+// reports both.
 func AppendJSON(dst []byte, d *Decoded, v *Value) []byte {
-	return appendJSON(dst, d, v, 0)
+	b := budget{limit: len(dst) + MaxTextBytes}
+	return appendJSONB(dst, d, v, 0, &b)
 }
 
 // AppendPropertiesJSON appends all top-level printable properties of d as
 // one JSON object {"Name": value, …} in template order. Properties the
-// decoder did not reach (after a decode error) are null.
+// decoder did not reach (after a decode error) are null. The object is
+// bounded as [AppendPropertiesJSONErr] says.
 func AppendPropertiesJSON(dst []byte, d *Decoded) []byte {
+	dst, _ = AppendPropertiesJSONErr(dst, d)
+	return dst
+}
+
+// AppendPropertiesJSONErr is [AppendPropertiesJSON] that reports what it
+// left out: once the object has grown by [MaxTextBytes], the remaining
+// elements, members and properties are left out (the object stays valid
+// JSON); values nested deeper than [MaxDepth] are null. The error is a
+// [*RenderError] then, nil otherwise.
+func AppendPropertiesJSONErr(dst []byte, d *Decoded) ([]byte, error) {
 	dst = append(dst, '{')
 	if d == nil || d.Schema == nil {
-		return append(dst, '}')
+		return append(dst, '}'), nil
 	}
+	b := budget{limit: len(dst) + MaxTextBytes}
 	props := d.Schema.Properties[:len(d.Top())] // without absent optional ones
 	first := true
 	for i := range props {
 		p := &props[i]
 		if !Printable(p) {
 			continue
+		}
+		if b.over(dst) {
+			break
 		}
 		if !first {
 			dst = append(dst, ',')
@@ -150,12 +253,12 @@ func AppendPropertiesJSON(dst []byte, d *Decoded) []byte {
 		dst = appendJSONString(dst, p.Name)
 		dst = append(dst, ':')
 		if i < len(d.Values) {
-			dst = appendJSON(dst, d, &d.Values[i], 0)
+			dst = appendJSONB(dst, d, &d.Values[i], 0, &b)
 		} else {
 			dst = append(dst, "null"...)
 		}
 	}
-	return append(dst, '}')
+	return append(dst, '}'), b.err()
 }
 
 // children returns the elements or members of v, or nil when v does not
@@ -175,8 +278,12 @@ func memberProp(v *Value, i int, c *Value) *Property {
 	return c.Prop
 }
 
-func appendText(dst []byte, d *Decoded, v *Value, o *RenderOptions, depth int) []byte {
-	if v == nil || v.Prop == nil || depth > maxRenderDepth {
+func appendText(dst []byte, d *Decoded, v *Value, o *RenderOptions, depth int, b *budget) []byte {
+	if v == nil || v.Prop == nil {
+		return dst
+	}
+	if depth > maxRenderDepth {
+		b.deep = true
 		return dst
 	}
 	switch v.Kind {
@@ -187,10 +294,13 @@ func appendText(dst []byte, d *Decoded, v *Value, o *RenderOptions, depth int) [
 		}
 		dst = append(dst, textArrayOpen...)
 		for i := range kids {
+			if b.over(dst) {
+				break
+			}
 			if i > 0 {
 				dst = append(dst, textArraySep...)
 			}
-			dst = appendText(dst, d, &kids[i], o, depth+1)
+			dst = appendText(dst, d, &kids[i], o, depth+1, b)
 		}
 		return append(dst, textArrayClose...)
 	case Struct:
@@ -203,13 +313,16 @@ func appendText(dst []byte, d *Decoded, v *Value, o *RenderOptions, depth int) [
 			if !Printable(mp) {
 				continue
 			}
+			if b.over(dst) {
+				break
+			}
 			if !first {
 				dst = append(dst, textStructSep...)
 			}
 			first = false
 			dst = append(dst, mp.Name...)
 			dst = append(dst, textMemberSep...)
-			dst = appendText(dst, d, c, o, depth+1)
+			dst = appendText(dst, d, c, o, depth+1, b)
 		}
 		return append(dst, textStructClose...)
 	}
@@ -224,8 +337,19 @@ func appendText(dst []byte, d *Decoded, v *Value, o *RenderOptions, depth int) [
 	return appendScalarText(dst, d, v, o, classify(v))
 }
 
+// appendJSON renders v at nesting depth with no size bound.
 func appendJSON(dst []byte, d *Decoded, v *Value, depth int) []byte {
-	if v == nil || v.Prop == nil || depth > maxRenderDepth {
+	return appendJSONB(dst, d, v, depth, nil)
+}
+
+func appendJSONB(dst []byte, d *Decoded, v *Value, depth int, bud *budget) []byte {
+	if v == nil || v.Prop == nil {
+		return append(dst, "null"...)
+	}
+	if depth > maxRenderDepth {
+		if bud != nil {
+			bud.deep = true
+		}
 		return append(dst, "null"...)
 	}
 	switch v.Kind {
@@ -238,10 +362,13 @@ func appendJSON(dst []byte, d *Decoded, v *Value, depth int) []byte {
 		}
 		dst = append(dst, '[')
 		for i := range kids {
+			if bud.over(dst) {
+				break
+			}
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = appendJSON(dst, d, &kids[i], depth+1)
+			dst = appendJSONB(dst, d, &kids[i], depth+1, bud)
 		}
 		return append(dst, ']')
 	case Struct:
@@ -254,13 +381,16 @@ func appendJSON(dst []byte, d *Decoded, v *Value, depth int) []byte {
 			if !Printable(mp) {
 				continue
 			}
+			if bud.over(dst) {
+				break
+			}
 			if !first {
 				dst = append(dst, ',')
 			}
 			first = false
 			dst = appendJSONString(dst, mp.Name)
 			dst = append(dst, ':')
-			dst = appendJSON(dst, d, c, depth+1)
+			dst = appendJSONB(dst, d, c, depth+1, bud)
 		}
 		return append(dst, '}')
 	}

@@ -1,6 +1,7 @@
 package tdh
 
 import (
+	"fmt"
 	"sort"
 
 	"github.com/google/uuid"
@@ -186,4 +187,82 @@ func (p *Property) ElemSize(ptrSize int) int {
 		}
 	}
 	return p.InType.FixedSize(ptrSize)
+}
+
+// Validate checks that schema e (and its alternates) can be decoded at a
+// cost bounded by the payload: its values nest at most [MaxDepth] levels,
+// and no array repeats an item that never takes payload bytes (a struct
+// with no members, or only such members; an in-type Null), which would
+// cost work for each of up to 65,535 elements while reading nothing.
+// Schema sources call it when they compile a schema and report the
+// schemas it rejects; the decoder enforces the same rules on any schema
+// ([DecodeError]), so that one built by hand cannot loop either.
+func Validate(e *Event) error {
+	if e == nil {
+		return nil
+	}
+	if err := validateLevel(e.Properties, 0, ""); err != nil {
+		return err
+	}
+	for _, alt := range e.Alternates {
+		if alt == nil {
+			continue
+		}
+		if err := validateLevel(alt.Properties, 0, ""); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// SchemaError is a schema that [Validate] rejects.
+type SchemaError struct {
+	Property string // dotted path of the property
+	Msg      string
+}
+
+func (e *SchemaError) Error() string { return "property " + e.Property + ": " + e.Msg }
+
+func validateLevel(props []Property, depth int, path string) error {
+	for i := range props {
+		p := &props[i]
+		name := joinPath(path, p.Name)
+		d := depth
+		if p.IsArray {
+			d++ // the elements
+			if d > MaxDepth {
+				return &SchemaError{name, fmt.Sprintf("array nested deeper than %d levels", MaxDepth)}
+			}
+		}
+		if p.IsStruct() {
+			if d+1 > MaxDepth {
+				return &SchemaError{name, fmt.Sprintf("struct nested deeper than %d levels", MaxDepth)}
+			}
+			if err := validateLevel(p.Members, d+1, name); err != nil {
+				return err
+			}
+		}
+		if p.IsArray && (p.Count > 1 || p.CountIndex >= 0 || p.ToEnd) && alwaysEmpty(p) {
+			return &SchemaError{name, "array of items that take no payload bytes"}
+		}
+	}
+	return nil
+}
+
+// alwaysEmpty reports whether one item of p (one element if it is an
+// array) decodes from zero bytes whatever the payload.
+func alwaysEmpty(p *Property) bool {
+	if !p.IsStruct() {
+		return p.InType == InTypeNull
+	}
+	for i := range p.Members {
+		m := &p.Members[i]
+		if m.IsArray && m.Count == 0 && m.CountIndex < 0 && !m.ToEnd {
+			continue // no elements
+		}
+		if !alwaysEmpty(m) {
+			return false
+		}
+	}
+	return true
 }

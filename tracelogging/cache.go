@@ -16,13 +16,55 @@ import (
 // too, so that every metadata blob is parsed once however many events
 // carry it. Lookups of known schemas take no lock and allocate nothing.
 // A Cache is safe for concurrent use; the zero Cache is ready to use.
+//
+// The cache holds at most [MaxCacheBytes] (the blobs and an estimate of
+// their compiled schemas); past it, new blobs are compiled for each event
+// that carries them and [Cache.Uncached] counts them.
 type Cache struct {
 	read atomic.Pointer[cacheMap] // immutable; replaced on promotion
 
-	mu     sync.Mutex
-	dirty  cacheMap // entries not yet in read
-	misses int      // lookups that took the lock since the last promotion
-	names  map[*tdh.Event]bool
+	mu       sync.Mutex
+	dirty    cacheMap // entries not yet in read
+	misses   int      // lookups that took the lock since the last promotion
+	names    map[*tdh.Event]bool
+	weight   int64 // bytes held, estimated
+	uncached int   // compilations not kept because the cache was full
+}
+
+// MaxCacheBytes bounds the memory a [Cache] holds: the metadata blobs it
+// keys on plus cacheBytesPerProperty per compiled property.
+const MaxCacheBytes = 64 << 20
+
+// cacheBytesPerProperty estimates the memory of one compiled property
+// (tdh.Property and its share of the slices).
+const cacheBytesPerProperty = 160
+
+// Uncached returns how many compilations were not kept because the cache
+// was full.
+func (c *Cache) Uncached() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.uncached
+}
+
+// entryWeight estimates the bytes an entry holds.
+func entryWeight(key string, e *cacheEntry) int64 {
+	w := int64(len(key)+len(e.traits)) + 64
+	if e.err != nil {
+		w += int64(len(key)) // the error keeps a copy of the blob
+	}
+	if e.schema != nil {
+		w += cacheBytesPerProperty * int64(countProperties(e.schema.Properties))
+	}
+	return w
+}
+
+func countProperties(props []tdh.Property) int {
+	n := len(props)
+	for i := range props {
+		n += countProperties(props[i].Members)
+	}
+	return n
 }
 
 type cacheMap map[string][]*cacheEntry // by metadata bytes
@@ -92,6 +134,12 @@ func (c *Cache) miss(provider uuid.UUID, traits, meta []byte) *cacheEntry {
 	if e == nil {
 		key := string(meta)
 		e = compileEntry(provider, string(traits), key)
+		w := entryWeight(key, e)
+		if c.weight+w > MaxCacheBytes {
+			c.uncached++
+			return e
+		}
+		c.weight += w
 		if c.dirty == nil {
 			c.dirty = cacheMap{}
 		}

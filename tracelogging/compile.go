@@ -18,16 +18,23 @@ func Compile(m *EventMetadata, providerName string, provider uuid.UUID) (*tdh.Ev
 		EventName:    m.Name,
 		Tags:         m.Tags,
 	}
-	props, err := compileFields(m.Fields, "")
+	props, err := compileFields(m.Fields, nil, 0)
 	if err != nil {
 		err.Event = m.Name
 		return nil, err
 	}
 	ev.Properties = props
+	if err := tdh.Validate(ev); err != nil {
+		me := &MetadataError{Event: m.Name, Offset: -1, Msg: err.Error()}
+		if se, ok := err.(*tdh.SchemaError); ok {
+			me.Field, me.Msg = se.Property, se.Msg
+		}
+		return nil, me
+	}
 	return ev, nil
 }
 
-func compileFields(fields []Field, path string) ([]tdh.Property, *MetadataError) {
+func compileFields(fields []Field, path *fieldPath, depth int) ([]tdh.Property, *MetadataError) {
 	props := make([]tdh.Property, 0, len(fields))
 	// synth adds a hidden u16 property holding a length or count that the
 	// payload carries in front of the value, and returns its index.
@@ -37,9 +44,9 @@ func compileFields(fields []Field, path string) ([]tdh.Property, *MetadataError)
 	}
 	for i := range fields {
 		f := &fields[i]
-		name := joinPath(path, f.Name)
+		name := path.child(f.Name)
 		fail := func(format string, args ...any) *MetadataError {
-			return &MetadataError{Field: name, Offset: -1, Msg: fmt.Sprintf(format, args...)}
+			return &MetadataError{Field: name.String(), Offset: -1, Msg: fmt.Sprintf(format, args...)}
 		}
 		p := tdh.Property{Name: f.Name, LengthIndex: -1, CountIndex: -1, Tags: f.Tags}
 		switch {
@@ -54,7 +61,10 @@ func compileFields(fields []Field, path string) ([]tdh.Property, *MetadataError)
 			if len(f.Fields) == 0 {
 				return nil, fail("struct has no members")
 			}
-			members, err := compileFields(f.Fields, name)
+			if depth >= MaxNesting {
+				return nil, fail("structs nested more than %d levels deep", MaxNesting)
+			}
+			members, err := compileFields(f.Fields, name, depth+1)
 			if err != nil {
 				return nil, err
 			}

@@ -30,6 +30,8 @@ package tracelogging
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
+	"strings"
 )
 
 // TraceLogging in-types (5 bits) that differ from TDH's.
@@ -143,14 +145,14 @@ func ParseEventMetadata(b []byte) (*EventMetadata, error) {
 	p := &parser{b: b[:total], pos: 2, meta: b}
 	m := &EventMetadata{}
 	var err error
-	if m.Tags, err = p.tags(""); err != nil {
+	if m.Tags, err = p.tags(nil); err != nil {
 		return nil, err
 	}
-	if m.Name, err = p.cstring("", true); err != nil {
+	if m.Name, err = p.cstring(nil, true); err != nil {
 		return nil, err
 	}
 	p.event = m.Name
-	if m.Fields, err = p.fields("", -1); err != nil {
+	if m.Fields, err = p.fields(nil, -1, 0); err != nil {
 		return nil, err
 	}
 	return m, nil
@@ -163,8 +165,38 @@ type parser struct {
 	event string
 }
 
-func (p *parser) errorf(field string, off int, format string, args ...any) *MetadataError {
-	return &MetadataError{Event: p.event, Field: field, Offset: off, Msg: fmt.Sprintf(format, args...), Meta: p.meta}
+func (p *parser) errorf(field *fieldPath, off int, format string, args ...any) *MetadataError {
+	return &MetadataError{Event: p.event, Field: field.String(), Offset: off, Msg: fmt.Sprintf(format, args...), Meta: p.meta}
+}
+
+// MaxNesting bounds the nesting of TraceLogging structs in event metadata:
+// a top-level struct is at level 1. Deeper metadata is a [MetadataError]
+// (an array of structs 32 levels deep decodes into values 64 levels deep,
+// tdh.MaxDepth).
+const MaxNesting = 32
+
+// fieldPath is the dotted path of a field, built as a chain from the
+// field up so that naming each field costs nothing until an error needs
+// its path as a string (joining at every level would cost the square of
+// the nesting).
+type fieldPath struct {
+	parent *fieldPath
+	name   string
+}
+
+func (f *fieldPath) child(name string) *fieldPath { return &fieldPath{f, name} }
+
+// String returns the path, "" for nil.
+func (f *fieldPath) String() string {
+	if f == nil {
+		return ""
+	}
+	var names []string
+	for x := f; x != nil; x = x.parent {
+		names = append(names, x.name)
+	}
+	slices.Reverse(names)
+	return strings.Join(names, ".")
 }
 
 func joinPath(path, name string) string {
@@ -175,9 +207,9 @@ func joinPath(path, name string) string {
 }
 
 // fields reads n fields (all that remain if n < 0) of the struct at path,
-// each struct (whose out-type byte holds its member count) with its
-// members.
-func (p *parser) fields(path string, n int) ([]Field, error) {
+// nested depth levels deep, each struct (whose out-type byte holds its
+// member count) with its members.
+func (p *parser) fields(path *fieldPath, n, depth int) ([]Field, error) {
 	var out []Field
 	for i := 0; n < 0 && p.pos < len(p.b) || i < n; i++ {
 		if p.pos >= len(p.b) {
@@ -191,9 +223,12 @@ func (p *parser) fields(path string, n int) ([]Field, error) {
 			members := int(f.OutType)
 			f.OutType = 0
 			if members == 0 {
-				return nil, p.errorf(joinPath(path, f.Name), p.pos, "struct has no members (1–127 allowed)")
+				return nil, p.errorf(path.child(f.Name), p.pos, "struct has no members (1–127 allowed)")
 			}
-			if f.Fields, err = p.fields(joinPath(path, f.Name), members); err != nil {
+			if depth >= MaxNesting {
+				return nil, p.errorf(path.child(f.Name), p.pos, "structs nested more than %d levels deep", MaxNesting)
+			}
+			if f.Fields, err = p.fields(path.child(f.Name), members, depth+1); err != nil {
 				return nil, err
 			}
 		}
@@ -202,8 +237,7 @@ func (p *parser) fields(path string, n int) ([]Field, error) {
 	return out, nil
 }
 
-// byte reads one byte of the field at path.
-func (p *parser) byte(path, what string) (byte, error) {
+func (p *parser) byte(path *fieldPath, what string) (byte, error) {
 	if p.pos >= len(p.b) {
 		return 0, p.errorf(path, p.pos, "metadata ends before the %s", what)
 	}
@@ -214,7 +248,7 @@ func (p *parser) byte(path, what string) (byte, error) {
 
 // cstring reads a NUL-terminated name: the event name if event is set,
 // else the name of a field under path.
-func (p *parser) cstring(path string, event bool) (string, error) {
+func (p *parser) cstring(path *fieldPath, event bool) (string, error) {
 	for i := p.pos; i < len(p.b); i++ {
 		if p.b[i] == 0 {
 			s := string(p.b[p.pos:i])
@@ -224,14 +258,14 @@ func (p *parser) cstring(path string, event bool) (string, error) {
 	}
 	partial := string(p.b[p.pos:])
 	if event {
-		return "", p.errorf("", p.pos, "event name %q is not NUL-terminated", partial)
+		return "", p.errorf(nil, p.pos, "event name %q is not NUL-terminated", partial)
 	}
-	return "", p.errorf(joinPath(path, partial), p.pos, "field name is not NUL-terminated (truncated metadata?)")
+	return "", p.errorf(path.child(partial), p.pos, "field name is not NUL-terminated (truncated metadata?)")
 }
 
 // tags reads a chained tag list: 7 bits a byte, most significant first,
 // continuing while the high bit is set; up to 28 bits.
-func (p *parser) tags(path string) (uint32, error) {
+func (p *parser) tags(path *fieldPath) (uint32, error) {
 	var v uint32
 	for shift := 21; ; shift -= 7 {
 		c, err := p.byte(path, "end of the tags")
@@ -255,13 +289,13 @@ func validInType(t uint8) bool {
 	return t != 0 && t != 16 && t <= 25
 }
 
-func (p *parser) field(path string) (Field, error) {
+func (p *parser) field(path *fieldPath) (Field, error) {
 	var f Field
 	var err error
 	if f.Name, err = p.cstring(path, false); err != nil {
 		return f, err
 	}
-	name := joinPath(path, f.Name)
+	name := path.child(f.Name)
 	in, err := p.byte(name, "in-type")
 	if err != nil {
 		return f, err

@@ -29,7 +29,7 @@ func TestTags(t *testing.T) {
 			t.Errorf("AppendTags(%#x) = % x, want % x", tags, got, want)
 		}
 		p := &parser{b: got}
-		if back, err := p.tags(""); err != nil || back != tags {
+		if back, err := p.tags(nil); err != nil || back != tags {
 			t.Errorf("tags(% x) = %#x, %v", got, back, err)
 		}
 	}

@@ -61,10 +61,14 @@ func (e *CSVEncoder) AppendEvent(b []byte, ev *etl.Event, res *decode.Result) []
 	line := len(b)
 	s := schemaOf(res)
 	d := &ev.Descriptor
-	b = appendRightString(b, eventName(s), 12)
-	b = append(b, ", "...)
 	start := len(b)
+	b = append(b, eventName(s)...)
+	b = e.quoteFrom(b, start, false)
+	b = rightAlignFrom(b, start, 12)
+	b = append(b, ", "...)
+	start = len(b)
 	b = appendOpcodeText(b, ev, s)
+	b = e.quoteFrom(b, start, false)
 	b = rightAlignFrom(b, start, 10)
 	b = append(b, ", "...)
 	b = appendUintRight(b, uint64(d.ID), 12)
@@ -131,9 +135,16 @@ func (e *CSVEncoder) AppendEvent(b []byte, ev *etl.Event, res *decode.Result) []
 }
 
 // appendValues appends ", value" for each printable top-level property.
+// Strings are quoted, as tracerpt quotes them; any other value that holds
+// a comma, a quote, CR or LF is quoted too, and quotes inside a quoted
+// value are doubled (RFC 4180), so that a CSV reader finds the columns.
+// The values together are bounded by tdh.MaxTextBytes: the value the bound
+// cuts ends with tdh.TruncatedMarker (or is only that) and the values
+// after it are left out.
 func (e *CSVEncoder) appendValues(b []byte, d *tdh.Decoded) []byte {
 	mof := d.Schema.Source == tdh.SourceMOF
 	props := d.Schema.Properties[:len(d.Top())] // without absent optional ones
+	limit := len(b) + tdh.MaxTextBytes
 	for i := range props {
 		p := &props[i]
 		if !tdh.Printable(p) || i >= len(d.Values) {
@@ -141,21 +152,54 @@ func (e *CSVEncoder) appendValues(b []byte, d *tdh.Decoded) []byte {
 		}
 		v := &d.Values[i]
 		b = append(b, ", "...)
-		if isStringValue(v) {
-			b = append(b, '"')
-			b = tdh.AppendText(b, d, v, &e.render)
-			b = append(b, '"')
-			continue
-		}
 		start := len(b)
-		b = tdh.AppendText(b, d, v, &e.render)
-		if mof {
+		if len(b) >= limit {
+			b = append(b, tdh.TruncatedMarker...)
+			break
+		}
+		var cut bool
+		b, cut = tdh.AppendTextLimit(b, d, v, &e.render, limit)
+		if isStringValue(v) {
+			b = e.quoteFrom(b, start, true)
+		} else if b = e.quoteFrom(b, start, false); mof && len(b) > start && b[start] != '"' {
 			if w := mofCSVWidth(v); w > 0 {
 				b = rightAlignFrom(b, start, w)
 			}
 		}
+		if cut {
+			break
+		}
 	}
 	return b
+}
+
+// quoteFrom puts the field b[start:] in double quotes, doubling the quotes
+// inside, when always is set or the field holds a comma, a quote, CR or
+// LF.
+func (e *CSVEncoder) quoteFrom(b []byte, start int, always bool) []byte {
+	field := b[start:]
+	if !always && !csvNeedsQuotes(field) {
+		return b
+	}
+	e.scratch = append(e.scratch[:0], field...)
+	b = append(b[:start], '"')
+	for _, c := range e.scratch {
+		if c == '"' {
+			b = append(b, '"')
+		}
+		b = append(b, c)
+	}
+	return append(b, '"')
+}
+
+func csvNeedsQuotes(field []byte) bool {
+	for _, c := range field {
+		switch c {
+		case ',', '"', '\r', '\n':
+			return true
+		}
+	}
+	return false
 }
 
 // isStringValue reports whether v renders as text that tracerpt's CSV

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/etwkit/etw/analysis"
 	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
 )
@@ -24,6 +25,17 @@ type Encoder interface {
 	// Clone returns an encoder with the same settings, for another
 	// goroutine.
 	Clone() Encoder
+}
+
+// AnnotatingEncoder is an Encoder that also writes what the analysis
+// model says of each event (Config.Analysis): the JSON encoder, and the
+// Parquet encoder of package parquetout. With Config.Analysis, Run calls
+// AppendAnnotatedEvent for every event instead of AppendEvent.
+type AnnotatingEncoder interface {
+	Encoder
+	// AppendAnnotatedEvent appends one event with its annotation (its
+	// process, thread and resolved stack); a may be nil.
+	AppendAnnotatedEvent(dst []byte, ev *etl.Event, res *decode.Result, a *analysis.Annotation) []byte
 }
 
 // Format is an output format.

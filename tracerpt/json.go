@@ -3,7 +3,6 @@ package tracerpt
 import (
 	"encoding/binary"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"strconv"
 
@@ -21,13 +20,31 @@ import (
 type JSONEncoder struct {
 	multiFile bool
 	raw       bool
+	start     int64 // the trace start (FILETIME) for "rel_ms"; 0: unknown
 	msg       []byte
+}
+
+// SchemaName names the JSON Lines schema the encoder writes (docs/cli.md):
+// "info --json" reports it, and it changes when a key changes meaning.
+const SchemaName = "etwkit.event/2"
+
+// TraceStart returns the start of a trace made of files: the earliest
+// log-file header StartTime that is set (0 if none is). The JSON dump's
+// "rel_ms" counts from it.
+func TraceStart(files []*etl.File) int64 {
+	var start int64
+	for _, f := range files {
+		if st := f.Header.StartTime; st > 0 && (start == 0 || st < start) {
+			start = st
+		}
+	}
+	return start
 }
 
 // NewJSONEncoder returns a JSON Lines encoder for the events of files. With
 // several files each object carries a "file" key (the index in files).
 func NewJSONEncoder(files []*etl.File, o *Options) *JSONEncoder {
-	e := &JSONEncoder{multiFile: len(files) > 1}
+	e := &JSONEncoder{multiFile: len(files) > 1, start: TraceStart(files)}
 	if o != nil {
 		e.raw = o.Raw
 	}
@@ -67,7 +84,8 @@ func (e *JSONEncoder) AppendAnnotatedEvent(b []byte, ev *etl.Event, res *decode.
 // AppendEventJSON appends one event as a JSON object (docs/cli.md), without
 // a newline. multiFile adds the "file" key; raw keeps "user_data" for
 // decoded events. Keys come in a fixed order so that output is
-// byte-for-byte reproducible.
+// byte-for-byte reproducible. It does not know the trace's start, so
+// "rel_ms" is left out; a [JSONEncoder] writes it.
 func AppendEventJSON(b []byte, ev *etl.Event, res *decode.Result, multiFile, raw bool) []byte {
 	e := JSONEncoder{multiFile: multiFile, raw: raw}
 	return append(e.appendEvent(b, ev, res, nil), '}')
@@ -89,12 +107,12 @@ func AppendStackJSON(b []byte, stack []analysis.Frame) []byte {
 			b = append(b, ',')
 		}
 		b = append(b, `{"address":`...)
-		b = strconv.AppendUint(b, f.Address, 10)
+		b = tdh.AppendJSONUint(b, f.Address)
 		if f.Image != nil {
 			b = append(b, `,"module":`...)
 			b = appendJSONString(b, f.Image.FileName())
 			b = append(b, `,"offset":`...)
-			b = strconv.AppendUint(b, f.Offset, 10)
+			b = tdh.AppendJSONUint(b, f.Offset)
 		}
 		if f.Method != nil {
 			b = append(b, `,"method":`...)
@@ -111,15 +129,23 @@ func AppendStackJSON(b []byte, stack []analysis.Frame) []byte {
 
 // appendEvent is AppendEventJSON with the encoder's settings, reusing its
 // message buffer, without the closing brace. With a, ids the header lacks
-// come from the annotation, and "process_name" follows "tid".
+// come from the annotation, and "process_name" follows "tid". Integers
+// follow the integer rule (docs/cli.md): numbers up to 2^53, decimal
+// strings above.
 func (e *JSONEncoder) appendEvent(b []byte, ev *etl.Event, res *decode.Result, a *analysis.Annotation) []byte {
 	multiFile, raw := e.multiFile, e.raw
 	b = append(b, `{"time":"`...)
 	b = appendRFC3339(b, ev.Time)
-	b = append(b, `","filetime":`...)
-	b = strconv.AppendInt(b, ev.Time, 10)
+	b = append(b, `","time_ns":`...)
+	b = appendUnixNanos(b, ev.Time)
+	if e.start != 0 {
+		b = append(b, `,"rel_ms":`...)
+		b = appendRelMillis(b, ev.Time-e.start)
+	}
+	b = append(b, `,"filetime":`...)
+	b = tdh.AppendJSONInt(b, ev.Time)
 	b = append(b, `,"raw_timestamp":`...)
-	b = strconv.AppendInt(b, ev.Timestamp, 10)
+	b = tdh.AppendJSONInt(b, ev.Timestamp)
 	if multiFile {
 		b = append(b, `,"file":`...)
 		b = strconv.AppendInt(b, int64(ev.File), 10)
@@ -147,9 +173,9 @@ func (e *JSONEncoder) appendEvent(b []byte, ev *etl.Event, res *decode.Result, a
 	}
 	b = append(b, `,"header":"`...)
 	b = append(b, ev.Header.String()...)
-	b = append(b, `","flags":"0x`...)
-	b = strconv.AppendUint(b, uint64(ev.Flags), 16)
-	b = append(b, `","provider_guid":"`...)
+	b = append(b, `","flags":`...)
+	b = strconv.AppendUint(b, uint64(ev.Flags), 10)
+	b = append(b, `,"provider_guid":"`...)
 	b = appendGUID(b, ev.ProviderID)
 	d := &ev.Descriptor
 	b = append(b, `","event_id":`...)
@@ -164,14 +190,12 @@ func (e *JSONEncoder) appendEvent(b []byte, ev *etl.Event, res *decode.Result, a
 	b = strconv.AppendUint(b, uint64(d.Opcode), 10)
 	b = append(b, `,"task":`...)
 	b = strconv.AppendUint(b, uint64(d.Task), 10)
-	b = append(b, `,"keywords":"0x`...)
-	b = strconv.AppendUint(b, d.Keyword, 16)
-	b = append(b, '"')
+	b = append(b, `,"keywords":`...)
+	b = tdh.AppendJSONUint(b, d.Keyword)
 	switch ev.Header {
 	case etl.HeaderSystem32, etl.HeaderSystem64, etl.HeaderCompact32, etl.HeaderCompact64, etl.HeaderPerfInfo32, etl.HeaderPerfInfo64:
-		b = append(b, `,"hook_id":"0x`...)
-		b = strconv.AppendUint(b, uint64(ev.HookID), 16)
-		b = append(b, '"')
+		b = append(b, `,"hook_id":`...)
+		b = strconv.AppendUint(b, uint64(ev.HookID), 10)
 	case etl.HeaderInstance32, etl.HeaderInstance64:
 		b = append(b, `,"instance_id":`...)
 		b = strconv.AppendUint(b, uint64(ev.InstanceID), 10)
@@ -181,9 +205,9 @@ func (e *JSONEncoder) appendEvent(b []byte, ev *etl.Event, res *decode.Result, a
 		b = appendGUID(b, ev.ParentGUID)
 		b = append(b, '"')
 	case etl.HeaderMessage:
-		b = append(b, `,"message_flags":"0x`...)
-		b = strconv.AppendUint(b, uint64(ev.MessageFlags), 16)
-		b = append(b, `","sequence":`...)
+		b = append(b, `,"message_flags":`...)
+		b = strconv.AppendUint(b, uint64(ev.MessageFlags), 10)
+		b = append(b, `,"sequence":`...)
 		b = strconv.AppendUint(b, uint64(ev.SequenceNumber), 10)
 		b = append(b, `,"component_id":`...)
 		b = strconv.AppendUint(b, uint64(ev.ComponentID), 10)
@@ -191,7 +215,7 @@ func (e *JSONEncoder) appendEvent(b []byte, ev *etl.Event, res *decode.Result, a
 	if ev.Flags&etl.FlagNoCPUTime == 0 {
 		if ev.Flags&etl.FlagPrivateSession != 0 {
 			b = append(b, `,"processor_time":`...)
-			b = strconv.AppendUint(b, ev.ProcessorTime, 10)
+			b = tdh.AppendJSONUint(b, ev.ProcessorTime)
 		} else {
 			b = append(b, `,"kernel_time":`...)
 			b = strconv.AppendUint(b, uint64(ev.KernelTime), 10)
@@ -210,14 +234,8 @@ func (e *JSONEncoder) appendEvent(b []byte, ev *etl.Event, res *decode.Result, a
 		b = append(b, '"')
 	}
 	if len(ev.Extended) > 0 {
-		b = append(b, `,"extended":[`...)
-		for i, x := range ev.Extended {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendExtended(b, x)
-		}
-		b = append(b, ']')
+		b = append(b, `,"extended":`...)
+		b = AppendExtendedJSON(b, ev.Extended)
 	}
 	decoded := res != nil && res.Schema != nil && res.Err == nil
 	if res != nil && res.Schema != nil {
@@ -236,7 +254,12 @@ func (e *JSONEncoder) appendEvent(b []byte, ev *etl.Event, res *decode.Result, a
 	}
 	if decoded {
 		b = append(b, `,"properties":`...)
-		b = tdh.AppendPropertiesJSON(b, res.Decoded)
+		b = tdh.AppendDataJSON(b, res.Decoded)
+		n := len(b)
+		var named bool
+		if b, named = tdh.AppendMapsJSON(append(b, `,"maps":`...), res.Decoded); !named {
+			b = b[:n]
+		}
 		if res.Schema.Message != "" {
 			b = append(b, `,"message":`...)
 			e.msg = tdh.AppendMessage(e.msg[:0], res.Schema.Message, res.Decoded, nil)
@@ -253,6 +276,50 @@ func (e *JSONEncoder) appendEvent(b []byte, ev *etl.Event, res *decode.Result, a
 		b = appendJSONString(b, res.Err.Error())
 	}
 	return b
+}
+
+// fileTimeUnixEpoch is 1970-01-01 as a FILETIME.
+const fileTimeUnixEpoch = 116444736000000000
+
+// appendUnixNanos appends FILETIME ft as nanoseconds since 1970 by the
+// integer rule (a decimal string for every time after April 1970).
+func appendUnixNanos(b []byte, ft int64) []byte {
+	t := ft - fileTimeUnixEpoch
+	if ft < 0 && t > 0 { // wrapped: not a FILETIME any clock gives
+		t = 0
+	}
+	if t >= -tdh.MaxExactJSONInt/100 && t <= tdh.MaxExactJSONInt/100 {
+		return strconv.AppendInt(b, t*100, 10)
+	}
+	b = append(b, '"')
+	b = strconv.AppendInt(b, t, 10)
+	return append(b, '0', '0', '"')
+}
+
+// appendRelMillis appends d (100 ns units) as milliseconds, a JSON number
+// with up to four decimals.
+func appendRelMillis(b []byte, d int64) []byte {
+	u := uint64(d)
+	if d < 0 {
+		b = append(b, '-')
+		u = -u
+	}
+	b = strconv.AppendUint(b, u/10000, 10)
+	frac := u % 10000
+	if frac == 0 {
+		return b
+	}
+	var f [5]byte
+	f[0] = '.'
+	for i := 4; i >= 1; i-- {
+		f[i] = byte('0' + frac%10)
+		frac /= 10
+	}
+	n := 5
+	for f[n-1] == '0' {
+		n--
+	}
+	return append(b, f[:n]...)
 }
 
 // appendRFC3339 appends FILETIME ft as UTC RFC 3339 with 7 fractional
@@ -297,41 +364,160 @@ func appendLevelName(b []byte, level uint8, name string) []byte {
 	return appendJSONString(b, name)
 }
 
+// AppendExtendedJSON appends extended items as the JSON dump's
+// "extended" array (docs/cli.md): [{"type":NAME,"value":V},…].
+func AppendExtendedJSON(b []byte, items []etl.ExtendedItem) []byte {
+	b = append(b, '[')
+	for i, x := range items {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendExtended(b, x)
+	}
+	return append(b, ']')
+}
+
 // appendExtended writes {"type":NAME,"value":V} with V the typed value of
 // the item, or {"type":NAME,"data":HEX,"error":MSG} when it does not
 // decode. Raw blobs (TraceLogging schemas, unknown types) are hex strings.
-// The common items are written without going through reflection.
+// Integers follow the integer rule (numbers up to 2^53, decimal strings
+// above); nothing goes through reflection.
 func appendExtended(b []byte, x etl.ExtendedItem) []byte {
 	b = append(b, `{"type":"`...)
 	b = append(b, x.Type.String()...)
 	b = append(b, '"')
+	d := x.Data
+	le := binary.LittleEndian
 	switch x.Type {
 	case etl.ExtEventSchemaTL:
 		b = append(b, `,"value":"`...)
-		b = hex.AppendEncode(b, x.Data)
+		b = hex.AppendEncode(b, d)
 		return append(b, `"}`...)
 	case etl.ExtRelatedActivityID, etl.ExtControlGUID, etl.ExtContainerID:
-		if len(x.Data) >= 16 {
+		if len(d) >= 16 {
 			b = append(b, `,"value":"`...)
-			b = appendGUID(b, etl.GUIDFromWindows(x.Data))
+			b = appendGUID(b, etl.GUIDFromWindows(d))
 			return append(b, `"}`...)
 		}
 	case etl.ExtProvTraits:
-		if name, ok := plainTraitsName(x.Data); ok {
+		if name, ok := plainTraitsName(d); ok {
 			b = append(b, `,"value":{"name":`...)
 			b = appendJSONString(b, name)
 			return append(b, `,"traits":[]}}`...)
 		}
+	case etl.ExtTSID:
+		if len(d) >= 4 {
+			b = append(b, `,"value":`...)
+			b = strconv.AppendUint(b, uint64(le.Uint32(d)), 10)
+			return append(b, '}')
+		}
+	case etl.ExtInstanceInfo:
+		if len(d) >= 24 {
+			b = append(b, `,"value":{"instance_id":`...)
+			b = strconv.AppendUint(b, uint64(le.Uint32(d)), 10)
+			b = append(b, `,"parent_instance_id":`...)
+			b = strconv.AppendUint(b, uint64(le.Uint32(d[4:])), 10)
+			b = append(b, `,"parent_guid":"`...)
+			b = appendGUID(b, etl.GUIDFromWindows(d[8:]))
+			return append(b, `"}}`...)
+		}
+	case etl.ExtStackTrace32, etl.ExtStackTrace64:
+		if len(d) >= 8 {
+			b = append(b, `,"value":{"match_id":`...)
+			b = tdh.AppendJSONUint(b, le.Uint64(d))
+			b = append(b, `,"addresses":[`...)
+			rest := d[8:]
+			if x.Type == etl.ExtStackTrace32 {
+				for i := 0; i+4 <= len(rest); i += 4 {
+					if i > 0 {
+						b = append(b, ',')
+					}
+					b = strconv.AppendUint(b, uint64(le.Uint32(rest[i:])), 10)
+				}
+			} else {
+				for i := 0; i+8 <= len(rest); i += 8 {
+					if i > 0 {
+						b = append(b, ',')
+					}
+					b = tdh.AppendJSONUint(b, le.Uint64(rest[i:]))
+				}
+			}
+			return append(b, `]}}`...)
+		}
+	case etl.ExtStackKey32, etl.ExtStackKey64:
+		if n := 12 + 4*btoi(x.Type == etl.ExtStackKey64); len(d) >= n {
+			key := uint64(le.Uint32(d[8:]))
+			if x.Type == etl.ExtStackKey64 {
+				key = le.Uint64(d[8:])
+			}
+			b = append(b, `,"value":{"match_id":`...)
+			b = tdh.AppendJSONUint(b, le.Uint64(d))
+			b = append(b, `,"stack_key":`...)
+			b = tdh.AppendJSONUint(b, key)
+			return append(b, `}}`...)
+		}
+	case etl.ExtPEBSIndex, etl.ExtPSMKey, etl.ExtEventKey, etl.ExtProcessStartKey, etl.ExtQPCDelta:
+		if len(d) >= 8 {
+			b = append(b, `,"value":`...)
+			b = tdh.AppendJSONUint(b, le.Uint64(d))
+			return append(b, '}')
+		}
+	case etl.ExtPMCCounters:
+		b = append(b, `,"value":[`...)
+		for i := 0; i+8 <= len(d); i += 8 {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = tdh.AppendJSONUint(b, le.Uint64(d[i:]))
+		}
+		return append(b, `]}`...)
 	}
 	v, err := x.Value()
 	if err != nil {
 		b = append(b, `,"data":"`...)
-		b = hex.AppendEncode(b, x.Data)
+		b = hex.AppendEncode(b, d)
 		b = append(b, `","error":`...)
 		return append(appendJSONString(b, err.Error()), '}')
 	}
 	b = append(b, `,"value":`...)
-	return append(appendJSONValue(b, jsonValue(v)), '}')
+	switch v := v.(type) {
+	case etl.SID:
+		b = appendJSONString(b, v.String())
+	case etl.ProviderTraits:
+		b = append(b, `{"name":`...)
+		b = appendJSONString(b, v.Name)
+		b = append(b, `,"traits":[`...)
+		for i, t := range v.Traits {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"type":`...)
+			b = strconv.AppendUint(b, uint64(t.Type), 10)
+			if t.GUID != nil {
+				b = append(b, `,"guid":"`...)
+				b = appendGUID(b, *t.GUID)
+			} else {
+				b = append(b, `,"data":"`...)
+				b = hex.AppendEncode(b, t.Data)
+			}
+			b = append(b, `"}`...)
+		}
+		b = append(b, `]}`...)
+	case []byte:
+		b = append(b, '"')
+		b = hex.AppendEncode(b, v)
+		b = append(b, '"')
+	default: // the types above cover every item Value decodes
+		b = appendJSONString(b, fmt.Sprint(v))
+	}
+	return append(b, '}')
+}
+
+func btoi(v bool) int {
+	if v {
+		return 1
+	}
+	return 0
 }
 
 // plainTraitsName returns the provider name of a provider-traits blob that
@@ -352,40 +538,4 @@ func plainTraitsName(b []byte) ([]byte, bool) {
 		}
 	}
 	return nil, false
-}
-
-// jsonValue maps typed extended values to their JSON form: GUIDs braced,
-// SIDs as S-1-… strings, byte blobs as hex.
-func jsonValue(v any) any {
-	switch v := v.(type) {
-	case uuid.UUID:
-		return string(appendGUID(nil, v))
-	case etl.SID:
-		return v.String()
-	case []byte:
-		return hex.EncodeToString(v)
-	case etl.InstanceInfo:
-		return map[string]any{"instance_id": v.InstanceID, "parent_instance_id": v.ParentInstanceID, "parent_guid": string(appendGUID(nil, v.ParentGUID))}
-	case etl.ProviderTraits:
-		traits := []any{}
-		for _, t := range v.Traits {
-			m := map[string]any{"type": t.Type}
-			if t.GUID != nil {
-				m["guid"] = string(appendGUID(nil, *t.GUID))
-			} else {
-				m["data"] = hex.EncodeToString(t.Data)
-			}
-			traits = append(traits, m)
-		}
-		return map[string]any{"name": v.Name, "traits": traits}
-	}
-	return v
-}
-
-func appendJSONValue(b []byte, v any) []byte {
-	j, err := json.Marshal(v)
-	if err != nil {
-		return strconv.AppendQuote(b, fmt.Sprint(v))
-	}
-	return append(b, j...)
 }

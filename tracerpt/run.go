@@ -48,9 +48,10 @@ type Config struct {
 	// Progress, if set, is called now and then with the bytes of input
 	// read so far and the total.
 	Progress func(done, total int64)
-	// Analysis, if set with a JSON encoder, annotates each event from the
-	// model (built from the same files): "pid" and "tid" where the header
-	// has none, "process_name" and "stack" (docs/cli.md). Every event read
+	// Analysis, if set with an AnnotatingEncoder (JSON, Parquet), annotates
+	// each event from the model (built from the same files): "pid" and
+	// "tid" where the header has none, "process_name" and "stack"
+	// (docs/cli.md). Every event read
 	// goes through an analysis.Enricher, filtered or not, so that stacks
 	// logged by separate events reach the events they belong to.
 	Analysis *analysis.Model
@@ -115,13 +116,14 @@ func Run(ctx context.Context, c *Config) (Stats, error) {
 	}
 	var err error
 	je, _ := c.Encoder.(*JSONEncoder)
+	ae, _ := c.Encoder.(AnnotatingEncoder)
 	switch {
 	case c.Analysis != nil && je != nil && workers == 1:
 		err = p.runSequentialEnriched(ctx, dec, je)
-	case workers == 1:
+	case workers == 1 && (c.Analysis == nil || ae == nil):
 		err = p.runSequential(ctx, dec)
 	default:
-		if c.Analysis != nil && je != nil {
+		if c.Analysis != nil && ae != nil {
 			p.enrich = c.Analysis.NewEnricher(nil)
 		}
 		err = p.runParallel(ctx, dec, workers)
@@ -472,11 +474,11 @@ func (p *pipeline) render(b *batch, d *decode.Decoder, enc Encoder) {
 			continue
 		}
 		n := len(b.out)
-		if je, ok := enc.(*JSONEncoder); ok && len(b.ann) > i {
+		if ae, ok := enc.(AnnotatingEncoder); ok && len(b.ann) > i {
 			a := &b.ann[i]
 			off, cnt := b.stack[i][0], b.stack[i][1]
 			a.Stack = b.frames[off : off+cnt : off+cnt]
-			b.out = je.AppendAnnotatedEvent(b.out, ev, res, a)
+			b.out = ae.AppendAnnotatedEvent(b.out, ev, res, a)
 		} else if enc != nil {
 			b.out = enc.AppendEvent(b.out, ev, res)
 			if len(b.out) == n {

@@ -184,10 +184,14 @@ func (e *XMLEncoder) appendProvider(b []byte, ev *etl.Event, s *tdh.Event) []byt
 }
 
 // appendEventData appends <EventData> with one <Data Name=…> per printable
-// top-level property, in template order.
+// top-level property, in template order. The properties together are
+// bounded by tdh.MaxTextBytes (escaping aside): the value the bound cuts
+// ends with tdh.TruncatedMarker (or is only that) and the properties after
+// it are left out.
 func (e *XMLEncoder) appendEventData(b []byte, d *tdh.Decoded) []byte {
 	b = append(b, "\t<EventData>\n"...)
 	props := d.Schema.Properties[:len(d.Top())] // without absent optional ones
+	limit := len(b) + tdh.MaxTextBytes
 	for i := range props {
 		p := &props[i]
 		if !tdh.Printable(p) || i >= len(d.Values) {
@@ -196,10 +200,20 @@ func (e *XMLEncoder) appendEventData(b []byte, d *tdh.Decoded) []byte {
 		b = append(b, "\t\t<Data Name=\""...)
 		b = appendXMLAttr(b, p.Name)
 		b = append(b, "\">"...)
+		if len(b) >= limit {
+			// The bound is reached: this property only says so.
+			b = append(b, tdh.TruncatedMarker...)
+			b = append(b, "</Data>\n"...)
+			break
+		}
 		start := len(b)
-		b = tdh.AppendText(b, d, &d.Values[i], &e.render)
+		var cut bool
+		b, cut = tdh.AppendTextLimit(b, d, &d.Values[i], &e.render, limit)
 		b, e.scratch = escapeXMLFrom(b, start, e.scratch)
 		b = append(b, "</Data>\n"...)
+		if cut {
+			break
+		}
 	}
 	return append(b, "\t</EventData>\n"...)
 }

@@ -22,6 +22,7 @@ package wpp
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -103,14 +104,16 @@ func ParseFile(path string) (*File, error) {
 	return Parse(f, path)
 }
 
-// maxLine bounds a TMF line; real files have lines of a few KB.
-const maxLine = 1 << 20
+// MaxLineBytes bounds a TMF line (and a format string continued over
+// lines); real files have lines of a few KB. A longer line is an [*Error]
+// naming its line number and the limit.
+const MaxLineBytes = 1 << 20
 
 // Parse parses a TMF file read from r; name is used in error messages.
 func Parse(r io.Reader, name string) (*File, error) {
 	p := &parser{f: &File{Name: name, Enums: map[string]*Enum{}}}
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
+	sc.Buffer(make([]byte, 0, 64<<10), MaxLineBytes)
 	for sc.Scan() {
 		p.line++
 		if err := p.parseLine(sc.Text()); err != nil {
@@ -118,6 +121,9 @@ func Parse(r io.Reader, name string) (*File, error) {
 		}
 	}
 	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return nil, &Error{name, p.line + 1, fmt.Sprintf("line longer than the %d-byte limit", MaxLineBytes)}
+		}
 		return nil, &Error{name, p.line + 1, err.Error()}
 	}
 	switch p.state {
@@ -163,7 +169,7 @@ func (p *parser) parseLine(raw string) error {
 	s := strings.TrimSpace(strings.Trim(strings.TrimPrefix(raw, "\ufeff"), "\x1a"))
 	switch p.state {
 	case stFormat:
-		if s == "{" || strings.HasPrefix(s, "#") || isGUIDLine(s) || len(p.fmtText) > maxLine {
+		if s == "{" || strings.HasPrefix(s, "#") || isGUIDLine(s) || len(p.fmtText) > MaxLineBytes {
 			// An unterminated format (system.tmf has some): it ends at
 			// its line.
 			p.finishFormat(p.fmtText, "")

@@ -43,6 +43,9 @@ type dumpOptions struct {
 	strict    bool
 	verbose   bool
 
+	splitDir    string // --split-by-event: Parquet tables per event type
+	compression string // Parquet codec
+
 	providers, excludeProviders []string
 	eventIDs, levels            string
 	keywordsAny, keywordsAll    string
@@ -100,7 +103,7 @@ was not given; 5 damaged input with --strict.`,
 	// tracerpt's options.
 	fl.BoolVarP(&o.inputs, "l", "l", false, "the arguments that follow are input files (tracerpt's -l; optional)")
 	fl.StringVarP(&o.output, "o", "o", "", "dump file; without a value dumpfile.xml (.csv, .json by format); - for standard output")
-	fl.StringVar(&o.format, "of", "XML", "dump format: XML (tracerpt's XML), CSV (tracerpt's CSV) or JSON (JSON Lines)")
+	fl.StringVar(&o.format, "of", "XML", "dump format: XML (tracerpt's XML), CSV (tracerpt's CSV), JSON (JSON Lines) or PARQUET")
 	fl.StringVar(&o.summary, "summary", "", "write tracerpt's summary file; without a value summary.txt (only the summary is written unless -o is given too)")
 	fl.StringSliceVar(&o.manifests, "import", nil, "instrumentation manifest(s), or folders of them, to decode events with (-import a.man b.man)")
 	fl.BoolVar(&o.lr, "lr", false, "less restrictive: show the properties that decoded for events that do not fit their schema")
@@ -110,7 +113,7 @@ was not given; 5 damaged input with --strict.`,
 	fl.StringVar(&o.culture, "culture", tracerpt.DefaultCulture, "culture of RenderingInfo and of the summary's dates (en-US, en-CA, en-GB, de-DE, …)")
 	fl.BoolVar(&o.rts, "rts", false, "add the raw timestamp (TimeCreated RawTime) to the XML dump")
 	fl.StringVar(&o.encoding, "en", "ANSI", "CSV encoding: ANSI (Windows-1252), Unicode (UTF-16LE with BOM) or UTF8")
-	fl.StringVar(&o.report, "report", "", "tracerpt's workload report: not supported")
+	fl.StringVar(&o.report, "report", "", "write the trace report (HTML, as the report command); without a value workload.html; only the report unless -o or -summary is given too")
 	fl.StringVar(&o.export, "export", "", "tracerpt's schema export: not supported")
 	fl.StringVar(&o.config, "config", "", "tracerpt's settings file: not supported")
 	addFilterFlags(fl, &o)
@@ -120,10 +123,12 @@ was not given; 5 damaged input with --strict.`,
 	fl.BoolVar(&o.nearest, "nearest-version", false, "decode an event whose exact version has no schema with the nearest version")
 	fl.BoolVar(&o.raw, "raw", false, "JSON: include user_data (hex) even for decoded events")
 	fl.BoolVar(&o.noAnalyze, "no-analysis", false, "JSON: no process_name or stack, header ids only (skips the pass over the input that builds the analysis model)")
+	fl.StringVar(&o.splitDir, "split-by-event", "", "Parquet: one table per provider and event name under this directory, a typed column per property")
+	fl.StringVar(&o.compression, "compression", "snappy", "Parquet: compression codec, snappy, zstd or none")
 	fl.BoolVar(&o.quiet, "quiet", false, "no progress bar (it is shown only when standard error is a terminal)")
 	fl.BoolVar(&o.strict, "strict", false, "stop with exit status 5 at the first damaged buffer or record (default: warn and go on)")
 	fl.StringSliceVar(&o.manifests, "manifest", nil, "same as -import")
-	root.AddCommand(newInfoCmd(), newProvidersCmd(), newSchemasCmd(), newRelogCmd(), newSynthCmd(), newStacksCmd(), newStatsCmd())
+	root.AddCommand(newInfoCmd(), newProvidersCmd(), newSchemasCmd(), newRelogCmd(), newSynthCmd(), newStacksCmd(), newStatsCmd(), newReportCmd(), newPcapngCmd())
 	setFlagErrors(root)
 	for _, c := range root.Commands() {
 		setFlagErrors(c)
@@ -195,13 +200,20 @@ func warn(cmd *cobra.Command, err error) {
 
 func runDump(cmd *cobra.Command, args []string, o *dumpOptions) error {
 	fl := cmd.Flags()
-	format, err := tracerpt.ParseFormat(o.format)
+	format, pq, err := parseDumpFormat(o, fl.Changed("of"))
 	if err != nil {
 		return usageError(err)
 	}
-	for name, v := range map[string]string{"report": o.report, "export": o.export, "config": o.config} {
+	for name, v := range map[string]string{"export": o.export, "config": o.config} {
 		if v != "" {
 			return usageError(fmt.Errorf("-%s is not supported", name))
+		}
+	}
+	if o.report != "" {
+		// tracerpt's -report: the HTML report; the dump too only if asked for.
+		ro := &reportOptions{output: o.report, yes: o.yes, imports: o.manifests, verbose: o.verbose}
+		if err := writeReport(cmd, args, ro); err != nil || !fl.Changed("o") && !fl.Changed("summary") {
+			return err
 		}
 	}
 	ropts := &tracerpt.Options{LessRestrictive: o.lr, RawTimestamp: o.rts, Raw: o.raw}
@@ -234,10 +246,10 @@ func runDump(cmd *cobra.Command, args []string, o *dumpOptions) error {
 	}
 
 	// Outputs: the dump unless only -summary was asked for.
-	dump := fl.Changed("o") || !fl.Changed("summary")
+	dump := fl.Changed("o") || !fl.Changed("summary") || o.splitDir != ""
 	dumpPath := o.output
 	if dumpPath == "" {
-		dumpPath = format.DefaultOutput()
+		dumpPath = defaultDumpPath(format, o)
 	}
 	summaryPath := o.summary
 	if dump && summaryPath != "" && summaryPath == dumpPath && dumpPath != "-" {
@@ -272,14 +284,15 @@ func runDump(cmd *cobra.Command, args []string, o *dumpOptions) error {
 	if o.fileOrder {
 		cfg.Order = etl.FileOrder
 	}
-	if dump && format == tracerpt.JSON && !o.noAnalyze {
+	if dump && (format == tracerpt.JSON || pq) && !o.noAnalyze {
 		// The analysis model gives each event its process name and stack;
 		// the reader's warnings come from the dump itself.
 		cfg.Analysis, _ = analysis.Build(files, dec, nil)
 	}
 	var out *bufio.Writer
 	var outFile *os.File
-	if dump {
+	var pqOut *parquetOutput
+	if dump && o.splitDir == "" {
 		var w io.Writer = cmd.OutOrStdout()
 		if dumpPath != "-" {
 			if outFile, err = os.Create(dumpPath); err != nil {
@@ -294,6 +307,11 @@ func runDump(cmd *cobra.Command, args []string, o *dumpOptions) error {
 			cfg.Output = tracerpt.NewUTF16Writer(out)
 		}
 		cfg.Encoder = tracerpt.NewEncoder(format, files, ropts)
+	}
+	if dump && pq {
+		if pqOut, err = startParquet(cfg, out, files, o); err != nil {
+			return err
+		}
 	}
 	if o.summary != "" {
 		paths := make([]string, len(files))
@@ -310,6 +328,7 @@ func runDump(cmd *cobra.Command, args []string, o *dumpOptions) error {
 	}
 
 	_, err = tracerpt.Run(context.Background(), cfg)
+	err = pqOut.finish(err)
 	if out != nil {
 		if ferr := out.Flush(); err == nil {
 			err = ferr

@@ -11,10 +11,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/tracerpt"
 )
 
 // fileInfo is the JSON form of "info --json" (docs/cli.md).
 type fileInfo struct {
+	Schema            string         `json:"schema"` // of the JSON dump's events: tracerpt.SchemaName
 	File              string         `json:"file"`
 	Size              int64          `json:"size"`
 	Buffers           int            `json:"buffers"`
@@ -111,6 +113,7 @@ func gatherInfo(path string) (*fileInfo, error) {
 	st := f.Scan()
 	h := &f.Header
 	fi := &fileInfo{
+		Schema:            tracerpt.SchemaName,
 		File:              path,
 		Size:              f.Size(),
 		Buffers:           st.Buffers,

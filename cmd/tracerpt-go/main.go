@@ -98,7 +98,7 @@ var tracerptLongFlags = map[string]bool{
 // optionalValue are the options whose value may be left out (tracerpt's
 // "-summary [file]", "-o [file]"); the value is the next argument unless
 // that is an option or an .etl input.
-var optionalValue = map[string]string{"summary": "summary.txt", "o": "", "report": "workload.xml", "export": "schema.man"}
+var optionalValue = map[string]string{"summary": "summary.txt", "o": "", "report": "workload.html", "export": "schema.man"}
 
 // normalizeArgs rewrites tracerpt's command line for pflag: "-of" becomes
 // "--of" (for every long option of the command); "-summary" and "-o"

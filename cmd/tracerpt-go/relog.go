@@ -55,6 +55,9 @@ func runRelog(cmd *cobra.Command, args []string, o *relogOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := checkOutputs(inputPaths(files, o.manifests), o.out); err != nil {
+		return err
+	}
 	if _, err := os.Stat(o.out); err == nil && !o.yes {
 		return withCode(exitExists, fmt.Errorf("%s already exists; add -y to overwrite it", o.out))
 	}
@@ -82,12 +85,17 @@ func runRelog(cmd *cobra.Command, args []string, o *relogOptions) error {
 	if bufSize == 0 {
 		bufSize = int(max(h.BufferSize, 64<<10))
 	}
-	out, err := os.Create(o.out)
+	// Written under a temporary name and renamed when complete: a
+	// failure leaves no partial file.
+	out, err := createAtomic(o.out)
 	if err != nil {
 		return err
 	}
-	defer out.Close()
-	w, err := etl.NewWriter(out, &etl.WriterOptions{Header: h, BufferSize: bufSize, Compress: o.compress})
+	defer out.abort()
+	// Damaged or duplicated inputs can go back in time on a processor
+	// (the merge reads a processor's buffers in flush order): such events
+	// start a new buffer rather than stopping the relog.
+	w, err := etl.NewWriter(out, &etl.WriterOptions{Header: h, BufferSize: bufSize, Compress: o.compress, Reorder: true})
 	if err != nil {
 		return err
 	}
@@ -122,8 +130,11 @@ func runRelog(cmd *cobra.Command, args []string, o *relogOptions) error {
 	for _, err := range r.Errors() {
 		warn(cmd, err)
 	}
+	if n := w.Reordered(); n > 0 {
+		warn(cmd, fmt.Errorf("%d events came earlier than the previous event of their processor (overlapping or duplicated buffers in the input): each started a new buffer", n))
+	}
 	if err := w.Close(); err != nil {
 		return err
 	}
-	return out.Close()
+	return out.commit()
 }

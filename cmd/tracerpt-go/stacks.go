@@ -136,6 +136,11 @@ the values samples/count and cpu/nanoseconds (the trace's sampling interval,
 				}
 				copts.PIDs = l
 			}
+			if paths, err := tracerpt.ExpandInputs(args); err == nil {
+				if err := checkOutputs(append(paths, o.manifests...), output); err != nil {
+					return err
+				}
+			}
 			files, dec, m, err := o.buildModel(cmd, args)
 			defer closeAll(files)
 			if err != nil {

@@ -60,6 +60,9 @@ func runSynth(cmd *cobra.Command, in string, o *synthOptions) error {
 	if o.out == "" {
 		return usageError(errors.New("synth needs -o OUT.etl"))
 	}
+	if err := checkOutputs([]string{in}, o.out); err != nil {
+		return err
+	}
 	if _, err := os.Stat(o.out); err == nil && !o.yes {
 		return withCode(exitExists, fmt.Errorf("%s already exists; add -y to overwrite it", o.out))
 	}
@@ -72,11 +75,13 @@ func runSynth(cmd *cobra.Command, in string, o *synthOptions) error {
 		defer f.Close()
 		r = f
 	}
-	out, err := os.Create(o.out)
+	// Written under a temporary name and renamed when complete: a
+	// failure (an input error at line N) leaves no partial file.
+	out, err := createAtomic(o.out)
 	if err != nil {
 		return err
 	}
-	defer out.Close()
+	defer out.abort()
 	err = synth.Convert(out, r, in, &synth.Options{BufferSize: o.bufferSize, Compress: o.compress, CPUs: o.cpus})
 	var ie *synth.InputError
 	if errors.As(err, &ie) {
@@ -85,5 +90,5 @@ func runSynth(cmd *cobra.Command, in string, o *synthOptions) error {
 	if err != nil {
 		return err
 	}
-	return out.Close()
+	return out.commit()
 }

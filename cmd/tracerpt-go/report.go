@@ -1,0 +1,134 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/etwkit/etw/report"
+	"github.com/etwkit/etw/tracerpt"
+)
+
+// reportOptions are the options of "report" and of the dump's -report.
+type reportOptions struct {
+	output  string
+	asJSON  bool
+	yes     bool
+	imports []string
+	verbose bool
+}
+
+func newReportCmd() *cobra.Command {
+	var o reportOptions
+	cmd := &cobra.Command{
+		Use:   "report FILE... [-o report.html] [--json] [-y] [-import FILE...]",
+		Short: "Write a trace report to read in a browser (one HTML file), or its data as JSON",
+		Long: `report reads the files and writes one self-contained HTML page (no network
+access, opens from file://): the files' header facts, decode coverage and
+damaged buffers; events per second over the trace by provider, with the
+moments events were lost; process lifetimes, events and CPU samples; a flame
+graph of the sampled CPU stacks (click to zoom, search, per process); .NET
+garbage collections, allocations and JIT activity; disk and file I/O by
+process and file; the providers table. Sections without data are left out.
+With --json it writes the same data as one JSON object.
+
+-o defaults to report.html (report.json with --json); "-o -" writes to
+standard output. An existing file is overwritten only with -y, and never
+when it is one of the inputs.`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usageError(fmt.Errorf("report: no input file"))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if o.output == "" {
+				o.output = "report.html"
+				if o.asJSON {
+					o.output = "report.json"
+				}
+			}
+			return writeReport(cmd, args, &o)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVarP(&o.output, "o", "o", "", "output file (default report.html, report.json with --json; - for standard output)")
+	fl.BoolVar(&o.asJSON, "json", false, "write the report's data as JSON instead of HTML")
+	fl.BoolVarP(&o.yes, "y", "y", false, "overwrite an existing output file")
+	fl.StringSliceVar(&o.imports, "import", nil, "schema files or folders to decode with, as for the dump")
+	fl.StringSliceVar(&o.imports, "manifest", nil, "same as -import")
+	fl.BoolVarP(&o.verbose, "verbose", "v", false, "each schema import warning")
+	return cmd
+}
+
+// writeReport builds the report of the inputs args and writes it to
+// o.output.
+func writeReport(cmd *cobra.Command, args []string, o *reportOptions) error {
+	paths, err := tracerpt.ExpandInputs(args)
+	if err != nil {
+		return withCode(exitInput, err)
+	}
+	if err := notAnInput(o.output, paths); err != nil {
+		return err
+	}
+	files, err := openInputs(args)
+	defer closeAll(files)
+	if err != nil {
+		return err
+	}
+	dec := newDecoder()
+	if err := importSchemas(cmd, dec, o.imports, o.verbose); err != nil {
+		return err
+	}
+	w, closeOut, err := createOutput(cmd, o.output, o.yes)
+	if err != nil {
+		return err
+	}
+	d, err := report.Build(files, dec, &report.Options{Names: paths})
+	if err != nil {
+		var j interface{ Unwrap() []error }
+		if errors.As(err, &j) {
+			for _, e := range j.Unwrap() {
+				warn(cmd, e)
+			}
+		} else {
+			warn(cmd, err)
+		}
+	}
+	bw := bufio.NewWriterSize(w, 256<<10)
+	if o.asJSON {
+		err = json.NewEncoder(bw).Encode(d)
+	} else {
+		err = d.WriteHTML(bw)
+	}
+	if err == nil {
+		err = bw.Flush()
+	}
+	if cerr := closeOut(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// notAnInput refuses an output path that names one of the inputs, -y or
+// not: the report would replace the trace it describes.
+func notAnInput(out string, inputs []string) error {
+	if out == "" || out == "-" {
+		return nil
+	}
+	ost, err := os.Stat(out)
+	if err != nil {
+		return nil // does not exist yet
+	}
+	for _, in := range inputs {
+		if ist, err := os.Stat(in); err == nil && os.SameFile(ost, ist) {
+			return usageError(fmt.Errorf("%s is an input file; write the report elsewhere", filepath.Clean(out)))
+		}
+	}
+	return nil
+}

@@ -1,0 +1,422 @@
+package parquetout
+
+import (
+	"encoding/binary"
+	"math"
+	"sync"
+
+	"github.com/google/uuid"
+
+	"github.com/etwkit/etw/analysis"
+	"github.com/etwkit/etw/decode"
+	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/tdh"
+	"github.com/etwkit/etw/tracerpt"
+)
+
+// Encoder is the tracerpt.Encoder half of a Parquet dump: it renders each
+// event (decoded, with its analysis annotation) into a record that a
+// [Writer] or [SplitWriter] turns into a table row. It runs on the
+// pipeline's workers, so the rendering (properties JSON, typed values,
+// stacks) is done in parallel; the writer only copies values into
+// columns. Give tracerpt.Run the Encoder and, as Config.Output, the writer
+// made with the same Encoder.
+type Encoder struct {
+	multiFile bool
+	raw       bool
+	split     bool
+	start     int64
+	schemas   *schemaSet
+	scratch   []byte
+}
+
+// schemaSet numbers the schemas of the events a split dump sees, for all
+// clones of an Encoder and its SplitWriter.
+type schemaSet struct {
+	ids  sync.Map // *tdh.Event → uint32
+	mu   sync.Mutex
+	list []*tdh.Event
+}
+
+func (s *schemaSet) id(e *tdh.Event) uint32 {
+	if v, ok := s.ids.Load(e); ok {
+		return v.(uint32)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if v, ok := s.ids.Load(e); ok {
+		return v.(uint32)
+	}
+	s.list = append(s.list, e)
+	id := uint32(len(s.list))
+	s.ids.Store(e, id)
+	return id
+}
+
+func (s *schemaSet) get(id uint32) *tdh.Event {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if id == 0 || int(id) > len(s.list) {
+		return nil
+	}
+	return s.list[id-1]
+}
+
+// NewEncoder returns an Encoder for the events of files. raw keeps
+// "user_data" for decoded events too (tracerpt.Options.Raw).
+func NewEncoder(files []*etl.File, raw bool) *Encoder {
+	return &Encoder{multiFile: len(files) > 1, raw: raw, start: tracerpt.TraceStart(files), schemas: &schemaSet{}}
+}
+
+// Clone returns an encoder with the same settings for another goroutine.
+func (e *Encoder) Clone() tracerpt.Encoder {
+	c := *e
+	c.scratch = nil
+	return &c
+}
+
+// Begin appends nothing.
+func (e *Encoder) Begin(b []byte) []byte { return b }
+
+// End appends nothing.
+func (e *Encoder) End(b []byte) []byte { return b }
+
+// AppendEvent appends the record of one event.
+func (e *Encoder) AppendEvent(b []byte, ev *etl.Event, res *decode.Result) []byte {
+	return e.AppendAnnotatedEvent(b, ev, res, nil)
+}
+
+// AppendAnnotatedEvent appends the record of one event with what the
+// analysis model says of it (process, thread, stack); a may be nil.
+func (e *Encoder) AppendAnnotatedEvent(b []byte, ev *etl.Event, res *decode.Result, a *analysis.Annotation) []byte {
+	start := len(b)
+	b = append(b, make([]byte, fixedSize)...)
+	f := b[start:]
+	putU64(f, offTime, uint64(ev.Time))
+	putU64(f, offRaw, uint64(ev.Timestamp))
+	putU32(f, offFile, uint32(ev.File))
+	putU16(f, offCPU, ev.Processor)
+	putU16(f, offFlags, ev.Flags)
+	pid, tid := ev.ProcessID, ev.ThreadID
+	if a != nil {
+		if pid == analysis.NoID {
+			pid = a.PID
+		}
+		if tid == analysis.NoID {
+			tid = a.TID
+		}
+	}
+	putU32(f, offPID, pid)
+	putU32(f, offTID, tid)
+	d := &ev.Descriptor
+	putU16(f, offEventID, d.ID)
+	f[offVersion], f[offChannel], f[offLevel], f[offOpcode] = d.Version, d.Channel, d.Level, d.Opcode
+	putU16(f, offTask, d.Task)
+	putU64(f, offKeywords, d.Keyword)
+	var present uint32
+	switch ev.Header {
+	case etl.HeaderSystem32, etl.HeaderSystem64, etl.HeaderCompact32, etl.HeaderCompact64, etl.HeaderPerfInfo32, etl.HeaderPerfInfo64:
+		present |= hasHook
+		putU16(f, offHook, ev.HookID)
+	case etl.HeaderInstance32, etl.HeaderInstance64:
+		present |= hasInstance
+		putU32(f, offInstance, ev.InstanceID)
+		putU32(f, offParentInst, ev.ParentInstanceID)
+	case etl.HeaderMessage:
+		present |= hasWPP
+		putU16(f, offMsgFlags, ev.MessageFlags)
+		putU32(f, offSequence, ev.SequenceNumber)
+		putU32(f, offComponent, ev.ComponentID)
+	}
+	if ev.Flags&etl.FlagNoCPUTime == 0 {
+		if ev.Flags&etl.FlagPrivateSession != 0 {
+			present |= hasProcTime
+			putU64(f, offProcTime, ev.ProcessorTime)
+		} else {
+			present |= hasCPUTimes
+			putU32(f, offKernelTime, ev.KernelTime)
+			putU32(f, offUserTime, ev.UserTime)
+		}
+	}
+	if e.start != 0 {
+		present |= hasRelMS
+	}
+	f[offHeader] = byte(ev.Header)
+	var s *tdh.Event
+	if res != nil {
+		s = res.Schema
+	}
+	if s != nil && !res.Exact {
+		present |= hasSchemaVer
+		f[offSchemaVer] = s.Version
+	}
+	decoded := s != nil && res.Err == nil
+	if decoded && e.split {
+		putU32(f, offSchemaID, e.schemas.id(s))
+	}
+	putU32(f, offPresent, present)
+
+	// Strings, in the order of the s* constants.
+	if p := processOf(a, pid); p != "" {
+		b = appendStr(b, p)
+	} else {
+		b = appendAbsent(b)
+	}
+	b = e.appendGUIDStr(b, ev.ProviderID, true)
+	b = e.appendGUIDStr(b, ev.ParentGUID, present&hasInstance != 0)
+	b = e.appendGUIDStr(b, ev.ActivityID, ev.ActivityID != uuid.Nil)
+	rel, ok := ev.RelatedActivityID()
+	b = e.appendGUIDStr(b, rel, ok)
+	if len(ev.Extended) > 0 {
+		var at int
+		b, at = beginStr(b)
+		b = endStr(tracerpt.AppendExtendedJSON(b, ev.Extended), at)
+	} else {
+		b = appendAbsent(b)
+	}
+	name := func(b []byte, v string) []byte {
+		if v == "" {
+			return appendAbsent(b)
+		}
+		return appendStr(b, v)
+	}
+	if s != nil {
+		b = name(b, s.ProviderName)
+		b = name(b, s.EventName)
+		b = name(b, s.TaskName)
+		b = name(b, s.OpcodeName)
+		b = name(b, levelName(d.Level, s.LevelName))
+		if res.Fallback {
+			b = appendStr(b, res.Origin.String())
+		} else {
+			b = appendAbsent(b)
+		}
+	} else {
+		for range 4 {
+			b = appendAbsent(b)
+		}
+		b = name(b, levelName(d.Level, ""))
+		b = appendAbsent(b)
+	}
+	if decoded {
+		var at int
+		b, at = beginStr(b)
+		b = endStr(tdh.AppendDataJSON(b, res.Decoded), at)
+		b, at = beginStr(b)
+		var named bool
+		if b, named = tdh.AppendMapsJSON(b, res.Decoded); named {
+			b = endStr(b, at)
+		} else {
+			b = appendAbsent(b[:at])
+		}
+		if s.Message != "" {
+			b, at = beginStr(b)
+			b = endStr(tdh.AppendMessage(b, s.Message, res.Decoded, nil), at)
+		} else {
+			b = appendAbsent(b)
+		}
+	} else {
+		b = appendAbsent(appendAbsent(appendAbsent(b)))
+	}
+	if !decoded || e.raw {
+		b = appendStr(b, ev.UserData)
+	} else {
+		b = appendAbsent(b)
+	}
+	if res != nil && res.Err != nil {
+		b = appendStr(b, res.Err.Error())
+	} else {
+		b = appendAbsent(b)
+	}
+
+	// Frames.
+	var stack []analysis.Frame
+	if a != nil {
+		stack = a.Stack
+	}
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(stack)))
+	for i := range stack {
+		fr := &stack[i]
+		var flags uint8
+		if fr.Image != nil {
+			flags |= frameHasModule
+		}
+		if fr.Method != nil {
+			flags |= frameHasMethod
+		}
+		b = binary.LittleEndian.AppendUint64(b, fr.Address)
+		b = binary.LittleEndian.AppendUint64(b, fr.Offset)
+		b = append(b, flags)
+		if fr.Image != nil {
+			b = appendStr(b, fr.Image.FileName())
+		} else {
+			b = appendAbsent(b)
+		}
+		if fr.Method != nil {
+			var at int
+			b, at = beginStr(b)
+			if fr.Method.Namespace != "" {
+				b = append(append(b, fr.Method.Namespace...), '.')
+			}
+			b = endStr(append(b, fr.Method.Name...), at)
+		} else {
+			b = appendAbsent(b)
+		}
+	}
+
+	if decoded && e.split {
+		b = e.appendTyped(b, res.Decoded)
+	}
+	putU32(b[start:], 0, uint32(len(b)-start))
+	return b
+}
+
+// appendTyped appends the typed values of the top-level printable
+// properties.
+func (e *Encoder) appendTyped(b []byte, d *tdh.Decoded) []byte {
+	props := d.Schema.Properties
+	at := len(b)
+	b = binary.LittleEndian.AppendUint16(b, 0)
+	n := 0
+	for i := range props {
+		p := &props[i]
+		if !tdh.Printable(p) {
+			continue
+		}
+		n++
+		var v *tdh.Value
+		if i < len(d.Top()) && i < len(d.Values) {
+			v = &d.Values[i]
+		}
+		named := hasNameColumn(p)
+		b = e.appendValue(b, d, v, p.DataType(), named)
+		if named {
+			var ok bool
+			var s int
+			b, s = beginStr(b)
+			if b, ok = tdh.AppendNames(b, d, v); ok {
+				b = endStr(b, s)
+			} else {
+				b = appendAbsent(b[:s])
+			}
+		}
+	}
+	putU16(b, at, uint16(n))
+	return b
+}
+
+// appendValue appends the tag and value of v for a column of type t.
+func (e *Encoder) appendValue(b []byte, d *tdh.Decoded, v *tdh.Value, t tdh.DataType, named bool) []byte {
+	nb := byte(0)
+	if named {
+		nb = 1
+	}
+	null := func() []byte { return append(b, tagNull, nb) }
+	if v == nil || v.Prop == nil {
+		return null()
+	}
+	num := func(tag byte, n uint64) []byte {
+		b = append(b, tag, nb)
+		return binary.LittleEndian.AppendUint64(b, n)
+	}
+	switch t {
+	case tdh.DataInt:
+		if n, ok := v.Int(); ok {
+			return num(tagInt, uint64(n))
+		}
+	case tdh.DataUint:
+		if n, ok := v.DataUint(); ok {
+			return num(tagUint, n)
+		}
+	case tdh.DataFloat:
+		if f, ok := v.Float(); ok {
+			return num(tagFloat, math.Float64bits(f))
+		}
+	case tdh.DataBool:
+		if n, ok := v.Uint(); ok {
+			return append(b, tagBool, nb, btob(n != 0))
+		}
+	case tdh.DataTime:
+		if t, ok := v.Time(); ok {
+			return num(tagTime, uint64(t.UnixMicro()))
+		}
+	case tdh.DataBinary:
+		if v.Kind == tdh.Scalar {
+			b = append(b, tagBytes, nb)
+			return appendStr(b, v.Data)
+		}
+	case tdh.DataString:
+		b = append(b, tagBytes, nb)
+		var at int
+		b, at = beginStr(b)
+		return endStr(tdh.AppendText(b, d, v, nil), at)
+	default:
+		b = append(b, tagBytes, nb)
+		var at int
+		b, at = beginStr(b)
+		return endStr(tdh.AppendValueDataJSON(b, d, v), at)
+	}
+	return null()
+}
+
+// hasNameColumn reports whether a split table gives property p a second
+// column with the names of its values ("<Name>_name").
+func hasNameColumn(p *tdh.Property) bool {
+	t := p.DataType()
+	return (t == tdh.DataUint || t == tdh.DataInt) && p.MayHaveNames()
+}
+
+func btob(v bool) byte {
+	if v {
+		return 1
+	}
+	return 0
+}
+
+// appendGUIDStr appends g braced and lower-case, or an absent string.
+func (e *Encoder) appendGUIDStr(b []byte, g uuid.UUID, ok bool) []byte {
+	if !ok {
+		return appendAbsent(b)
+	}
+	b = binary.LittleEndian.AppendUint32(b, 38)
+	b = append(b, '{')
+	var buf [36]byte
+	encodeGUID(buf[:], g)
+	b = append(b, buf[:]...)
+	return append(b, '}')
+}
+
+// encodeGUID writes g in its 36-character lower-case form.
+func encodeGUID(dst []byte, g uuid.UUID) {
+	const hex = "0123456789abcdef"
+	j := 0
+	for i, c := range g {
+		if i == 4 || i == 6 || i == 8 || i == 10 {
+			dst[j] = '-'
+			j++
+		}
+		dst[j], dst[j+1] = hex[c>>4], hex[c&15]
+		j += 2
+	}
+}
+
+// processOf returns the image name of the process pid names, or "".
+func processOf(a *analysis.Annotation, pid uint32) string {
+	if a == nil {
+		return ""
+	}
+	if p := a.ProcessOf(pid); p != nil {
+		return p.ImageFileName
+	}
+	return ""
+}
+
+// standardLevels are winmeta.xml's level names.
+var standardLevels = [...]string{"Log Always", "Critical", "Error", "Warning", "Information", "Verbose"}
+
+func levelName(level uint8, name string) string {
+	if name == "" && int(level) < len(standardLevels) && level > 0 {
+		name = standardLevels[level]
+	}
+	return name
+}

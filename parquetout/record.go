@@ -1,0 +1,255 @@
+package parquetout
+
+import (
+	"encoding/binary"
+	"errors"
+	"math"
+)
+
+// The Encoder renders each event into a record, on the pipeline's
+// workers; the Writer reads the records, in order, into column values.
+// A record is private to this package:
+//
+//	u32 length of the record, these 4 bytes included
+//	fixed part (fixedSize bytes, little-endian, offsets below)
+//	strings: nStrings × (u32 length, bytes); absent = 0xFFFFFFFF
+//	frames:  u32 count, then per frame u64 address, u64 offset, u8 flags
+//	         (1 module, 2 method), module and method as strings
+//	typed properties (split tables only): u16 count, then per top-level
+//	         printable property a tag and its value (see the tag constants);
+//	         a property with names is followed by its name as a string
+const (
+	offTime        = 4  // i64 FILETIME
+	offRaw         = 12 // i64 raw timestamp
+	offFile        = 20 // u32
+	offCPU         = 24 // u16
+	offFlags       = 26 // u16
+	offPID         = 28 // u32
+	offTID         = 32 // u32
+	offEventID     = 36 // u16
+	offVersion     = 38 // u8
+	offChannel     = 39 // u8
+	offLevel       = 40 // u8
+	offOpcode      = 41 // u8
+	offTask        = 42 // u16
+	offKeywords    = 44 // u64
+	offHook        = 52 // u16
+	offMsgFlags    = 54 // u16
+	offInstance    = 56 // u32
+	offParentInst  = 60 // u32
+	offSequence    = 64 // u32
+	offComponent   = 68 // u32
+	offKernelTime  = 72 // u32
+	offUserTime    = 76 // u32
+	offProcTime    = 80 // u64
+	offPresent     = 88 // u32: has* bits
+	offHeader      = 92 // u8: etl.HeaderType
+	offSchemaVer   = 93 // u8
+	offSchemaID    = 96 // u32: 0 none, else 1 + index in the encoder's schema set
+	fixedSize      = 100
+	hasHook        = 1 << 0
+	hasInstance    = 1 << 1
+	hasWPP         = 1 << 2
+	hasCPUTimes    = 1 << 3
+	hasProcTime    = 1 << 4
+	hasSchemaVer   = 1 << 5
+	hasRelMS       = 1 << 6
+	absent         = math.MaxUint32
+	frameHasModule = 1
+	frameHasMethod = 2
+)
+
+// The strings of a record, in order.
+const (
+	sProcessName = iota
+	sProviderGUID
+	sParentGUID
+	sActivityID
+	sRelatedActivityID
+	sExtended
+	sProviderName
+	sEventName
+	sTaskName
+	sOpcodeName
+	sLevelName
+	sSchemaSource
+	sProperties
+	sMaps
+	sMessage
+	sUserData
+	sDecodeError
+	nStrings
+)
+
+// Tags of typed property values.
+const (
+	tagNull  = iota
+	tagInt   // i64
+	tagUint  // u64
+	tagFloat // f64 bits
+	tagBool  // u8
+	tagBytes // string: text, binary or JSON
+	tagTime  // i64 microseconds since 1970
+)
+
+// rec is a parsed record; its slices point into the record's bytes.
+type rec struct {
+	fixed   []byte
+	str     [nStrings][]byte
+	has     [nStrings]bool
+	frames  []frame
+	props   []propValue
+	typed   bool
+	present uint32
+}
+
+type frame struct {
+	address, offset uint64
+	flags           uint8
+	module, method  []byte
+}
+
+type propValue struct {
+	tag   uint8
+	n     uint64
+	b     []byte
+	name  []byte
+	named bool
+}
+
+func (r *rec) u8(off int) uint8   { return r.fixed[off] }
+func (r *rec) u16(off int) uint16 { return binary.LittleEndian.Uint16(r.fixed[off:]) }
+func (r *rec) u32(off int) uint32 { return binary.LittleEndian.Uint32(r.fixed[off:]) }
+func (r *rec) u64(off int) uint64 { return binary.LittleEndian.Uint64(r.fixed[off:]) }
+
+var errRecord = errors.New("parquetout: malformed record (the input is not from parquetout.Encoder)")
+
+// parse reads one record from b; b holds exactly the record. Names of
+// typed properties are read when the record has them.
+func (r *rec) parse(b []byte) error {
+	if len(b) < fixedSize {
+		return errRecord
+	}
+	r.fixed = b[:fixedSize]
+	r.present = r.u32(offPresent)
+	p := b[fixedSize:]
+	str := func() ([]byte, bool, error) {
+		if len(p) < 4 {
+			return nil, false, errRecord
+		}
+		n := binary.LittleEndian.Uint32(p)
+		p = p[4:]
+		if n == absent {
+			return nil, false, nil
+		}
+		if uint64(n) > uint64(len(p)) {
+			return nil, false, errRecord
+		}
+		s := p[:n:n]
+		p = p[n:]
+		return s, true, nil
+	}
+	var err error
+	for i := range r.str {
+		if r.str[i], r.has[i], err = str(); err != nil {
+			return err
+		}
+	}
+	if len(p) < 4 {
+		return errRecord
+	}
+	nf := binary.LittleEndian.Uint32(p)
+	p = p[4:]
+	if uint64(nf)*17 > uint64(len(p)) {
+		return errRecord
+	}
+	r.frames = r.frames[:0]
+	for range nf {
+		if len(p) < 17 {
+			return errRecord
+		}
+		f := frame{address: binary.LittleEndian.Uint64(p), offset: binary.LittleEndian.Uint64(p[8:]), flags: p[16]}
+		p = p[17:]
+		if f.module, _, err = str(); err != nil {
+			return err
+		}
+		if f.method, _, err = str(); err != nil {
+			return err
+		}
+		r.frames = append(r.frames, f)
+	}
+	r.props = r.props[:0]
+	r.typed = len(p) > 0
+	if !r.typed {
+		return nil
+	}
+	if len(p) < 2 {
+		return errRecord
+	}
+	np := int(binary.LittleEndian.Uint16(p))
+	p = p[2:]
+	for range np {
+		if len(p) < 2 {
+			return errRecord
+		}
+		v := propValue{tag: p[0], named: p[1] != 0}
+		p = p[2:]
+		switch v.tag {
+		case tagNull:
+		case tagInt, tagUint, tagFloat, tagTime:
+			if len(p) < 8 {
+				return errRecord
+			}
+			v.n = binary.LittleEndian.Uint64(p)
+			p = p[8:]
+		case tagBool:
+			if len(p) < 1 {
+				return errRecord
+			}
+			v.n = uint64(p[0])
+			p = p[1:]
+		case tagBytes:
+			if v.b, _, err = str(); err != nil {
+				return err
+			}
+		default:
+			return errRecord
+		}
+		if v.named {
+			if v.name, v.named, err = str(); err != nil {
+				return err
+			}
+		}
+		r.props = append(r.props, v)
+	}
+	if len(p) != 0 {
+		return errRecord
+	}
+	return nil
+}
+
+// Appending records.
+
+func putU16(b []byte, off int, v uint16) { binary.LittleEndian.PutUint16(b[off:], v) }
+func putU32(b []byte, off int, v uint32) { binary.LittleEndian.PutUint32(b[off:], v) }
+func putU64(b []byte, off int, v uint64) { binary.LittleEndian.PutUint64(b[off:], v) }
+
+// appendStr appends s as a record string.
+func appendStr[T string | []byte](b []byte, s T) []byte {
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(s)))
+	return append(b, s...)
+}
+
+// appendAbsent appends an absent string.
+func appendAbsent(b []byte) []byte { return binary.LittleEndian.AppendUint32(b, absent) }
+
+// beginStr reserves a string's length and returns where it starts; endStr
+// fills the length in once the string is appended.
+func beginStr(b []byte) ([]byte, int) {
+	return binary.LittleEndian.AppendUint32(b, 0), len(b)
+}
+
+func endStr(b []byte, at int) []byte {
+	putU32(b, at, uint32(len(b)-at-4))
+	return b
+}

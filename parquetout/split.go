@@ -1,0 +1,512 @@
+package parquetout
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/etwkit/etw/tdh"
+)
+
+// SplitWriter writes one Parquet file per (provider, event name): the
+// "tidy tables" of an event type, with a few header columns and one typed
+// column per top-level property (docs/cli.md, "--split-by-event"):
+// DIR/<provider>/<event>.parquet. Events that no schema decodes go to
+// DIR/_undecoded.parquet, in the events table's columns. Like Writer, it
+// is the io.Writer that tracerpt.Run writes the Encoder's records to.
+type SplitWriter struct {
+	dir     string
+	o       Options
+	enc     *Encoder
+	rr      recordReader
+	bySchem map[uint32]*splitTable
+	byName  map[string][]*splitTable // provider/event → its layouts
+	names   map[string]bool          // files in use
+	tables  []*splitTable
+	undec   *Writer
+	undecF  *lazyFile
+	err     error
+	held    int // bytes held in row groups across tables
+}
+
+// Split tables are many and small: row groups are encoded at once, and
+// their bytes bounded per table and in total.
+const (
+	splitRowGroupBytes = 8 << 20
+	splitHeldBytes     = 64 << 20
+)
+
+// NewSplitWriter writes the tables of enc's records under dir (created if
+// needed). It switches enc to writing each event's typed values.
+func NewSplitWriter(dir string, enc *Encoder, o *Options) (*SplitWriter, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	enc.split = true
+	w := &SplitWriter{dir: dir, enc: enc, bySchem: map[uint32]*splitTable{}, byName: map[string][]*splitTable{}, names: map[string]bool{}}
+	if o != nil {
+		w.o = *o
+	}
+	if w.o.RowGroupBytes <= 0 || w.o.RowGroupBytes > splitRowGroupBytes {
+		w.o.RowGroupBytes = splitRowGroupBytes
+	}
+	return w, nil
+}
+
+// splitTable is one file: its table and how record values map to columns.
+type splitTable struct {
+	path   string
+	file   *lazyFile
+	t      *table
+	stack  stackColumns
+	sig    string
+	props  []propColumn // per typed value of a record
+	nProps int
+}
+
+// propColumn is where a property's value goes.
+type propColumn struct {
+	col, nameCol int // nameCol -1 when the property has no name column
+	t            tdh.DataType
+	width        int
+	float32      bool
+}
+
+// The header columns of a split table, in order.
+const (
+	hTime = iota
+	hTimeNS
+	hRelMS
+	hFiletime
+	hFile
+	hCPU
+	hPID
+	hTID
+	hProcessName
+	hEventIDCol
+	hVersionCol
+	hOpcodeCol
+	hTaskCol
+	hLevelCol
+	hKeywordsCol
+	hActivityIDCol
+	hSplitHeader
+)
+
+var splitHeaderFields = []field{
+	{"time", timestampMicros()},
+	{"time_ns", opt(parquet.Int(64))},
+	{"rel_ms", opt(parquet.Leaf(parquet.DoubleType))},
+	{"filetime", parquet.Int(64)},
+	{"file", parquet.Uint(32)},
+	{"cpu", parquet.Uint(16)},
+	{"pid", parquet.Uint(32)},
+	{"tid", parquet.Uint(32)},
+	{"process_name", opt(dictString())},
+	{"event_id", parquet.Uint(16)},
+	{"version", parquet.Uint(8)},
+	{"opcode", parquet.Uint(8)},
+	{"task", parquet.Uint(16)},
+	{"level", parquet.Uint(8)},
+	{"keywords", parquet.Uint(64)},
+	{"activity_id", opt(parquet.String())},
+}
+
+// Write takes records from the pipeline.
+func (w *SplitWriter) Write(p []byte) (int, error) {
+	if w.err != nil {
+		return 0, w.err
+	}
+	if w.err = w.rr.each(p, w.row); w.err != nil {
+		return 0, w.err
+	}
+	return len(p), nil
+}
+
+func (w *SplitWriter) row(r *rec) error {
+	id := r.u32(offSchemaID)
+	if id == 0 || !r.typed {
+		return w.undecoded(r)
+	}
+	st := w.bySchem[id]
+	if st == nil {
+		s := w.enc.schemas.get(id)
+		if s == nil {
+			return errRecord
+		}
+		var err error
+		if st, err = w.table(s); err != nil {
+			return err
+		}
+		w.bySchem[id] = st
+	}
+	if len(r.props) != st.nProps {
+		return errRecord
+	}
+	t := st.t
+	before := t.cur.arena.size
+	ft := int64(r.u64(offTime))
+	appendTimes(t, hTime, ft, w.enc.start, r.present&hasRelMS != 0)
+	t.int(hFiletime, ft, 64, false)
+	t.uint(hFile, uint64(r.u32(offFile)), 32, false)
+	t.uint(hCPU, uint64(r.u16(offCPU)), 16, false)
+	t.uint(hPID, uint64(r.u32(offPID)), 32, false)
+	t.uint(hTID, uint64(r.u32(offTID)), 32, false)
+	if r.has[sProcessName] {
+		t.bytes(hProcessName, r.str[sProcessName], true)
+	} else {
+		t.null(hProcessName)
+	}
+	t.uint(hEventIDCol, uint64(r.u16(offEventID)), 16, false)
+	t.uint(hVersionCol, uint64(r.u8(offVersion)), 8, false)
+	t.uint(hOpcodeCol, uint64(r.u8(offOpcode)), 8, false)
+	t.uint(hTaskCol, uint64(r.u16(offTask)), 16, false)
+	t.uint(hLevelCol, uint64(r.u8(offLevel)), 8, false)
+	t.uint(hKeywordsCol, r.u64(offKeywords), 64, false)
+	if r.has[sActivityID] {
+		t.bytes(hActivityIDCol, r.str[sActivityID], true)
+	} else {
+		t.null(hActivityIDCol)
+	}
+	for i := range r.props {
+		v, pc := &r.props[i], &st.props[i]
+		w.value(t, pc, v)
+		if pc.nameCol >= 0 {
+			if v.named {
+				t.bytes(pc.nameCol, v.name, true)
+			} else {
+				t.null(pc.nameCol)
+			}
+		}
+	}
+	msgCol := len(splitHeaderFields) + countColumns(st.props)
+	if r.has[sMessage] {
+		t.bytes(msgCol, r.str[sMessage], true)
+	} else {
+		t.null(msgCol)
+	}
+	t.stack(st.stack, r.frames)
+	w.held += t.cur.arena.size - before
+	rows := t.cur.rows
+	if err := t.endRow(); err != nil {
+		return err
+	}
+	if t.cur.rows != rows+1 { // the row group went out
+		w.recount()
+	}
+	if w.held > splitHeldBytes {
+		return w.flushAll()
+	}
+	return nil
+}
+
+// recount recomputes the bytes held across tables: the row groups being
+// written and the rows not yet given to them.
+func (w *SplitWriter) recount() {
+	w.held = 0
+	for _, st := range w.tables {
+		w.held += st.t.rgBytes + st.t.cur.arena.size
+	}
+}
+
+// flushAll writes the row groups of every table (memory bound).
+func (w *SplitWriter) flushAll() error {
+	for _, st := range w.tables {
+		if err := st.t.flush(); err != nil {
+			return err
+		}
+		if err := st.file.flush(); err != nil {
+			return err
+		}
+	}
+	w.held = 0
+	return nil
+}
+
+func countColumns(props []propColumn) int {
+	n := 0
+	for _, p := range props {
+		n++
+		if p.nameCol >= 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// value appends one typed value to its column.
+func (w *SplitWriter) value(t *table, pc *propColumn, v *propValue) {
+	c := pc.col
+	switch v.tag {
+	case tagNull:
+		t.null(c)
+	case tagInt:
+		t.int(c, int64(v.n), pc.width, true)
+	case tagUint:
+		t.uint(c, v.n, pc.width, true)
+	case tagFloat:
+		f := math.Float64frombits(v.n)
+		if pc.float32 {
+			t.put(c, parquet.FloatValue(float32(f)), true)
+		} else {
+			t.put(c, parquet.DoubleValue(f), true)
+		}
+	case tagBool:
+		t.put(c, parquet.BooleanValue(v.n != 0), true)
+	case tagTime:
+		t.put(c, parquet.Int64Value(int64(v.n)), true)
+	case tagBytes:
+		t.bytes(c, v.b, true)
+	default:
+		t.null(c)
+	}
+}
+
+// table returns the table of schema s: the one of its (provider, event
+// name) with the same columns, or a new one.
+func (w *SplitWriter) table(s *tdh.Event) (*splitTable, error) {
+	fields := append([]field(nil), splitHeaderFields...)
+	used := map[string]bool{"message": true, "stack": true}
+	for _, f := range fields {
+		used[f.name] = true
+	}
+	unique := func(name string) string {
+		if name == "" {
+			name = "_"
+		}
+		for used[name] {
+			name += "_"
+		}
+		used[name] = true
+		return name
+	}
+	var props []propColumn
+	var sig strings.Builder
+	for i := range s.Properties {
+		p := &s.Properties[i]
+		if !tdh.Printable(p) {
+			continue
+		}
+		pc := propColumn{col: len(fields), nameCol: -1, t: p.DataType(), width: intWidth(p)}
+		var node parquet.Node
+		switch pc.t {
+		case tdh.DataInt:
+			node = parquet.Int(pc.width)
+		case tdh.DataUint:
+			node = parquet.Uint(pc.width)
+		case tdh.DataFloat:
+			pc.float32 = p.InType == tdh.InTypeFloat
+			node = parquet.Leaf(parquet.DoubleType)
+			if pc.float32 {
+				node = parquet.Leaf(parquet.FloatType)
+			}
+		case tdh.DataBool:
+			node = parquet.Leaf(parquet.BooleanType)
+		case tdh.DataString:
+			node = parquet.String()
+		case tdh.DataBinary:
+			node = parquet.Leaf(parquet.ByteArrayType)
+		case tdh.DataTime:
+			node = timestampMicros()
+		default:
+			node = parquet.JSON()
+		}
+		name := unique(p.Name)
+		fields = append(fields, field{name, opt(node)})
+		fmt.Fprintf(&sig, "%s:%s;", name, node.Type())
+		if hasNameColumn(p) {
+			pc.nameCol = len(fields)
+			fields = append(fields, field{unique(name + "_name"), opt(dictString())})
+		}
+		props = append(props, pc)
+	}
+	fields = append(fields, field{"message", opt(parquet.String())}, stackField())
+	key := fileName(s.ProviderName, s.ProviderGUID.String()) + "/" + fileName(eventName(s), "")
+	for _, st := range w.byName[key] {
+		if st.sig == sig.String() {
+			return st, nil
+		}
+	}
+	path := key + ".parquet"
+	for n := 2; w.names[path]; n++ {
+		path = key + "." + strconv.Itoa(n) + ".parquet"
+	}
+	w.names[path] = true
+	full := filepath.Join(w.dir, filepath.FromSlash(path))
+	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+		return nil, err
+	}
+	f, err := newLazyFile(full)
+	if err != nil {
+		return nil, err
+	}
+	meta := metadata()
+	meta["etwkit.provider_name"], meta["etwkit.provider_guid"], meta["etwkit.event_name"] = s.ProviderName, "{"+s.ProviderGUID.String()+"}", eventName(s)
+	st := &splitTable{path: full, file: f, t: newTable(f, "event", fields, &w.o, meta, false), sig: sig.String(), props: props, nProps: len(props)}
+	st.stack = st.t.stackColumns()
+	w.byName[key] = append(w.byName[key], st)
+	w.tables = append(w.tables, st)
+	return st, nil
+}
+
+// undecoded writes an event no schema decoded to _undecoded.parquet.
+func (w *SplitWriter) undecoded(r *rec) error {
+	if w.undec == nil {
+		f, err := newLazyFile(filepath.Join(w.dir, "_undecoded.parquet"))
+		if err != nil {
+			return err
+		}
+		w.undecF = f
+		w.undec = &Writer{t: newTable(f, "event", mainFields(), &w.o, metadata(), false), start: w.enc.start}
+		w.undec.stack = w.undec.t.stackColumns()
+	}
+	return w.undec.row(r)
+}
+
+// Close finishes every file.
+func (w *SplitWriter) Close() error {
+	err := w.err
+	if len(w.rr.carry) > 0 && err == nil {
+		err = errRecord
+	}
+	keep := func(e error) {
+		if err == nil {
+			err = e
+		}
+	}
+	for _, st := range w.tables {
+		keep(st.t.close())
+		keep(st.file.Close())
+	}
+	if w.undec != nil {
+		keep(w.undec.t.close())
+		keep(w.undecF.Close())
+	}
+	return err
+}
+
+// Files returns the paths of the files written, tables first.
+func (w *SplitWriter) Files() []string {
+	var out []string
+	for _, st := range w.tables {
+		out = append(out, st.path)
+	}
+	if w.undecF != nil {
+		out = append(out, w.undecF.path)
+	}
+	return out
+}
+
+// intWidth is the bit width of an integer property's column.
+func intWidth(p *tdh.Property) int {
+	switch p.InType {
+	case tdh.InTypePointer, tdh.InTypeSizeT:
+		return 64
+	}
+	switch p.InType.FixedSize(8) {
+	case 1:
+		return 8
+	case 2:
+		return 16
+	case 4:
+		return 32
+	}
+	return 64
+}
+
+// eventName names an event type: its event name, else task and opcode
+// names, else its id.
+func eventName(s *tdh.Event) string {
+	switch {
+	case s.EventName != "":
+		return s.EventName
+	case s.TaskName != "" && s.OpcodeName != "":
+		return s.TaskName + "_" + s.OpcodeName
+	case s.TaskName != "":
+		return s.TaskName
+	}
+	return "event_" + strconv.Itoa(int(s.ID))
+}
+
+// fileName makes a safe file name of name (or of alt when name is empty).
+func fileName(name, alt string) string {
+	if name == "" {
+		name = alt
+	}
+	var b strings.Builder
+	for _, c := range name {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '-', c == '_', c == '.':
+			b.WriteRune(c)
+		default:
+			b.WriteByte('_')
+		}
+	}
+	s := strings.Trim(b.String(), ".")
+	if s == "" {
+		s = "_"
+	}
+	return s
+}
+
+// lazyFile is an output file written in large appends, opened only while
+// it is written to, so that hundreds of tables need no open descriptors.
+type lazyFile struct {
+	path    string
+	buf     []byte
+	created bool
+}
+
+const lazyFileBuffer = 1 << 20
+
+func newLazyFile(path string) (*lazyFile, error) {
+	f := &lazyFile{path: path}
+	// Create (or truncate) it now, so that errors show at once.
+	if err := f.flush(); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+func (f *lazyFile) Write(p []byte) (int, error) {
+	f.buf = append(f.buf, p...)
+	if len(f.buf) >= lazyFileBuffer {
+		if err := f.flush(); err != nil {
+			return 0, err
+		}
+	}
+	return len(p), nil
+}
+
+func (f *lazyFile) flush() error {
+	if len(f.buf) == 0 && f.created {
+		return nil
+	}
+	flag := os.O_WRONLY | os.O_CREATE | os.O_APPEND
+	if !f.created {
+		flag = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+	}
+	out, err := os.OpenFile(f.path, flag, 0o644)
+	if err != nil {
+		return err
+	}
+	f.created = true
+	_, err = out.Write(f.buf)
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	f.buf = f.buf[:0]
+	return err
+}
+
+// Close writes what is buffered.
+func (f *lazyFile) Close() error {
+	err := f.flush()
+	f.buf = nil
+	return err
+}

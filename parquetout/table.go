@@ -1,0 +1,530 @@
+package parquetout
+
+import (
+	"fmt"
+	"io"
+	"runtime"
+	"slices"
+	"sync"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress"
+	"github.com/parquet-go/parquet-go/compress/snappy"
+	"github.com/parquet-go/parquet-go/compress/uncompressed"
+	"github.com/parquet-go/parquet-go/compress/zstd"
+)
+
+// Compression names a Parquet compression codec.
+type Compression string
+
+// The codecs. Snappy is the default: the fastest to write and to read,
+// what DuckDB and Spark write by default.
+const (
+	Snappy       Compression = "snappy"
+	Zstd         Compression = "zstd"
+	Uncompressed Compression = "none"
+)
+
+// ParseCompression parses a codec name: snappy, zstd or none.
+func ParseCompression(s string) (Compression, error) {
+	switch c := Compression(s); c {
+	case Snappy, Zstd, Uncompressed:
+		return c, nil
+	case "":
+		return Snappy, nil
+	}
+	return "", fmt.Errorf("compression %q: want snappy, zstd or none", s)
+}
+
+func (c Compression) codec() compress.Codec {
+	switch c {
+	case Zstd:
+		return &zstd.Codec{Level: zstd.SpeedFastest}
+	case Uncompressed:
+		return &uncompressed.Codec{}
+	}
+	return &snappy.Codec{}
+}
+
+// Options set the row groups and compression of the files written.
+type Options struct {
+	// RowGroupRows and RowGroupBytes bound a row group: it is written
+	// when it holds that many rows or that many bytes of values (64 Ki
+	// rows and 32 MiB if 0). Memory is a few row groups, whatever the
+	// input's size.
+	RowGroupRows  int
+	RowGroupBytes int
+	// Compression is the codec of every column (Snappy if empty).
+	Compression Compression
+}
+
+func (o *Options) rows() int {
+	if o == nil || o.RowGroupRows <= 0 {
+		return 64 << 10
+	}
+	return o.RowGroupRows
+}
+
+func (o *Options) bytes() int {
+	if o == nil || o.RowGroupBytes <= 0 {
+		return 32 << 20
+	}
+	return o.RowGroupBytes
+}
+
+func (o *Options) compression() Compression {
+	if o == nil || o.Compression == "" {
+		return Snappy
+	}
+	return o.Compression
+}
+
+// field is one column (or the stack list) of a table's schema.
+type field struct {
+	name string
+	node parquet.Node
+}
+
+// orderedGroup is a parquet group whose fields come in the order given
+// (parquet.Group sorts them by name).
+type orderedGroup struct {
+	parquet.Group
+	fields []parquet.Field
+}
+
+func (g orderedGroup) Fields() []parquet.Field { return g.fields }
+
+func newGroup(fields []field) orderedGroup {
+	g := parquet.Group{}
+	for _, f := range fields {
+		g[f.name] = f.node
+	}
+	byName := map[string]parquet.Field{}
+	for _, f := range g.Fields() {
+		byName[f.Name()] = f
+	}
+	og := orderedGroup{Group: g}
+	for _, f := range fields {
+		og.fields = append(og.fields, byName[f.name])
+	}
+	return og
+}
+
+// arena holds copies of byte values until their row group is written.
+type arena struct {
+	chunks [][]byte
+	next   int // the chunk being filled
+	size   int
+}
+
+const arenaChunk = 256 << 10
+
+func (a *arena) copy(b []byte) []byte {
+	if len(b) > arenaChunk/4 {
+		c := append([]byte(nil), b...)
+		a.size += len(c)
+		return c
+	}
+	for a.next < len(a.chunks) && cap(a.chunks[a.next])-len(a.chunks[a.next]) < len(b) {
+		a.next++
+	}
+	if a.next == len(a.chunks) {
+		// Chunks grow from 4 KiB: split tables are many, most small.
+		size := 4 << 10
+		if n := len(a.chunks); n > 0 {
+			size = min(2*cap(a.chunks[n-1]), arenaChunk)
+		}
+		a.chunks = append(a.chunks, make([]byte, 0, max(size, len(b))))
+	}
+	c := &a.chunks[a.next]
+	start := len(*c)
+	*c = append(*c, b...)
+	a.size += len(b)
+	return (*c)[start:len(*c):len(*c)]
+}
+
+// reset makes the arena's chunks reusable; only once the row group that
+// refers to them is committed (its pages are written).
+func (a *arena) reset() {
+	keep := a.chunks[:0]
+	for _, c := range a.chunks {
+		if len(keep) < 256 {
+			keep = append(keep, c[:0])
+		}
+	}
+	clear(a.chunks[len(keep):])
+	a.chunks, a.size, a.next = keep, 0, 0
+}
+
+// chunk is the values of up to chunkRows rows, column by column, on
+// their way to the row group they belong to.
+type chunk struct {
+	rg     int // sequence number of the row group
+	last   bool
+	cols   [][]parquet.Value
+	rows   int
+	values int // in the repeated (stack) columns
+	arena  arena
+}
+
+func (c *chunk) reset() {
+	for i := range c.cols {
+		clear(c.cols[i])
+		c.cols[i] = c.cols[i][:0]
+	}
+	c.rows, c.values, c.last = 0, 0, false
+	c.arena.reset()
+}
+
+// smallPageBuffer is the page size of split tables.
+const smallPageBuffer = 32 << 10
+
+// chunkValues bounds the stack values of a chunk.
+const chunkValues = 8 << 10
+
+// chunkRows is the rows of a chunk: what a column writer takes at once,
+// which keeps pages near the writer's page size.
+const chunkRows = 1024
+
+// table writes rows of one schema to one Parquet file. Rows fill chunks;
+// each chunk goes to the row group it belongs to, whose column writers
+// encode and compress its pages: on other goroutines (async: row groups
+// round-robin over up to GOMAXPROCS encoders, committed to the file in
+// order) or at once. Memory is the chunks in flight plus the pages of the
+// row groups being written, not the file.
+type table struct {
+	schema   *parquet.Schema
+	pw       *parquet.GenericWriter[any]
+	repeated []bool // leaf columns inside the stack list
+	cur      *chunk
+	maxRows  int
+	maxBytes int
+	async    bool
+
+	rg      int // row group being filled
+	rgRows  int // its rows so far (in sent chunks)
+	rgBytes int
+	crg     *parquet.ConcurrentRowGroupWriter // sync: the row group being written
+
+	free    chan *chunk
+	enc     []chan *chunk // per encoder
+	commits chan rgDone
+	wg      sync.WaitGroup
+	commitW sync.WaitGroup
+	errMu   sync.Mutex
+	err     error
+	closed  bool
+}
+
+type rgDone struct {
+	seq int
+	crg *parquet.ConcurrentRowGroupWriter
+	err error
+}
+
+// newTable starts a Parquet file on out. async encodes on other
+// goroutines while the next rows fill.
+func newTable(out io.Writer, name string, fields []field, o *Options, meta map[string]string, async bool) *table {
+	schema := parquet.NewSchema(name, newGroup(fields))
+	opts := []parquet.WriterOption{schema, parquet.Compression(o.compression().codec()),
+		parquet.CreatedBy("etwkit tracerpt-go", "", ""), parquet.MaxRowsPerRowGroup(int64(o.rows()) + 1)}
+	if !async {
+		// Split tables are many: smaller pages keep the column buffers
+		// of all of them small.
+		opts = append(opts, parquet.PageBufferSize(smallPageBuffer))
+	}
+	keys := make([]string, 0, len(meta))
+	for k := range meta {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		opts = append(opts, parquet.KeyValueMetadata(k, meta[k]))
+	}
+	t := &table{schema: schema, pw: parquet.NewGenericWriter[any](out, opts...), maxRows: o.rows(), maxBytes: o.bytes(), async: async}
+	for _, path := range schema.Columns() {
+		t.repeated = append(t.repeated, len(path) > 1)
+	}
+	if !async {
+		t.cur = t.newChunk()
+		return t
+	}
+	workers := min(runtime.GOMAXPROCS(0), 4)
+	t.free = make(chan *chunk, 2*workers+1)
+	for range cap(t.free) {
+		t.free <- t.newChunk()
+	}
+	t.commits = make(chan rgDone, workers)
+	for range workers {
+		ch := make(chan *chunk, 2)
+		t.enc = append(t.enc, ch)
+		t.wg.Add(1)
+		go func() {
+			defer t.wg.Done()
+			var crg *parquet.ConcurrentRowGroupWriter
+			var err error
+			for c := range ch {
+				if crg == nil {
+					crg = t.pw.BeginRowGroup()
+				}
+				if err == nil {
+					err = t.writeChunk(crg, c)
+				}
+				if c.last {
+					if err == nil {
+						err = crg.Flush()
+					}
+					t.commits <- rgDone{c.rg, crg, err}
+					crg, err = nil, nil
+				}
+				c.reset()
+				t.free <- c
+			}
+		}()
+	}
+	t.commitW.Add(1)
+	go t.commitLoop()
+	t.cur = <-t.free
+	return t
+}
+
+func (t *table) newChunk() *chunk {
+	return &chunk{cols: make([][]parquet.Value, len(t.repeated))}
+}
+
+// writeChunk gives a chunk's values to the row group's column writers.
+func (t *table) writeChunk(crg *parquet.ConcurrentRowGroupWriter, c *chunk) error {
+	if c.rows == 0 {
+		return nil
+	}
+	for i, cw := range crg.ColumnWriters() {
+		if _, err := cw.WriteRowValues(c.cols[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// commitLoop commits finished row groups in sequence order.
+func (t *table) commitLoop() {
+	defer t.commitW.Done()
+	pending := map[int]rgDone{}
+	next := 0
+	for d := range t.commits {
+		pending[d.seq] = d
+		for {
+			d, ok := pending[next]
+			if !ok {
+				break
+			}
+			delete(pending, next)
+			next++
+			t.commit(d.crg, d.err)
+		}
+	}
+}
+
+func (t *table) commit(crg *parquet.ConcurrentRowGroupWriter, err error) {
+	if err == nil {
+		_, err = crg.Commit()
+	}
+	t.setErr(err)
+}
+
+func (t *table) setErr(err error) {
+	if err == nil {
+		return
+	}
+	t.errMu.Lock()
+	if t.err == nil {
+		t.err = err
+	}
+	t.errMu.Unlock()
+}
+
+func (t *table) firstErr() error {
+	t.errMu.Lock()
+	defer t.errMu.Unlock()
+	return t.err
+}
+
+// endRow closes the current row; full chunks and row groups go out.
+func (t *table) endRow() error {
+	c := t.cur
+	c.rows++
+	if t.rgRows+c.rows >= t.maxRows || t.rgBytes+c.arena.size >= t.maxBytes {
+		return t.send(true)
+	}
+	if c.rows >= chunkRows || c.values >= chunkValues {
+		return t.send(false)
+	}
+	return nil
+}
+
+// flush ends the row group being filled (if it has rows).
+func (t *table) flush() error {
+	if t.rgRows+t.cur.rows == 0 {
+		return t.firstErr()
+	}
+	return t.send(true)
+}
+
+// send gives the current chunk to its row group; last ends the group.
+func (t *table) send(last bool) error {
+	c := t.cur
+	c.rg, c.last = t.rg, last
+	t.rgRows += c.rows
+	t.rgBytes += c.arena.size
+	if last {
+		t.rg++
+		t.rgRows, t.rgBytes = 0, 0
+	}
+	if !t.async {
+		if t.crg == nil {
+			t.crg = t.pw.BeginRowGroup()
+		}
+		err := t.writeChunk(t.crg, c)
+		if last {
+			if err == nil {
+				err = t.crg.Flush()
+			}
+			t.commit(t.crg, err)
+			t.crg = nil
+		} else {
+			t.setErr(err)
+		}
+		c.reset()
+		return t.firstErr()
+	}
+	t.enc[c.rg%len(t.enc)] <- c
+	t.cur = <-t.free
+	return t.firstErr()
+}
+
+// close writes what is left and the file's footer.
+func (t *table) close() error {
+	if t.closed {
+		return t.firstErr()
+	}
+	t.closed = true
+	err := t.flush()
+	if t.async {
+		for _, ch := range t.enc {
+			close(ch)
+		}
+		t.wg.Wait()
+		close(t.commits)
+		t.commitW.Wait()
+		if err == nil {
+			err = t.firstErr()
+		}
+	}
+	if cerr := t.pw.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// Value helpers: each appends one value of the current row to column c.
+// The row's values go to the current chunk.
+
+func (t *table) null(c int) {
+	t.cur.cols[c] = append(t.cur.cols[c], parquet.NullValue().Level(0, 0, c))
+}
+
+// def is the definition level of a present value: 1 for optional columns.
+func (t *table) put(c int, v parquet.Value, optional bool) {
+	d := 0
+	if optional {
+		d = 1
+	}
+	t.cur.cols[c] = append(t.cur.cols[c], v.Level(0, d, c))
+}
+
+func (t *table) bytes(c int, b []byte, optional bool) {
+	t.put(c, parquet.ByteArrayValue(t.cur.arena.copy(b)), optional)
+}
+
+// uint appends an unsigned integer to a UINT(width) column.
+func (t *table) uint(c int, n uint64, width int, optional bool) {
+	if width == 64 {
+		t.put(c, parquet.Int64Value(int64(n)), optional)
+	} else {
+		t.put(c, parquet.Int32Value(int32(uint32(n))), optional)
+	}
+}
+
+// int appends a signed integer to an INT(width) column.
+func (t *table) int(c int, n int64, width int, optional bool) {
+	if width == 64 {
+		t.put(c, parquet.Int64Value(n), optional)
+	} else {
+		t.put(c, parquet.Int32Value(int32(n)), optional)
+	}
+}
+
+// stackFields is the "stack" column: a list of frames.
+func stackField() field {
+	return field{"stack", parquet.Optional(parquet.List(newGroup([]field{
+		{"address", parquet.Uint(64)},
+		{"module", parquet.Optional(parquet.Encoded(parquet.String(), &parquet.RLEDictionary))},
+		{"offset", parquet.Optional(parquet.Uint(64))},
+		{"method", parquet.Optional(parquet.Encoded(parquet.String(), &parquet.RLEDictionary))},
+	})))}
+}
+
+// stackColumns finds the leaf columns of the stack list.
+type stackColumns struct{ address, module, offset, method int }
+
+func (t *table) stackColumns() stackColumns {
+	s := stackColumns{-1, -1, -1, -1}
+	for i, path := range t.schema.Columns() {
+		if len(path) < 2 || path[0] != "stack" {
+			continue
+		}
+		switch path[len(path)-1] {
+		case "address":
+			s.address = i
+		case "module":
+			s.module = i
+		case "offset":
+			s.offset = i
+		case "method":
+			s.method = i
+		}
+	}
+	return s
+}
+
+// stack appends the frames of the current row (null when none).
+func (t *table) stack(s stackColumns, frames []frame) {
+	rg := t.cur
+	if len(frames) == 0 {
+		for _, c := range [...]int{s.address, s.module, s.offset, s.method} {
+			rg.cols[c] = append(rg.cols[c], parquet.NullValue().Level(0, 0, c))
+		}
+		return
+	}
+	// stack (optional, 1) > list (repeated, 2) > element > optional leaves (3).
+	rg.values += len(frames)
+	for i := range frames {
+		f := &frames[i]
+		rep := 1
+		if i == 0 {
+			rep = 0
+		}
+		rg.cols[s.address] = append(rg.cols[s.address], parquet.Int64Value(int64(f.address)).Level(rep, 2, s.address))
+		if f.flags&frameHasModule != 0 {
+			rg.cols[s.module] = append(rg.cols[s.module], parquet.ByteArrayValue(rg.arena.copy(f.module)).Level(rep, 3, s.module))
+			rg.cols[s.offset] = append(rg.cols[s.offset], parquet.Int64Value(int64(f.offset)).Level(rep, 3, s.offset))
+		} else {
+			rg.cols[s.module] = append(rg.cols[s.module], parquet.NullValue().Level(rep, 2, s.module))
+			rg.cols[s.offset] = append(rg.cols[s.offset], parquet.NullValue().Level(rep, 2, s.offset))
+		}
+		if f.flags&frameHasMethod != 0 {
+			rg.cols[s.method] = append(rg.cols[s.method], parquet.ByteArrayValue(rg.arena.copy(f.method)).Level(rep, 3, s.method))
+		} else {
+			rg.cols[s.method] = append(rg.cols[s.method], parquet.NullValue().Level(rep, 2, s.method))
+		}
+	}
+}

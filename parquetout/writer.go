@@ -1,0 +1,323 @@
+package parquetout
+
+import (
+	"encoding/binary"
+	"io"
+	"math"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/tracerpt"
+)
+
+// The columns of the events table, in order (docs/cli.md).
+const (
+	cTime = iota
+	cTimeNS
+	cRelMS
+	cFiletime
+	cRawTimestamp
+	cFile
+	cCPU
+	cPID
+	cTID
+	cProcessName
+	cHeader
+	cFlags
+	cProviderGUID
+	cEventID
+	cVersion
+	cChannel
+	cLevel
+	cOpcode
+	cTask
+	cKeywords
+	cHookID
+	cInstanceID
+	cParentInstanceID
+	cParentGUID
+	cMessageFlags
+	cSequence
+	cComponentID
+	cKernelTime
+	cUserTime
+	cProcessorTime
+	cActivityID
+	cRelatedActivityID
+	cExtended
+	cProviderName
+	cEventName
+	cTaskName
+	cOpcodeName
+	cLevelName
+	cSchemaVersion
+	cSchemaSource
+	cProperties
+	cMaps
+	cMessage
+	cUserData
+	cDecodeError
+	nMainColumns
+)
+
+func opt(n parquet.Node) parquet.Node { return parquet.Optional(n) }
+
+func dictString() parquet.Node {
+	return parquet.Encoded(parquet.String(), &parquet.RLEDictionary)
+}
+
+// timestampMicros is the type of "time": microseconds since 1970, UTC
+// (what Spark and Trino read; nanoseconds are in "time_ns").
+func timestampMicros() parquet.Node { return parquet.Timestamp(parquet.Microsecond) }
+
+// mainFields returns the events table's columns, in the order of the c*
+// constants, then the stack.
+func mainFields() []field {
+	return []field{
+		{"time", timestampMicros()},
+		{"time_ns", opt(parquet.Int(64))},
+		{"rel_ms", opt(parquet.Leaf(parquet.DoubleType))},
+		{"filetime", parquet.Int(64)},
+		{"raw_timestamp", parquet.Int(64)},
+		{"file", parquet.Uint(32)},
+		{"cpu", parquet.Uint(16)},
+		{"pid", parquet.Uint(32)},
+		{"tid", parquet.Uint(32)},
+		{"process_name", opt(dictString())},
+		{"header", dictString()},
+		{"flags", parquet.Uint(16)},
+		{"provider_guid", dictString()},
+		{"event_id", parquet.Uint(16)},
+		{"version", parquet.Uint(8)},
+		{"channel", parquet.Uint(8)},
+		{"level", parquet.Uint(8)},
+		{"opcode", parquet.Uint(8)},
+		{"task", parquet.Uint(16)},
+		{"keywords", parquet.Uint(64)},
+		{"hook_id", opt(parquet.Uint(16))},
+		{"instance_id", opt(parquet.Uint(32))},
+		{"parent_instance_id", opt(parquet.Uint(32))},
+		{"parent_guid", opt(parquet.String())},
+		{"message_flags", opt(parquet.Uint(16))},
+		{"sequence", opt(parquet.Uint(32))},
+		{"component_id", opt(parquet.Uint(32))},
+		{"kernel_time", opt(parquet.Uint(32))},
+		{"user_time", opt(parquet.Uint(32))},
+		{"processor_time", opt(parquet.Uint(64))},
+		{"activity_id", opt(parquet.String())},
+		{"related_activity_id", opt(parquet.String())},
+		{"extended", opt(parquet.JSON())},
+		{"provider_name", opt(dictString())},
+		{"event_name", opt(dictString())},
+		{"task_name", opt(dictString())},
+		{"opcode_name", opt(dictString())},
+		{"level_name", opt(dictString())},
+		{"schema_version", opt(parquet.Uint(8))},
+		{"schema_source", opt(dictString())},
+		{"properties", opt(parquet.JSON())},
+		{"maps", opt(parquet.JSON())},
+		{"message", opt(parquet.String())},
+		{"user_data", opt(parquet.Leaf(parquet.ByteArrayType))},
+		{"decode_error", opt(parquet.String())},
+		stackField(),
+	}
+}
+
+// metadata is the key-value metadata of every file written.
+func metadata() map[string]string {
+	return map[string]string{"etwkit.schema": tracerpt.SchemaName}
+}
+
+// recordReader cuts the pipeline's output into records; a record split
+// across writes is carried over.
+type recordReader struct {
+	carry []byte
+	r     rec
+}
+
+// each calls fn for every whole record of p.
+func (rr *recordReader) each(p []byte, fn func(r *rec) error) error {
+	buf := p
+	if len(rr.carry) > 0 {
+		rr.carry = append(rr.carry, p...)
+		buf = rr.carry
+	}
+	for len(buf) >= 4 {
+		n := int(binary.LittleEndian.Uint32(buf))
+		if n < fixedSize {
+			return errRecord
+		}
+		if n > len(buf) {
+			break
+		}
+		if err := rr.r.parse(buf[:n]); err != nil {
+			return err
+		}
+		if err := fn(&rr.r); err != nil {
+			return err
+		}
+		buf = buf[n:]
+	}
+	if len(rr.carry) > 0 {
+		rr.carry = rr.carry[:copy(rr.carry, buf)]
+	} else {
+		rr.carry = append(rr.carry, buf...)
+	}
+	return nil
+}
+
+// Writer writes the events table: one row per event, typed columns for
+// the header fields, the properties as a JSON column, process and stack
+// from the analysis model (docs/cli.md, "-of PARQUET"). It is the
+// io.Writer that tracerpt.Run writes the Encoder's records to; Close
+// finishes the file.
+type Writer struct {
+	t     *table
+	stack stackColumns
+	rr    recordReader
+	start int64
+	err   error
+}
+
+// NewWriter starts a Parquet file on out for the records of enc. Full row
+// groups are encoded and compressed on other goroutines while the next
+// fills; memory is a few row groups (Options).
+func NewWriter(out io.Writer, enc *Encoder, o *Options) *Writer {
+	w := &Writer{t: newTable(out, "event", mainFields(), o, metadata(), true), start: enc.start}
+	w.stack = w.t.stackColumns()
+	return w
+}
+
+// Write takes records from the pipeline.
+func (w *Writer) Write(p []byte) (int, error) {
+	if w.err != nil {
+		return 0, w.err
+	}
+	w.err = w.rr.each(p, w.row)
+	if w.err != nil {
+		return 0, w.err
+	}
+	return len(p), nil
+}
+
+// Close writes the last row group and the footer; it does not close the
+// output.
+func (w *Writer) Close() error {
+	if len(w.rr.carry) > 0 && w.err == nil {
+		w.err = errRecord
+	}
+	if err := w.t.close(); w.err == nil {
+		w.err = err
+	}
+	return w.err
+}
+
+func (w *Writer) row(r *rec) error {
+	w.header(w.t, r, w.start)
+	w.t.stack(w.stack, r.frames)
+	return w.t.endRow()
+}
+
+// header appends the header columns (c* order) of record r to t.
+func (w *Writer) header(t *table, r *rec, start int64) {
+	ft := int64(r.u64(offTime))
+	appendTimes(t, cTime, ft, start, r.present&hasRelMS != 0)
+	t.int(cFiletime, ft, 64, false)
+	t.int(cRawTimestamp, int64(r.u64(offRaw)), 64, false)
+	t.uint(cFile, uint64(r.u32(offFile)), 32, false)
+	t.uint(cCPU, uint64(r.u16(offCPU)), 16, false)
+	t.uint(cPID, uint64(r.u32(offPID)), 32, false)
+	t.uint(cTID, uint64(r.u32(offTID)), 32, false)
+	w.str(t, cProcessName, r, sProcessName)
+	t.bytes(cHeader, headerName(r.u8(offHeader)), false)
+	t.uint(cFlags, uint64(r.u16(offFlags)), 16, false)
+	t.bytes(cProviderGUID, r.str[sProviderGUID], false)
+	t.uint(cEventID, uint64(r.u16(offEventID)), 16, false)
+	t.uint(cVersion, uint64(r.u8(offVersion)), 8, false)
+	t.uint(cChannel, uint64(r.u8(offChannel)), 8, false)
+	t.uint(cLevel, uint64(r.u8(offLevel)), 8, false)
+	t.uint(cOpcode, uint64(r.u8(offOpcode)), 8, false)
+	t.uint(cTask, uint64(r.u16(offTask)), 16, false)
+	t.uint(cKeywords, r.u64(offKeywords), 64, false)
+	optU := func(c int, has bool, n uint64, width int) {
+		if has {
+			t.uint(c, n, width, true)
+		} else {
+			t.null(c)
+		}
+	}
+	optU(cHookID, r.present&hasHook != 0, uint64(r.u16(offHook)), 16)
+	inst := r.present&hasInstance != 0
+	optU(cInstanceID, inst, uint64(r.u32(offInstance)), 32)
+	optU(cParentInstanceID, inst, uint64(r.u32(offParentInst)), 32)
+	w.str(t, cParentGUID, r, sParentGUID)
+	wpp := r.present&hasWPP != 0
+	optU(cMessageFlags, wpp, uint64(r.u16(offMsgFlags)), 16)
+	optU(cSequence, wpp, uint64(r.u32(offSequence)), 32)
+	optU(cComponentID, wpp, uint64(r.u32(offComponent)), 32)
+	cpu := r.present&hasCPUTimes != 0
+	optU(cKernelTime, cpu, uint64(r.u32(offKernelTime)), 32)
+	optU(cUserTime, cpu, uint64(r.u32(offUserTime)), 32)
+	optU(cProcessorTime, r.present&hasProcTime != 0, r.u64(offProcTime), 64)
+	w.str(t, cActivityID, r, sActivityID)
+	w.str(t, cRelatedActivityID, r, sRelatedActivityID)
+	w.str(t, cExtended, r, sExtended)
+	w.str(t, cProviderName, r, sProviderName)
+	w.str(t, cEventName, r, sEventName)
+	w.str(t, cTaskName, r, sTaskName)
+	w.str(t, cOpcodeName, r, sOpcodeName)
+	w.str(t, cLevelName, r, sLevelName)
+	optU(cSchemaVersion, r.present&hasSchemaVer != 0, uint64(r.u8(offSchemaVer)), 8)
+	w.str(t, cSchemaSource, r, sSchemaSource)
+	w.str(t, cProperties, r, sProperties)
+	w.str(t, cMaps, r, sMaps)
+	w.str(t, cMessage, r, sMessage)
+	w.str(t, cUserData, r, sUserData)
+	w.str(t, cDecodeError, r, sDecodeError)
+}
+
+// str appends record string s to optional column c (null when absent).
+func (w *Writer) str(t *table, c int, r *rec, s int) {
+	if r.has[s] {
+		t.bytes(c, r.str[s], true)
+	} else {
+		t.null(c)
+	}
+}
+
+// appendTimes appends "time", "time_ns" and "rel_ms" (columns c, c+1,
+// c+2) of FILETIME ft.
+func appendTimes(t *table, c int, ft, start int64, rel bool) {
+	const epoch = 116444736000000000
+	u := ft - epoch // 100 ns since 1970
+	t.int(c, floorDiv(u, 10), 64, false)
+	if u >= math.MinInt64/100 && u <= math.MaxInt64/100 {
+		t.int(c+1, u*100, 64, true)
+	} else {
+		t.null(c + 1)
+	}
+	if rel {
+		t.put(c+2, parquet.DoubleValue(float64(ft-start)/1e4), true)
+	} else {
+		t.null(c + 2)
+	}
+}
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if (a%b != 0) && ((a < 0) != (b < 0)) {
+		q--
+	}
+	return q
+}
+
+var headerNames = func() [256][]byte {
+	var n [256][]byte
+	for i := range n {
+		n[i] = []byte(etl.HeaderType(i).String())
+	}
+	return n
+}()
+
+func headerName(h uint8) []byte { return headerNames[h] }
