@@ -106,8 +106,9 @@ var optionalValue = map[string]string{"summary": "summary.txt", "o": "", "report
 // --import per file. Everything else passes through.
 func normalizeArgs(args []string) []string {
 	longs := longFlagNames()
-	// relog writes an .etl file: its -o always takes the next argument.
-	relog := len(args) > 0 && (args[0] == "relog" || args[0] == "synth")
+	// Subcommands whose -o is a required value (relog and synth write
+	// .etl files) take the next argument whatever it looks like.
+	relog := len(args) > 0 && (args[0] == "relog" || args[0] == "synth" || args[0] == "pcapng" || args[0] == "stacks" || args[0] == "report")
 	var out []string
 	for i := 0; i < len(args); i++ {
 		a := args[i]
