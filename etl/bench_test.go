@@ -151,3 +151,24 @@ func TestWalkDoesNotAllocate(t *testing.T) {
 		t.Errorf("%v allocations per buffer walk, want 0", allocs)
 	}
 }
+
+// BenchmarkScan is File.Scan, what "tracerpt-go info" does: every buffer
+// read and every record walked and counted, on GOMAXPROCS goroutines.
+// MB/s are bytes of file; compare with cat's (docs/performance.md).
+func BenchmarkScan(b *testing.B) {
+	for name, data := range benchInputs(b) {
+		b.Run(name, func(b *testing.B) {
+			f, err := etl.NewFile(bytes.NewReader(data), int64(len(data)))
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			n := 0
+			for b.Loop() {
+				n = f.Scan().Events
+			}
+			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+		})
+	}
+}

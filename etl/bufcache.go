@@ -4,7 +4,7 @@ import "sync"
 
 // BufferCache keeps the decompressed data of compressed buffers, so that
 // reading a file again (a prescan for the schemas the trace carries, an
-// analysis pass, then the dump) copies each buffer rather than
+// analysis pass, then the dump) shares each buffer's data rather than
 // decompressing it again. Buffers are kept in the order they are first
 // read until the cache holds its maximum; later ones are decompressed at
 // each read. Attach it to files with [File.SetBufferCache]; one cache may
@@ -38,10 +38,29 @@ func (c *BufferCache) Stats() (hits, misses, bytes int64) {
 }
 
 // SetBufferCache makes f keep its decompressed buffers in c (nil: none).
-func (f *File) SetBufferCache(c *BufferCache) { f.cache = c }
+// [File.Close] removes them from c.
+func (f *File) SetBufferCache(c *BufferCache) {
+	if f.cache != nil && f.cache != c {
+		f.cache.drop(f)
+	}
+	f.cache = c
+}
 
-// get copies the cached data of the buffer at off into a pooled store.
-func (c *BufferCache) get(f *File, off int64) (*[]byte, bool) {
+// drop removes f's buffers.
+func (c *BufferCache) drop(f *File) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for k, d := range c.m {
+		if k.f == f {
+			delete(c.m, k)
+			c.size -= int64(len(d))
+		}
+	}
+}
+
+// get returns the cached data of the buffer at off. The data is shared:
+// it must not be modified.
+func (c *BufferCache) get(f *File, off int64) ([]byte, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	d, ok := c.m[bufferKey{f, off}]
@@ -50,19 +69,19 @@ func (c *BufferCache) get(f *File, off int64) (*[]byte, bool) {
 		return nil, false
 	}
 	c.hits++
-	st := getStore(len(d))
-	copy(*st, d)
-	return st, true
+	return d, true
 }
 
-// put keeps a copy of data, if it fits.
-func (c *BufferCache) put(f *File, off int64, data []byte) {
+// put keeps data, if it fits, and reports whether it did: the cache then
+// owns data, which must not be modified or reused.
+func (c *BufferCache) put(f *File, off int64, data []byte) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	k := bufferKey{f, off}
 	if _, ok := c.m[k]; ok || c.size+int64(len(data)) > c.max {
-		return
+		return false
 	}
-	c.m[k] = append([]byte(nil), data...)
+	c.m[k] = data[:len(data):len(data)]
 	c.size += int64(len(data))
+	return true
 }

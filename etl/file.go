@@ -98,8 +98,12 @@ func NewFile(r io.ReaderAt, size int64) (*File, error) {
 	return newFile(r, size, "")
 }
 
-// Close closes the file if it was opened with [Open].
+// Close closes the file if it was opened with [Open], and removes its
+// buffers from its [BufferCache].
 func (f *File) Close() error {
+	if f.cache != nil {
+		f.cache.drop(f)
+	}
 	if f.closer != nil {
 		return f.closer.Close()
 	}
@@ -528,9 +532,8 @@ func (f *File) ReadBuffer(bi BufferInfo) (*Buffer, error) {
 		return nil, f.errorf(bi.FileOffset, io.ErrUnexpectedEOF, "compressed buffer of %#x bytes truncated at +%#x", h.BufferSize, avail)
 	}
 	if f.cache != nil {
-		if st, ok := f.cache.get(f, bi.FileOffset); ok {
-			b.store = st
-			b.Data = *st
+		if d, ok := f.cache.get(f, bi.FileOffset); ok {
+			b.Data = d // shared, not pooled: Release leaves it alone
 			return b, nil
 		}
 	}
@@ -551,8 +554,8 @@ func (f *File) ReadBuffer(bi BufferInfo) (*Buffer, error) {
 		b.Release()
 		return nil, f.errorf(bi.FileOffset, nil, "buffer decompressed to %d bytes, header says %d", n, int(h.Offset)-BufferHeaderSize)
 	}
-	if f.cache != nil {
-		f.cache.put(f, bi.FileOffset, b.Data)
+	if f.cache != nil && f.cache.put(f, bi.FileOffset, b.Data) {
+		b.store = nil // the cache owns the data now
 	}
 	return b, nil
 }

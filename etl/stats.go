@@ -1,5 +1,11 @@
 package etl
 
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
+
 // Stats summarizes a walk over every record of a file.
 type Stats struct {
 	Buffers           int                // buffers with a valid header
@@ -11,28 +17,79 @@ type Stats struct {
 	Errors            []error            // damaged buffers and records, as [*FormatError]
 }
 
-// Scan reads every record of the file (in file order, decompressing
-// buffers in parallel) and counts them.
+// Scan reads every record of the file and counts them. Buffers are read,
+// decompressed and walked on GOMAXPROCS goroutines; the result (errors
+// included, in file order) is what a walk in file order gives.
 func (f *File) Scan() Stats {
 	st := Stats{HeaderTypes: map[HeaderType]int{}}
-	for _, b := range f.Buffers() {
+	bufs := f.Buffers()
+	for _, b := range bufs {
 		st.Buffers++
 		if b.Header.Compressed() {
 			st.CompressedBuffers++
 		}
 	}
-	r := NewReader([]*File{f}, &ReaderOptions{Order: FileOrder})
-	defer r.Close()
+	st.Errors = append(st.Errors, f.IndexErrors()...)
+	type part struct {
+		counts      [256]int
+		events      int
+		first, last int64
+	}
+	workers := max(1, min(runtime.GOMAXPROCS(0), len(bufs)))
+	parts := make([]part, workers)
+	errs := make([][]error, len(bufs)) // per buffer, in the order a walk meets them
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p := &parts[w]
+			var rr RecordReader
+			var ev Event
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(bufs) {
+					return
+				}
+				b, err := f.ReadBuffer(bufs[i])
+				if err != nil {
+					errs[i] = append(errs[i], err)
+				}
+				if b == nil {
+					continue
+				}
+				rr.Reset(b)
+				for rr.Next(&ev) {
+					p.counts[ev.Header]++
+					p.events++
+					if p.first == 0 || ev.Time < p.first {
+						p.first = ev.Time
+					}
+					if ev.Time > p.last {
+						p.last = ev.Time
+					}
+				}
+				if err := rr.Err(); err != nil {
+					errs[i] = append(errs[i], err)
+				}
+				b.Release()
+			}
+		}()
+	}
+	wg.Wait()
 	var counts [256]int
-	for r.Next() {
-		ev := r.Event()
-		counts[ev.Header]++
-		st.Events++
-		if st.FirstTime == 0 || ev.Time < st.FirstTime {
-			st.FirstTime = ev.Time
+	for i := range parts {
+		p := &parts[i]
+		for t, n := range p.counts {
+			counts[t] += n
 		}
-		if ev.Time > st.LastTime {
-			st.LastTime = ev.Time
+		st.Events += p.events
+		if p.events > 0 {
+			if st.FirstTime == 0 || p.first != 0 && p.first < st.FirstTime {
+				st.FirstTime = p.first
+			}
+			st.LastTime = max(st.LastTime, p.last)
 		}
 	}
 	for t, n := range counts {
@@ -40,6 +97,8 @@ func (f *File) Scan() Stats {
 			st.HeaderTypes[HeaderType(t)] = n
 		}
 	}
-	st.Errors = r.Errors()
+	for _, e := range errs {
+		st.Errors = append(st.Errors, e...)
+	}
 	return st
 }

@@ -397,3 +397,37 @@ func TestCorpusWriterMatchesJSON(t *testing.T) {
 	}
 	compare(t, lines, readRows(t, dumpParquet(t, files, dec, m, 2, nil)))
 }
+
+// TestEncoderDoesNotAllocate: rendering a decoded event into a record
+// (properties, maps, message, typed values) allocates nothing once warm.
+func TestEncoderDoesNotAllocate(t *testing.T) {
+	files := open(t, fixture(t, "manifest-types.etl"))
+	dec := decoder(t, fixture(t, "manifest-types.man"))
+	r := etl.NewReader(files, nil)
+	defer r.Close()
+	var evs []etl.Event
+	for r.Next() {
+		e := *r.Event()
+		e.UserData = append([]byte(nil), e.UserData...)
+		e.Extended, e.Raw = nil, nil
+		evs = append(evs, e)
+	}
+	enc := parquetout.NewEncoder(files, false)
+	split := parquetout.NewEncoder(files, false)
+	if _, err := parquetout.NewSplitWriter(t.TempDir(), split, nil); err != nil {
+		t.Fatal(err)
+	}
+	var buf []byte
+	for _, e := range []*parquetout.Encoder{enc, split} {
+		for i := range evs {
+			res := dec.Decode(&evs[i])
+			if res.Schema == nil || res.Err != nil {
+				continue
+			}
+			buf = e.AppendEvent(buf[:0], &evs[i], res) // warm: schema numbers, buffer
+			if n := testing.AllocsPerRun(50, func() { buf = e.AppendEvent(buf[:0], &evs[i], res) }); n != 0 {
+				t.Errorf("%s: %v allocations per event", res.Schema.EventName, n)
+			}
+		}
+	}
+}

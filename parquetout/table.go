@@ -7,11 +7,12 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/klauspost/compress/s2"
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress"
-	"github.com/parquet-go/parquet-go/compress/snappy"
 	"github.com/parquet-go/parquet-go/compress/uncompressed"
 	"github.com/parquet-go/parquet-go/compress/zstd"
+	"github.com/parquet-go/parquet-go/format"
 )
 
 // Compression names a Parquet compression codec.
@@ -43,7 +44,35 @@ func (c Compression) codec() compress.Codec {
 	case Uncompressed:
 		return &uncompressed.Codec{}
 	}
-	return &snappy.Codec{}
+	return fastSnappy{}
+}
+
+// fastSnappy is Snappy at its standard level: parquet-go's snappy codec
+// uses klauspost's "better" Snappy, which takes about twice the time for a
+// few percent.
+type fastSnappy struct{}
+
+func (fastSnappy) String() string                            { return "SNAPPY" }
+func (fastSnappy) CompressionCodec() format.CompressionCodec { return format.Snappy }
+
+func (fastSnappy) Encode(dst, src []byte) ([]byte, error) {
+	if n := s2.MaxEncodedLen(len(src)); n < 0 {
+		return nil, fmt.Errorf("parquetout: page of %d bytes too large for snappy", len(src))
+	} else if cap(dst) < n {
+		dst = make([]byte, n)
+	}
+	return s2.EncodeSnappy(dst[:cap(dst)], src), nil
+}
+
+func (fastSnappy) Decode(dst, src []byte) ([]byte, error) {
+	n, err := s2.DecodedLen(src)
+	if err != nil {
+		return nil, err
+	}
+	if cap(dst) < n {
+		dst = make([]byte, n)
+	}
+	return s2.Decode(dst[:n], src)
 }
 
 // Options set the row groups and compression of the files written.
@@ -176,6 +205,9 @@ func (c *chunk) reset() {
 	c.arena.reset()
 }
 
+// largeText are the columns whose pages carry no min/max bounds.
+var largeText = map[string]struct{}{"properties": {}, "maps": {}, "extended": {}, "message": {}, "user_data": {}, "decode_error": {}}
+
 // smallPageBuffer is the page size of split tables.
 const smallPageBuffer = 32 << 10
 
@@ -228,6 +260,12 @@ func newTable(out io.Writer, name string, fields []field, o *Options, meta map[s
 	schema := parquet.NewSchema(name, newGroup(fields))
 	opts := []parquet.WriterOption{schema, parquet.Compression(o.compression().codec()),
 		parquet.CreatedBy("etwkit tracerpt-go", "", ""), parquet.MaxRowsPerRowGroup(int64(o.rows()) + 1)}
+	for _, f := range fields {
+		if _, ok := largeText[f.name]; ok {
+			// Min and max of JSON text and payloads help no reader.
+			opts = append(opts, parquet.SkipPageBounds(f.name))
+		}
+	}
 	if !async {
 		// Split tables are many: smaller pages keep the column buffers
 		// of all of them small.
@@ -428,17 +466,30 @@ func (t *table) close() error {
 // Value helpers: each appends one value of the current row to column c.
 // The row's values go to the current chunk.
 
+// The column writers take values with their repetition and definition
+// levels; the column index comes from the writer, so it is left unset.
+
 func (t *table) null(c int) {
-	t.cur.cols[c] = append(t.cur.cols[c], parquet.NullValue().Level(0, 0, c))
+	t.cur.cols[c] = append(t.cur.cols[c], parquet.Value{})
 }
 
-// def is the definition level of a present value: 1 for optional columns.
+// put appends a present value; in an optional column its definition
+// level is 1.
 func (t *table) put(c int, v parquet.Value, optional bool) {
-	d := 0
+	col := append(t.cur.cols[c], v)
 	if optional {
-		d = 1
+		col[len(col)-1].SetDefinitionLevel(1)
 	}
-	t.cur.cols[c] = append(t.cur.cols[c], v.Level(0, d, c))
+	t.cur.cols[c] = col
+}
+
+// leveled appends a value of the stack list with its levels.
+func leveled(col []parquet.Value, v parquet.Value, rep, def int) []parquet.Value {
+	col = append(col, v)
+	p := &col[len(col)-1]
+	p.SetRepetitionLevel(rep)
+	p.SetDefinitionLevel(def)
+	return col
 }
 
 func (t *table) bytes(c int, b []byte, optional bool) {
@@ -501,7 +552,7 @@ func (t *table) stack(s stackColumns, frames []frame) {
 	rg := t.cur
 	if len(frames) == 0 {
 		for _, c := range [...]int{s.address, s.module, s.offset, s.method} {
-			rg.cols[c] = append(rg.cols[c], parquet.NullValue().Level(0, 0, c))
+			rg.cols[c] = append(rg.cols[c], parquet.Value{})
 		}
 		return
 	}
@@ -513,18 +564,18 @@ func (t *table) stack(s stackColumns, frames []frame) {
 		if i == 0 {
 			rep = 0
 		}
-		rg.cols[s.address] = append(rg.cols[s.address], parquet.Int64Value(int64(f.address)).Level(rep, 2, s.address))
+		rg.cols[s.address] = leveled(rg.cols[s.address], parquet.Int64Value(int64(f.address)), rep, 2)
 		if f.flags&frameHasModule != 0 {
-			rg.cols[s.module] = append(rg.cols[s.module], parquet.ByteArrayValue(rg.arena.copy(f.module)).Level(rep, 3, s.module))
-			rg.cols[s.offset] = append(rg.cols[s.offset], parquet.Int64Value(int64(f.offset)).Level(rep, 3, s.offset))
+			rg.cols[s.module] = leveled(rg.cols[s.module], parquet.ByteArrayValue(rg.arena.copy(f.module)), rep, 3)
+			rg.cols[s.offset] = leveled(rg.cols[s.offset], parquet.Int64Value(int64(f.offset)), rep, 3)
 		} else {
-			rg.cols[s.module] = append(rg.cols[s.module], parquet.NullValue().Level(rep, 2, s.module))
-			rg.cols[s.offset] = append(rg.cols[s.offset], parquet.NullValue().Level(rep, 2, s.offset))
+			rg.cols[s.module] = leveled(rg.cols[s.module], parquet.Value{}, rep, 2)
+			rg.cols[s.offset] = leveled(rg.cols[s.offset], parquet.Value{}, rep, 2)
 		}
 		if f.flags&frameHasMethod != 0 {
-			rg.cols[s.method] = append(rg.cols[s.method], parquet.ByteArrayValue(rg.arena.copy(f.method)).Level(rep, 3, s.method))
+			rg.cols[s.method] = leveled(rg.cols[s.method], parquet.ByteArrayValue(rg.arena.copy(f.method)), rep, 3)
 		} else {
-			rg.cols[s.method] = append(rg.cols[s.method], parquet.NullValue().Level(rep, 2, s.method))
+			rg.cols[s.method] = leveled(rg.cols[s.method], parquet.Value{}, rep, 2)
 		}
 	}
 }

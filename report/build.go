@@ -198,12 +198,14 @@ func fileName(files []*etl.File, o *Options, i int) string {
 	return "file " + strconv.Itoa(i+1)
 }
 
-// niceWidths are the bucket widths the timeline picks from, in 100 ns.
+// niceWidth returns the timeline's bucket width, in 100 ns: the
+// smallest 1, 2 or 5 × 10^k (at least 1 µs) that covers span in at most
+// maxBuckets buckets.
 func niceWidth(span int64, maxBuckets int) int64 {
-	min := span/int64(maxBuckets) + 1
+	least := span/int64(maxBuckets) + 1
 	for w := int64(1); ; w *= 10 {
 		for _, f := range []int64{1, 2, 5} {
-			if w*f >= min && w*f >= 10 { // at least 1 µs
+			if w*f >= least && w*f >= 10 {
 				return w * f
 			}
 		}

@@ -55,16 +55,28 @@ func AppendJSONInt(dst []byte, n int64) []byte {
 // AppendPropertiesJSON, but with integers as numbers whatever their
 // out-type (see above). Properties the decoder did not reach are null.
 func AppendDataJSON(dst []byte, d *Decoded) []byte {
+	dst, _ = AppendDataJSONErr(dst, d)
+	return dst
+}
+
+// AppendDataJSONErr is [AppendDataJSON] that reports what it left out, as
+// [AppendPropertiesJSONErr] does: the object is bounded by [MaxTextBytes]
+// and values nested deeper than [MaxDepth] are null.
+func AppendDataJSONErr(dst []byte, d *Decoded) ([]byte, error) {
 	dst = append(dst, '{')
 	if d == nil || d.Schema == nil {
-		return append(dst, '}')
+		return append(dst, '}'), nil
 	}
+	b := budget{limit: len(dst) + MaxTextBytes}
 	props := d.Schema.Properties[:len(d.Top())]
 	first := true
 	for i := range props {
 		p := &props[i]
 		if !Printable(p) {
 			continue
+		}
+		if b.over(dst) {
+			break
 		}
 		if !first {
 			dst = append(dst, ',')
@@ -73,18 +85,19 @@ func AppendDataJSON(dst []byte, d *Decoded) []byte {
 		dst = appendJSONString(dst, p.Name)
 		dst = append(dst, ':')
 		if i < len(d.Values) {
-			dst = appendDataJSON(dst, d, &d.Values[i], 0)
+			dst = appendDataJSON(dst, d, &d.Values[i], 0, &b)
 		} else {
 			dst = append(dst, "null"...)
 		}
 	}
-	return append(dst, '}')
+	return append(dst, '}'), b.err()
 }
 
 // AppendValueDataJSON appends v (a scalar, an array or a struct) of d as
-// AppendDataJSON renders it.
+// AppendDataJSON renders it (bounded by [MaxTextBytes]).
 func AppendValueDataJSON(dst []byte, d *Decoded, v *Value) []byte {
-	return appendDataJSON(dst, d, v, 0)
+	b := budget{limit: len(dst) + MaxTextBytes}
+	return appendDataJSON(dst, d, v, 0, &b)
 }
 
 // AppendMapsJSON appends the names of d's top-level printable property
@@ -94,12 +107,14 @@ func AppendValueDataJSON(dst []byte, d *Decoded, v *Value) []byte {
 // as AppendText renders it: "AllocSmall", "A | B | 0x10") or the message
 // of a Win32 error, NTSTATUS or HRESULT code. Arrays with at least one
 // named element give an array of names (null where an element has none);
-// structs an object of their named members.
+// structs an object of their named members. Like AppendDataJSON, the
+// object is bounded by [MaxTextBytes] (the names past it are left out).
 func AppendMapsJSON(dst []byte, d *Decoded) ([]byte, bool) {
 	if d == nil || d.Schema == nil {
 		return dst, false
 	}
 	start := len(dst)
+	bud := budget{limit: start + MaxTextBytes}
 	props := d.Schema.Properties[:len(d.Top())]
 	named := false
 	dst = append(dst, '{')
@@ -108,6 +123,9 @@ func AppendMapsJSON(dst []byte, d *Decoded) ([]byte, bool) {
 		if i >= len(d.Values) || !Printable(p) || !mayHaveNames(p, 0) {
 			continue
 		}
+		if bud.over(dst) {
+			break
+		}
 		mark := len(dst)
 		if named {
 			dst = append(dst, ',')
@@ -115,7 +133,7 @@ func AppendMapsJSON(dst []byte, d *Decoded) ([]byte, bool) {
 		dst = appendJSONString(dst, p.Name)
 		dst = append(dst, ':')
 		var ok bool
-		if dst, ok = appendNamesJSON(dst, d, &d.Values[i], 0); ok {
+		if dst, ok = appendNamesJSON(dst, d, &d.Values[i], 0, &bud); ok {
 			named = true
 		} else {
 			dst = dst[:mark]
@@ -148,9 +166,15 @@ func mayHaveNames(p *Property, depth int) bool {
 	return false
 }
 
-// appendDataJSON is AppendValueDataJSON at nesting depth.
-func appendDataJSON(dst []byte, d *Decoded, v *Value, depth int) []byte {
-	if v == nil || v.Prop == nil || depth > maxRenderDepth {
+// appendDataJSON is AppendValueDataJSON at nesting depth, within bud.
+func appendDataJSON(dst []byte, d *Decoded, v *Value, depth int, bud *budget) []byte {
+	if v == nil || v.Prop == nil {
+		return append(dst, "null"...)
+	}
+	if depth > maxRenderDepth {
+		if bud != nil {
+			bud.deep = true
+		}
 		return append(dst, "null"...)
 	}
 	switch v.Kind {
@@ -161,10 +185,13 @@ func appendDataJSON(dst []byte, d *Decoded, v *Value, depth int) []byte {
 		kids := children(d, v)
 		dst = append(dst, '[')
 		for i := range kids {
+			if bud.over(dst) {
+				break
+			}
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = appendDataJSON(dst, d, &kids[i], depth+1)
+			dst = appendDataJSON(dst, d, &kids[i], depth+1, bud)
 		}
 		return append(dst, ']')
 	case Struct:
@@ -177,13 +204,16 @@ func appendDataJSON(dst []byte, d *Decoded, v *Value, depth int) []byte {
 			if !Printable(mp) {
 				continue
 			}
+			if bud.over(dst) {
+				break
+			}
 			if !first {
 				dst = append(dst, ',')
 			}
 			first = false
 			dst = appendJSONString(dst, mp.Name)
 			dst = append(dst, ':')
-			dst = appendDataJSON(dst, d, c, depth+1)
+			dst = appendDataJSON(dst, d, c, depth+1, bud)
 		}
 		return append(dst, '}')
 	}
@@ -220,7 +250,7 @@ func hasMapText(dst []byte, d *Decoded, v *Value, n uint64) bool {
 // appendNamesJSON appends the names of v (see AppendMapsJSON); ok is
 // false, with dst possibly holding partial output past its original
 // length, when v has none.
-func appendNamesJSON(dst []byte, d *Decoded, v *Value, depth int) ([]byte, bool) {
+func appendNamesJSON(dst []byte, d *Decoded, v *Value, depth int, bud *budget) ([]byte, bool) {
 	if v == nil || v.Prop == nil || depth > maxRenderDepth {
 		return dst, false
 	}
@@ -233,12 +263,15 @@ func appendNamesJSON(dst []byte, d *Decoded, v *Value, depth int) ([]byte, bool)
 		dst = append(dst, '[')
 		named := false
 		for i := range kids {
+			if bud.over(dst) {
+				break
+			}
 			if i > 0 {
 				dst = append(dst, ',')
 			}
 			mark := len(dst)
 			var ok bool
-			if dst, ok = appendNamesJSON(dst, d, &kids[i], depth+1); ok {
+			if dst, ok = appendNamesJSON(dst, d, &kids[i], depth+1, bud); ok {
 				named = true
 			} else {
 				dst = append(dst[:mark], "null"...)
@@ -255,6 +288,9 @@ func appendNamesJSON(dst []byte, d *Decoded, v *Value, depth int) ([]byte, bool)
 			if !Printable(mp) || !mayHaveNames(mp, depth+1) {
 				continue
 			}
+			if bud.over(dst) {
+				break
+			}
 			mark := len(dst)
 			if named {
 				dst = append(dst, ',')
@@ -262,7 +298,7 @@ func appendNamesJSON(dst []byte, d *Decoded, v *Value, depth int) ([]byte, bool)
 			dst = appendJSONString(dst, mp.Name)
 			dst = append(dst, ':')
 			var ok bool
-			if dst, ok = appendNamesJSON(dst, d, c, depth+1); ok {
+			if dst, ok = appendNamesJSON(dst, d, c, depth+1, bud); ok {
 				named = true
 			} else {
 				dst = dst[:mark]

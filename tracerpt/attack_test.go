@@ -197,3 +197,75 @@ func TestAttackHostileNames(t *testing.T) {
 		}
 	}
 }
+
+// TestAttackBombsDecompressOnce: bomb_zeros_1 and bomb_records_1 hold a
+// compressed buffer that expands to 16 MiB (of zeros, of tiny records).
+// Memory stays flat, and with a BufferCache (the CLI's dump) the prescan
+// and the dump share the decompression: one per compressed buffer.
+func TestAttackBombsDecompressOnce(t *testing.T) {
+	for _, name := range []string{"bomb_zeros_1.etl", "bomb_records_1.etl"} {
+		files := openAttack(t, name)
+		cache := etl.NewBufferCache(256 << 20)
+		compressed := 0
+		for _, f := range files {
+			f.SetBufferCache(cache)
+			for _, b := range f.Buffers() {
+				if b.Header.Compressed() {
+					compressed++
+				}
+			}
+		}
+		var st Stats
+		var err error
+		var after runtime.MemStats
+		el, alloc := measured(func() {
+			st, err = Run(context.Background(), &Config{Files: files, Workers: 2, Decoder: decode.New(),
+				Encoder: NewEncoder(JSON, files, &Options{}), Output: io.Discard})
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		runtime.ReadMemStats(&after)
+		hits, misses, _ := cache.Stats()
+		if int(misses) != compressed || hits < misses {
+			t.Errorf("%s: %d compressed buffers, %d decompressions, %d reads from the cache", name, compressed, misses, hits)
+		}
+		if alloc > 1<<30 || after.HeapInuse > 256<<20 || el > 30*time.Second {
+			t.Errorf("%s: %v, %d bytes allocated, %d in use", name, el, alloc, after.HeapInuse)
+		}
+		t.Logf("%s: %d events, %d decompressions, %d cache reads, %v, %.0f MB allocated", name, st.Read, misses, hits, el, float64(alloc)/(1<<20))
+	}
+}
+
+// TestJSONRenderBounds: an event whose properties render past
+// tdh.MaxTextBytes (60,000 structs with a 1,000-byte member name) gives
+// valid JSON of about that size with a decode_error saying what was left
+// out.
+func TestJSONRenderBounds(t *testing.T) {
+	g := uuid.MustParse("a0c1853b-5c40-4b15-8766-3cf1c58f985b")
+	member := tdh.Property{Name: strings.Repeat("N", 1000), InType: tdh.InTypeUInt8, LengthIndex: -1, CountIndex: -1}
+	schema := &tdh.Event{ProviderGUID: g, ID: 1, ProviderName: "Big", Properties: []tdh.Property{
+		{Name: "A", IsArray: true, Count: 60000, LengthIndex: -1, CountIndex: -1, Members: []tdh.Property{member}},
+	}}
+	dec := decode.New()
+	dec.Registry.Add(schema)
+	ev := &etl.Event{Header: etl.HeaderEvent64, ProviderID: g, Descriptor: etl.EventDescriptor{ID: 1}, UserData: make([]byte, 60000)}
+	res := dec.Decode(ev)
+	if res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	out := NewJSONEncoder(nil, &Options{}).AppendEvent(nil, ev, res)
+	var m map[string]any
+	if err := json.Unmarshal(out, &m); err != nil {
+		t.Fatalf("invalid JSON: %v", err)
+	}
+	if e, _ := m["decode_error"].(string); !strings.Contains(e, "rendering truncated") || len(out) > tdh.MaxTextBytes+64<<10 {
+		t.Errorf("%d bytes, decode_error %q", len(out), m["decode_error"])
+	}
+	for _, format := range []Format{XML, CSV} {
+		out := NewEncoder(format, nil, &Options{}).AppendEvent(nil, ev, res)
+		if !bytes.Contains(out, []byte("[truncated]")) || len(out) > tdh.MaxTextBytes+64<<10 {
+			t.Errorf("%v: %d bytes", format, len(out))
+		}
+	}
+}

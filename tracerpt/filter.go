@@ -31,8 +31,10 @@ type Filter struct {
 	// PIDs and TIDs keep events of these processes and threads.
 	PIDs, TIDs []uint32
 	// Start and End bound the event time (FILETIME, UTC): Start ≤ time <
-	// End; zero means unbounded.
-	Start, End int64
+	// End. Zero means unbounded unless HasStart or HasEnd is set: a bound
+	// at the FILETIME epoch (1601-01-01T00:00:00Z) is 0.
+	Start, End       int64
+	HasStart, HasEnd bool
 	// MaxEvents stops after this many events are written (0: no limit).
 	MaxEvents int
 }
@@ -200,10 +202,10 @@ func (f *Filter) MatchHeader(ev *etl.Event) bool {
 	if len(f.TIDs) > 0 && !inList(f.TIDs, ev.ThreadID) {
 		return false
 	}
-	if f.Start != 0 && ev.Time < f.Start {
+	if (f.Start != 0 || f.HasStart) && ev.Time < f.Start {
 		return false
 	}
-	if f.End != 0 && ev.Time >= f.End {
+	if (f.End != 0 || f.HasEnd) && ev.Time >= f.End {
 		return false
 	}
 	return true

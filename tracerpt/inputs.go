@@ -100,3 +100,69 @@ func sortNames(names []string) {
 		return a < b
 	})
 }
+
+// A Job is one conversion of a many-input run (tracerpt-go --jobs): the
+// files of one input, and a name for its output.
+type Job struct {
+	Name  string   // the input's base name without ".etl" (and without ".NNN" for a sequence)
+	Files []string // one file, or the files of an AutoLogger sequence
+}
+
+// ExpandJobs turns command-line inputs into jobs, one per file: a glob
+// pattern gives one job per file it matches; the name of an AutoLogger
+// sequence gives one job with all the sequence's files (they are one
+// trace); anything else is one job as given. Jobs come in the order of
+// the arguments, files of a pattern by name; a file named twice is one
+// job.
+func ExpandJobs(args []string) ([]Job, error) {
+	var jobs []Job
+	seen := map[string]bool{}
+	add := func(name string, files ...string) {
+		var keep []string
+		for _, f := range files {
+			if !seen[f] {
+				seen[f] = true
+				keep = append(keep, f)
+			}
+		}
+		if len(keep) > 0 {
+			jobs = append(jobs, Job{Name: name, Files: keep})
+		}
+	}
+	for _, a := range args {
+		if _, err := os.Stat(a); err == nil {
+			add(jobName(a), a)
+			continue
+		}
+		if strings.ContainsAny(a, "*?[") {
+			m, err := filepath.Glob(a)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %v", a, err)
+			}
+			if len(m) == 0 {
+				return nil, fmt.Errorf("%s: no file matches", a)
+			}
+			sortNames(m)
+			for _, f := range m {
+				add(jobName(f), f)
+			}
+			continue
+		}
+		if seq := sequence(a); len(seq) > 0 {
+			sortNames(seq)
+			add(jobName(a), seq...)
+			continue
+		}
+		add(jobName(a), a)
+	}
+	return jobs, nil
+}
+
+// jobName is a file's base name without its ".etl" extension.
+func jobName(p string) string {
+	base := filepath.Base(p)
+	if i := strings.LastIndexByte(base, '.'); i > 0 && strings.EqualFold(base[i:], ".etl") {
+		base = base[:i]
+	}
+	return base
+}

@@ -22,7 +22,18 @@ type JSONEncoder struct {
 	raw       bool
 	start     int64 // the trace start (FILETIME) for "rel_ms"; 0: unknown
 	msg       []byte
+	names     map[namesKey][]byte // rendered schema names, per worker
 }
+
+// namesKey identifies the schema names of an event: its schema and, for
+// schemas without a level name, its level.
+type namesKey struct {
+	s     *tdh.Event
+	level uint8
+}
+
+// maxNamesCache bounds the schemas whose names an encoder keeps rendered.
+const maxNamesCache = 4096
 
 // SchemaName names the JSON Lines schema the encoder writes (docs/cli.md):
 // "info --json" reports it, and it changes when a key changes meaning.
@@ -54,7 +65,7 @@ func NewJSONEncoder(files []*etl.File, o *Options) *JSONEncoder {
 // Clone returns an encoder with the same settings for another goroutine.
 func (e *JSONEncoder) Clone() Encoder {
 	c := *e
-	c.msg = nil
+	c.msg, c.names = nil, nil
 	return &c
 }
 
@@ -117,7 +128,12 @@ func AppendStackJSON(b []byte, stack []analysis.Frame) []byte {
 		if f.Method != nil {
 			b = append(b, `,"method":`...)
 			if f.Method.Namespace != "" {
-				b = appendJSONString(b, f.Method.Namespace+"."+f.Method.Name)
+				// "Namespace.Name" without building the string.
+				b = appendJSONString(b, f.Method.Namespace)
+				b = append(b[:len(b)-1], '.')
+				n := len(b)
+				b = appendJSONString(b, f.Method.Name)
+				b = append(b[:n], b[n+1:]...) // without the name's opening quote
 			} else {
 				b = appendJSONString(b, f.Method.Name)
 			}
@@ -239,7 +255,7 @@ func (e *JSONEncoder) appendEvent(b []byte, ev *etl.Event, res *decode.Result, a
 	}
 	decoded := res != nil && res.Schema != nil && res.Err == nil
 	if res != nil && res.Schema != nil {
-		b = appendSchemaNames(b, ev, res.Schema)
+		b = e.appendNames(b, ev, res.Schema)
 		if !res.Exact {
 			b = append(b, `,"schema_version":`...)
 			b = strconv.AppendUint(b, uint64(res.Schema.Version), 10)
@@ -252,9 +268,10 @@ func (e *JSONEncoder) appendEvent(b []byte, ev *etl.Event, res *decode.Result, a
 	} else {
 		b = appendLevelName(b, d.Level, "")
 	}
+	var rerr error // what the properties' size or depth bound left out
 	if decoded {
 		b = append(b, `,"properties":`...)
-		b = tdh.AppendDataJSON(b, res.Decoded)
+		b, rerr = tdh.AppendDataJSONErr(b, res.Decoded)
 		n := len(b)
 		var named bool
 		if b, named = tdh.AppendMapsJSON(append(b, `,"maps":`...), res.Decoded); !named {
@@ -274,6 +291,9 @@ func (e *JSONEncoder) appendEvent(b []byte, ev *etl.Event, res *decode.Result, a
 	if res != nil && res.Err != nil {
 		b = append(b, `,"decode_error":`...)
 		b = appendJSONString(b, res.Err.Error())
+	} else if rerr != nil {
+		b = append(b, `,"decode_error":`...)
+		b = appendJSONString(b, rerr.Error())
 	}
 	return b
 }
@@ -330,6 +350,27 @@ func appendRFC3339(b []byte, ft int64) []byte {
 	local, frac, _ := utc.split(ft)
 	b = appendDateTime7(b, local, frac)
 	return append(b, 'Z')
+}
+
+// appendNames is appendSchemaNames from a cache: most events share a few
+// schemas, whose names are rendered once.
+func (e *JSONEncoder) appendNames(b []byte, ev *etl.Event, s *tdh.Event) []byte {
+	k := namesKey{s: s}
+	if s.LevelName == "" {
+		k.level = ev.Descriptor.Level
+	}
+	if r, ok := e.names[k]; ok {
+		return append(b, r...)
+	}
+	start := len(b)
+	b = appendSchemaNames(b, ev, s)
+	if e.names == nil {
+		e.names = map[namesKey][]byte{}
+	}
+	if len(e.names) < maxNamesCache {
+		e.names[k] = append([]byte(nil), b[start:]...)
+	}
+	return b
 }
 
 // appendSchemaNames adds the names a schema gives the event.

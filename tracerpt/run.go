@@ -3,7 +3,9 @@ package tracerpt
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"math"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -20,8 +22,9 @@ type Config struct {
 	Files []*etl.File
 	Order etl.Order
 	// Workers is the number of goroutines that decode and render events
-	// (0: GOMAXPROCS). With 1, everything runs on the calling goroutine.
-	// The reader loads buffers with the same number of goroutines.
+	// (0: GOMAXPROCS; more than etl.MaxWorkers is an error). With 1,
+	// everything runs on the calling goroutine. The reader loads buffers
+	// with the same number of goroutines.
 	Workers int
 	// Decoder finds schemas; nil means decode.New(). Run clones it for
 	// each worker.
@@ -88,6 +91,9 @@ func Run(ctx context.Context, c *Config) (Stats, error) {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
+	if c.Workers > etl.MaxWorkers {
+		return Stats{}, fmt.Errorf("tracerpt: %d workers: at most %d", c.Workers, etl.MaxWorkers)
+	}
 	dec := c.Decoder
 	if dec == nil {
 		dec = decode.New()
@@ -101,6 +107,15 @@ func Run(ctx context.Context, c *Config) (Stats, error) {
 			c.Warn(err)
 		}
 	}
+	// Bounds on schema state reached while decoding (EventSource chunks
+	// dropped, TraceLogging cache full) are warnings.
+	defer func() {
+		if c.Warn != nil {
+			for _, w := range dec.Warnings() {
+				c.Warn(w)
+			}
+		}
+	}()
 	r := etl.NewReader(c.Files, &etl.ReaderOptions{Order: c.Order, Workers: workers})
 	defer r.Close()
 	p := &pipeline{c: c, f: f, r: r}
@@ -154,6 +169,8 @@ type pipeline struct {
 	offsets []int64 // furthest buffer offset per file, for progress
 	nerr    int
 	enrich  *analysis.Enricher // parallel runs with Config.Analysis
+	wdec    *decode.Decoder    // the writer's, for the rest of a batch
+	wenc    Encoder            // whose rendering passed batchOutBytes
 }
 
 func (p *pipeline) flush() error {
@@ -266,8 +283,10 @@ type batch struct {
 	arena  []byte
 
 	out    []byte
-	ends   []int32 // end of each event's rendering in out; -1: filtered out
+	base   int     // index of the event whose rendering starts out
+	ends   []int32 // end of the rendering of event base+i in out; -1: filtered out
 	schema []*tdh.Event
+	err    error // rendering failed (an overflow)
 
 	// With Config.Analysis: each event's annotation, its stack in frames.
 	ann       []analysis.Annotation
@@ -283,11 +302,16 @@ type eventSpan struct {
 const (
 	batchEvents = 512
 	batchBytes  = 1 << 20
+	// batchOutBytes bounds a batch's rendering: a worker stops there (one
+	// event's rendering is bounded by tdh.MaxTextBytes and
+	// tdh.MaxMessageBytes) and the writer renders the rest of the batch
+	// in parts of this size, in order.
+	batchOutBytes = 16 << 20
 )
 
 func (b *batch) reset() {
 	b.events, b.spans, b.ext, b.extOff, b.arena = b.events[:0], b.spans[:0], b.ext[:0], b.extOff[:0], b.arena[:0]
-	b.out, b.ends, b.schema = b.out[:0], b.ends[:0], b.schema[:0]
+	b.out, b.ends, b.schema, b.base, b.err = b.out[:0], b.ends[:0], b.schema[:0], 0, nil
 	clear(b.ann)
 	clear(b.frames)
 	b.ann, b.stack, b.frames, b.annotated = b.ann[:0], b.stack[:0], b.frames[:0], 0
@@ -373,6 +397,10 @@ func (p *pipeline) runParallel(ctx context.Context, dec *decode.Decoder, workers
 		}()
 	}
 	go func() { wg.Wait(); close(done) }()
+	p.wdec = dec.Clone()
+	if p.c.Encoder != nil {
+		p.wenc = p.c.Encoder.Clone()
+	}
 
 	var werr error
 	wdone := make(chan struct{})
@@ -458,10 +486,11 @@ func (p *pipeline) runParallel(ctx context.Context, dec *decode.Decoder, workers
 	return werr
 }
 
-// render decodes and renders the events of b.
+// render decodes and renders the events of b from event b.base+len(b.ends)
+// on, until the rendering passes batchOutBytes.
 func (p *pipeline) render(b *batch, d *decode.Decoder, enc Encoder) {
 	needSchema := p.f.NeedsSchema()
-	for i := range b.events {
+	for i := b.base + len(b.ends); i < len(b.events) && len(b.out) < batchOutBytes; i++ {
 		ev := &b.events[i]
 		res := d.Decode(ev)
 		var s *tdh.Event
@@ -491,6 +520,10 @@ func (p *pipeline) render(b *batch, d *decode.Decoder, enc Encoder) {
 			b.schema = append(b.schema, nil)
 			continue
 		}
+		if len(b.out) > math.MaxInt32 {
+			b.err = fmt.Errorf("tracerpt: the rendering of %d events passed 2 GiB", i+1-b.base)
+			return
+		}
 		b.ends = append(b.ends, int32(len(b.out)))
 		b.schema = append(b.schema, s)
 	}
@@ -512,11 +545,22 @@ func (p *pipeline) write(done <-chan *batch, free chan<- *batch, stop *atomic.Bo
 			}
 			delete(pending, next)
 			next++
-			if err == nil && !stop.Load() {
-				err = p.writeBatch(b, &res)
+			for err == nil && !stop.Load() {
+				if err = b.err; err == nil {
+					err = p.writeBatch(b, &res)
+				}
 				if err != nil {
 					stop.Store(true)
+					break
 				}
+				if b.base+len(b.ends) == len(b.events) {
+					break
+				}
+				// The rendering passed batchOutBytes: render the rest
+				// here, part by part.
+				b.base += len(b.ends)
+				b.out, b.ends, b.schema = b.out[:0], b.ends[:0], b.schema[:0]
+				p.render(b, p.wdec, p.wenc)
 			}
 			free <- b
 		}
@@ -539,7 +583,7 @@ func (p *pipeline) writeBatch(b *batch, res *decode.Result) error {
 		}
 		if p.c.Summary != nil {
 			res.Schema = b.schema[i]
-			p.c.Summary.Add(&b.events[i], res)
+			p.c.Summary.Add(&b.events[b.base+i], res)
 		}
 		p.st.Written++
 		if limit > 0 && p.st.Written >= limit {

@@ -91,15 +91,6 @@ func isASCII(b []byte) bool {
 	return true
 }
 
-// appendRightString appends s right-aligned (space-padded on the left)
-// in width characters; longer values are not truncated.
-func appendRightString(b []byte, s string, width int) []byte {
-	for i := len(s); i < width; i++ {
-		b = append(b, ' ')
-	}
-	return append(b, s...)
-}
-
 // padRightFrom pads b with spaces so that b[start:] is at least width
 // bytes long (left alignment).
 func padRightFrom(b []byte, start, width int) []byte {

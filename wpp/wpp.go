@@ -113,9 +113,12 @@ const MaxLineBytes = 1 << 20
 func Parse(r io.Reader, name string) (*File, error) {
 	p := &parser{f: &File{Name: name, Enums: map[string]*Enum{}}}
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), MaxLineBytes)
+	sc.Buffer(make([]byte, 0, 64<<10), MaxLineBytes+2) // and CR LF
 	for sc.Scan() {
 		p.line++
+		if len(sc.Bytes()) > MaxLineBytes {
+			return nil, p.errorf("line longer than the %d-byte limit", MaxLineBytes)
+		}
 		if err := p.parseLine(sc.Text()); err != nil {
 			return nil, err
 		}

@@ -45,6 +45,7 @@ type dumpOptions struct {
 
 	splitDir    string // --split-by-event: Parquet tables per event type
 	compression string // Parquet codec
+	jobs        int    // --jobs: one output per input, this many at a time
 
 	providers, excludeProviders []string
 	eventIDs, levels            string
@@ -125,6 +126,7 @@ was not given; 5 damaged input with --strict.`,
 	fl.BoolVar(&o.noAnalyze, "no-analysis", false, "JSON: no process_name or stack, header ids only (skips the pass over the input that builds the analysis model)")
 	fl.StringVar(&o.splitDir, "split-by-event", "", "Parquet: one table per provider and event name under this directory, a typed column per property")
 	fl.StringVar(&o.compression, "compression", "snappy", "Parquet: compression codec, snappy, zstd or none")
+	fl.IntVar(&o.jobs, "jobs", 0, "convert each input on its own, to its own file under the -o directory, this many at a time (0: one per CPU)")
 	fl.BoolVar(&o.quiet, "quiet", false, "no progress bar (it is shown only when standard error is a terminal)")
 	fl.BoolVar(&o.strict, "strict", false, "stop with exit status 5 at the first damaged buffer or record (default: warn and go on)")
 	fl.StringSliceVar(&o.manifests, "manifest", nil, "same as -import")
@@ -238,11 +240,26 @@ func runDump(cmd *cobra.Command, args []string, o *dumpOptions) error {
 	default:
 		return usageError(fmt.Errorf("encoding %q: want ANSI, Unicode or UTF8", o.encoding))
 	}
+	if fl.Changed("jobs") {
+		return runJobs(cmd, args, o, format, pq, ropts)
+	}
+	return dumpInputs(cmd, args, o, format, pq, ropts)
+}
+
+// dumpInputs dumps the events of the inputs args, merged, to the outputs
+// o names.
+func dumpInputs(cmd *cobra.Command, args []string, o *dumpOptions, format tracerpt.Format, pq bool, ropts *tracerpt.Options) error {
+	fl := cmd.Flags()
 	// Inputs.
 	files, filter, err := o.openFiltered(args)
 	defer closeAll(files)
 	if err != nil {
 		return err
+	}
+	// The prescan, the analysis and the dump each read the inputs: a
+	// compressed buffer is decompressed once (within inputCache's bound).
+	for _, f := range files {
+		f.SetBufferCache(inputCache)
 	}
 
 	// Outputs: the dump unless only -summary was asked for.
@@ -254,6 +271,13 @@ func runDump(cmd *cobra.Command, args []string, o *dumpOptions) error {
 	summaryPath := o.summary
 	if dump && summaryPath != "" && summaryPath == dumpPath && dumpPath != "-" {
 		return usageError(fmt.Errorf("the dump and the summary cannot both be %s", dumpPath))
+	}
+	outs := []string{summaryPath}
+	if dump {
+		outs = append(outs, dumpPath)
+	}
+	if err := checkOutputs(inputPaths(files, o.manifests), outs...); err != nil {
+		return err
 	}
 	for _, p := range []string{dumpPath, summaryPath} {
 		if p == "" || p == "-" || (p == dumpPath && !dump) {
@@ -309,7 +333,7 @@ func runDump(cmd *cobra.Command, args []string, o *dumpOptions) error {
 		cfg.Encoder = tracerpt.NewEncoder(format, files, ropts)
 	}
 	if dump && pq {
-		if pqOut, err = startParquet(cfg, out, files, o); err != nil {
+		if pqOut, err = startParquet(cfg, out, files, o, dumpPath == "-" && isTerminal(cmd.OutOrStdout())); err != nil {
 			return err
 		}
 	}
@@ -376,6 +400,9 @@ func (o *dumpOptions) filter() (*filterOptions, error) {
 	if o.maxEvents < 0 {
 		return nil, fmt.Errorf("--max-events %d: want 0 or more", o.maxEvents)
 	}
+	if o.workers < 0 || o.workers > etl.MaxWorkers {
+		return nil, fmt.Errorf("--workers %d: want 0 (one per CPU) to %d", o.workers, etl.MaxWorkers)
+	}
 	for _, list := range []struct {
 		in  []string
 		out *[]tracerpt.Provider
@@ -440,11 +467,13 @@ func (f *filterOptions) resolveTimes(files []*etl.File) error {
 		if f.Start, err = tracerpt.ParseTime(f.start, start); err != nil {
 			return fmt.Errorf("--start: %w", err)
 		}
+		f.HasStart = true // 0 is the FILETIME epoch, not "no bound"
 	}
 	if f.end != "" {
 		if f.End, err = tracerpt.ParseTime(f.end, start); err != nil {
 			return fmt.Errorf("--end: %w", err)
 		}
+		f.HasEnd = true
 	}
 	return nil
 }

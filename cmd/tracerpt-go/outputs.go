@@ -129,3 +129,8 @@ func (a *atomicFile) abort() {
 	a.File.Close()
 	os.Remove(a.File.Name())
 }
+
+// inputCache keeps the decompressed buffers of the inputs a dump reads
+// more than once (docs/limits.md); a file's buffers leave it when the file
+// is closed.
+var inputCache = etl.NewBufferCache(256 << 20)

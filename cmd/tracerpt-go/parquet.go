@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -76,7 +77,10 @@ func checkSplitDir(dir string, yes bool) error {
 
 // startParquet makes cfg write Parquet: to out, or with --split-by-event
 // to the tables under that directory.
-func startParquet(cfg *tracerpt.Config, out io.Writer, files []*etl.File, o *dumpOptions) (*parquetOutput, error) {
+func startParquet(cfg *tracerpt.Config, out io.Writer, files []*etl.File, o *dumpOptions, toTerminal bool) (*parquetOutput, error) {
+	if toTerminal && o.splitDir == "" {
+		return nil, usageError(errors.New("a Parquet dump is binary: it is not written to a terminal (give -o FILE or redirect)"))
+	}
 	c, _ := parquetout.ParseCompression(o.compression)
 	po := &parquetout.Options{Compression: c}
 	enc := parquetout.NewEncoder(files, o.raw)

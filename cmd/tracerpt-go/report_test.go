@@ -30,10 +30,9 @@ func TestReportCommand(t *testing.T) {
 	}
 	mustRun(t, "report", sample, "-o", out, "-y")
 
-	// Never over an input, -y or not ("-o x.etl" takes no value, as
-	// for the dump: x.etl is an input; "--o=x.etl" does).
+	// Never over an input, -y or not.
 	b, _ := os.ReadFile(sample)
-	for _, c := range []struct{ in, o string }{{"in.etl", "--o=in.etl"}, {"in.trace", "-o in.trace"}} {
+	for _, c := range []struct{ in, o string }{{"in.etl", "-o in.etl"}, {"in2.etl", "--o=in2.etl"}, {"in.trace", "-o in.trace"}} {
 		in := filepath.Join(dir, c.in)
 		os.WriteFile(in, b, 0o644)
 		args := append([]string{"report", in}, strings.Fields(c.o)...)

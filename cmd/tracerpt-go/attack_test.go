@@ -1,0 +1,208 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/internal/etltest"
+)
+
+// TestAttackDamagedSizes: buffer sizes that run past the end of the file
+// or over the next buffers, and a file cut at a buffer boundary, are
+// reported on standard error with the offset, counted by info, fatal with
+// --strict (exit 5); the buffers after a damaged size are dumped.
+func TestAttackDamagedSizes(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		events int
+		msg    string
+	}{
+		{"bufsize_past_eof.etl", 27, "offset 0x0: buffer size 0x100000 exceeds the log's buffer size"},
+		{"bufsize_swallows_next.etl", 27, "offset 0x10000: buffer size 0x20000 exceeds the log's buffer size"},
+		{"trunc_at_buffer_boundary.etl", 1, "2 buffers (131072 bytes) not in the file"},
+		{"compressed_bufsize_swallows_next.etl", 1400, "offset 0x62b: compressed buffer size 0x7bae runs over the buffer header at 0x76a7"},
+	} {
+		p := etltest.AttackFile(t, tc.name)
+		out, errs, code := runCLI(t, p, "-of", "JSON", "-o", "-", "--no-analysis")
+		if code != 0 || !strings.Contains(errs, tc.msg) || strings.Count(out, "\n") != tc.events {
+			t.Errorf("%s: exit %d, %d events (want %d), stderr %q", tc.name, code, strings.Count(out, "\n"), tc.events, errs)
+		}
+		if _, errs, code := runCLI(t, p, "-of", "JSON", "-o", "-", "--no-analysis", "--strict"); code != exitCorrupt {
+			t.Errorf("%s --strict: exit %d, stderr %q", tc.name, code, errs)
+		}
+		_, msg, _ := strings.Cut(tc.msg, ": ") // info shows the offset in a column of its own
+		if !strings.HasPrefix(tc.msg, "offset") {
+			msg = tc.msg
+		}
+		if out, _, _ := runCLI(t, "info", p); !strings.Contains(out, msg) {
+			t.Errorf("%s: info does not list the error:\n%s", tc.name, out)
+		}
+	}
+}
+
+// TestAttackMessageBombCLI: the dump of es_msgbomb_3c is complete (it
+// came out empty with exit 0), in every format and with several workers,
+// and the summary counts every event.
+func TestAttackMessageBombCLI(t *testing.T) {
+	p := etltest.AttackFile(t, "es_msgbomb_3c.etl")
+	dir := t.TempDir()
+	for _, workers := range []string{"1", "2"} {
+		out, errs, code := runCLI(t, p, "-of", "JSON", "-o", "-", "--workers", workers)
+		if code != 0 || strings.Count(out, "\n") != 6 || strings.Count(out, "[truncated]") != 3 || len(out) > 4<<20 {
+			t.Errorf("workers %s: exit %d, %d lines, %d bytes, stderr %q", workers, code, strings.Count(out, "\n"), len(out), errs)
+		}
+		sum := filepath.Join(dir, "summary-"+workers+".txt")
+		mustRun(t, p, "-of", "XML", "-o", filepath.Join(dir, "d.xml"), "-summary", sum, "-y", "--workers", workers)
+		if b, _ := os.ReadFile(sum); !bytes.Contains(b, []byte("Total Events  Processed 6")) && !bytes.Contains(b, []byte("Events Processed        6")) {
+			t.Errorf("workers %s: summary:\n%s", workers, b)
+		}
+	}
+}
+
+// writable copies the sample to a temporary folder and returns its path
+// and bytes.
+func writable(t *testing.T) (string, []byte) {
+	t.Helper()
+	b, err := os.ReadFile(sample)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "in.etl")
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p, b
+}
+
+// TestOutputIsInput: no output path may name an input, under its own name,
+// through a symbolic or a hard link, -y or not: exit status 2 and the
+// input unchanged.
+func TestOutputIsInput(t *testing.T) {
+	in, orig := writable(t)
+	dir := filepath.Dir(in)
+	t.Chdir(dir) // default outputs (dumpfile.xml) land here if a case goes wrong
+	sym := filepath.Join(dir, "sym.etl")
+	hard := filepath.Join(dir, "hard.etl")
+	if err := os.Symlink(in, sym); err != nil {
+		t.Skip(err)
+	}
+	if err := os.Link(in, hard); err != nil {
+		t.Skip(err)
+	}
+	jsonl := filepath.Join(dir, "events.jsonl")
+	if err := os.WriteFile(jsonl, []byte(`{"time":"2024-05-01T10:00:00Z","provider_name":"P","event_name":"E","properties":{"A":1}}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, out := range []string{in, sym, hard} {
+		// (tracerpt's "-o X.etl" takes X.etl as an input and writes
+		// dumpfile.xml; "-o=X.etl" names the output.)
+		for _, args := range [][]string{
+			{in, "-of", "JSON", "-o=" + out, "-y"},
+			{in, "-of", "XML", "--o=" + out},
+			{in, "-summary=" + out, "-y"},
+			{in, "-o", filepath.Join(dir, "ok.xml"), "--summary=" + out, "-y"},
+			{"relog", in, "-o", out, "-y"},
+			{"stacks", in, "-o", out, "-y"},
+		} {
+			_, errs, code := runCLI(t, args...)
+			if code != exitUsage || !strings.Contains(errs, "input") {
+				t.Errorf("%q: exit %d, stderr %q", args, code, errs)
+			}
+			if b, _ := os.ReadFile(in); !bytes.Equal(b, orig) {
+				t.Fatalf("%q overwrote the input", args)
+			}
+		}
+	}
+	if _, errs, code := runCLI(t, "synth", jsonl, "-o", jsonl, "-y"); code != exitUsage {
+		t.Errorf("synth onto its input: exit %d, stderr %q", code, errs)
+	}
+	if _, _, code := runCLI(t, in, "-o", filepath.Join(dir, "ok.xml"), "-y"); code != 0 {
+		t.Errorf("a distinct output: exit %d", code)
+	}
+}
+
+// TestEndAtEpoch: --end at the FILETIME epoch keeps no event (it was
+// ignored).
+func TestEndAtEpoch(t *testing.T) {
+	out, errs, code := runCLI(t, sample, "-of", "JSON", "-o", "-", "--end", "1601-01-01T00:00:00Z", "--no-analysis")
+	if code != 0 || out != "" {
+		t.Errorf("exit %d, %d lines, stderr %q", code, strings.Count(out, "\n"), errs)
+	}
+}
+
+// TestWorkersBound: --workers takes 0 (one per CPU) to 256.
+func TestWorkersBound(t *testing.T) {
+	for _, w := range []string{"10000000", "257", "-1"} {
+		if _, errs, code := runCLI(t, sample, "-of", "JSON", "-o", "-", "--workers", w); code != exitUsage || !strings.Contains(errs, "256") {
+			t.Errorf("--workers %s: exit %d, stderr %q", w, code, errs)
+		}
+	}
+	if _, errs, code := runCLI(t, sample, "-of", "JSON", "-o", "-", "--workers", "256"); code != 0 {
+		t.Errorf("--workers 256: exit %d, stderr %q", code, errs)
+	}
+}
+
+// TestAttackRelogDoubled: doubled.etl repeats its buffers, so a
+// processor's events go back in time. relog finishes (it stopped with exit
+// 1 and a partial file), warns, and its output reads back with every
+// event.
+func TestAttackRelogDoubled(t *testing.T) {
+	in := etltest.AttackFile(t, "doubled.etl")
+	out := filepath.Join(t.TempDir(), "relogged.etl")
+	_, errs, code := runCLI(t, "relog", in, "-o", out)
+	if code != 0 || !strings.Contains(errs, "started a new buffer") {
+		t.Fatalf("exit %d, stderr %q", code, errs)
+	}
+	count := func(p string) (int, int) {
+		f, err := etl.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		st := f.Scan()
+		n := 0
+		for h, c := range st.HeaderTypes {
+			if h == etl.HeaderClassic32 {
+				n += c
+			}
+		}
+		return n, len(st.Errors)
+	}
+	nIn, _ := count(in)
+	nOut, errsOut := count(out)
+	if nOut != nIn || errsOut != 0 {
+		t.Errorf("relogged %d classic events of %d, %d errors", nOut, nIn, errsOut)
+	}
+}
+
+// TestNoPartialOutput: relog and synth that fail leave no file behind
+// (not even their temporary one), and an existing output stays as it was.
+func TestNoPartialOutput(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out.etl")
+	// A buffer size that is not a multiple of 1 KiB fails once the
+	// output is created.
+	if _, _, code := runCLI(t, "relog", sample, "-o", out, "--buffer-size", "1536"); code == 0 {
+		t.Fatal("relog into 1.5 KiB buffers succeeded")
+	}
+	bad := filepath.Join(dir, "bad.jsonl")
+	os.WriteFile(bad, []byte(`{"time":"2024-05-01T10:00:00Z","provider_name":"P","event_name":"E","properties":{"A":1}}`+"\n{oops\n"), 0o644)
+	if _, errs, code := runCLI(t, "synth", bad, "-o", out); code != exitInput || !strings.Contains(errs, ":2:") && !strings.Contains(errs, "line 2") {
+		t.Errorf("synth: exit %d, stderr %q", code, errs)
+	}
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if e.Name() != "bad.jsonl" {
+			t.Errorf("left behind: %s", e.Name())
+		}
+	}
+	os.WriteFile(out, []byte("keep"), 0o644)
+	runCLI(t, "synth", bad, "-o", out, "-y")
+	if b, _ := os.ReadFile(out); string(b) != "keep" {
+		t.Errorf("a failed synth -y replaced the existing output")
+	}
+}

@@ -1,0 +1,80 @@
+package parquetout_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/etwkit/etw/analysis"
+	"github.com/etwkit/etw/decode"
+	"github.com/etwkit/etw/parquetout"
+	"github.com/etwkit/etw/tracerpt"
+)
+
+// BenchmarkDumpNet is the whole dump of net.4.5.2.x64.etl as tracerpt-go
+// does it (docs/performance.md): a fresh decoder, the EventSource prescan,
+// the analysis model for JSON and Parquet, the parallel pipeline, output
+// counted and dropped. It reports the output's MB/s and the CPU time per
+// dump (user + system, all goroutines), which with -cpu 1,2 shows how
+// much of the second core the pipeline uses:
+//
+//	ETL_CORPUS=… go test ./parquetout -run '^$' -bench DumpNet -benchtime 10x -cpu 1,2
+func BenchmarkDumpNet(b *testing.B) {
+	dir := os.Getenv("ETL_CORPUS")
+	if dir == "" {
+		b.Skip("ETL_CORPUS is not set: no real .etl corpus to benchmark")
+	}
+	files := open(b, filepath.Join(dir, "microsoft+perfview/src/TraceEvent/TraceEvent.Tests/inputs/net.4.5.2.x64.etl.zip.unzipped/net.4.5.2.x64.etl"))
+	events := files[0].Scan().Events
+	for _, format := range []string{"JSON", "XML", "PARQUET", "JSON-no-analysis"} {
+		b.Run(format, func(b *testing.B) {
+			var out counter
+			var r0, r1 syscall.Rusage
+			syscall.Getrusage(syscall.RUSAGE_SELF, &r0)
+			for b.Loop() {
+				out.n = 0
+				dec := decode.New()
+				cfg := &tracerpt.Config{Files: files, Decoder: dec, Output: &out}
+				if format == "JSON" || format == "PARQUET" {
+					cfg.Analysis, _ = analysis.Build(files, dec, nil)
+				}
+				var w *parquetout.Writer
+				switch format {
+				case "XML":
+					cfg.Encoder = tracerpt.NewEncoder(tracerpt.XML, files, nil)
+				case "PARQUET":
+					enc := parquetout.NewEncoder(files, false)
+					w = parquetout.NewWriter(&out, enc, nil)
+					cfg.Encoder, cfg.Output = enc, w
+				default:
+					cfg.Encoder = tracerpt.NewEncoder(tracerpt.JSON, files, nil)
+				}
+				if _, err := tracerpt.Run(context.Background(), cfg); err != nil {
+					b.Fatal(err)
+				}
+				if w != nil {
+					if err := w.Close(); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			syscall.Getrusage(syscall.RUSAGE_SELF, &r1)
+			cpu := time.Duration(r1.Utime.Nano() + r1.Stime.Nano() - r0.Utime.Nano() - r0.Stime.Nano())
+			b.SetBytes(out.n)
+			b.ReportMetric(float64(events)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+			b.ReportMetric(cpu.Seconds()*1e3/float64(b.N), "cpu-ms/op")
+			b.ReportMetric(float64(out.n)/1e6, "MB-out")
+		})
+	}
+}
+
+// counter counts bytes written.
+type counter struct{ n int64 }
+
+func (c *counter) Write(p []byte) (int, error) {
+	c.n += int64(len(p))
+	return len(p), nil
+}
