@@ -466,12 +466,17 @@ func (f *File) scanCompressed(from, end int64) int64 {
 		if n < BufferHeaderSize || (err != nil && !errors.Is(err, io.EOF)) {
 			return -1
 		}
-		for i := 0; i+BufferHeaderSize <= n && i < chunk; i++ {
-			c := buf[i:]
-			// Cheap tests first: compressed flag and no unknown flag,
-			// a known buffer type, no reference count.
-			if c[0x34]&0xC0 != BufferFlagCompressed || c[0x35] != 0 || c[0x36] > BufferTypeDbgInfo || c[0x37] != 0 ||
-				c[0x0C]|c[0x0D]|c[0x0E]|c[0x0F] != 0 || c[0x2C+1] != 0 || c[0x2C] > 7 {
+		last := min(n-BufferHeaderSize, chunk-1)
+		flags := buf[0x34 : last+0x36] // flags of the header at i: flags[i], flags[i+1]
+		for i := 0; i <= last; i++ {
+			// Cheap tests first: the compressed flag and no unknown flag
+			// (rejects three positions in four), a known buffer type, no
+			// reference count, a compression format.
+			if flags[i]&0xC0 != BufferFlagCompressed || flags[i+1] != 0 {
+				continue
+			}
+			c := buf[i : i+BufferHeaderSize]
+			if c[0x36] > BufferTypeDbgInfo || c[0x37] != 0 || c[0x0C]|c[0x0D]|c[0x0E]|c[0x0F] != 0 || c[0x2D] != 0 || c[0x2C] > 7 {
 				continue
 			}
 			h, _ := ParseBufferHeader(c)

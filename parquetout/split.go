@@ -149,49 +149,50 @@ func (w *SplitWriter) row(r *rec) error {
 		return errRecord
 	}
 	t := st.t
-	before := t.cur.arena.size
+	c := t.cur
+	before := c.arena.size
 	ft := int64(r.u64(offTime))
-	appendTimes(t, hTime, ft, w.enc.start, r.present&hasRelMS != 0)
-	t.int(hFiletime, ft, 64, false)
-	t.uint(hFile, uint64(r.u32(offFile)), 32, false)
-	t.uint(hCPU, uint64(r.u16(offCPU)), 16, false)
-	t.uint(hPID, uint64(r.u32(offPID)), 32, false)
-	t.uint(hTID, uint64(r.u32(offTID)), 32, false)
+	appendTimes(c, hTime, ft, w.enc.start, r.present&hasRelMS != 0)
+	c.int(hFiletime, ft, 64, false)
+	c.uint(hFile, uint64(r.u32(offFile)), 32, false)
+	c.uint(hCPU, uint64(r.u16(offCPU)), 16, false)
+	c.uint(hPID, uint64(r.u32(offPID)), 32, false)
+	c.uint(hTID, uint64(r.u32(offTID)), 32, false)
 	if r.has[sProcessName] {
-		t.bytes(hProcessName, r.str[sProcessName], true)
+		c.bytes(hProcessName, r.str[sProcessName], true)
 	} else {
-		t.null(hProcessName)
+		c.null(hProcessName)
 	}
-	t.uint(hEventIDCol, uint64(r.u16(offEventID)), 16, false)
-	t.uint(hVersionCol, uint64(r.u8(offVersion)), 8, false)
-	t.uint(hOpcodeCol, uint64(r.u8(offOpcode)), 8, false)
-	t.uint(hTaskCol, uint64(r.u16(offTask)), 16, false)
-	t.uint(hLevelCol, uint64(r.u8(offLevel)), 8, false)
-	t.uint(hKeywordsCol, r.u64(offKeywords), 64, false)
+	c.uint(hEventIDCol, uint64(r.u16(offEventID)), 16, false)
+	c.uint(hVersionCol, uint64(r.u8(offVersion)), 8, false)
+	c.uint(hOpcodeCol, uint64(r.u8(offOpcode)), 8, false)
+	c.uint(hTaskCol, uint64(r.u16(offTask)), 16, false)
+	c.uint(hLevelCol, uint64(r.u8(offLevel)), 8, false)
+	c.uint(hKeywordsCol, r.u64(offKeywords), 64, false)
 	if r.has[sActivityID] {
-		t.bytes(hActivityIDCol, r.str[sActivityID], true)
+		c.bytes(hActivityIDCol, r.str[sActivityID], true)
 	} else {
-		t.null(hActivityIDCol)
+		c.null(hActivityIDCol)
 	}
 	for i := range r.props {
 		v, pc := &r.props[i], &st.props[i]
-		w.value(t, pc, v)
+		w.value(c, pc, v)
 		if pc.nameCol >= 0 {
 			if v.named {
-				t.bytes(pc.nameCol, v.name, true)
+				c.bytes(pc.nameCol, v.name, true)
 			} else {
-				t.null(pc.nameCol)
+				c.null(pc.nameCol)
 			}
 		}
 	}
 	msgCol := len(splitHeaderFields) + countColumns(st.props)
 	if r.has[sMessage] {
-		t.bytes(msgCol, r.str[sMessage], true)
+		c.bytes(msgCol, r.str[sMessage], true)
 	} else {
-		t.null(msgCol)
+		c.null(msgCol)
 	}
-	t.stack(st.stack, r.frames)
-	w.held += t.cur.arena.size - before
+	c.stack(st.stack, r.frames)
+	w.held += c.arena.size - before
 	rows := t.cur.rows
 	if err := t.endRow(); err != nil {
 		return err
@@ -240,7 +241,7 @@ func countColumns(props []propColumn) int {
 }
 
 // value appends one typed value to its column.
-func (w *SplitWriter) value(t *table, pc *propColumn, v *propValue) {
+func (w *SplitWriter) value(t *chunk, pc *propColumn, v *propValue) {
 	c := pc.col
 	switch v.tag {
 	case tagNull:
@@ -362,8 +363,7 @@ func (w *SplitWriter) undecoded(r *rec) error {
 			return err
 		}
 		w.undecF = f
-		w.undec = &Writer{t: newTable(f, "event", mainFields(), &w.o, metadata(), false), start: w.enc.start}
-		w.undec.stack = w.undec.t.stackColumns()
+		w.undec = newSyncWriter(f, w.enc.start, &w.o)
 	}
 	return w.undec.row(r)
 }

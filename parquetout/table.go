@@ -1,6 +1,7 @@
 package parquetout
 
 import (
+	"encoding/binary"
 	"fmt"
 	"io"
 	"runtime"
@@ -194,6 +195,10 @@ type chunk struct {
 	rows   int
 	values int // in the repeated (stack) columns
 	arena  arena
+	// raw holds the chunk's records, in a table that converts them into
+	// values on its encoders (table.convert).
+	raw []byte
+	rec rec // scratch for parsing them
 }
 
 func (c *chunk) reset() {
@@ -203,6 +208,7 @@ func (c *chunk) reset() {
 	}
 	c.rows, c.values, c.last = 0, 0, false
 	c.arena.reset()
+	c.raw = c.raw[:0]
 }
 
 // largeText are the columns whose pages carry no min/max bounds.
@@ -232,6 +238,10 @@ type table struct {
 	maxRows  int
 	maxBytes int
 	async    bool
+
+	// convert, when set, fills a chunk's values from its raw records, on
+	// the encoder that writes it (async tables).
+	convert func(c *chunk, r *rec)
 
 	rg      int // row group being filled
 	rgRows  int // its rows so far (in sent chunks)
@@ -305,6 +315,9 @@ func newTable(out io.Writer, name string, fields []field, o *Options, meta map[s
 				if crg == nil {
 					crg = t.pw.BeginRowGroup()
 				}
+				if err == nil && len(c.raw) > 0 {
+					err = t.convertRaw(c)
+				}
 				if err == nil {
 					err = t.writeChunk(crg, c)
 				}
@@ -329,6 +342,38 @@ func newTable(out io.Writer, name string, fields []field, o *Options, meta map[s
 func (t *table) newChunk() *chunk {
 	return &chunk{cols: make([][]parquet.Value, len(t.repeated))}
 }
+
+// convertRaw turns a chunk's records into its values.
+func (t *table) convertRaw(c *chunk) error {
+	p := c.raw
+	for len(p) > 0 {
+		n := int(binary.LittleEndian.Uint32(p))
+		if err := c.rec.parse(p[:n]); err != nil {
+			return err
+		}
+		t.convert(c, &c.rec)
+		p = p[n:]
+	}
+	return nil
+}
+
+// addRaw adds one record, whole, to the current chunk of an async table
+// with convert; full chunks and row groups go out.
+func (t *table) addRaw(b []byte) error {
+	c := t.cur
+	c.raw = append(c.raw, b...)
+	c.rows++
+	if t.rgRows+c.rows >= t.maxRows || t.rgBytes+len(c.raw) >= t.maxBytes {
+		return t.send(true)
+	}
+	if c.rows >= chunkRows || len(c.raw) >= chunkRawBytes {
+		return t.send(false)
+	}
+	return nil
+}
+
+// chunkRawBytes bounds the records of a chunk.
+const chunkRawBytes = 1 << 20
 
 // writeChunk gives a chunk's values to the row group's column writers.
 func (t *table) writeChunk(crg *parquet.ConcurrentRowGroupWriter, c *chunk) error {
@@ -412,7 +457,7 @@ func (t *table) send(last bool) error {
 	c := t.cur
 	c.rg, c.last = t.rg, last
 	t.rgRows += c.rows
-	t.rgBytes += c.arena.size
+	t.rgBytes += c.arena.size + len(c.raw)
 	if last {
 		t.rg++
 		t.rgRows, t.rgBytes = 0, 0
@@ -469,18 +514,18 @@ func (t *table) close() error {
 // The column writers take values with their repetition and definition
 // levels; the column index comes from the writer, so it is left unset.
 
-func (t *table) null(c int) {
-	t.cur.cols[c] = append(t.cur.cols[c], parquet.Value{})
+func (k *chunk) null(c int) {
+	k.cols[c] = append(k.cols[c], parquet.Value{})
 }
 
 // put appends a present value; in an optional column its definition
 // level is 1.
-func (t *table) put(c int, v parquet.Value, optional bool) {
-	col := append(t.cur.cols[c], v)
+func (k *chunk) put(c int, v parquet.Value, optional bool) {
+	col := append(k.cols[c], v)
 	if optional {
 		col[len(col)-1].SetDefinitionLevel(1)
 	}
-	t.cur.cols[c] = col
+	k.cols[c] = col
 }
 
 // leveled appends a value of the stack list with its levels.
@@ -492,25 +537,25 @@ func leveled(col []parquet.Value, v parquet.Value, rep, def int) []parquet.Value
 	return col
 }
 
-func (t *table) bytes(c int, b []byte, optional bool) {
-	t.put(c, parquet.ByteArrayValue(t.cur.arena.copy(b)), optional)
+func (k *chunk) bytes(c int, b []byte, optional bool) {
+	k.put(c, parquet.ByteArrayValue(k.arena.copy(b)), optional)
 }
 
 // uint appends an unsigned integer to a UINT(width) column.
-func (t *table) uint(c int, n uint64, width int, optional bool) {
+func (k *chunk) uint(c int, n uint64, width int, optional bool) {
 	if width == 64 {
-		t.put(c, parquet.Int64Value(int64(n)), optional)
+		k.put(c, parquet.Int64Value(int64(n)), optional)
 	} else {
-		t.put(c, parquet.Int32Value(int32(uint32(n))), optional)
+		k.put(c, parquet.Int32Value(int32(uint32(n))), optional)
 	}
 }
 
 // int appends a signed integer to an INT(width) column.
-func (t *table) int(c int, n int64, width int, optional bool) {
+func (k *chunk) int(c int, n int64, width int, optional bool) {
 	if width == 64 {
-		t.put(c, parquet.Int64Value(n), optional)
+		k.put(c, parquet.Int64Value(n), optional)
 	} else {
-		t.put(c, parquet.Int32Value(int32(n)), optional)
+		k.put(c, parquet.Int32Value(int32(n)), optional)
 	}
 }
 
@@ -548,8 +593,7 @@ func (t *table) stackColumns() stackColumns {
 }
 
 // stack appends the frames of the current row (null when none).
-func (t *table) stack(s stackColumns, frames []frame) {
-	rg := t.cur
+func (rg *chunk) stack(s stackColumns, frames []frame) {
 	if len(frames) == 0 {
 		for _, c := range [...]int{s.address, s.module, s.offset, s.method} {
 			rg.cols[c] = append(rg.cols[c], parquet.Value{})

@@ -136,6 +136,34 @@ type recordReader struct {
 	r     rec
 }
 
+// eachRaw calls fn with the bytes of every whole record of p.
+func (rr *recordReader) eachRaw(p []byte, fn func(b []byte) error) error {
+	buf := p
+	if len(rr.carry) > 0 {
+		rr.carry = append(rr.carry, p...)
+		buf = rr.carry
+	}
+	for len(buf) >= 4 {
+		n := int(binary.LittleEndian.Uint32(buf))
+		if n < fixedSize {
+			return errRecord
+		}
+		if n > len(buf) {
+			break
+		}
+		if err := fn(buf[:n]); err != nil {
+			return err
+		}
+		buf = buf[n:]
+	}
+	if len(rr.carry) > 0 {
+		rr.carry = rr.carry[:copy(rr.carry, buf)]
+	} else {
+		rr.carry = append(rr.carry, buf...)
+	}
+	return nil
+}
+
 // each calls fn for every whole record of p.
 func (rr *recordReader) each(p []byte, fn func(r *rec) error) error {
 	buf := p
@@ -180,11 +208,21 @@ type Writer struct {
 	err   error
 }
 
-// NewWriter starts a Parquet file on out for the records of enc. Full row
-// groups are encoded and compressed on other goroutines while the next
-// fills; memory is a few row groups (Options).
+// NewWriter starts a Parquet file on out for the records of enc. The
+// records go, whole, to encoders on other goroutines, which turn them
+// into column values, encode and compress the pages of their row group
+// while the next fills; memory is a few row groups (Options).
 func NewWriter(out io.Writer, enc *Encoder, o *Options) *Writer {
 	w := &Writer{t: newTable(out, "event", mainFields(), o, metadata(), true), start: enc.start}
+	w.stack = w.t.stackColumns()
+	w.t.convert = func(c *chunk, r *rec) { w.values(c, r) }
+	return w
+}
+
+// newSyncWriter is a Writer that converts and writes at once (the
+// undecoded events of a split dump).
+func newSyncWriter(out io.Writer, start int64, o *Options) *Writer {
+	w := &Writer{t: newTable(out, "event", mainFields(), o, metadata(), false), start: start}
 	w.stack = w.t.stackColumns()
 	return w
 }
@@ -194,7 +232,11 @@ func (w *Writer) Write(p []byte) (int, error) {
 	if w.err != nil {
 		return 0, w.err
 	}
-	w.err = w.rr.each(p, w.row)
+	if w.t.convert != nil {
+		w.err = w.rr.eachRaw(p, w.t.addRaw)
+	} else {
+		w.err = w.rr.each(p, w.row)
+	}
 	if w.err != nil {
 		return 0, w.err
 	}
@@ -213,14 +255,20 @@ func (w *Writer) Close() error {
 	return w.err
 }
 
+// row converts a record at once (sync tables).
 func (w *Writer) row(r *rec) error {
-	w.header(w.t, r, w.start)
-	w.t.stack(w.stack, r.frames)
+	w.values(w.t.cur, r)
 	return w.t.endRow()
 }
 
+// values appends the row of record r to chunk c.
+func (w *Writer) values(c *chunk, r *rec) {
+	w.header(c, r, w.start)
+	c.stack(w.stack, r.frames)
+}
+
 // header appends the header columns (c* order) of record r to t.
-func (w *Writer) header(t *table, r *rec, start int64) {
+func (w *Writer) header(t *chunk, r *rec, start int64) {
 	ft := int64(r.u64(offTime))
 	appendTimes(t, cTime, ft, start, r.present&hasRelMS != 0)
 	t.int(cFiletime, ft, 64, false)
@@ -278,7 +326,7 @@ func (w *Writer) header(t *table, r *rec, start int64) {
 }
 
 // str appends record string s to optional column c (null when absent).
-func (w *Writer) str(t *table, c int, r *rec, s int) {
+func (w *Writer) str(t *chunk, c int, r *rec, s int) {
 	if r.has[s] {
 		t.bytes(c, r.str[s], true)
 	} else {
@@ -288,7 +336,7 @@ func (w *Writer) str(t *table, c int, r *rec, s int) {
 
 // appendTimes appends "time", "time_ns" and "rel_ms" (columns c, c+1,
 // c+2) of FILETIME ft.
-func appendTimes(t *table, c int, ft, start int64, rel bool) {
+func appendTimes(t *chunk, c int, ft, start int64, rel bool) {
 	const epoch = 116444736000000000
 	u := ft - epoch // 100 ns since 1970
 	t.int(c, floorDiv(u, 10), 64, false)

@@ -28,6 +28,15 @@ func Squeeze(b []byte) []byte {
 	return append(out, b[pos:]...)
 }
 
+// fill is a block of the 0xFF fill Expand puts back.
+var fill = func() []byte {
+	b := make([]byte, 64<<10)
+	for i := range b {
+		b[i] = 0xFF
+	}
+	return b
+}()
+
 // Expand is the inverse of [Squeeze] for any input: each uncompressed
 // buffer's records are followed by 0xFF fill up to its BufferSize. The
 // output is at most max bytes (the rest of the input is left out).
@@ -49,8 +58,10 @@ func Expand(b []byte, max int) []byte {
 		out = append(out, b[pos:pos+take]...)
 		pos += take
 		if !compressed {
-			for i := take; i < size; i++ {
-				out = append(out, 0xFF)
+			for n := size - take; n > 0; {
+				k := min(n, len(fill))
+				out = append(out, fill[:k]...) // memmove: fast even when instrumented for fuzzing
+				n -= k
 			}
 		}
 	}
