@@ -177,45 +177,8 @@ func appendDataJSON(dst []byte, d *Decoded, v *Value, depth int, bud *budget) []
 		}
 		return append(dst, "null"...)
 	}
-	switch v.Kind {
-	case Array:
-		if isCharArray(v.Prop) {
-			return appendJSON(dst, d, v, depth)
-		}
-		kids := children(d, v)
-		dst = append(dst, '[')
-		for i := range kids {
-			if bud.over(dst) {
-				break
-			}
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = appendDataJSON(dst, d, &kids[i], depth+1, bud)
-		}
-		return append(dst, ']')
-	case Struct:
-		kids := children(d, v)
-		dst = append(dst, '{')
-		first := true
-		for i := range kids {
-			c := &kids[i]
-			mp := memberProp(v, i, c)
-			if !Printable(mp) {
-				continue
-			}
-			if bud.over(dst) {
-				break
-			}
-			if !first {
-				dst = append(dst, ',')
-			}
-			first = false
-			dst = appendJSONString(dst, mp.Name)
-			dst = append(dst, ':')
-			dst = appendDataJSON(dst, d, c, depth+1, bud)
-		}
-		return append(dst, '}')
+	if out, ok := appendJSONContainer(dst, d, v, depth, bud, true); ok {
+		return out
 	}
 	n, ok := intValue(v)
 	if !ok {

@@ -342,15 +342,17 @@ func appendJSON(dst []byte, d *Decoded, v *Value, depth int) []byte {
 	return appendJSONB(dst, d, v, depth, nil)
 }
 
-func appendJSONB(dst []byte, d *Decoded, v *Value, depth int, bud *budget) []byte {
-	if v == nil || v.Prop == nil {
-		return append(dst, "null"...)
-	}
-	if depth > maxRenderDepth {
-		if bud != nil {
-			bud.deep = true
+// appendJSONContainer writes an array (a JSON array, or a string for an
+// array of characters) or a struct (an object of its printable members),
+// each element as AppendDataJSON (data) or AppendPropertiesJSON renders
+// it; ok is false for scalars. (A direct call, not a func value: the
+// budget must not escape.)
+func appendJSONContainer(dst []byte, d *Decoded, v *Value, depth int, bud *budget, data bool) ([]byte, bool) {
+	elem := func(dst []byte, d *Decoded, v *Value, depth int, bud *budget) []byte {
+		if data {
+			return appendDataJSON(dst, d, v, depth, bud)
 		}
-		return append(dst, "null"...)
+		return appendJSONB(dst, d, v, depth, bud)
 	}
 	switch v.Kind {
 	case Array:
@@ -358,7 +360,7 @@ func appendJSONB(dst []byte, d *Decoded, v *Value, depth int, bud *budget) []byt
 		if isCharArray(v.Prop) {
 			start := len(dst)
 			dst = appendCharArray(dst, d, kids)
-			return jsonQuoteFrom(dst, start)
+			return jsonQuoteFrom(dst, start), true
 		}
 		dst = append(dst, '[')
 		for i := range kids {
@@ -368,9 +370,9 @@ func appendJSONB(dst []byte, d *Decoded, v *Value, depth int, bud *budget) []byt
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = appendJSONB(dst, d, &kids[i], depth+1, bud)
+			dst = elem(dst, d, &kids[i], depth+1, bud)
 		}
-		return append(dst, ']')
+		return append(dst, ']'), true
 	case Struct:
 		kids := children(d, v)
 		dst = append(dst, '{')
@@ -390,9 +392,25 @@ func appendJSONB(dst []byte, d *Decoded, v *Value, depth int, bud *budget) []byt
 			first = false
 			dst = appendJSONString(dst, mp.Name)
 			dst = append(dst, ':')
-			dst = appendJSONB(dst, d, c, depth+1, bud)
+			dst = elem(dst, d, c, depth+1, bud)
 		}
-		return append(dst, '}')
+		return append(dst, '}'), true
+	}
+	return dst, false
+}
+
+func appendJSONB(dst []byte, d *Decoded, v *Value, depth int, bud *budget) []byte {
+	if v == nil || v.Prop == nil {
+		return append(dst, "null"...)
+	}
+	if depth > maxRenderDepth {
+		if bud != nil {
+			bud.deep = true
+		}
+		return append(dst, "null"...)
+	}
+	if out, ok := appendJSONContainer(dst, d, v, depth, bud, false); ok {
+		return out
 	}
 	start := len(dst)
 	if mappable(d, v.Prop) {
