@@ -1,17 +1,15 @@
 package decode
 
 import (
-	"bytes"
-	"encoding/binary"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
-	"unicode/utf16"
 
 	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/internal/etltest"
 	"github.com/etwkit/etw/tdh"
 )
 
@@ -489,27 +487,15 @@ func TestCorpusPktMonEtl2txt(t *testing.T) {
 }
 
 // readEtl2txt returns the message of every Microsoft-Windows-PktMon
-// event in a pktmon etl2txt output file (UTF-16LE), in file order.
+// event in a pktmon etl2txt output file, in file order.
 func readEtl2txt(t *testing.T, path string) []string {
 	t.Helper()
-	b, err := os.ReadFile(path)
+	out, err := etltest.PktmonMessages(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b = bytes.TrimPrefix(b, []byte{0xFF, 0xFE})
-	u := make([]uint16, len(b)/2)
-	for i := range u {
-		u[i] = binary.LittleEndian.Uint16(b[2*i:])
-	}
-	const tag = "[Microsoft-Windows-PktMon] "
-	var out []string
-	for _, line := range strings.Split(string(utf16.Decode(u)), "\n") {
-		if !strings.HasPrefix(line, "[") { // packet dumps are indented continuation lines
-			continue
-		}
-		if _, msg, ok := strings.Cut(line, tag); ok {
-			out = append(out, strings.TrimRight(msg, " \r"))
-		}
+	if len(out) == 0 {
+		t.Fatalf("%s: no PktMon events", path)
 	}
 	return out
 }
