@@ -21,6 +21,9 @@ type Filter struct {
 	// ExcludeProviders drops events of these.
 	Providers        []Provider
 	ExcludeProviders []Provider
+	// EventNames keeps only events with one of these names (any of
+	// them).
+	EventNames []EventName
 	// EventIDs and Levels keep events whose id or level is in one of the
 	// ranges.
 	EventIDs []Range
@@ -47,6 +50,45 @@ type Provider struct {
 	IsGUID bool
 }
 
+// EventName names an event by its schema's event name ("Checkout", or
+// "Process/Start" for a class and opcode), of one provider or of any.
+type EventName struct {
+	Provider    Provider // when HasProvider
+	HasProvider bool
+	Name        string // compared without regard to case
+}
+
+// ParseEventName parses PROVIDER/NAME (the provider by name or GUID) or
+// NAME alone (any provider). The name may itself hold a slash
+// (MSNT_SystemTrace/Process/Start).
+func ParseEventName(s string) (EventName, error) {
+	s = strings.TrimSpace(s)
+	prov, name, ok := strings.Cut(s, "/")
+	if !ok {
+		prov, name = "", s
+	}
+	if strings.TrimSpace(name) == "" {
+		return EventName{}, fmt.Errorf("event name %q: want PROVIDER/NAME or NAME", s)
+	}
+	e := EventName{Name: strings.TrimSpace(name)}
+	if strings.TrimSpace(prov) != "" {
+		p, err := ParseProvider(prov)
+		if err != nil {
+			return EventName{}, err
+		}
+		e.Provider, e.HasProvider = p, true
+	}
+	return e, nil
+}
+
+func (n *EventName) matches(ev *etl.Event, s *tdh.Event) bool {
+	if s == nil || n.HasProvider && !n.Provider.matches(ev, s) {
+		return false
+	}
+	return strings.EqualFold(s.EventName, n.Name) ||
+		s.OpcodeName != "" && strings.EqualFold(s.EventName+"/"+s.OpcodeName, n.Name)
+}
+
 // ParseProvider parses a provider given by GUID (with or without braces)
 // or by name.
 func ParseProvider(s string) (Provider, error) {
@@ -68,7 +110,7 @@ type Range struct{ Lo, Hi uint64 }
 
 // levelNames are the winmeta.xml level names accepted by ParseLevels.
 var levelNames = map[string]uint64{
-	"always": 0, "logalways": 0, "critical": 1, "error": 2, "warning": 3,
+	"always": 0, "logalways": 0, "critical": 1, "error": 2, "warning": 3, "warn": 3,
 	"information": 4, "informational": 4, "info": 4, "verbose": 5,
 }
 
@@ -213,14 +255,26 @@ func (f *Filter) MatchHeader(ev *etl.Event) bool {
 
 // NeedsSchema reports whether MatchSchema has anything to check.
 func (f *Filter) NeedsSchema() bool {
-	return len(f.Providers) > 0 || len(f.ExcludeProviders) > 0
+	return len(f.Providers) > 0 || len(f.ExcludeProviders) > 0 || len(f.EventNames) > 0
 }
 
 // MatchSchema reports whether ev, whose schema is s (nil if unknown),
-// passes the provider criteria.
+// passes the provider and event name criteria.
 func (f *Filter) MatchSchema(ev *etl.Event, s *tdh.Event) bool {
 	for i := range f.ExcludeProviders {
 		if f.ExcludeProviders[i].matches(ev, s) {
+			return false
+		}
+	}
+	if len(f.EventNames) > 0 {
+		ok := false
+		for i := range f.EventNames {
+			if f.EventNames[i].matches(ev, s) {
+				ok = true
+				break
+			}
+		}
+		if !ok {
 			return false
 		}
 	}

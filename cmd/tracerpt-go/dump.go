@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -20,9 +21,11 @@ import (
 
 type dumpOptions struct {
 	output    string
+	outputs   []string // every -o given (one is allowed)
 	format    string
 	summary   string
 	report    string
+	reportFmt string // tracerpt's -f: the -report format
 	export    string
 	config    string
 	yes       bool
@@ -48,6 +51,7 @@ type dumpOptions struct {
 	jobs        int    // --jobs: one output per input, this many at a time
 
 	providers, excludeProviders []string
+	eventNames, processes       []string
 	eventIDs, levels            string
 	keywordsAny, keywordsAll    string
 	pids, tids                  string
@@ -96,14 +100,14 @@ was not given; 5 damaged input with --strict.`,
 			return runDump(cmd, args, &o)
 		},
 	}
-	root.CompletionOptions.DisableDefaultCmd = true
+	// cobra's completion command: tracerpt-go completion bash|zsh|fish|powershell.
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	fl := root.Flags()
 	fl.SortFlags = false
 	// tracerpt's options.
 	fl.BoolVarP(&o.inputs, "l", "l", false, "the arguments that follow are input files (tracerpt's -l; optional)")
-	fl.StringVarP(&o.output, "o", "o", "", "dump file; without a value dumpfile.xml (.csv, .json by format); - for standard output")
+	fl.VarP(&onceValue{&o.output, &o.outputs}, "o", "o", "dump file; without a value dumpfile.xml (.csv, .json by format); - for standard output")
 	fl.StringVar(&o.format, "of", "XML", "dump format: XML (tracerpt's XML), CSV (tracerpt's CSV), JSON (JSON Lines) or PARQUET")
 	fl.StringVar(&o.summary, "summary", "", "write tracerpt's summary file; without a value summary.txt (only the summary is written unless -o is given too)")
 	fl.StringSliceVar(&o.manifests, "import", nil, "instrumentation manifest(s), or folders of them, to decode events with (-import a.man b.man)")
@@ -115,9 +119,11 @@ was not given; 5 damaged input with --strict.`,
 	fl.BoolVar(&o.rts, "rts", false, "add the raw timestamp (TimeCreated RawTime) to the XML dump")
 	fl.StringVar(&o.encoding, "en", "ANSI", "CSV encoding: ANSI (Windows-1252), Unicode (UTF-16LE with BOM) or UTF8")
 	fl.StringVar(&o.report, "report", "", "write the trace report (HTML, as the report command); without a value workload.html; only the report unless -o or -summary is given too")
+	fl.StringVar(&o.reportFmt, "report-format", "", "tracerpt's -f: the -report format, HTML (the only one)")
 	fl.StringVar(&o.export, "export", "", "tracerpt's schema export: not supported")
 	fl.StringVar(&o.config, "config", "", "tracerpt's settings file: not supported")
 	addFilterFlags(fl, &o)
+	fl.StringSliceVar(&o.processes, "process", nil, "keep only events of processes with these image names (notepad.exe or notepad; comma-separated)")
 	// Reading.
 	fl.BoolVar(&o.fileOrder, "file-order", false, "deliver events in file order instead of time order")
 	fl.IntVar(&o.workers, "workers", 0, "goroutines that read, decode and render (0: one per CPU)")
@@ -142,6 +148,7 @@ was not given; 5 damaged input with --strict.`,
 func addFilterFlags(fl *pflag.FlagSet, o *dumpOptions) {
 	fl.StringSliceVar(&o.providers, "provider", nil, "keep only events of these providers, by name or GUID (repeatable, comma-separated)")
 	fl.StringSliceVar(&o.excludeProviders, "exclude-provider", nil, "drop events of these providers, by name or GUID (repeatable, comma-separated)")
+	fl.StringSliceVar(&o.eventNames, "event-name", nil, "keep only events with these names: PROVIDER/NAME or NAME (Microsoft-Windows-Kernel-Process/ProcessStart, MSNT_SystemTrace/Process/Start)")
 	fl.StringVar(&o.eventIDs, "event-id", "", "keep only these event ids: a list of numbers and ranges (1,5-9)")
 	fl.StringVar(&o.levels, "level", "", "keep only these levels: numbers, ranges or names (1-3, error, warning, info, verbose)")
 	fl.StringVar(&o.keywordsAny, "keywords", "", "keep only events with at least one of these keyword bits (0x10)")
@@ -188,7 +195,7 @@ func openInputs(args []string) ([]*etl.File, error) {
 	for _, p := range paths {
 		f, err := etl.Open(p)
 		if err != nil {
-			return files, withCode(exitInput, err)
+			return files, withCode(exitInput, explainNotETL(p, err))
 		}
 		files = append(files, f)
 	}
@@ -202,13 +209,31 @@ func warn(cmd *cobra.Command, err error) {
 
 func runDump(cmd *cobra.Command, args []string, o *dumpOptions) error {
 	fl := cmd.Flags()
+	if len(o.outputs) > 1 {
+		return usageError(fmt.Errorf("-o given %d times (%s): one dump file per run (-summary FILE names the summary)", len(o.outputs), strings.Join(o.outputs, ", ")))
+	}
+	if !fl.Changed("jobs") {
+		inferFormat(cmd, o, fl.Changed("of"))
+	}
 	format, pq, err := parseDumpFormat(o, fl.Changed("of"))
 	if err != nil {
 		return usageError(err)
 	}
-	for name, v := range map[string]string{"export": o.export, "config": o.config} {
-		if v != "" {
-			return usageError(fmt.Errorf("-%s is not supported", name))
+	warnInapplicable(cmd, o, format, pq)
+	if o.export != "" {
+		return usageError(errors.New("-export is not supported; 'tracerpt-go schemas FILE --export DIR' exports schemas as manifests"))
+	}
+	if o.config != "" {
+		return usageError(errors.New("-config is not supported; write the options on the command line"))
+	}
+	if o.reportFmt != "" {
+		switch {
+		case o.report == "":
+			return usageError(fmt.Errorf("-f %s sets the format of -report; add -report [FILE]", o.reportFmt))
+		case strings.EqualFold(o.reportFmt, "XML"):
+			return usageError(errors.New("-f XML: the report is HTML here (-f HTML); its data as JSON: tracerpt-go report --json"))
+		case !strings.EqualFold(o.reportFmt, "HTML"):
+			return usageError(fmt.Errorf("-f %s: want HTML", o.reportFmt))
 		}
 	}
 	if o.report != "" {
@@ -269,7 +294,10 @@ func dumpInputs(cmd *cobra.Command, args []string, o *dumpOptions, format tracer
 		dumpPath = defaultDumpPath(format, o)
 	}
 	summaryPath := o.summary
-	if dump && summaryPath != "" && summaryPath == dumpPath && dumpPath != "-" {
+	if dump && summaryPath != "" && summaryPath == dumpPath {
+		if dumpPath == "-" {
+			return usageError(errors.New("the dump and the summary cannot both go to standard output (-summary - alone, or -o FILE)"))
+		}
 		return usageError(fmt.Errorf("the dump and the summary cannot both be %s", dumpPath))
 	}
 	outs := []string{summaryPath}
@@ -308,10 +336,23 @@ func dumpInputs(cmd *cobra.Command, args []string, o *dumpOptions, format tracer
 	if o.fileOrder {
 		cfg.Order = etl.FileOrder
 	}
+	var model *analysis.Model
+	said := false // the no-match line is written
+	if len(o.processes) > 0 {
+		model, _ = analysis.Build(files, dec, nil)
+		if !filter.selectProcesses(cmd, model, o.processes) {
+			// Said on stderr: no such process. The dump is written empty.
+			said = true
+			filter.Start, filter.HasStart, filter.End, filter.HasEnd = 1, true, 0, true
+		}
+	}
 	if dump && (format == tracerpt.JSON || pq) && !o.noAnalyze {
 		// The analysis model gives each event its process name and stack;
 		// the reader's warnings come from the dump itself.
-		cfg.Analysis, _ = analysis.Build(files, dec, nil)
+		if model == nil {
+			model, _ = analysis.Build(files, dec, nil)
+		}
+		cfg.Analysis = model
 	}
 	var out *bufio.Writer
 	var outFile *os.File
@@ -351,7 +392,10 @@ func dumpInputs(cmd *cobra.Command, args []string, o *dumpOptions, format tracer
 		defer bar.finish()
 	}
 
-	_, err = tracerpt.Run(context.Background(), cfg)
+	st, err := tracerpt.Run(context.Background(), cfg)
+	if err == nil && st.Written == 0 && o.filtered() && !said {
+		reportNoMatch(cmd, dec, files, &filter.Filter)
+	}
 	err = pqOut.finish(err)
 	if out != nil {
 		if ferr := out.Flush(); err == nil {
@@ -387,6 +431,63 @@ func dumpInputs(cmd *cobra.Command, args []string, o *dumpOptions, format tracer
 	return nil
 }
 
+// onceValue is -o: a string that remembers each time it was given, so
+// that two -o are an error instead of the last one winning.
+type onceValue struct {
+	p    *string
+	seen *[]string
+}
+
+func (v *onceValue) String() string {
+	if v.p == nil {
+		return ""
+	}
+	return *v.p
+}
+func (v *onceValue) Set(s string) error { *v.p = s; *v.seen = append(*v.seen, s); return nil }
+func (v *onceValue) Type() string       { return "string" }
+
+// formatByExt is the dump format an -o file's extension implies.
+var formatByExt = map[string]string{".json": "JSON", ".jsonl": "JSON", ".ndjson": "JSON", ".csv": "CSV", ".xml": "XML", ".parquet": "PARQUET"}
+
+// inferFormat takes the dump format from -o's extension when -of is not
+// given (-o out.json writes JSON Lines), and says so when -of and the
+// extension disagree or the extension names no format.
+func inferFormat(cmd *cobra.Command, o *dumpOptions, ofGiven bool) {
+	if o.output == "" || o.output == "-" || o.splitDir != "" {
+		return
+	}
+	ext := strings.ToLower(filepath.Ext(o.output))
+	want, known := formatByExt[ext]
+	switch {
+	case !ofGiven && known:
+		o.format = want
+	case !ofGiven && ext != "":
+		warn(cmd, fmt.Errorf("-o %s: %s names no dump format; writing XML (-of XML|CSV|JSON|PARQUET sets it)", o.output, ext))
+	case ofGiven && known && !strings.EqualFold(want, o.format):
+		warn(cmd, fmt.Errorf("-o %s: writing %s as -of says, not %s", o.output, strings.ToUpper(o.format), want))
+	}
+}
+
+// warnInapplicable reports the options given that do not apply to the
+// dump format (they change nothing).
+func warnInapplicable(cmd *cobra.Command, o *dumpOptions, format tracerpt.Format, pq bool) {
+	fl := cmd.Flags()
+	name := strings.ToUpper(o.format)
+	if fl.Changed("raw") && format != tracerpt.JSON {
+		warn(cmd, fmt.Errorf("--raw adds user_data to JSON and Parquet; -of %s has no such field", name))
+	}
+	if fl.Changed("rts") && (format != tracerpt.XML || pq) {
+		warn(cmd, fmt.Errorf("-rts adds RawTime to the XML dump; -of %s has no such field", name))
+	}
+	if fl.Changed("en") && (format != tracerpt.CSV || pq) {
+		warn(cmd, fmt.Errorf("-en sets the CSV encoding; -of %s is always UTF-8", name))
+	}
+	if fl.Changed("summary") && !fl.Changed("o") && fl.Changed("of") && o.splitDir == "" {
+		warn(cmd, fmt.Errorf("-of %s: -summary without -o writes only the summary; add -o FILE for the dump", name))
+	}
+}
+
 // filterOptions is a tracerpt.Filter with its time bounds still as text
 // (relative bounds need the trace start).
 type filterOptions struct {
@@ -414,6 +515,13 @@ func (o *dumpOptions) filter() (*filterOptions, error) {
 			}
 			*list.out = append(*list.out, p)
 		}
+	}
+	for _, s := range o.eventNames {
+		n, err := tracerpt.ParseEventName(s)
+		if err != nil {
+			return nil, fmt.Errorf("--event-name: %w", err)
+		}
+		f.EventNames = append(f.EventNames, n)
 	}
 	var err error
 	if o.eventIDs != "" {
@@ -474,6 +582,9 @@ func (f *filterOptions) resolveTimes(files []*etl.File) error {
 			return fmt.Errorf("--end: %w", err)
 		}
 		f.HasEnd = true
+	}
+	if f.HasStart && f.HasEnd && f.Start >= f.End {
+		return fmt.Errorf("--start %s is not before --end %s: no event can match", f.start, f.end)
 	}
 	return nil
 }

@@ -78,8 +78,11 @@ func main() {
 // run executes the command line args and returns the exit status.
 func run(args []string, stdout, stderr io.Writer) int {
 	cmd := newRootCmd(stdout, stderr)
-	cmd.SetArgs(normalizeArgs(args))
-	err := cmd.Execute()
+	err := checkUnsupported(args)
+	if err == nil {
+		cmd.SetArgs(normalizeArgs(args))
+		err = cmd.Execute()
+	}
 	if err == nil || errors.Is(err, syscall.EPIPE) {
 		return exitOK
 	}
@@ -124,6 +127,9 @@ func normalizeArgs(args []string) []string {
 		dashes := len(a) - len(body)
 		name, val, hasVal := strings.Cut(body, "=")
 		lname := strings.ToLower(name)
+		if dashes <= 2 && tracerptAliases(lname, val, hasVal, args, &i, &out) {
+			continue
+		}
 		if dashes == 1 && (len(lname) == 1 && lname != "o" || !tracerptLongFlags[lname] && !longs[lname] && lname != "o") {
 			out = append(out, a) // shorthand (-y, -l) or a negative value
 			continue
@@ -163,13 +169,73 @@ func normalizeArgs(args []string) []string {
 	return out
 }
 
+// tracerptAliases rewrites tracerpt's options that map onto ours: -tmf
+// FILE and -tp DIR are -import, -gmt is -tz UTC, -f FORMAT is the
+// -report format. It reports whether args[*i] was one of them (and
+// consumes its value).
+func tracerptAliases(lname, val string, hasVal bool, args []string, i *int, out *[]string) bool {
+	next := func() string {
+		if hasVal {
+			return val
+		}
+		if *i+1 < len(args) {
+			*i++
+			return args[*i]
+		}
+		return ""
+	}
+	switch lname {
+	case "tmf", "tp":
+		*out = append(*out, "--import="+next())
+	case "gmt":
+		*out = append(*out, "--tz=UTC")
+	case "?":
+		*out = append(*out, "--help")
+	case "f":
+		*out = append(*out, "--report-format="+next())
+	default:
+		return false
+	}
+	return true
+}
+
+// tracerptUnsupported answers tracerpt's options that cannot be honoured
+// here, in tracerpt's terms.
+var tracerptUnsupported = map[string]string{
+	"rt":  "-rt: real-time sessions need Windows; tracerpt-go reads .etl files (record one with wpr, logman or xperf and pass it)",
+	"pdb": "-pdb: symbol server paths are not supported; tracerpt-go does not read PDB files (WPP messages decode with -tmf FILE or -tp DIR)",
+	"i":   "-i: image paths for WPP symbol lookup are not supported; decode WPP messages with -tmf FILE or -tp DIR",
+	"int": "-int: tracerpt's interpreted event structure dump is not supported; 'tracerpt-go schemas FILE' lists the event structures",
+	"df":  "-df: tracerpt's counting/reporting schema file is not supported",
+	"rl":  "-rl: report levels are not supported; -report writes one full report",
+	"mof": "-mof: not an option; MOF schema files are imported with -import FILE.mof",
+}
+
+// checkUnsupported returns a usage error for the first of tracerpt's
+// options in args that tracerpt-go cannot honour.
+func checkUnsupported(args []string) error {
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if !strings.HasPrefix(a, "-") {
+			continue
+		}
+		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if msg, ok := tracerptUnsupported[strings.ToLower(name)]; ok && len(a)-len(strings.TrimLeft(a, "-")) <= 2 {
+			return usageError(errors.New(msg))
+		}
+	}
+	return nil
+}
+
 // isOptionValue reports whether arg can be the value of an option whose
 // value is optional or repeated: not another option and not an input
 // trace (a name ending in .etl or .etl.NNN). "-" (standard output) is a
 // value of -o.
 func isOptionValue(arg, flag string) bool {
 	if arg == "-" {
-		return flag == "o"
+		return flag == "o" || flag == "summary"
 	}
 	if strings.HasPrefix(arg, "-") || arg == "" {
 		return false

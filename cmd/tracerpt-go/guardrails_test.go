@@ -1,0 +1,318 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// cliCase is one command line and what it must answer.
+type cliCase struct {
+	args   []string
+	code   int
+	stderr string // a substring of standard error ("" : empty stderr)
+}
+
+func checkCases(t *testing.T, cases []cliCase) {
+	t.Helper()
+	for _, c := range cases {
+		_, errs, code := runCLI(t, c.args...)
+		if code != c.code || c.stderr == "" && errs != "" || !strings.Contains(errs, c.stderr) {
+			t.Errorf("%q: exit %d, stderr %q; want exit %d with %q", c.args, code, errs, c.code, c.stderr)
+		}
+	}
+}
+
+func TestTracerptOptionAliases(t *testing.T) {
+	for _, c := range []struct{ in, want []string }{
+		{[]string{"a.etl", "-tmf", "x.tmf", "-tp", "tmfdir", "-gmt"}, []string{"a.etl", "--import=x.tmf", "--import=tmfdir", "--tz=UTC"}},
+		{[]string{"a.etl", "-report", "r.html", "-f", "HTML"}, []string{"a.etl", "--report=r.html", "--report-format=HTML"}},
+		{[]string{"-?"}, []string{"--help"}},
+	} {
+		if got := normalizeArgs(c.in); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("normalizeArgs(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+func TestTracerptOptions(t *testing.T) {
+	t.Chdir(t.TempDir())
+	checkCases(t, []cliCase{
+		{[]string{"-rt", "NT Kernel Logger"}, exitUsage, "-rt: real-time sessions need Windows; tracerpt-go reads .etl files"},
+		{[]string{sample, "-pdb", "srv*c:\\sym"}, exitUsage, "-pdb: symbol server paths are not supported"},
+		{[]string{sample, "-i", "c:\\bin"}, exitUsage, "-i: image paths"},
+		{[]string{sample, "-int", "x.txt"}, exitUsage, "-int:"},
+		{[]string{sample, "-df", "x"}, exitUsage, "-df:"},
+		{[]string{sample, "-rl", "3"}, exitUsage, "-rl:"},
+		{[]string{sample, "-export", "x.man"}, exitUsage, "tracerpt-go schemas FILE --export DIR"},
+		{[]string{sample, "-config", "c.txt"}, exitUsage, "-config is not supported"},
+		{[]string{sample, "-of", "EVTX"}, exitUsage, "not supported"},
+		{[]string{sample, "-f", "HTML"}, exitUsage, "add -report"},
+		{[]string{sample, "-report", "r.html", "-f", "XML"}, exitUsage, "-f XML: the report is HTML"},
+		{[]string{sample, "-report", "r.html", "-f", "HTML", "--quiet"}, exitOK, ""},
+		{[]string{sample, "-gmt", "-o", "g.xml", "--quiet"}, exitOK, ""},
+		{[]string{sample, "-tmf", "no-such.tmf", "-o", "t.xml"}, exitInput, "no-such.tmf"},
+	})
+	if _, err := os.Stat("r.html"); err != nil {
+		t.Errorf("-report r.html -f HTML: %v", err)
+	}
+	if out, _, code := runCLI(t, "-?"); code != 0 || !strings.Contains(out, "Usage") {
+		t.Errorf("-?: exit %d, %q", code, out)
+	} else {
+		for _, opt := range []string{"--event-name", "--process", "--report-format"} {
+			if !strings.Contains(out, opt) {
+				t.Errorf("--help does not mention %s", opt)
+			}
+		}
+	}
+}
+
+func TestNotETLInputsNamed(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	pad := strings.Repeat("\x00", 200)
+	checkCases(t, []cliCase{
+		{[]string{write("System.evtx", "ElfFile\x00"+pad)}, exitInput, "this is an EVTX file"},
+		{[]string{write("t.zip", "PK\x03\x04"+pad)}, exitInput, "this is a zip archive"},
+		{[]string{write("t.etl.gz", "\x1f\x8b\x08"+pad)}, exitInput, "this is a gzip file"},
+		{[]string{write("t.7z", "7z\xbc\xaf\x27\x1c"+pad)}, exitInput, "this is a 7z archive"},
+		{[]string{write("c.pcapng", "\x0a\x0d\x0d\x0a"+pad)}, exitInput, "this is a pcapng packet capture"},
+		{[]string{write("notes.etl", "these are my notes\n")}, exitInput, "this is a text file"},
+		{[]string{"info", write("s.evtx", "ElfFile\x00"+pad)}, exitFailure, "this is an EVTX file"},
+	})
+}
+
+func TestInapplicableFlagsReported(t *testing.T) {
+	t.Chdir(t.TempDir())
+	checkCases(t, []cliCase{
+		{[]string{sample, "--raw", "-o", "a.xml", "--quiet"}, exitOK, "--raw adds user_data to JSON and Parquet; -of XML has no such field"},
+		{[]string{sample, "-rts", "-of", "CSV", "-o", "a.csv", "--quiet"}, exitOK, "-rts adds RawTime to the XML dump; -of CSV"},
+		{[]string{sample, "-en", "Unicode", "-of", "JSON", "-o", "a.json", "--quiet"}, exitOK, "-en sets the CSV encoding; -of JSON"},
+		{[]string{sample, "-summary", "s.txt", "-of", "JSON", "--quiet"}, exitOK, "-summary without -o writes only the summary"},
+		{[]string{sample, "-o", "a.xml", "-o", "b.xml"}, exitUsage, "-o given 2 times (a.xml, b.xml)"},
+		{[]string{sample, "--start", "+1s", "--end", "+0s"}, exitUsage, "--start +1s is not before --end +0s"},
+		{[]string{sample, "-o", "out.json", "--quiet"}, exitOK, ""},
+		{[]string{sample, "-o", "out.txt", "--quiet"}, exitOK, "-o out.txt: .txt names no dump format; writing XML"},
+		{[]string{sample, "-of", "CSV", "-o", "x.json", "--quiet"}, exitOK, "-o x.json: writing CSV as -of says, not JSON"},
+		{[]string{sample, "-summary", "-", "-o", "-"}, exitUsage, "cannot both go to standard output"},
+	})
+	for name, prefix := range map[string]string{"out.json": "{", "out.txt": "<"} {
+		b, err := os.ReadFile(name)
+		if err != nil || !strings.HasPrefix(string(b), prefix) {
+			t.Errorf("%s: %v, starts %.20q; want %q", name, err, b, prefix)
+		}
+	}
+	for ext, magic := range map[string]string{".csv": "  Event Name", ".parquet": "PAR1"} {
+		mustRun(t, sample, "-o", "inferred"+ext, "--quiet")
+		if b, _ := os.ReadFile("inferred" + ext); !strings.HasPrefix(string(b), magic) {
+			t.Errorf("-o inferred%s: starts %.20q, want %q", ext, b, magic)
+		}
+	}
+	out, errs, code := runCLI(t, sample, "-summary", "-", "--quiet")
+	if code != 0 || errs != "" || !strings.Contains(out, "Files Processed") {
+		t.Errorf("-summary -: exit %d, stderr %q, stdout %.200q", code, errs, out)
+	}
+}
+
+func TestFiltersThatMatchNothing(t *testing.T) {
+	t.Chdir(t.TempDir())
+	none := func(args ...string) []string {
+		return append([]string{sample, "-of", "JSON", "-o", "-", "--quiet"}, args...)
+	}
+	checkCases(t, []cliCase{
+		{none("--provider", "etwkit-shp"), exitOK, "no provider named etwkit-shp in this trace; known: MSNT_SystemTrace, etwkit-shop, {"},
+		{none("--provider", "{11111111-2222-3333-4444-555555555555}"), exitOK, "no provider {11111111-2222-3333-4444-555555555555} in this trace"},
+		{none("--provider", "My-Unknown-Provider"), exitOK, "(no schema: filter by GUID or -import its manifest)"},
+		{none("--event-id", "999"), exitOK, "no event matched the filters"},
+		{none("--event-name", "etwkit-shop/NoSuchEvent"), exitOK, "no event matched the filters"},
+		{none("--process", "calc.exe"), exitOK, "no process named calc.exe in this trace; known: notepad.exe"},
+		{none("--provider", "etwkit-shop"), exitOK, ""},
+		{none("--level", "warn"), exitOK, ""},
+		{none("--event-name", "bad/"), exitUsage, "--event-name"},
+		{[]string{sample, "--process", "calc", "-o", "p.xml", "--quiet"}, exitOK, "no process named calc"},
+	})
+	if b, err := os.ReadFile("p.xml"); err != nil || strings.Contains(string(b), "<Event ") {
+		t.Errorf("--process with no match: %v, %q", err, b)
+	}
+	if _, errs, _ := runCLI(t, none("--process", "calc")...); strings.Count(errs, "\n") != 1 {
+		t.Errorf("--process with no match: stderr %q, want one line", errs)
+	}
+	count := func(args ...string) int {
+		t.Helper()
+		out, errs, code := runCLI(t, none(args...)...)
+		if code != 0 || errs != "" {
+			t.Fatalf("%q: exit %d, %s", args, code, errs)
+		}
+		return strings.Count(out, "\n")
+	}
+	if w, n := count("--level", "warn"), count("--level", "warning"); w != n || w == 0 {
+		t.Errorf("--level warn: %d events, --level warning: %d", w, n)
+	}
+	for _, c := range []struct {
+		args []string
+		want int
+	}{
+		{[]string{"--event-name", "etwkit-shop/Checkout"}, 1},
+		{[]string{"--event-name", "MSNT_SystemTrace/Process/Start"}, 1},
+		{[]string{"--event-name", "Checkout,EventTrace"}, 3},
+		{[]string{"--process", "notepad.exe"}, 8},
+		{[]string{"--process", "NOTEPAD"}, 8},
+	} {
+		if n := count(c.args...); n != c.want {
+			t.Errorf("%q: %d events, want %d", c.args, n, c.want)
+		}
+	}
+}
+
+func TestInfoLongPathAndTimeZone(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), strings.Repeat("a-very-long-directory-name-", 4))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(sample)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, "sample.etl")
+	os.WriteFile(p, b, 0o644)
+	out, errs, code := runCLI(t, "info", p)
+	if code != 0 || errs != "" {
+		t.Fatalf("info: exit %d, %s", code, errs)
+	}
+	if !strings.HasPrefix(out, "File: "+p+"\n") {
+		t.Errorf("info does not name the file above the table:\n%s", out)
+	}
+	for _, line := range strings.Split(out, "\n")[1:] {
+		if len([]rune(line)) >= len(p) {
+			t.Errorf("a table line as long as the path (%d): %q", len(p), line)
+		}
+	}
+	if !strings.Contains(out, "Eastern Standard Time (bias 300 min, UTC-05:00)") {
+		t.Errorf("info time zone:\n%s", out)
+	}
+	for _, c := range []struct {
+		name string
+		bias int32
+		want string
+	}{
+		{"@tzres.dll,-212", 480, "Pacific Standard Time (bias 480 min, UTC-08:00)"},
+		{"@tzres.dll,-112", 300, "Eastern Standard Time (bias 300 min, UTC-05:00)"},
+		{"@tzres.dll,-492", -330, "India Standard Time (bias -330 min, UTC+05:30)"},
+		{"@tzres.dll,-352", -120, "bias -120 min, UTC+02:00"}, // not in the table
+		{"@tzres.dll,-212", 0, "bias 0 min, UTC+00:00"},       // the bias disagrees
+		{"Pacific Standard Time", 480, "Pacific Standard Time (bias 480 min, UTC-08:00)"},
+		{"", 0, "bias 0 min, UTC+00:00"},
+	} {
+		if got := timeZoneText(c.name, c.bias); got != c.want {
+			t.Errorf("timeZoneText(%q, %d) = %q, want %q", c.name, c.bias, got, c.want)
+		}
+	}
+}
+
+// shellWords splits a command line as sh does for the README's simple
+// quoting: words, '…' and "…".
+func shellWords(s string) []string {
+	var words []string
+	var w strings.Builder
+	in, quote := false, byte(0)
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quote != 0 && c == quote:
+			quote = 0
+		case quote != 0:
+			w.WriteByte(c)
+		case c == '\'' || c == '"':
+			quote, in = c, true
+		case c == ' ' || c == '\t':
+			if in {
+				words = append(words, w.String())
+				w.Reset()
+				in = false
+			}
+		default:
+			w.WriteByte(c)
+			in = true
+		}
+	}
+	if in {
+		words = append(words, w.String())
+	}
+	return words
+}
+
+// readmeRecipes returns the command lines of the README's Recipes section.
+func readmeRecipes(t *testing.T) []string {
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, sec, _ := strings.Cut(string(b), "\n## Recipes\n")
+	sec, _, _ = strings.Cut(sec, "\n## ")
+	var lines []string
+	inBlock := false
+	for _, l := range strings.Split(sec, "\n") {
+		switch {
+		case strings.HasPrefix(l, "```"):
+			inBlock = !inBlock
+		case inBlock && strings.TrimSpace(l) != "":
+			if i := strings.Index(l, "  # "); i >= 0 {
+				l = l[:i]
+			}
+			lines = append(lines, strings.TrimSpace(l))
+		}
+	}
+	return lines
+}
+
+func TestReadmeRecipes(t *testing.T) {
+	lines := readmeRecipes(t)
+	if len(lines) < 10 {
+		t.Fatalf("README recipes: %d command lines", len(lines))
+	}
+	dir := t.TempDir()
+	t.Chdir(dir)
+	b, _ := os.ReadFile(sample)
+	os.WriteFile("trace.etl", b, 0o644)
+	for _, line := range lines {
+		t.Run(line, func(t *testing.T) {
+			var out string
+			rest := line
+			if strings.HasPrefix(line, "tracerpt-go ") {
+				cmdPart, pipe, _ := strings.Cut(line, " | ")
+				stdout, errs, code := runCLI(t, shellWords(cmdPart)[1:]...)
+				if code != 0 {
+					t.Fatalf("exit %d: %s", code, errs)
+				}
+				out, rest = stdout, pipe
+			}
+			if rest == "" {
+				return
+			}
+			tool := shellWords(rest)[0]
+			if _, err := exec.LookPath(tool); err != nil {
+				t.Skipf("%s is not installed: not run", tool)
+			}
+			c := exec.Command("sh", "-c", rest)
+			c.Stdin = strings.NewReader(out)
+			got, err := c.CombinedOutput()
+			if err != nil || len(got) == 0 && strings.Contains(line, "jq") {
+				t.Errorf("%s: %v, output %q", rest, err, got)
+			}
+		})
+	}
+	// The completion script the Install section names.
+	if out, _, code := runCLI(t, "completion", "bash"); code != 0 || !strings.Contains(out, "bash completion") {
+		t.Errorf("completion bash: exit %d, %.100q", code, out)
+	}
+}

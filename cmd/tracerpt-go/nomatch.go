@@ -1,0 +1,89 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/etwkit/etw/analysis"
+	"github.com/etwkit/etw/decode"
+	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/tracerpt"
+)
+
+// filtered reports whether any event filter was given.
+func (o *dumpOptions) filtered() bool {
+	return len(o.providers)+len(o.excludeProviders)+len(o.eventNames)+len(o.processes) > 0 ||
+		o.eventIDs != "" || o.levels != "" || o.keywordsAny != "" || o.keywordsAll != "" ||
+		o.pids != "" || o.tids != "" || o.start != "" || o.end != ""
+}
+
+// reportNoMatch says on standard error that the filters kept no event,
+// and, for --provider, which of the providers named the trace does not
+// hold, with the providers it does.
+func reportNoMatch(cmd *cobra.Command, dec *decode.Decoder, files []*etl.File, f *tracerpt.Filter) {
+	w := cmd.ErrOrStderr()
+	if len(f.Providers) == 0 {
+		fmt.Fprintln(w, "tracerpt-go: no event matched the filters")
+		return
+	}
+	stats, _ := decode.CountProviders(dec, files)
+	var known, unnamed []string
+	names := map[string]bool{}
+	guids := map[string]bool{}
+	for _, p := range stats {
+		guids[strings.ToLower(p.GUID.String())] = true
+		if p.Name == "" {
+			unnamed = append(unnamed, fmt.Sprintf("{%s} (no schema: filter by GUID or -import its manifest)", p.GUID))
+			continue
+		}
+		if !names[strings.ToLower(p.Name)] {
+			names[strings.ToLower(p.Name)] = true
+			known = append(known, p.Name)
+		}
+	}
+	known = append(known, unnamed...)
+	said := false
+	for _, p := range f.Providers {
+		switch {
+		case p.IsGUID && !guids[strings.ToLower(p.GUID.String())]:
+			fmt.Fprintf(w, "tracerpt-go: no event matched: no provider {%s} in this trace; known: %s\n", p.GUID, strings.Join(known, ", "))
+			said = true
+		case !p.IsGUID && !names[strings.ToLower(p.Name)]:
+			fmt.Fprintf(w, "tracerpt-go: no event matched: no provider named %s in this trace; known: %s\n", p.Name, strings.Join(known, ", "))
+			said = true
+		}
+	}
+	if !said {
+		fmt.Fprintln(w, "tracerpt-go: no event matched the filters")
+	}
+}
+
+// selectProcesses narrows the filter to the process ids that carried one
+// of the image names (with or without extension) in the trace. If none
+// did, it says so with the names the trace has and returns false.
+func (f *filterOptions) selectProcesses(cmd *cobra.Command, m *analysis.Model, names []string) bool {
+	var pids []uint32
+	var known []string
+	for _, p := range m.Processes() {
+		if p.ImageFileName != "" && !slices.Contains(known, p.ImageFileName) {
+			known = append(known, p.ImageFileName)
+		}
+		for _, n := range names {
+			if strings.EqualFold(n, p.ImageFileName) || strings.EqualFold(n, p.Name) {
+				if len(f.PIDs) == 0 || slices.Contains(f.PIDs, p.PID) {
+					pids = append(pids, p.PID)
+				}
+			}
+		}
+	}
+	if len(pids) == 0 {
+		slices.Sort(known)
+		fmt.Fprintf(cmd.ErrOrStderr(), "tracerpt-go: no event matched: no process named %s in this trace; known: %s\n", strings.Join(names, ", "), strings.Join(known, ", "))
+		return false
+	}
+	f.PIDs = pids
+	return true
+}
