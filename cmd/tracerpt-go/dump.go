@@ -349,6 +349,26 @@ func dumpInputs(cmd *cobra.Command, args []string, o *dumpOptions, format tracer
 	if dump && (format == tracerpt.JSON || pq) && !o.noAnalyze {
 		// The analysis model gives each event its process name and stack;
 		// the reader's warnings come from the dump itself.
+		if model == nil && len(o.manifests) == 0 {
+			// The model decodes kernel, KernelTraceControl and .NET events
+			// with the built-in schemas (the trace's own are not registered
+			// yet when it is built): build it on another core while this one
+			// prescans the trace, with a decoder of its own, as it would be
+			// built in turn. (With -import the imports would be read twice:
+			// build it in turn.)
+			mdec := newDecoder()
+			mdec.Nearest = dec.Nearest
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				model, _ = analysis.Build(files, mdec, nil)
+			}()
+			if err := dec.Prescan(files); err != nil {
+				warn(cmd, err)
+			}
+			cfg.Prescanned = true
+			<-done
+		}
 		if model == nil {
 			model, _ = analysis.Build(files, dec, nil)
 		}
