@@ -27,16 +27,13 @@ import (
 
 //go:generate go run ./internal/gencatalog -o dotnet_gen.go -var dotnet -source " dotnet/runtime@68813511 src/coreclr/vm/ClrEtwAll.man (MIT)" $ETL_SCHEMAS/authored/dotnet-runtime/ClrEtwAll.man
 
-var (
-	dotnetOnce sync.Once
-	dotnet     []*tdh.Event
-)
+// dotnet builds the shared .NET schemas on first use.
+var dotnet = sync.OnceValue(dotnetSchemas)
 
 // DotNET returns the schemas of the .NET runtime providers. The slice is
 // new; the schemas are shared and must not be modified.
 func DotNET() []*tdh.Event {
-	dotnetOnce.Do(func() { dotnet = dotnetSchemas() })
-	return append([]*tdh.Event(nil), dotnet...)
+	return append([]*tdh.Event(nil), dotnet()...)
 }
 
 // Origin is the origin [Register] gives the built-in schemas.
@@ -49,8 +46,6 @@ var Origin = tdh.Origin{Kind: tdh.OriginBuiltIn}
 func Register(reg *tdh.Registry) {
 	reg.AddFrom(Origin, mof.KernelSchemas()...)
 	reg.AddFrom(Origin, eventinfo.MetaSchemas()...)
-	dotnetOnce.Do(func() { dotnet = dotnetSchemas() })
-	reg.AddFrom(Origin, dotnet...)
-	ndisOnce.Do(func() { ndis = ndisSchemas() })
-	reg.AddFrom(Origin, ndis...)
+	reg.AddFrom(Origin, dotnet()...)
+	reg.AddFrom(Origin, ndis()...)
 }

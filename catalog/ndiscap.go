@@ -68,17 +68,14 @@ const (
 	NDISEventVMSwitchPacketFragment = 1003
 )
 
-var (
-	ndisOnce sync.Once
-	ndis     []*tdh.Event
-)
+// ndis builds the shared NDIS schemas on first use.
+var ndis = sync.OnceValue(ndisSchemas)
 
 // NDISPacketCapture returns the schemas of Microsoft-Windows-NDIS-
 // PacketCapture. The slice is new; the schemas are shared and must not be
 // modified.
 func NDISPacketCapture() []*tdh.Event {
-	ndisOnce.Do(func() { ndis = ndisSchemas() })
-	return append([]*tdh.Event(nil), ndis...)
+	return append([]*tdh.Event(nil), ndis()...)
 }
 
 func ndisSchemas() []*tdh.Event {

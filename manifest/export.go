@@ -7,6 +7,7 @@ import (
 	"io"
 	"math/bits"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -993,7 +994,7 @@ func (p *expProv) assignKeywords() {
 		}
 		if pair(ss, all, named) {
 			for _, sl := range ss {
-				if sl.win == "" && !containsMask(known[sl.d], sl.mask) {
+				if sl.win == "" && !slices.Contains(known[sl.d], sl.mask) {
 					known[sl.d] = append(known[sl.d], sl.mask)
 				}
 			}
@@ -1068,7 +1069,7 @@ func (p *expProv) assignKeywords() {
 				}
 				ref = it.name
 			}
-			if !contains(refs, ref) {
+			if !slices.Contains(refs, ref) {
 				refs = append(refs, ref)
 			}
 			got |= sl.mask
@@ -1129,7 +1130,7 @@ func (p *expProv) assignKeywords() {
 		for _, k := range check.KeywordsByMask(e.kwMask) {
 			back = append(back, displayName(k.Message, k.Name))
 		}
-		if !equalStrings(back, e.kwDisplays) {
+		if !slices.Equal(back, e.kwDisplays) {
 			p.issue(e, IssueApproximated, "", ErrExportKeywords, "keywords %#x named %q read back named %q", e.s.Keywords, e.kwDisplays, back)
 		}
 	}
@@ -1141,36 +1142,6 @@ const (
 	ownBits     = 1<<48 - 1
 	channelBits = 0xFF << 56
 )
-
-func containsMask(s []uint64, v uint64) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
-}
-
-func contains(s []string, v string) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
-}
-
-func equalStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
 
 // template sets the event's template, sharing one per distinct layout.
 func (p *expProv) template(e *evState) {
@@ -1319,7 +1290,7 @@ func (p *expProv) nameTargets(e *evState, props []tdh.Property, names []string, 
 				if c > 1 || nn == n {
 					try = nn + "_" + strconv.Itoa(c)
 				}
-				if !contains(names, try) {
+				if !slices.Contains(names, try) {
 					nn = try
 					break
 				}

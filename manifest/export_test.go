@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -62,7 +63,7 @@ func rtDiff(a, b *tdh.Event) []rtDifference {
 	if a.EventName != b.EventName {
 		add("names", "event name %q, got %q", a.EventName, b.EventName)
 	}
-	if a.Keywords != b.Keywords || !equalStrings(a.KeywordNames, b.KeywordNames) {
+	if a.Keywords != b.Keywords || !slices.Equal(a.KeywordNames, b.KeywordNames) {
 		add("keywords", "keywords %#x %q, got %#x %q", a.Keywords, a.KeywordNames, b.Keywords, b.KeywordNames)
 	}
 	if a.Message != b.Message {
@@ -121,7 +122,7 @@ func rtProps(path string, a, b []tdh.Property, add func(path, format string, arg
 // one inside it or one containing it (or any property, for a difference
 // in the number of top-level properties).
 func rtExplains(is *ExportIssue, d rtDifference) bool {
-	if is.Kind != IssueApproximated || !contains(rtAreas[is.Err], d.area) {
+	if is.Kind != IssueApproximated || !slices.Contains(rtAreas[is.Err], d.area) {
 		return false
 	}
 	if d.area != "properties" {

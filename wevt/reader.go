@@ -4,8 +4,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"unicode/utf16"
 
+	"github.com/etwkit/etw/tdh"
 	"github.com/google/uuid"
 )
 
@@ -204,7 +204,7 @@ func (r *reader) str(off uint32) string {
 	if !r.spend(int64(size), off) {
 		return ""
 	}
-	s := utf16z(r.b[off+4 : off+size])
+	s := string(tdh.AppendString(nil, r.b[off+4:off+size], true))
 	r.strs[off] = s
 	return s
 }
@@ -220,22 +220,9 @@ func (r *reader) strz(off uint32) string {
 			if !r.spend(int64(end-uint64(off)), off) {
 				return ""
 			}
-			return utf16z(r.b[off:end])
+			return string(tdh.AppendString(nil, r.b[off:end], true))
 		}
 	}
 	r.fail(off, "unterminated string")
 	return ""
-}
-
-// utf16z decodes UTF-16LE up to the first NUL.
-func utf16z(b []byte) string {
-	u := make([]uint16, 0, len(b)/2)
-	for i := 0; i+1 < len(b); i += 2 {
-		c := binary.LittleEndian.Uint16(b[i:])
-		if c == 0 {
-			break
-		}
-		u = append(u, c)
-	}
-	return string(utf16.Decode(u))
 }

@@ -185,7 +185,6 @@ type provParser struct {
 	opcodes   map[uint32]manifest.Opcode
 	keywordAt map[uint32]manifest.Keyword
 	chanAt    map[uint32]manifest.Channel
-	channels  []manifest.Channel
 	maps      map[uint32]*manifest.Map
 	templates map[uint32]*manifest.Template
 }
@@ -221,32 +220,25 @@ func (pp *provParser) provider(off uint32) {
 	pp.keywordAt = map[uint32]manifest.Keyword{}
 	pp.chanAt = map[uint32]manifest.Channel{}
 	pp.templates = map[uint32]*manifest.Template{}
-	if o, ok := elems[sigAttrs]; ok {
-		pp.attributes(o)
-	}
-	if o, ok := elems[sigChannels]; ok {
-		pp.channelList(o)
-	}
-	if o, ok := elems[sigLevels]; ok {
-		pp.levelList(o)
-	}
-	if o, ok := elems[sigTasks]; ok {
-		pp.taskList(o)
-	}
-	if o, ok := elems[sigOpcodes]; ok {
-		pp.opcodeList(o)
-	}
-	if o, ok := elems[sigKeywords]; ok {
-		pp.keywordList(o)
-	}
-	if o, ok := elems[sigMaps]; ok {
-		pp.mapList(o)
-	}
-	if o, ok := elems[sigTemplates]; ok {
-		pp.templateList(o)
-	}
-	if o, ok := elems[sigEvents]; ok {
-		pp.eventList(o)
+	// Elements are read in dependency order: events refer to templates,
+	// levels, tasks, opcodes, keywords and channels by offset.
+	for _, el := range []struct {
+		sig  string
+		read func(uint32)
+	}{
+		{sigAttrs, pp.attributes},
+		{sigChannels, pp.channelList},
+		{sigLevels, pp.levelList},
+		{sigTasks, pp.taskList},
+		{sigOpcodes, pp.opcodeList},
+		{sigKeywords, pp.keywordList},
+		{sigMaps, pp.mapList},
+		{sigTemplates, pp.templateList},
+		{sigEvents, pp.eventList},
+	} {
+		if o, ok := elems[el.sig]; ok {
+			el.read(o)
+		}
 	}
 	if pp.p.Name == "" {
 		pp.nameFromChannelNames()
@@ -302,18 +294,15 @@ func (pp *provParser) channelList(off uint32) {
 			return
 		}
 		c := manifest.Channel{Name: name, Value: uint8(v), Message: message, Imported: flags&chanImported != 0}
-		for _, pre := range predefChannels {
-			if c.Imported && pre.Name == name && pre.Value == c.Value {
-				c.Type, c.Symbol = pre.Type, pre.Symbol
-				if c.Message == "" {
-					c.Message = pre.Message
-				}
+		if pre, ok := predefined(predefChannels, name, c.Value, func(c manifest.Channel) (string, uint8) { return c.Name, c.Value }); ok && c.Imported {
+			c.Type, c.Symbol = pre.Type, pre.Symbol
+			if c.Message == "" {
+				c.Message = pre.Message
 			}
 		}
-		pp.channels = append(pp.channels, c)
+		pp.p.Channels = append(pp.p.Channels, c)
 		pp.chanAt[rec] = c
 	}
-	pp.p.Channels = pp.channels
 }
 
 // The predefined win: entries (winmeta.xml), whose messages stand in for
@@ -326,40 +315,31 @@ var (
 	predefChannels = manifest.PredefinedChannels()
 )
 
-func predefinedLevel(name string, v uint8) (manifest.Level, bool) {
-	for _, l := range predefLevels {
-		if l.Name == name && l.Value == v {
-			return l, true
+// predefined returns the entry of list with the given name and value.
+func predefined[T any, V comparable](list []T, name string, v V, key func(T) (string, V)) (T, bool) {
+	for _, e := range list {
+		if n, ev := key(e); n == name && ev == v {
+			return e, true
 		}
 	}
-	return manifest.Level{}, false
+	var zero T
+	return zero, false
+}
+
+func predefinedLevel(name string, v uint8) (manifest.Level, bool) {
+	return predefined(predefLevels, name, v, func(l manifest.Level) (string, uint8) { return l.Name, l.Value })
 }
 
 func predefinedOpcode(name string, v uint8) (manifest.Opcode, bool) {
-	for _, o := range predefOpcodes {
-		if o.Name == name && o.Value == v {
-			return o, true
-		}
-	}
-	return manifest.Opcode{}, false
+	return predefined(predefOpcodes, name, v, func(o manifest.Opcode) (string, uint8) { return o.Name, o.Value })
 }
 
 func predefinedTask(name string, v uint16) (manifest.Task, bool) {
-	for _, t := range predefTasks {
-		if t.Name == name && t.Value == v {
-			return t, true
-		}
-	}
-	return manifest.Task{}, false
+	return predefined(predefTasks, name, v, func(t manifest.Task) (string, uint16) { return t.Name, t.Value })
 }
 
 func predefinedKeyword(name string, v uint64) (manifest.Keyword, bool) {
-	for _, k := range predefKeywords {
-		if k.Name == name && k.Value == v {
-			return k, true
-		}
-	}
-	return manifest.Keyword{}, false
+	return predefined(predefKeywords, name, v, func(k manifest.Keyword) (string, uint64) { return k.Name, k.Value })
 }
 
 func (pp *provParser) levelList(off uint32) {
@@ -757,25 +737,22 @@ func (pp *provParser) event(rec uint32) *manifest.Event {
 		}
 	}
 	if lOff != 0 {
-		l, ok := pp.levels[lOff]
+		l, ok := entryAt(r, pp.levels, lOff, rec+28, e.ID, "level", sigLevels)
 		if !ok {
-			r.fail(rec+28, "event %d: level offset %#x is no LEVL entry", e.ID, lOff)
 			return nil
 		}
 		e.LevelName, e.LevelMessage = l.Name, l.Message
 	}
 	if kOff != 0 {
-		t, ok := pp.tasks[kOff]
+		t, ok := entryAt(r, pp.tasks, kOff, rec+32, e.ID, "task", sigTasks)
 		if !ok {
-			r.fail(rec+32, "event %d: task offset %#x is no TASK entry", e.ID, kOff)
 			return nil
 		}
 		e.TaskName, e.TaskMessage = t.Name, t.Message
 	}
 	if oOff != 0 {
-		o, ok := pp.opcodes[oOff]
+		o, ok := entryAt(r, pp.opcodes, oOff, rec+24, e.ID, "opcode", sigOpcodes)
 		if !ok {
-			r.fail(rec+24, "event %d: opcode offset %#x is no OPCO entry", e.ID, oOff)
 			return nil
 		}
 		e.OpcodeName, e.OpcodeMessage = o.Name, o.Message
@@ -783,14 +760,13 @@ func (pp *provParser) event(rec uint32) *manifest.Event {
 	// The channel: the CHAN record the event refers to (mc.exe writes its
 	// offset), else the provider's channel with the event's value.
 	if cOff := r.u32(rec + 44); cOff != 0 {
-		c, ok := pp.chanAt[cOff]
+		c, ok := entryAt(r, pp.chanAt, cOff, rec+44, e.ID, "channel", sigChannels)
 		if !ok {
-			r.fail(rec+44, "event %d: channel offset %#x is no CHAN entry", e.ID, cOff)
 			return nil
 		}
 		e.ChannelName, e.ChannelMessage, e.HasChannel = c.Name, c.Message, true
 	} else if e.Channel != 0 {
-		for _, c := range pp.channels {
+		for _, c := range pp.p.Channels {
 			if c.Value == e.Channel {
 				e.ChannelName, e.ChannelMessage, e.HasChannel = c.Name, c.Message, true
 				break
@@ -811,14 +787,23 @@ func (pp *provParser) event(rec uint32) *manifest.Event {
 	}
 	for i := uint32(0); i < n; i++ {
 		kOff := r.u32(list + 4*i)
-		k, ok := pp.keywordAt[kOff]
+		k, ok := entryAt(r, pp.keywordAt, kOff, list+4*i, e.ID, "keyword", sigKeywords)
 		if !ok {
-			r.fail(list+4*i, "event %d: keyword offset %#x is no KEYW entry", e.ID, kOff)
 			return nil
 		}
 		e.KeywordNames = append(e.KeywordNames, k.Name)
 	}
 	return e
+}
+
+// entryAt returns the definition an event refers to by its offset off
+// (read at ref), failing if off is no record of the sig list.
+func entryAt[T any](r *reader, defs map[uint32]T, off, ref uint32, id uint16, what, sig string) (T, bool) {
+	d, ok := defs[off]
+	if !ok {
+		r.fail(ref, "event %d: %s offset %#x is no %s entry", id, what, off, sig)
+	}
+	return d, ok
 }
 
 // nameFromChannelNames names a provider whose binary does not hold its
@@ -827,7 +812,7 @@ func (pp *provParser) event(rec uint32) *manifest.Event {
 // prefix before the last "/", that prefix is taken.
 func (pp *provParser) nameFromChannelNames() {
 	name := ""
-	for _, c := range pp.channels {
+	for _, c := range pp.p.Channels {
 		if c.Imported {
 			continue
 		}
