@@ -126,23 +126,14 @@ func (m *Model) Collect(files []*etl.File, dec *decode.Decoder, opts *CollectOpt
 	var seq int64
 	take := func() {
 		for a, ok := e.Next(); ok; a, ok = e.Next() {
-			if len(queue) == 0 || queue[0] != e.out-1 {
+			if len(queue) == 0 || queue[0] != a.Seq {
 				continue
 			}
 			queue = queue[1:]
 			if len(o.PIDs) > 0 && !containsPID(o.PIDs, a.PID) {
 				continue
 			}
-			st.Selected++
-			if a.Stack != nil {
-				st.WithStack++
-				st.Frames += len(a.Stack)
-				for i := range a.Stack {
-					if a.Stack[i].Resolved() {
-						st.Resolved++
-					}
-				}
-			}
+			st.count(a)
 			prof.Add(a.Process, a.PID, a.Stack, 1)
 		}
 	}
@@ -163,6 +154,21 @@ func (m *Model) Collect(files []*etl.File, dec *decode.Decoder, opts *CollectOpt
 	take()
 	st.Enrich = e.Stats
 	return prof, st, errors.Join(r.Errors()...)
+}
+
+// count adds a selected event to the counts.
+func (st *CollectStats) count(a *Annotation) {
+	st.Selected++
+	if a.Stack == nil {
+		return
+	}
+	st.WithStack++
+	st.Frames += len(a.Stack)
+	for i := range a.Stack {
+		if a.Stack[i].Resolved() {
+			st.Resolved++
+		}
+	}
 }
 
 func containsPID(l []uint32, pid uint32) bool {

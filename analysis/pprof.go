@@ -124,16 +124,7 @@ func (m *Model) CollectPprof(files []*etl.File, dec *decode.Decoder, opts *Pprof
 			if len(o.PIDs) > 0 && !containsPID(o.PIDs, a.PID) {
 				continue
 			}
-			st.Selected++
-			if a.Stack != nil {
-				st.WithStack++
-				st.Frames += len(a.Stack)
-				for i := range a.Stack {
-					if a.Stack[i].Resolved() {
-						st.Resolved++
-					}
-				}
-			}
+			st.count(a)
 			allSamples = allSamples && q.sample
 			pb.add(a)
 		}

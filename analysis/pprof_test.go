@@ -239,35 +239,35 @@ func findPID(m *analysis.Model, pid uint32) int {
 // in a DPC.
 func intervalTrace(t *testing.T) ([]*etl.File, *decode.Decoder) {
 	t.Helper()
-	tw := &traceWriter{}
+	tw := newTraceWriter()
 	w, err := etl.NewWriter(&tw.buf, &etl.WriterOptions{Header: etl.LogfileHeader{
 		StartTime: fileTime(traceStart), Is64: true, NumberOfProcessors: 1, LoggerName: "pprof intervals"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	tw.w = w
+	tw.W = w
 	const none = 0xFFFFFFFF
-	proc := (&payload{}).u64(0xFFFFFA8000100000).u32(appPID).u32(4).u32(1).u32(259).u64(0x1AB000)
-	proc.u64(0xFFFFFA8000200000).u64(0)
-	proc.b = append(proc.b, 1, 1, 0, 0, 0, 0, 0, 5, 18, 0, 0, 0)
-	tw.kernel(0, hookProcess, 3, 3, appPID, appTID, proc.str("app.exe").wstr("app.exe").b)
+	proc := (&payload{}).U64(0xFFFFFA8000100000).U32(appPID).U32(4).U32(1).U32(259).U64(0x1AB000)
+	proc.U64(0xFFFFFA8000200000).U64(0)
+	proc.B = append(proc.B, 1, 1, 0, 0, 0, 0, 0, 5, 18, 0, 0, 0)
+	tw.Kernel(0, hookProcess, 3, 3, appPID, appTID, proc.Str("app.exe").WStr("app.exe").B)
 	// Thread v4 with a name; v2 without.
-	named := (&payload{}).u32(appPID).u32(appTID).u64(0).u64(0).u64(0).u64(0).u64(0).u64(0).u64(0).u32(0)
-	named.b = append(named.b, 8, 5, 2, 0)
-	tw.kernel(0, hookThread, 3, 4, appPID, appTID, named.wstr("worker").b)
-	tw.kernel(0, hookThread, 3, 2, appPID, appTID+1, (&payload{}).u32(appPID).u32(appTID+1).u64(0).u64(0).u64(0).u64(0).u64(0).u64(0).u64(0).u32(0).b)
-	tw.kernel(1, hookImage, 3, 2, none, none, (&payload{}).u64(appBase).u64(0x10000).u32(appPID).u32(0).u32(0).u32(0).u64(appBase).u32(0).u32(0).u32(0).u32(0).wstr(`C:\app\app.exe`).b)
+	named := (&payload{}).U32(appPID).U32(appTID).U64(0).U64(0).U64(0).U64(0).U64(0).U64(0).U64(0).U32(0)
+	named.B = append(named.B, 8, 5, 2, 0)
+	tw.Kernel(0, hookThread, 3, 4, appPID, appTID, named.WStr("worker").B)
+	tw.Kernel(0, hookThread, 3, 2, appPID, appTID+1, (&payload{}).U32(appPID).U32(appTID+1).U64(0).U64(0).U64(0).U64(0).U64(0).U64(0).U64(0).U32(0).B)
+	tw.Kernel(1, hookImage, 3, 2, none, none, (&payload{}).U64(appBase).U64(0x10000).U32(appPID).U32(0).U32(0).U32(0).U64(appBase).U32(0).U32(0).U32(0).U32(0).WStr(`C:\app\app.exe`).B)
 	interval := func(us int, opcode uint8, source, newIv, oldIv uint32) {
-		p := (&payload{}).u32(source).u32(newIv).u32(oldIv)
+		p := (&payload{}).U32(source).U32(newIv).U32(oldIv)
 		version := uint16(2)
 		if opcode != 72 {
 			version = 3
-			p.wstr("Timer")
+			p.WStr("Timer")
 		}
-		tw.kernel(us, hookPerfInfo, opcode, version, 4, 8, p.b)
+		tw.Kernel(us, hookPerfInfo, opcode, version, 4, 8, p.B)
 	}
 	sample := func(us int, tid uint32, flags uint16) {
-		tw.kernel(us, hookPerfInfo, 46, 2, none, none, (&payload{}).u64(appBase+0x100).u32(tid).u16(1).u16(flags).b)
+		tw.Kernel(us, hookPerfInfo, 46, 2, none, none, (&payload{}).U64(appBase+0x100).U32(tid).U16(1).U16(flags).B)
 	}
 	sample(5, appTID, 0)
 	interval(10, 72, 0, 20000, 5000)
@@ -277,8 +277,8 @@ func intervalTrace(t *testing.T) ([]*etl.File, *decode.Decoder) {
 	sample(35, 0, 2) // idle thread, in a DPC
 	sample(40, appTID, 0)
 	interval(50, 74, 0, 20000, 20000)
-	if tw.err != nil {
-		t.Fatal(tw.err)
+	if tw.Err != nil {
+		t.Fatal(tw.Err)
 	}
 	if err := w.Close(); err != nil {
 		t.Fatal(err)

@@ -2,12 +2,11 @@ package analysis_test
 
 import (
 	"bytes"
-	"encoding/binary"
 	"time"
-	"unicode/utf16"
 
 	"github.com/google/uuid"
 
+	"github.com/etwkit/etw/analysis/analysistest"
 	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
 	"github.com/etwkit/etw/tracelogging"
@@ -25,7 +24,6 @@ var (
 	traceStart = time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
 
 	guidImageID   = uuid.MustParse("b3e675d7-2554-4f18-830b-2762732560de")
-	guidRuntime   = uuid.MustParse("e13c0d23-ccbc-4e12-931b-d9cc2eee27e4")
 	ntdllPDBGUID  = uuid.MustParse("ec83d8df-5559-46e0-b1a4-0123456789ab")
 	hookProcess   = uint16(0x03)
 	hookThread    = uint16(0x05)
@@ -46,117 +44,72 @@ const (
 	key2       = 0xFFFFFA8000000020 // a kernel-mode stack
 )
 
-type payload struct{ b []byte }
-
-func (p *payload) u16(v uint16) *payload { p.b = binary.LittleEndian.AppendUint16(p.b, v); return p }
-func (p *payload) u32(v uint32) *payload { p.b = binary.LittleEndian.AppendUint32(p.b, v); return p }
-func (p *payload) u64(v uint64) *payload { p.b = binary.LittleEndian.AppendUint64(p.b, v); return p }
-func (p *payload) str(s string) *payload { p.b = append(append(p.b, s...), 0); return p }
-func (p *payload) wstr(s string) *payload {
-	for _, c := range utf16.Encode([]rune(s)) {
-		p.u16(c)
-	}
-	return p.u16(0)
-}
+type payload = analysistest.Payload
 
 type traceWriter struct {
-	w   *etl.Writer
+	analysistest.Writer
 	buf bytes.Buffer
-	err error
 }
 
-func (t *traceWriter) at(us int) int64 {
-	return fileTime(traceStart.Add(time.Duration(us) * time.Microsecond))
+func newTraceWriter() *traceWriter {
+	return &traceWriter{Writer: analysistest.Writer{Start: traceStart}}
 }
 
-func fileTime(tm time.Time) int64 {
-	return tm.Unix()*1e7 + int64(tm.Nanosecond())/100 + 116444736000000000
-}
-
-// raw returns the raw timestamp of the event logged us microseconds in.
-func (t *traceWriter) raw(us int) int64 { c := t.w.Clock(); return c.RawTimestamp(t.at(us)) }
-
-func (t *traceWriter) write(ev etl.Event) {
-	if t.err == nil {
-		t.err = t.w.WriteEvent(&ev)
-	}
-}
-
-// kernel writes a system64 (or perfinfo64 without ids) record.
-func (t *traceWriter) kernel(us int, group uint16, opcode uint8, version uint16, pid, tid uint32, data []byte) {
-	h := etl.HeaderSystem64
-	if pid == 0xFFFFFFFF {
-		h = etl.HeaderPerfInfo64
-	}
-	t.write(etl.Event{Header: h, HookID: group<<8 | uint16(opcode), ClassVersion: version, ProcessID: pid, ThreadID: tid,
-		Timestamp: t.raw(us), UserData: data})
-}
+func fileTime(tm time.Time) int64 { return analysistest.FileTime(tm) }
 
 // clr writes a .NET runtime event as a TraceLogging event.
 func (t *traceWriter) clr(us int, id uint16, pid, tid uint32, name string, fields ...tracelogging.FieldValue) {
-	ev := tracelogging.Event{Name: name, Fields: fields}
-	meta, data, err := ev.Encode()
-	if err != nil {
-		t.err = err
-		return
-	}
-	t.write(etl.Event{Header: etl.HeaderEvent64, ProviderID: guidRuntime, ProcessID: pid, ThreadID: tid, Timestamp: t.raw(us),
-		Descriptor: etl.EventDescriptor{ID: id, Level: 4}, UserData: data,
-		Extended: []etl.ExtendedItem{
-			{Type: etl.ExtProvTraits, Data: tracelogging.EncodeProviderTraits("Microsoft-Windows-DotNETRuntime", nil)},
-			{Type: etl.ExtEventSchemaTL, Data: meta},
-		}})
+	t.CLR(us, id, pid, tid, name, fields...)
 }
 
-// exampleTrace returns the in-memory trace and a decoder for it.
 func exampleTrace() ([]*etl.File, *decode.Decoder) {
-	t := &traceWriter{}
+	t := newTraceWriter()
 	w, err := etl.NewWriter(&t.buf, &etl.WriterOptions{Header: etl.LogfileHeader{
 		StartTime: fileTime(traceStart), Is64: true, NumberOfProcessors: 2, LoggerName: "analysis example"}})
 	if err != nil {
 		panic(err)
 	}
-	t.w = w
+	t.W = w
 	const none = 0xFFFFFFFF
 	process := func(pid, ppid uint32, image, cmd string) []byte {
-		p := (&payload{}).u64(0xFFFFFA8000100000 + uint64(pid)).u32(pid).u32(ppid).u32(1).u32(259).u64(0x1AB000)
-		p.u64(0xFFFFFA8000200000).u64(0)                       // TOKEN_USER
-		p.b = append(p.b, 1, 1, 0, 0, 0, 0, 0, 5, 18, 0, 0, 0) // S-1-5-18
-		return p.str(image).wstr(cmd).b
+		p := (&payload{}).U64(0xFFFFFA8000100000 + uint64(pid)).U32(pid).U32(ppid).U32(1).U32(259).U64(0x1AB000)
+		p.U64(0xFFFFFA8000200000).U64(0)                       // TOKEN_USER
+		p.B = append(p.B, 1, 1, 0, 0, 0, 0, 0, 5, 18, 0, 0, 0) // S-1-5-18
+		return p.Str(image).WStr(cmd).B
 	}
 	thread := func(pid, tid uint32) []byte {
-		return (&payload{}).u32(pid).u32(tid).u64(0).u64(0).u64(0).u64(0).u64(0).u64(0).u64(0).u32(0).b
+		return (&payload{}).U32(pid).U32(tid).U64(0).U64(0).U64(0).U64(0).U64(0).U64(0).U64(0).U32(0).B
 	}
 	image := func(base, size uint64, pid uint32, path string) []byte {
-		return (&payload{}).u64(base).u64(size).u32(pid).u32(0).u32(0x5F000000).u32(0).u64(base).u32(0).u32(0).u32(0).u32(0).wstr(path).b
+		return (&payload{}).U64(base).U64(size).U32(pid).U32(0).U32(0x5F000000).U32(0).U64(base).U32(0).U32(0).U32(0).U32(0).WStr(path).B
 	}
 	// Rundown at the start: processes, threads, images.
-	t.kernel(0, hookProcess, 3, 3, 4, 8, process(4, 0, "System", ""))
-	t.kernel(0, hookProcess, 3, 3, appPID, appTID, process(appPID, 4, "app.exe", `app.exe --work`))
-	t.kernel(0, hookThread, 3, 2, 4, 8, thread(4, 8))
-	t.kernel(0, hookThread, 3, 2, appPID, appTID, thread(appPID, appTID))
-	t.kernel(1, hookImage, 3, 2, none, none, image(kernelBase, 0x800000, 0, `\SystemRoot\system32\ntoskrnl.exe`))
-	t.kernel(2, hookImage, 3, 2, none, none, image(appBase, 0x10000, appPID, `C:\app\app.exe`))
-	pdb := (&payload{}).u64(ntdllBase).u32(appPID)
+	t.Kernel(0, hookProcess, 3, 3, 4, 8, process(4, 0, "System", ""))
+	t.Kernel(0, hookProcess, 3, 3, appPID, appTID, process(appPID, 4, "app.exe", `app.exe --work`))
+	t.Kernel(0, hookThread, 3, 2, 4, 8, thread(4, 8))
+	t.Kernel(0, hookThread, 3, 2, appPID, appTID, thread(appPID, appTID))
+	t.Kernel(1, hookImage, 3, 2, none, none, image(kernelBase, 0x800000, 0, `\SystemRoot\system32\ntoskrnl.exe`))
+	t.Kernel(2, hookImage, 3, 2, none, none, image(appBase, 0x10000, appPID, `C:\app\app.exe`))
+	pdb := (&payload{}).U64(ntdllBase).U32(appPID)
 	g, _ := ntdllPDBGUID.MarshalBinary()
-	pdb.b = append(pdb.b, g[3], g[2], g[1], g[0], g[5], g[4], g[7], g[6])
-	pdb.b = append(pdb.b, g[8:]...)
-	t.write(etl.Event{Header: etl.HeaderClassic64, ProviderID: guidImageID, ProcessID: appPID, ThreadID: appTID, Timestamp: t.raw(3),
-		Descriptor: etl.EventDescriptor{Opcode: 36, Version: 2}, UserData: pdb.u32(2).str("ntdll.pdb").b})
-	t.kernel(3, hookImage, 3, 2, none, none, image(ntdllBase, 0x200000, appPID, `C:\Windows\System32\ntdll.dll`))
+	pdb.B = append(pdb.B, g[3], g[2], g[1], g[0], g[5], g[4], g[7], g[6])
+	pdb.B = append(pdb.B, g[8:]...)
+	t.Write(etl.Event{Header: etl.HeaderClassic64, ProviderID: guidImageID, ProcessID: appPID, ThreadID: appTID, Timestamp: t.Raw(3),
+		Descriptor: etl.EventDescriptor{Opcode: 36, Version: 2}, UserData: pdb.U32(2).Str("ntdll.pdb").B})
+	t.Kernel(3, hookImage, 3, 2, none, none, image(ntdllBase, 0x200000, appPID, `C:\Windows\System32\ntdll.dll`))
 
 	sample := func(us int, ip uint64, tid uint32) {
-		t.kernel(us, hookPerfInfo, 46, 2, none, none, (&payload{}).u64(ip).u32(tid).u16(1).u16(0).b)
+		t.Kernel(us, hookPerfInfo, 46, 2, none, none, (&payload{}).U64(ip).U32(tid).U16(1).U16(0).B)
 	}
 	stackKey := func(us, target int, opcode uint8, key uint64) {
-		t.kernel(us, hookStackWalk, opcode, 2, none, none, (&payload{}).u64(uint64(t.raw(target))).u32(appPID).u32(appTID).u64(key).b)
+		t.Kernel(us, hookStackWalk, opcode, 2, none, none, (&payload{}).U64(uint64(t.Raw(target))).U32(appPID).U32(appTID).U64(key).B)
 	}
 	stack := func(us, target int, frames ...uint64) {
-		p := (&payload{}).u64(uint64(t.raw(target))).u32(appPID).u32(appTID)
+		p := (&payload{}).U64(uint64(t.Raw(target))).U32(appPID).U32(appTID)
 		for _, f := range frames {
-			p.u64(f)
+			p.U64(f)
 		}
-		t.kernel(us, hookStackWalk, 32, 2, none, none, p.b)
+		t.Kernel(us, hookStackWalk, 32, 2, none, none, p.B)
 	}
 	// CPU samples: in user mode (a user stack key), in kernel mode (a
 	// kernel key now, the user key when the thread returns to user
@@ -212,10 +165,10 @@ func exampleTrace() ([]*etl.File, *decode.Decoder) {
 		}))
 
 	// The stack keys' definitions, at the end of the trace.
-	t.kernel(900, hookStackWalk, 36, 2, none, none, (&payload{}).u64(key1).u64(appBase+0x100).u64(ntdllBase+0x1000).b)
-	t.kernel(900, hookStackWalk, 36, 2, none, none, (&payload{}).u64(key2).u64(kernelBase+0x1000).u64(kernelBase+0x2000).b)
-	if t.err != nil {
-		panic(t.err)
+	t.Kernel(900, hookStackWalk, 36, 2, none, none, (&payload{}).U64(key1).U64(appBase+0x100).U64(ntdllBase+0x1000).B)
+	t.Kernel(900, hookStackWalk, 36, 2, none, none, (&payload{}).U64(key2).U64(kernelBase+0x1000).U64(kernelBase+0x2000).B)
+	if t.Err != nil {
+		panic(t.Err)
 	}
 	if err := w.Close(); err != nil {
 		panic(err)

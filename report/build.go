@@ -523,35 +523,14 @@ func (c *collector) overview(d *Data, readErrs []error) {
 	ov.Files = []FileFacts{}
 	for i, f := range c.files {
 		h := &f.Header
-		ff := FileFacts{
-			File: fileName(c.files, c.o, i), Size: f.Size(), Events: c.fileEvents[i], HeaderTypes: map[string]int{},
-			PointerSize: h.PointerSize, OSVersion: fmt.Sprintf("%d.%d", h.MajorVersion, h.MinorVersion),
-			Build: h.ProviderVersion, LogVersion: fmt.Sprintf("%d.%d", h.SubVersion, h.SubMinorVersion),
-			CPUs: h.NumberOfProcessors, CPUSpeedMHz: h.CPUSpeedMHz, BufferSize: h.BufferSize,
-			ClockType: h.Clock().String(), PerfFreq: h.PerfFreq, TimerResolution: h.TimerResolution,
-			LoggerName: h.LoggerName, LogFileName: h.LogFileName, LogFileMode: "0x" + strconv.FormatUint(uint64(h.LogFileMode), 16),
-			MaximumFileSize: h.MaximumFileSize, BuffersWritten: h.BuffersWritten, EventsLost: h.EventsLost, BuffersLost: h.BuffersLost,
-			BootTime: rfc3339(h.BootTime), StartTime: rfc3339(h.StartTime), EndTime: rfc3339(h.EndTime),
-			TimeZoneBias: h.TimeZone.Bias, TimeZoneName: h.TimeZone.StandardName,
-		}
-		if h.EndTime == 0 {
-			ff.EndTime = ""
-		}
+		st := etl.Stats{Events: c.fileEvents[i], HeaderTypes: c.fileTypes[i], FirstTime: c.fileFirst[i], LastTime: c.fileLast[i]}
 		for _, b := range f.Buffers() {
-			ff.Buffers++
+			st.Buffers++
 			if b.Header.Compressed() {
-				ff.CompressedBuffers++
+				st.CompressedBuffers++
 			}
 		}
-		if ff.CompressedBuffers > 0 {
-			ff.Compression = f.Format.String()
-		}
-		if ff.Events > 0 {
-			ff.FirstEventTime, ff.LastEventTime = rfc3339(c.fileFirst[i]), rfc3339(c.fileLast[i])
-		}
-		for _, t := range etl.HeaderTypes {
-			ff.HeaderTypes[t.String()] = c.fileTypes[i][t]
-		}
+		ff := NewFileFacts(fileName(c.files, c.o, i), f, &st)
 		ov.Files = append(ov.Files, ff)
 		ov.Buffers += ff.Buffers
 		ov.Compressed += ff.CompressedBuffers

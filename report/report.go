@@ -22,6 +22,9 @@
 package report
 
 import (
+	"fmt"
+	"strconv"
+
 	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
 )
@@ -144,6 +147,55 @@ type FileFacts struct {
 	LastEventTime     string         `json:"last_event_time,omitempty"`
 	TimeZoneBias      int32          `json:"time_zone_bias"`
 	TimeZoneName      string         `json:"time_zone_name"`
+}
+
+// NewFileFacts gives the facts of file f, shown under name, from its
+// header and the counts in st (st.Errors is not used).
+func NewFileFacts(name string, f *etl.File, st *etl.Stats) FileFacts {
+	h := &f.Header
+	ff := FileFacts{
+		File:              name,
+		Size:              f.Size(),
+		Buffers:           st.Buffers,
+		CompressedBuffers: st.CompressedBuffers,
+		Events:            st.Events,
+		HeaderTypes:       map[string]int{},
+		PointerSize:       h.PointerSize,
+		OSVersion:         fmt.Sprintf("%d.%d", h.MajorVersion, h.MinorVersion),
+		Build:             h.ProviderVersion,
+		LogVersion:        fmt.Sprintf("%d.%d", h.SubVersion, h.SubMinorVersion),
+		CPUs:              h.NumberOfProcessors,
+		CPUSpeedMHz:       h.CPUSpeedMHz,
+		BufferSize:        h.BufferSize,
+		ClockType:         h.Clock().String(),
+		PerfFreq:          h.PerfFreq,
+		TimerResolution:   h.TimerResolution,
+		LoggerName:        h.LoggerName,
+		LogFileName:       h.LogFileName,
+		LogFileMode:       "0x" + strconv.FormatUint(uint64(h.LogFileMode), 16),
+		MaximumFileSize:   h.MaximumFileSize,
+		BuffersWritten:    h.BuffersWritten,
+		EventsLost:        h.EventsLost,
+		BuffersLost:       h.BuffersLost,
+		BootTime:          rfc3339(h.BootTime),
+		StartTime:         rfc3339(h.StartTime),
+		EndTime:           rfc3339(h.EndTime),
+		TimeZoneBias:      h.TimeZone.Bias,
+		TimeZoneName:      h.TimeZone.StandardName,
+	}
+	if st.CompressedBuffers > 0 {
+		ff.Compression = f.Format.String()
+	}
+	if h.EndTime == 0 {
+		ff.EndTime = ""
+	}
+	if st.Events > 0 {
+		ff.FirstEventTime, ff.LastEventTime = rfc3339(st.FirstTime), rfc3339(st.LastTime)
+	}
+	for _, t := range etl.HeaderTypes {
+		ff.HeaderTypes[t.String()] = st.HeaderTypes[t]
+	}
+	return ff
 }
 
 // Coverage is the number of events decoded with schemas of one source.

@@ -2,12 +2,9 @@ package report
 
 import (
 	"bytes"
-	"encoding/binary"
 	"time"
-	"unicode/utf16"
 
-	"github.com/google/uuid"
-
+	"github.com/etwkit/etw/analysis/analysistest"
 	"github.com/etwkit/etw/etl"
 	"github.com/etwkit/etw/tracelogging"
 )
@@ -20,10 +17,7 @@ import (
 // GCs, allocation ticks, JIT-compiled methods) as TraceLogging events with
 // the runtime's provider GUID and event ids.
 
-var (
-	synthStart  = time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
-	guidRuntime = uuid.MustParse("e13c0d23-ccbc-4e12-931b-d9cc2eee27e4")
-)
+var synthStart = time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
 
 const (
 	hookDiskIo    = 0x01
@@ -43,62 +37,15 @@ const (
 	none               = 0xFFFFFFFF
 )
 
-type payload struct{ b []byte }
+type payload = analysistest.Payload
 
-func (p *payload) u16(v uint16) *payload { p.b = binary.LittleEndian.AppendUint16(p.b, v); return p }
-func (p *payload) u32(v uint32) *payload { p.b = binary.LittleEndian.AppendUint32(p.b, v); return p }
-func (p *payload) u64(v uint64) *payload { p.b = binary.LittleEndian.AppendUint64(p.b, v); return p }
-func (p *payload) str(s string) *payload { p.b = append(append(p.b, s...), 0); return p }
-func (p *payload) wstr(s string) *payload {
-	for _, c := range utf16.Encode([]rune(s)) {
-		p.u16(c)
-	}
-	return p.u16(0)
-}
+type synthWriter struct{ analysistest.Writer }
 
-type synthWriter struct {
-	w   *etl.Writer
-	err error
-}
+func filetime(t time.Time) int64 { return analysistest.FileTime(t) }
 
-func filetime(t time.Time) int64 {
-	return t.Unix()*1e7 + int64(t.Nanosecond())/100 + 116444736000000000
-}
-
-func (t *synthWriter) raw(us int) int64 {
-	c := t.w.Clock()
-	return c.RawTimestamp(filetime(synthStart.Add(time.Duration(us) * time.Microsecond)))
-}
-
-func (t *synthWriter) write(ev etl.Event) {
-	if t.err == nil {
-		t.err = t.w.WriteEvent(&ev)
-	}
-}
-
-// kernel writes a system64 record (perfinfo64 when pid is none).
-func (t *synthWriter) kernel(us int, group uint16, opcode uint8, version uint16, pid, tid uint32, data []byte) {
-	h := etl.HeaderSystem64
-	if pid == none {
-		h = etl.HeaderPerfInfo64
-	}
-	t.write(etl.Event{Header: h, HookID: group<<8 | uint16(opcode), ClassVersion: version, ProcessID: pid, ThreadID: tid,
-		Timestamp: t.raw(us), UserData: data})
-}
-
+// clr writes a .NET runtime event of the app's thread.
 func (t *synthWriter) clr(us int, id uint16, name string, fields ...tracelogging.FieldValue) {
-	ev := tracelogging.Event{Name: name, Fields: fields}
-	meta, data, err := ev.Encode()
-	if err != nil {
-		t.err = err
-		return
-	}
-	t.write(etl.Event{Header: etl.HeaderEvent64, ProviderID: guidRuntime, ProcessID: appPID, ThreadID: appTID, Timestamp: t.raw(us),
-		Descriptor: etl.EventDescriptor{ID: id, Level: 4}, UserData: data,
-		Extended: []etl.ExtendedItem{
-			{Type: etl.ExtProvTraits, Data: tracelogging.EncodeProviderTraits("Microsoft-Windows-DotNETRuntime", nil)},
-			{Type: etl.ExtEventSchemaTL, Data: meta},
-		}})
+	t.CLR(us, id, appPID, appTID, name, fields...)
 }
 
 // Expected values of the synthetic trace.
@@ -121,45 +68,45 @@ const (
 // that it spans many buffers.
 func synthTrace() []byte {
 	var buf bytes.Buffer
-	t := &synthWriter{}
+	t := &synthWriter{analysistest.Writer{Start: synthStart}}
 	w, err := etl.NewWriter(&buf, &etl.WriterOptions{BufferSize: 1024, Header: etl.LogfileHeader{
 		StartTime: filetime(synthStart), Is64: true, NumberOfProcessors: 2, LoggerName: "report test"}})
 	if err != nil {
 		panic(err)
 	}
-	t.w = w
+	t.W = w
 	process := func(pid, ppid uint32, image, cmd string) []byte {
-		p := (&payload{}).u64(0xFFFFFA8000100000 + uint64(pid)).u32(pid).u32(ppid).u32(1).u32(259).u64(0x1AB000)
-		p.u64(0xFFFFFA8000200000).u64(0)
-		p.b = append(p.b, 1, 1, 0, 0, 0, 0, 0, 5, 18, 0, 0, 0) // S-1-5-18
-		return p.str(image).wstr(cmd).b
+		p := (&payload{}).U64(0xFFFFFA8000100000 + uint64(pid)).U32(pid).U32(ppid).U32(1).U32(259).U64(0x1AB000)
+		p.U64(0xFFFFFA8000200000).U64(0)
+		p.B = append(p.B, 1, 1, 0, 0, 0, 0, 0, 5, 18, 0, 0, 0) // S-1-5-18
+		return p.Str(image).WStr(cmd).B
 	}
 	thread := func(pid, tid uint32) []byte {
-		return (&payload{}).u32(pid).u32(tid).u64(0).u64(0).u64(0).u64(0).u64(0).u64(0).u64(0).u32(0).b
+		return (&payload{}).U32(pid).U32(tid).U64(0).U64(0).U64(0).U64(0).U64(0).U64(0).U64(0).U32(0).B
 	}
 	image := func(base, size uint64, pid uint32, path string) []byte {
-		return (&payload{}).u64(base).u64(size).u32(pid).u32(0).u32(0x5F000000).u32(0).u64(base).u32(0).u32(0).u32(0).u32(0).wstr(path).b
+		return (&payload{}).U64(base).U64(size).U32(pid).U32(0).U32(0x5F000000).U32(0).U64(base).U32(0).U32(0).U32(0).U32(0).WStr(path).B
 	}
-	t.kernel(0, hookProcess, 3, 3, 4, 8, process(4, 0, "System", ""))
-	t.kernel(0, hookProcess, 3, 3, appPID, appTID, process(appPID, 4, "app.exe", `app.exe --work`))
-	t.kernel(0, hookThread, 3, 2, 4, 8, thread(4, 8))
-	t.kernel(0, hookThread, 3, 2, appPID, appTID, thread(appPID, appTID))
-	t.kernel(1, hookImage, 3, 2, none, none, image(kernelBase, 0x800000, 0, `\SystemRoot\system32\ntoskrnl.exe`))
-	t.kernel(2, hookImage, 3, 2, none, none, image(appBase, 0x10000, appPID, `C:\app\app.exe`))
-	t.kernel(3, hookImage, 3, 2, none, none, image(ntdllBase, 0x200000, appPID, `C:\Windows\System32\ntdll.dll`))
+	t.Kernel(0, hookProcess, 3, 3, 4, 8, process(4, 0, "System", ""))
+	t.Kernel(0, hookProcess, 3, 3, appPID, appTID, process(appPID, 4, "app.exe", `app.exe --work`))
+	t.Kernel(0, hookThread, 3, 2, 4, 8, thread(4, 8))
+	t.Kernel(0, hookThread, 3, 2, appPID, appTID, thread(appPID, appTID))
+	t.Kernel(1, hookImage, 3, 2, none, none, image(kernelBase, 0x800000, 0, `\SystemRoot\system32\ntoskrnl.exe`))
+	t.Kernel(2, hookImage, 3, 2, none, none, image(appBase, 0x10000, appPID, `C:\app\app.exe`))
+	t.Kernel(3, hookImage, 3, 2, none, none, image(ntdllBase, 0x200000, appPID, `C:\Windows\System32\ntdll.dll`))
 
 	// A child process that starts and exits.
-	t.kernel(100, hookProcess, 1, 3, childPID, childTID, process(childPID, appPID, "child.exe", synthChildCmd))
-	t.kernel(101, hookThread, 1, 2, childPID, childTID, thread(childPID, childTID))
+	t.Kernel(100, hookProcess, 1, 3, childPID, childTID, process(childPID, appPID, "child.exe", synthChildCmd))
+	t.Kernel(101, hookThread, 1, 2, childPID, childTID, thread(childPID, childTID))
 
 	sample := func(us int, ip uint64, tid uint32, frames ...uint64) {
-		t.kernel(us, hookPerfInfo, 46, 2, none, none, (&payload{}).u64(ip).u32(tid).u16(1).u16(0).b)
+		t.Kernel(us, hookPerfInfo, 46, 2, none, none, (&payload{}).U64(ip).U32(tid).U16(1).U16(0).B)
 		if len(frames) > 0 {
-			p := (&payload{}).u64(uint64(t.raw(us))).u32(appPID).u32(tid)
+			p := (&payload{}).U64(uint64(t.Raw(us))).U32(appPID).U32(tid)
 			for _, f := range frames {
-				p.u64(f)
+				p.U64(f)
 			}
-			t.kernel(us, hookStackWalk, 32, 2, none, none, p.b)
+			t.Kernel(us, hookStackWalk, 32, 2, none, none, p.B)
 		}
 	}
 	// CPU samples: four in app.exe called from ntdll, one in ntdll, one
@@ -174,8 +121,8 @@ func synthTrace() []byte {
 	// Disk I/O (DiskIo v3): three reads of file A by app.exe, one write
 	// of file B by the child.
 	disk := func(us int, op uint8, tid uint32, size uint32, file uint64, ticks uint64) {
-		t.kernel(us, hookDiskIo, op, 3, none, none,
-			(&payload{}).u32(0).u32(0).u32(size).u32(0).u64(0).u64(file).u64(0xFFFFFA8000C00000+uint64(us)).u64(ticks).u32(tid).b)
+		t.Kernel(us, hookDiskIo, op, 3, none, none,
+			(&payload{}).U32(0).U32(0).U32(size).U32(0).U64(0).U64(file).U64(0xFFFFFA8000C00000+uint64(us)).U64(ticks).U32(tid).B)
 	}
 	for i := 0; i < synthDiskReads; i++ {
 		disk(300+i, 10, appTID, 4096, fileA, 20000) // 2 ms at 10 MHz
@@ -185,10 +132,10 @@ func synthTrace() []byte {
 	// File I/O (FileIo v3): reads and a write with their completions, and
 	// the names of the file objects.
 	fileRW := func(us int, op uint8, pid, tid uint32, irp, file uint64, size uint32) {
-		t.kernel(us, hookFileIo, op, 3, pid, tid, (&payload{}).u64(0).u64(irp).u64(file).u64(file).u32(tid).u32(size).u32(0).b)
+		t.Kernel(us, hookFileIo, op, 3, pid, tid, (&payload{}).U64(0).U64(irp).U64(file).U64(file).U32(tid).U32(size).U32(0).B)
 	}
 	opEnd := func(us int, irp uint64) {
-		t.kernel(us, hookFileIo, 76, 3, appPID, appTID, (&payload{}).u64(irp).u64(0).u32(0).b)
+		t.Kernel(us, hookFileIo, 76, 3, appPID, appTID, (&payload{}).U64(irp).U64(0).U32(0).B)
 	}
 	fileRW(400, 67, appPID, appTID, 0x1, fileA, 100)
 	opEnd(410, 0x1) // 10 µs
@@ -234,15 +181,15 @@ func synthTrace() []byte {
 	gc(820, 3, "GCRestartEEEnd")
 
 	// A real-time lost-event record.
-	t.write(etl.Event{Header: etl.HeaderClassic64, ProviderID: guidRTLost, ProcessID: 4, ThreadID: 8, Timestamp: t.raw(850),
+	t.Write(etl.Event{Header: etl.HeaderClassic64, ProviderID: guidRTLost, ProcessID: 4, ThreadID: 8, Timestamp: t.Raw(850),
 		Descriptor: etl.EventDescriptor{Opcode: 32, Version: 0}})
 
 	// The child exits; the names of the file objects (rundown, at the end).
-	t.kernel(900, hookProcess, 2, 3, childPID, childTID, process(childPID, appPID, "child.exe", synthChildCmd))
-	t.kernel(950, hookFileIo, 36, 3, 0, 0, (&payload{}).u64(fileA).wstr(`C:\data\a.bin`).b)
-	t.kernel(951, hookFileIo, 36, 3, 0, 0, (&payload{}).u64(fileB).wstr(`C:\data\b.bin`).b)
-	if t.err != nil {
-		panic(t.err)
+	t.Kernel(900, hookProcess, 2, 3, childPID, childTID, process(childPID, appPID, "child.exe", synthChildCmd))
+	t.Kernel(950, hookFileIo, 36, 3, 0, 0, (&payload{}).U64(fileA).WStr(`C:\data\a.bin`).B)
+	t.Kernel(951, hookFileIo, 36, 3, 0, 0, (&payload{}).U64(fileB).WStr(`C:\data\b.bin`).B)
+	if t.Err != nil {
+		panic(t.Err)
 	}
 	if err := w.Close(); err != nil {
 		panic(err)

@@ -12,44 +12,16 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/report"
 	"github.com/etwkit/etw/tracerpt"
 )
 
-// fileInfo is the JSON form of "info --json" (docs/cli.md).
+// fileInfo is the JSON form of "info --json" (docs/cli.md). The embedded
+// facts' fields are promoted, so the JSON object stays flat.
 type fileInfo struct {
-	Schema            string         `json:"schema"` // of the JSON dump's events: tracerpt.SchemaName
-	File              string         `json:"file"`
-	Size              int64          `json:"size"`
-	Buffers           int            `json:"buffers"`
-	CompressedBuffers int            `json:"compressed_buffers"`
-	Compression       string         `json:"compression,omitempty"`
-	Events            int            `json:"events"`
-	HeaderTypes       map[string]int `json:"header_types"`
-	PointerSize       uint32         `json:"pointer_size"`
-	OSVersion         string         `json:"os_version"`
-	Build             uint32         `json:"build"`
-	LogVersion        string         `json:"log_version"`
-	CPUs              uint32         `json:"cpus"`
-	CPUSpeedMHz       uint32         `json:"cpu_speed_mhz"`
-	BufferSize        uint32         `json:"buffer_size"`
-	ClockType         string         `json:"clock_type"`
-	PerfFreq          int64          `json:"perf_freq"`
-	TimerResolution   uint32         `json:"timer_resolution"`
-	LoggerName        string         `json:"logger_name"`
-	LogFileName       string         `json:"log_file_name"`
-	LogFileMode       string         `json:"log_file_mode"`
-	MaximumFileSize   uint32         `json:"maximum_file_size"`
-	BuffersWritten    uint32         `json:"buffers_written"`
-	EventsLost        uint32         `json:"events_lost"`
-	BuffersLost       uint32         `json:"buffers_lost"`
-	BootTime          string         `json:"boot_time"`
-	StartTime         string         `json:"start_time"`
-	EndTime           string         `json:"end_time"`
-	FirstEventTime    string         `json:"first_event_time,omitempty"`
-	LastEventTime     string         `json:"last_event_time,omitempty"`
-	TimeZoneBias      int32          `json:"time_zone_bias"`
-	TimeZoneName      string         `json:"time_zone_name"`
-	Errors            []infoError    `json:"errors"`
+	Schema string `json:"schema"` // of the JSON dump's events: tracerpt.SchemaName
+	report.FileFacts
+	Errors []infoError `json:"errors"`
 }
 
 type infoError struct {
@@ -99,12 +71,6 @@ With --json it writes one JSON object per file (JSON Lines).`,
 	return cmd
 }
 
-// rfc3339 formats a FILETIME as UTC RFC 3339 with 7 fractional digits
-// (100 ns, the FILETIME resolution).
-func rfc3339(ft int64) string {
-	return etl.FiletimeToTime(ft).Format("2006-01-02T15:04:05.0000000Z")
-}
-
 func gatherInfo(path string) (*fileInfo, error) {
 	f, err := etl.Open(path)
 	if err != nil {
@@ -112,50 +78,10 @@ func gatherInfo(path string) (*fileInfo, error) {
 	}
 	defer f.Close()
 	st := f.Scan()
-	h := &f.Header
 	fi := &fileInfo{
-		Schema:            tracerpt.SchemaName,
-		File:              path,
-		Size:              f.Size(),
-		Buffers:           st.Buffers,
-		CompressedBuffers: st.CompressedBuffers,
-		Events:            st.Events,
-		HeaderTypes:       map[string]int{},
-		PointerSize:       h.PointerSize,
-		OSVersion:         fmt.Sprintf("%d.%d", h.MajorVersion, h.MinorVersion),
-		Build:             h.ProviderVersion,
-		LogVersion:        fmt.Sprintf("%d.%d", h.SubVersion, h.SubMinorVersion),
-		CPUs:              h.NumberOfProcessors,
-		CPUSpeedMHz:       h.CPUSpeedMHz,
-		BufferSize:        h.BufferSize,
-		ClockType:         h.Clock().String(),
-		PerfFreq:          h.PerfFreq,
-		TimerResolution:   h.TimerResolution,
-		LoggerName:        h.LoggerName,
-		LogFileName:       h.LogFileName,
-		LogFileMode:       "0x" + strconv.FormatUint(uint64(h.LogFileMode), 16),
-		MaximumFileSize:   h.MaximumFileSize,
-		BuffersWritten:    h.BuffersWritten,
-		EventsLost:        h.EventsLost,
-		BuffersLost:       h.BuffersLost,
-		BootTime:          rfc3339(h.BootTime),
-		StartTime:         rfc3339(h.StartTime),
-		EndTime:           rfc3339(h.EndTime),
-		TimeZoneBias:      h.TimeZone.Bias,
-		TimeZoneName:      h.TimeZone.StandardName,
-		Errors:            []infoError{},
-	}
-	if st.CompressedBuffers > 0 {
-		fi.Compression = f.Format.String()
-	}
-	if h.EndTime == 0 {
-		fi.EndTime = ""
-	}
-	if st.Events > 0 {
-		fi.FirstEventTime, fi.LastEventTime = rfc3339(st.FirstTime), rfc3339(st.LastTime)
-	}
-	for _, t := range etl.HeaderTypes {
-		fi.HeaderTypes[t.String()] = st.HeaderTypes[t]
+		Schema:    tracerpt.SchemaName,
+		FileFacts: report.NewFileFacts(path, f, &st),
+		Errors:    []infoError{},
 	}
 	for _, err := range st.Errors {
 		ie := infoError{Message: err.Error()}

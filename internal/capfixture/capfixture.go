@@ -99,10 +99,11 @@ func bytesN(n int, seed byte) []byte {
 // Payload encoding.
 type payload []byte
 
-func (p payload) u8(v uint8) payload   { return append(p, v) }
-func (p payload) u16(v uint16) payload { return binary.LittleEndian.AppendUint16(p, v) }
-func (p payload) u32(v uint32) payload { return binary.LittleEndian.AppendUint32(p, v) }
-func (p payload) u64(v uint64) payload { return binary.LittleEndian.AppendUint64(p, v) }
+func (p payload) u8(v uint8) payload     { return append(p, v) }
+func (p payload) u16(v uint16) payload   { return binary.LittleEndian.AppendUint16(p, v) }
+func (p payload) u32(v uint32) payload   { return binary.LittleEndian.AppendUint32(p, v) }
+func (p payload) u64(v uint64) payload   { return binary.LittleEndian.AppendUint64(p, v) }
+func (p payload) bytes(b []byte) payload { return append(p, b...) }
 func (p payload) ptr(v uint64, is32 bool) payload {
 	if is32 {
 		return p.u32(uint32(v))
@@ -336,8 +337,6 @@ func (w *writer) write(fx *Fixture) {
 	w.event(w.ndis, app, 1001, kwBase|kwStart|kwSend|catalog.NDISKeywordWirelessWAN, fragment(11, 11, h[:10], true))
 	fx.Incomplete++
 }
-
-func (p payload) bytes(b []byte) payload { return append(p, b...) }
 
 // pktmonPacket is the payload of PktMon events 160, 170 and 240.
 func pktmonPacket(group uint64, num, appearance, dir, ptype, comp, edge, filter uint16, reason, location uint32, data []byte, orig int) []byte {

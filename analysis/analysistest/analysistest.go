@@ -1,0 +1,95 @@
+// Package analysistest writes small traces in memory for the tests of the
+// analysis and report packages: kernel (system64 and perfinfo64) records
+// and .NET runtime events as TraceLogging events.
+package analysistest
+
+import (
+	"encoding/binary"
+	"time"
+	"unicode/utf16"
+
+	"github.com/google/uuid"
+
+	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/tracelogging"
+)
+
+// None is the process and thread id of a kernel record without ids:
+// [Writer.Kernel] writes it as a perfinfo64 record.
+const None = 0xFFFFFFFF
+
+// GUIDRuntime is the provider GUID of the .NET runtime
+// (Microsoft-Windows-DotNETRuntime).
+var GUIDRuntime = uuid.MustParse("e13c0d23-ccbc-4e12-931b-d9cc2eee27e4")
+
+// Payload builds an event payload, little-endian.
+type Payload struct{ B []byte }
+
+func (p *Payload) U16(v uint16) *Payload { p.B = binary.LittleEndian.AppendUint16(p.B, v); return p }
+func (p *Payload) U32(v uint32) *Payload { p.B = binary.LittleEndian.AppendUint32(p.B, v); return p }
+func (p *Payload) U64(v uint64) *Payload { p.B = binary.LittleEndian.AppendUint64(p.B, v); return p }
+
+// Str appends s NUL-terminated.
+func (p *Payload) Str(s string) *Payload { p.B = append(append(p.B, s...), 0); return p }
+
+// WStr appends s as NUL-terminated UTF-16.
+func (p *Payload) WStr(s string) *Payload {
+	for _, c := range utf16.Encode([]rune(s)) {
+		p.U16(c)
+	}
+	return p.U16(0)
+}
+
+// FileTime returns t as a FILETIME.
+func FileTime(t time.Time) int64 {
+	return t.Unix()*1e7 + int64(t.Nanosecond())/100 + 116444736000000000
+}
+
+// Writer writes events to W, their times in microseconds after Start. The
+// first error is kept in Err; later writes do nothing.
+type Writer struct {
+	W     *etl.Writer
+	Start time.Time
+	Err   error
+}
+
+// Raw returns the raw timestamp of the event logged us microseconds in.
+func (t *Writer) Raw(us int) int64 {
+	c := t.W.Clock()
+	return c.RawTimestamp(FileTime(t.Start.Add(time.Duration(us) * time.Microsecond)))
+}
+
+// Write writes ev.
+func (t *Writer) Write(ev etl.Event) {
+	if t.Err == nil {
+		t.Err = t.W.WriteEvent(&ev)
+	}
+}
+
+// Kernel writes a system64 record (perfinfo64 when pid is [None]).
+func (t *Writer) Kernel(us int, group uint16, opcode uint8, version uint16, pid, tid uint32, data []byte) {
+	h := etl.HeaderSystem64
+	if pid == None {
+		h = etl.HeaderPerfInfo64
+	}
+	t.Write(etl.Event{Header: h, HookID: group<<8 | uint16(opcode), ClassVersion: version, ProcessID: pid, ThreadID: tid,
+		Timestamp: t.Raw(us), UserData: data})
+}
+
+// CLR writes a .NET runtime event as a TraceLogging event.
+func (t *Writer) CLR(us int, id uint16, pid, tid uint32, name string, fields ...tracelogging.FieldValue) {
+	ev := tracelogging.Event{Name: name, Fields: fields}
+	meta, data, err := ev.Encode()
+	if err != nil {
+		if t.Err == nil {
+			t.Err = err
+		}
+		return
+	}
+	t.Write(etl.Event{Header: etl.HeaderEvent64, ProviderID: GUIDRuntime, ProcessID: pid, ThreadID: tid, Timestamp: t.Raw(us),
+		Descriptor: etl.EventDescriptor{ID: id, Level: 4}, UserData: data,
+		Extended: []etl.ExtendedItem{
+			{Type: etl.ExtProvTraits, Data: tracelogging.EncodeProviderTraits("Microsoft-Windows-DotNETRuntime", nil)},
+			{Type: etl.ExtEventSchemaTL, Data: meta},
+		}})
+}
