@@ -185,7 +185,7 @@ func (e *Encoder) AppendAnnotatedEvent(b []byte, ev *etl.Event, res *decode.Resu
 		b = name(b, s.EventName)
 		b = name(b, s.TaskName)
 		b = name(b, s.OpcodeName)
-		b = name(b, levelName(d.Level, s.LevelName))
+		b = name(b, tracerpt.LevelName(d.Level, s.LevelName))
 		if res.Fallback {
 			b = appendStr(b, res.Origin.String())
 		} else {
@@ -195,7 +195,7 @@ func (e *Encoder) AppendAnnotatedEvent(b []byte, ev *etl.Event, res *decode.Resu
 		for range 4 {
 			b = appendAbsent(b)
 		}
-		b = name(b, levelName(d.Level, ""))
+		b = name(b, tracerpt.LevelName(d.Level, ""))
 		b = appendAbsent(b)
 	}
 	if decoded {
@@ -307,10 +307,7 @@ func (e *Encoder) appendTyped(b []byte, d *tdh.Decoded) []byte {
 
 // appendValue appends the tag and value of v for a column of type t.
 func (e *Encoder) appendValue(b []byte, d *tdh.Decoded, v *tdh.Value, t tdh.DataType, named bool) []byte {
-	nb := byte(0)
-	if named {
-		nb = 1
-	}
+	nb := btob(named)
 	null := func() []byte { return append(b, tagNull, nb) }
 	if v == nil || v.Prop == nil {
 		return null()
@@ -379,25 +376,7 @@ func (e *Encoder) appendGUIDStr(b []byte, g uuid.UUID, ok bool) []byte {
 		return appendAbsent(b)
 	}
 	b = binary.LittleEndian.AppendUint32(b, 38)
-	b = append(b, '{')
-	var buf [36]byte
-	encodeGUID(buf[:], g)
-	b = append(b, buf[:]...)
-	return append(b, '}')
-}
-
-// encodeGUID writes g in its 36-character lower-case form.
-func encodeGUID(dst []byte, g uuid.UUID) {
-	const hex = "0123456789abcdef"
-	j := 0
-	for i, c := range g {
-		if i == 4 || i == 6 || i == 8 || i == 10 {
-			dst[j] = '-'
-			j++
-		}
-		dst[j], dst[j+1] = hex[c>>4], hex[c&15]
-		j += 2
-	}
+	return tracerpt.AppendGUID(b, g)
 }
 
 // processOf returns the image name of the process pid names, or "".
@@ -409,14 +388,4 @@ func processOf(a *analysis.Annotation, pid uint32) string {
 		return p.ImageFileName
 	}
 	return ""
-}
-
-// standardLevels are winmeta.xml's level names.
-var standardLevels = [...]string{"Log Always", "Critical", "Error", "Warning", "Information", "Verbose"}
-
-func levelName(level uint8, name string) string {
-	if name == "" && int(level) < len(standardLevels) && level > 0 {
-		name = standardLevels[level]
-	}
-	return name
 }

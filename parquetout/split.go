@@ -66,7 +66,7 @@ type splitTable struct {
 	stack  stackColumns
 	sig    string
 	props  []propColumn // per typed value of a record
-	nProps int
+	msgCol int          // the "message" column
 }
 
 // propColumn is where a property's value goes.
@@ -145,7 +145,7 @@ func (w *SplitWriter) row(r *rec) error {
 		}
 		w.bySchem[id] = st
 	}
-	if len(r.props) != st.nProps {
+	if len(r.props) != len(st.props) {
 		return errRecord
 	}
 	t := st.t
@@ -185,11 +185,10 @@ func (w *SplitWriter) row(r *rec) error {
 			}
 		}
 	}
-	msgCol := len(splitHeaderFields) + countColumns(st.props)
 	if r.has[sMessage] {
-		c.bytes(msgCol, r.str[sMessage], true)
+		c.bytes(st.msgCol, r.str[sMessage], true)
 	} else {
-		c.null(msgCol)
+		c.null(st.msgCol)
 	}
 	c.stack(st.stack, r.frames)
 	w.held += c.arena.size - before
@@ -227,17 +226,6 @@ func (w *SplitWriter) flushAll() error {
 	}
 	w.held = 0
 	return nil
-}
-
-func countColumns(props []propColumn) int {
-	n := 0
-	for _, p := range props {
-		n++
-		if p.nameCol >= 0 {
-			n++
-		}
-	}
-	return n
 }
 
 // value appends one typed value to its column.
@@ -326,6 +314,7 @@ func (w *SplitWriter) table(s *tdh.Event) (*splitTable, error) {
 		}
 		props = append(props, pc)
 	}
+	msgCol := len(fields)
 	fields = append(fields, field{"message", opt(parquet.String())}, stackField())
 	key := fileName(s.ProviderName, s.ProviderGUID.String()) + "/" + fileName(eventName(s), "")
 	for _, st := range w.byName[key] {
@@ -348,7 +337,7 @@ func (w *SplitWriter) table(s *tdh.Event) (*splitTable, error) {
 	}
 	meta := metadata()
 	meta["etwkit.provider_name"], meta["etwkit.provider_guid"], meta["etwkit.event_name"] = s.ProviderName, "{"+s.ProviderGUID.String()+"}", eventName(s)
-	st := &splitTable{path: full, file: f, t: newTable(f, "event", fields, &w.o, meta, false), sig: sig.String(), props: props, nProps: len(props)}
+	st := &splitTable{path: full, file: f, t: newTable(f, "event", fields, &w.o, meta, false), sig: sig.String(), props: props, msgCol: msgCol}
 	st.stack = st.t.stackColumns()
 	w.byName[key] = append(w.byName[key], st)
 	w.tables = append(w.tables, st)

@@ -164,35 +164,14 @@ func (rr *recordReader) eachRaw(p []byte, fn func(b []byte) error) error {
 	return nil
 }
 
-// each calls fn for every whole record of p.
+// each calls fn for every whole record of p, parsed.
 func (rr *recordReader) each(p []byte, fn func(r *rec) error) error {
-	buf := p
-	if len(rr.carry) > 0 {
-		rr.carry = append(rr.carry, p...)
-		buf = rr.carry
-	}
-	for len(buf) >= 4 {
-		n := int(binary.LittleEndian.Uint32(buf))
-		if n < fixedSize {
-			return errRecord
-		}
-		if n > len(buf) {
-			break
-		}
-		if err := rr.r.parse(buf[:n]); err != nil {
+	return rr.eachRaw(p, func(b []byte) error {
+		if err := rr.r.parse(b); err != nil {
 			return err
 		}
-		if err := fn(&rr.r); err != nil {
-			return err
-		}
-		buf = buf[n:]
-	}
-	if len(rr.carry) > 0 {
-		rr.carry = rr.carry[:copy(rr.carry, buf)]
-	} else {
-		rr.carry = append(rr.carry, buf...)
-	}
-	return nil
+		return fn(&rr.r)
+	})
 }
 
 // Writer writes the events table: one row per event, typed columns for

@@ -63,34 +63,7 @@ func AppendDataJSON(dst []byte, d *Decoded) []byte {
 // [AppendPropertiesJSONErr] does: the object is bounded by [MaxTextBytes]
 // and values nested deeper than [MaxDepth] are null.
 func AppendDataJSONErr(dst []byte, d *Decoded) ([]byte, error) {
-	dst = append(dst, '{')
-	if d == nil || d.Schema == nil {
-		return append(dst, '}'), nil
-	}
-	b := budget{limit: len(dst) + MaxTextBytes}
-	props := d.Schema.Properties[:len(d.Top())]
-	first := true
-	for i := range props {
-		p := &props[i]
-		if !Printable(p) {
-			continue
-		}
-		if b.over(dst) {
-			break
-		}
-		if !first {
-			dst = append(dst, ',')
-		}
-		first = false
-		dst = appendJSONString(dst, p.Name)
-		dst = append(dst, ':')
-		if i < len(d.Values) {
-			dst = appendDataJSON(dst, d, &d.Values[i], 0, &b)
-		} else {
-			dst = append(dst, "null"...)
-		}
-	}
-	return append(dst, '}'), b.err()
+	return appendTopJSON(dst, d, true)
 }
 
 // AppendValueDataJSON appends v (a scalar, an array or a struct) of d as
@@ -126,18 +99,9 @@ func AppendMapsJSON(dst []byte, d *Decoded) ([]byte, bool) {
 		if bud.over(dst) {
 			break
 		}
-		mark := len(dst)
-		if named {
-			dst = append(dst, ',')
-		}
-		dst = appendJSONString(dst, p.Name)
-		dst = append(dst, ':')
 		var ok bool
-		if dst, ok = appendNamesJSON(dst, d, &d.Values[i], 0, &bud); ok {
-			named = true
-		} else {
-			dst = dst[:mark]
-		}
+		dst, ok = appendNamedMember(dst, d, p.Name, &d.Values[i], 0, &bud, named)
+		named = named || ok
 	}
 	if !named {
 		return dst[:start], false
@@ -254,38 +218,35 @@ func appendNamesJSON(dst []byte, d *Decoded, v *Value, depth int, bud *budget) (
 			if bud.over(dst) {
 				break
 			}
-			mark := len(dst)
-			if named {
-				dst = append(dst, ',')
-			}
-			dst = appendJSONString(dst, mp.Name)
-			dst = append(dst, ':')
 			var ok bool
-			if dst, ok = appendNamesJSON(dst, d, c, depth+1, bud); ok {
-				named = true
-			} else {
-				dst = dst[:mark]
-			}
+			dst, ok = appendNamedMember(dst, d, mp.Name, c, depth+1, bud, named)
+			named = named || ok
 		}
 		return append(dst, '}'), named
 	}
-	n, ok := intValue(v)
+	start := len(dst)
+	dst, ok := AppendNames(dst, d, v)
 	if !ok {
 		return dst, false
 	}
-	start := len(dst)
-	if mappable(d, v.Prop) {
-		if dst, ok = appendMapText(dst, v.Prop.Map, n); ok {
-			return jsonQuoteFrom(dst, start), true
-		}
-		dst = dst[:start]
+	return jsonQuoteFrom(dst, start), true
+}
+
+// appendNamedMember appends "name":NAMES for v (after a comma when
+// comma), as appendNamesJSON gives them, and reports whether v has names;
+// dst is returned unchanged if not.
+func appendNamedMember(dst []byte, d *Decoded, name string, v *Value, depth int, bud *budget, comma bool) ([]byte, bool) {
+	mark := len(dst)
+	if comma {
+		dst = append(dst, ',')
 	}
-	switch k := classify(v); k {
-	case kWin32, kNTStatus, kHResult:
-		dst = appendErrorText(dst, k, uint32(n))
-		return jsonQuoteFrom(dst, start), true
+	dst = appendJSONString(dst, name)
+	dst = append(dst, ':')
+	dst, ok := appendNamesJSON(dst, d, v, depth, bud)
+	if !ok {
+		return dst[:mark], false
 	}
-	return dst, false
+	return dst, true
 }
 
 // DataType is the kind of value AppendValueDataJSON gives the values of a

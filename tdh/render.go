@@ -231,6 +231,14 @@ func AppendPropertiesJSON(dst []byte, d *Decoded) []byte {
 // JSON); values nested deeper than [MaxDepth] are null. The error is a
 // [*RenderError] then, nil otherwise.
 func AppendPropertiesJSONErr(dst []byte, d *Decoded) ([]byte, error) {
+	return appendTopJSON(dst, d, false)
+}
+
+// appendTopJSON appends d's top-level printable properties as one JSON
+// object, each value as AppendDataJSON (data) or AppendPropertiesJSON
+// renders it, bounded by [MaxTextBytes]. (A direct call, not a func
+// value: the budget must not escape.)
+func appendTopJSON(dst []byte, d *Decoded, data bool) ([]byte, error) {
 	dst = append(dst, '{')
 	if d == nil || d.Schema == nil {
 		return append(dst, '}'), nil
@@ -252,10 +260,13 @@ func AppendPropertiesJSONErr(dst []byte, d *Decoded) ([]byte, error) {
 		first = false
 		dst = appendJSONString(dst, p.Name)
 		dst = append(dst, ':')
-		if i < len(d.Values) {
-			dst = appendJSONB(dst, d, &d.Values[i], 0, &b)
-		} else {
+		switch {
+		case i >= len(d.Values):
 			dst = append(dst, "null"...)
+		case data:
+			dst = appendDataJSON(dst, d, &d.Values[i], 0, &b)
+		default:
+			dst = appendJSONB(dst, d, &d.Values[i], 0, &b)
 		}
 	}
 	return append(dst, '}'), b.err()
@@ -348,12 +359,6 @@ func appendJSON(dst []byte, d *Decoded, v *Value, depth int) []byte {
 // it; ok is false for scalars. (A direct call, not a func value: the
 // budget must not escape.)
 func appendJSONContainer(dst []byte, d *Decoded, v *Value, depth int, bud *budget, data bool) ([]byte, bool) {
-	elem := func(dst []byte, d *Decoded, v *Value, depth int, bud *budget) []byte {
-		if data {
-			return appendDataJSON(dst, d, v, depth, bud)
-		}
-		return appendJSONB(dst, d, v, depth, bud)
-	}
 	switch v.Kind {
 	case Array:
 		kids := children(d, v)
@@ -370,7 +375,7 @@ func appendJSONContainer(dst []byte, d *Decoded, v *Value, depth int, bud *budge
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = elem(dst, d, &kids[i], depth+1, bud)
+			dst = appendElemJSON(dst, d, &kids[i], depth+1, bud, data)
 		}
 		return append(dst, ']'), true
 	case Struct:
@@ -392,11 +397,19 @@ func appendJSONContainer(dst []byte, d *Decoded, v *Value, depth int, bud *budge
 			first = false
 			dst = appendJSONString(dst, mp.Name)
 			dst = append(dst, ':')
-			dst = elem(dst, d, c, depth+1, bud)
+			dst = appendElemJSON(dst, d, c, depth+1, bud, data)
 		}
 		return append(dst, '}'), true
 	}
 	return dst, false
+}
+
+// appendElemJSON renders v as appendDataJSON (data) or appendJSONB does.
+func appendElemJSON(dst []byte, d *Decoded, v *Value, depth int, bud *budget, data bool) []byte {
+	if data {
+		return appendDataJSON(dst, d, v, depth, bud)
+	}
+	return appendJSONB(dst, d, v, depth, bud)
 }
 
 func appendJSONB(dst []byte, d *Decoded, v *Value, depth int, bud *budget) []byte {

@@ -394,11 +394,17 @@ func appendSchemaNames(b []byte, ev *etl.Event, s *tdh.Event) []byte {
 // standardLevels are winmeta.xml's level names.
 var standardLevels = [...]string{"Log Always", "Critical", "Error", "Warning", "Information", "Verbose"}
 
-func appendLevelName(b []byte, level uint8, name string) []byte {
+// LevelName returns name or, when it is empty, the standard (winmeta.xml)
+// name of level; "" when there is none.
+func LevelName(level uint8, name string) string {
 	if name == "" && int(level) < len(standardLevels) && level > 0 {
 		name = standardLevels[level]
 	}
-	if name == "" {
+	return name
+}
+
+func appendLevelName(b []byte, level uint8, name string) []byte {
+	if name = LevelName(level, name); name == "" {
 		return b
 	}
 	b = append(b, `,"level_name":`...)

@@ -25,6 +25,9 @@ func appendGUID(b []byte, g uuid.UUID) []byte {
 	return append(b, '}')
 }
 
+// AppendGUID appends g in braces, lower case, as tracerpt prints GUIDs.
+func AppendGUID(b []byte, g uuid.UUID) []byte { return appendGUID(b, g) }
+
 // appendUpperHexBytes appends b as upper-case hex without a prefix.
 func appendUpperHexBytes(dst, b []byte) []byte {
 	for _, c := range b {
