@@ -94,6 +94,11 @@ func (d *Decoder) Warnings() []error {
 func New() *Decoder {
 	reg := tdh.NewRegistry()
 	catalog.Register(reg)
+	return newWithRegistry(reg)
+}
+
+// newWithRegistry returns a Decoder of reg with empty caches.
+func newWithRegistry(reg *tdh.Registry) *Decoder {
 	return &Decoder{Registry: reg, tl: &tracelogging.Cache{}, es: newEventSources(), strings: &stringOnly{}, imports: &importState{}, warn: &warnState{}}
 }
 

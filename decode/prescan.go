@@ -6,7 +6,6 @@ import (
 	"github.com/etwkit/etw/etl"
 	"github.com/etwkit/etw/eventinfo"
 	"github.com/etwkit/etw/tdh"
-	"github.com/etwkit/etw/tracelogging"
 )
 
 // Prescan reads the events of files and registers the schemas they carry,
@@ -91,7 +90,7 @@ const originTraceName = "trace"
 // TraceSchemas returns the schemas files carry (EventSource manifests and
 // relogging's TDH metadata), sorted by provider, id and version.
 func TraceSchemas(files []*etl.File) ([]*tdh.Event, error) {
-	d := &Decoder{Registry: tdh.NewRegistry(), tl: &tracelogging.Cache{}, es: newEventSources(), strings: &stringOnly{}, imports: &importState{}, warn: &warnState{}}
+	d := newWithRegistry(tdh.NewRegistry())
 	err := d.Prescan(files)
 	var out []*tdh.Event
 	for _, c := range d.Registry.All() {

@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/etwkit/etw/pcapng"
-	"github.com/etwkit/etw/tracerpt"
 )
 
 type pcapngOptions struct {
@@ -98,10 +97,6 @@ func runPcapng(cmd *cobra.Command, args []string, o *pcapngOptions) error {
 	if err != nil {
 		return usageError(err)
 	}
-	paths, err := tracerpt.ExpandInputs(args)
-	if err != nil {
-		return withCode(exitInput, err)
-	}
 	files, err := openInputs(args)
 	defer closeAll(files)
 	if err != nil {
@@ -114,7 +109,7 @@ func runPcapng(cmd *cobra.Command, args []string, o *pcapngOptions) error {
 		}
 	} else {
 		if st, err := os.Stat(o.out); err == nil {
-			for _, p := range paths {
+			for _, p := range inputPaths(files) {
 				if in, err := os.Stat(p); err == nil && os.SameFile(st, in) {
 					return usageError(fmt.Errorf("%s is an input: refusing to write over it", o.out))
 				}

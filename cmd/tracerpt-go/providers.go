@@ -41,10 +41,10 @@ With --json it writes one JSON object per provider (JSON Lines).`,
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			files, err := openInputs(args)
+			defer closeAll(files)
 			if err != nil {
 				return err
 			}
-			defer closeAll(files)
 			dec := newDecoder()
 			if err := importSchemas(cmd, dec, imports, verbose); err != nil {
 				return err

@@ -63,7 +63,7 @@ func runRelog(cmd *cobra.Command, args []string, o *relogOptions) error {
 	}
 	var dec *decode.Decoder
 	if filt.NeedsSchema() {
-		dec = decode.New()
+		dec = newDecoder()
 		if err := importSchemas(cmd, dec, o.manifests, false); err != nil {
 			return err
 		}
