@@ -23,13 +23,11 @@ func oneEventManifest(guid uuid.UUID, id, version int, name, data string) string
  <instrumentation><events>
   <provider name="P" guid="{` + guid.String() + `}" symbol="P">
    <templates><template tid="T">` + data + `</template></templates>
-   <events><event value="` + itoa(id) + `" version="` + itoa(version) + `" level="win:Informational" template="T" symbol="` + name + `"/></events>
+   <events><event value="` + strconv.Itoa(id) + `" version="` + strconv.Itoa(version) + `" level="win:Informational" template="T" symbol="` + name + `"/></events>
   </provider>
  </events></instrumentation>
 </instrumentationManifest>`
 }
-
-func itoa(n int) string { return strconv.Itoa(n) }
 
 func writeFile(t *testing.T, path, s string) string {
 	t.Helper()

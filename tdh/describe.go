@@ -1,5 +1,10 @@
 package tdh
 
+import (
+	"strconv"
+	"strings"
+)
+
 // SchemaDoc is a schema as people and programs list it (tracerpt-go
 // schemas --json): the event's identity, names and properties, with
 // types by their manifest names. It marshals to JSON with stable keys.
@@ -39,26 +44,11 @@ func Describe(e *Event) SchemaDoc {
 	d := SchemaDoc{
 		ProviderGUID: "{" + e.ProviderGUID.String() + "}", ProviderName: e.ProviderName,
 		EventID: e.ID, Version: e.Version, Task: e.Task, Opcode: e.Opcode, Level: e.Level,
-		Keywords: "0x" + hex64(e.Keywords), EventName: e.EventName, TaskName: e.TaskName, OpcodeName: e.OpcodeName,
+		Keywords: "0x" + strings.ToUpper(strconv.FormatUint(e.Keywords, 16)), EventName: e.EventName, TaskName: e.TaskName, OpcodeName: e.OpcodeName,
 		Source: e.Source.String(), Message: e.Message,
 		Properties: describeProps(e.Properties),
 	}
 	return d
-}
-
-func hex64(v uint64) string {
-	const digits = "0123456789ABCDEF"
-	if v == 0 {
-		return "0"
-	}
-	var b [16]byte
-	i := len(b)
-	for v > 0 {
-		i--
-		b[i] = digits[v&15]
-		v >>= 4
-	}
-	return string(b[i:])
 }
 
 func describeProps(ps []Property) []PropertyDoc {
