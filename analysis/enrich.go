@@ -97,6 +97,7 @@ type Enricher struct {
 	match  map[uint64][]int64 // extended-item MatchId → kernel parts awaiting the user part
 
 	scratch []uint64
+	cache   frameCache
 	ann     Annotation
 	frames  []Frame
 	addrs   []uint64
@@ -264,7 +265,7 @@ func (e *Enricher) resolveStack(s *slot, dst []Frame) []Frame {
 	e.addrs = e.m.partFrames(&s.kern, s.ft, e.addrs[:0])
 	e.addrs = e.m.partFrames(&s.user, s.ft, e.addrs)
 	for _, a := range e.addrs {
-		dst = append(dst, e.m.resolve(s.proc, a, s.ft))
+		dst = append(dst, e.cache.resolve(e.m, s.proc, a, s.ft))
 	}
 	return dst
 }

@@ -285,8 +285,10 @@ func (l *rangeList[T]) sorted() []T {
 }
 
 // find returns the item holding addr at time ft: one alive then if any,
-// else the one whose lifetime is closest.
-func (l *rangeList[T]) find(addr uint64, ft int64) T {
+// else the one whose lifetime is closest (the latest loaded among equals).
+// stable reports that no other item ever held addr, so that the answer is
+// the same at any time.
+func (l *rangeList[T]) find(addr uint64, ft int64) (best T, stable bool) {
 	list := l.sorted()
 	i, _ := slices.BinarySearchFunc(list, addr, func(x T, a uint64) int {
 		if start, _, _, _ := x.bounds(); start <= a {
@@ -294,8 +296,8 @@ func (l *rangeList[T]) find(addr uint64, ft int64) T {
 		}
 		return 1
 	})
-	var best T
 	var bestGap uint64 = math.MaxUint64
+	holders := 0
 	for j := i - 1; j >= 0; j-- {
 		start, size, load, unload := list[j].bounds()
 		if addr-start >= l.maxSize {
@@ -304,14 +306,12 @@ func (l *rangeList[T]) find(addr uint64, ft int64) T {
 		if addr < start || addr-start >= size {
 			continue
 		}
+		holders++
 		if gap := timeGap(ft, load, unload); gap < bestGap {
 			best, bestGap = list[j], gap
-			if gap == 0 {
-				break
-			}
 		}
 	}
-	return best
+	return best, holders <= 1
 }
 
 // timeGap returns how far ft lies outside [from, to] (0 inside).
@@ -415,15 +415,69 @@ func (m *Model) ResolveFrame(pid uint32, addr uint64, t time.Time) Frame {
 }
 
 func (m *Model) resolve(p *Process, addr uint64, ft int64) Frame {
+	f, _ := m.resolveStable(p, addr, ft)
+	return f
+}
+
+// resolveStable is resolve, and reports whether the frame is the same at
+// any time: at most one image (and one method) ever held the address, so
+// a cache keyed by process and address may keep it.
+func (m *Model) resolveStable(p *Process, addr uint64, ft int64) (Frame, bool) {
 	f := Frame{Address: addr}
+	stable := true
 	if m.IsKernelAddress(addr) {
-		f.Image = m.kernel.find(addr, ft)
+		f.Image, stable = m.kernel.find(addr, ft)
 	} else if p != nil {
-		f.Image = p.images.find(addr, ft)
-		f.Method = p.methods.find(addr, ft)
+		var s1, s2 bool
+		f.Image, s1 = p.images.find(addr, ft)
+		f.Method, s2 = p.methods.find(addr, ft)
+		stable = s1 && s2
 	}
 	if f.Image != nil {
 		f.Offset = addr - f.Image.Base
+	}
+	return f, stable
+}
+
+// frameCache remembers resolved frames that do not depend on time (see
+// resolveStable), per goroutine: a stack's addresses repeat across the
+// events of a trace. It is direct-mapped (a colliding address takes the
+// slot), so a lookup costs a multiplication and a comparison.
+type frameCache struct {
+	slots []cachedFrame
+}
+
+type cachedFrame struct {
+	p     *Process // nil for kernel addresses
+	frame Frame    // frame.Address 0: empty slot
+}
+
+// frameCacheSlots is the size of a frameCache (a power of two; 48 bytes
+// each).
+const frameCacheSlots = 1 << 14
+
+// resolve is m.resolve through the cache.
+func (c *frameCache) resolve(m *Model, p *Process, addr uint64, ft int64) Frame {
+	kernel := m.IsKernelAddress(addr)
+	if kernel {
+		p = nil
+	} else if p == nil || addr == 0 {
+		return Frame{Address: addr}
+	}
+	h := addr * 0x9E3779B97F4A7C15
+	if p != nil {
+		h ^= uint64(p.Index+1) * 0xC2B2AE3D27D4EB4F
+	}
+	if c.slots == nil {
+		c.slots = make([]cachedFrame, frameCacheSlots)
+	}
+	slot := &c.slots[h>>(64-14)]
+	if slot.frame.Address == addr && slot.p == p {
+		return slot.frame
+	}
+	f, stable := m.resolveStable(p, addr, ft)
+	if stable {
+		*slot = cachedFrame{p, f}
 	}
 	return f
 }

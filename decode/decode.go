@@ -59,6 +59,43 @@ type Decoder struct {
 	warn    *warnState
 	dec     tdh.Decoder
 	result  Result
+	cands   candCache
+}
+
+// candCache keeps, per Decoder (so per goroutine), what the registry
+// returned for each key, for as long as the registry's generation holds:
+// the hot path takes no lock shared with other goroutines.
+type candCache struct {
+	gen uint64
+	m   map[candKey][]tdh.Candidate
+}
+
+type candKey struct {
+	guid    uuid.UUID
+	id      uint16
+	version uint8
+}
+
+// maxCandCache bounds the cache (a hostile trace may use any number of
+// keys); past it the cache starts again empty.
+const maxCandCache = 4096
+
+// lookup returns the registry's candidates for the key.
+func (c *candCache) lookup(reg *tdh.Registry, guid uuid.UUID, id uint16, version uint8) []tdh.Candidate {
+	if g := reg.Generation(); g != c.gen || c.m == nil || len(c.m) >= maxCandCache {
+		if c.m == nil {
+			c.m = make(map[candKey][]tdh.Candidate, 64)
+		}
+		clear(c.m)
+		c.gen = g
+	}
+	k := candKey{guid, id, version}
+	if v, ok := c.m[k]; ok {
+		return v
+	}
+	v := reg.Candidates(guid, id, version)
+	c.m[k] = v
+	return v
 }
 
 // warnState remembers what Warnings has reported.
@@ -234,7 +271,7 @@ func (d *Decoder) candidates(ev *etl.Event) ([]tdh.Candidate, bool, error) {
 	if ev.Flags&etl.FlagClassicHeader != 0 {
 		id = uint16(ev.Descriptor.Opcode) // classic events: class GUID + type + version
 	}
-	if c := d.Registry.Candidates(ev.ProviderID, id, ev.Descriptor.Version); len(c) > 0 {
+	if c := d.cands.lookup(d.Registry, ev.ProviderID, id, ev.Descriptor.Version); len(c) > 0 {
 		return c, true, nil
 	}
 	if d.Nearest {

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/google/uuid"
 )
@@ -105,6 +106,7 @@ const MaxCandidates = 8
 // allocate.
 type Registry struct {
 	mu       sync.RWMutex
+	gen      atomic.Uint64          // bumped by every AddFrom
 	events   map[key][]Candidate    // sorted by precedence; slices are never modified in place
 	versions map[versionKey][]uint8 // versions known per provider+id, ascending
 	names    map[uuid.UUID]string   // provider names, from the schema of highest precedence
@@ -133,6 +135,7 @@ func (r *Registry) Add(events ...*Event) { r.AddFrom(Origin{}, events...) }
 func (r *Registry) AddFrom(o Origin, events ...*Event) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	defer r.gen.Add(1)
 	for _, e := range events {
 		k := key{e.ProviderGUID, e.ID, e.Version}
 		old, ok := r.events[k]
@@ -156,6 +159,11 @@ func (r *Registry) AddFrom(o Origin, events ...*Event) {
 		}
 	}
 }
+
+// Generation returns a number that changes whenever schemas are added:
+// a caller may keep what [Registry.Candidates] returned for as long as the
+// generation stays the same (a per-goroutine cache that takes no lock).
+func (r *Registry) Generation() uint64 { return r.gen.Load() }
 
 // ProviderName returns the name the schemas of a provider give it, or "".
 func (r *Registry) ProviderName(provider uuid.UUID) string {

@@ -22,6 +22,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 	_ "time/tzdata" // -tz with IANA names on machines without a zone database
@@ -72,7 +73,29 @@ func main() {
 	// Writes to a closed pipe (tracerpt-go … -o - | head) return EPIPE
 	// instead of killing the process; the dump then ends quietly.
 	signal.Ignore(syscall.SIGPIPE)
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(profiled(func() int { return run(os.Args[1:], os.Stdout, os.Stderr) }))
+}
+
+// profiled runs f, writing a CPU profile to the file named by the
+// environment variable TRACERPT_GO_CPUPROFILE when it is set (for
+// performance work: go tool pprof tracerpt-go FILE).
+func profiled(f func() int) int {
+	path := os.Getenv("TRACERPT_GO_CPUPROFILE")
+	if path == "" {
+		return f()
+	}
+	out, err := os.Create(path)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "tracerpt-go: TRACERPT_GO_CPUPROFILE:", err)
+		return f()
+	}
+	defer out.Close()
+	if err := pprof.StartCPUProfile(out); err != nil {
+		fmt.Fprintln(os.Stderr, "tracerpt-go: TRACERPT_GO_CPUPROFILE:", err)
+		return f()
+	}
+	defer pprof.StopCPUProfile()
+	return f()
 }
 
 // run executes the command line args and returns the exit status.
