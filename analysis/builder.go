@@ -14,6 +14,12 @@ type Options struct {
 	// what a kernel address is on 32-bit systems. 0 takes it from the
 	// files given to [Build], else from the first kernel event.
 	PointerSize int
+	// Observe, if set, is called by [Build] with every event it reads,
+	// before the model sees it: a pass that needs the trace for another
+	// purpose shares Build's (decode.Prescanner.Observe registers the
+	// schemas the trace carries, so that the dump that follows needs no
+	// pass of its own).
+	Observe func(*etl.Event)
 }
 
 // Builder builds a [Model] from events fed in time order.
@@ -88,6 +94,9 @@ func Build(files []*etl.File, dec *decode.Decoder, opts *Options) (*Model, error
 	defer r.Close()
 	for r.Next() {
 		ev := r.Event()
+		if o.Observe != nil {
+			o.Observe(ev)
+		}
 		k := classify(ev)
 		var res *decode.Result
 		if needsPayload(ev, k) {

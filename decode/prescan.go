@@ -26,61 +26,112 @@ import (
 func (d *Decoder) Prescan(files []*etl.File) error {
 	var errs []error
 	for i, f := range files {
-		if err := d.prescanFile(i, f); err != nil {
+		p := d.NewPrescanner()
+		r := etl.NewReader([]*etl.File{f}, &etl.ReaderOptions{Order: etl.FileOrder})
+		for r.Next() {
+			ev := r.Event()
+			ev.File = i
+			p.Observe(ev)
+		}
+		r.Close()
+		if err := p.Finish(); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	return errors.Join(errs...)
 }
 
-func (d *Decoder) prescanFile(i int, f *etl.File) error {
-	r := etl.NewReader([]*etl.File{f}, &etl.ReaderOptions{Order: etl.FileOrder})
-	defer r.Close()
-	var errs []error
-	set := eventinfo.NewSet()
-	for r.Next() {
-		ev := r.Event()
-		switch {
-		case eventinfo.IsMetadata(ev):
-			set.AddEvent(ev) // problems come back from set.Schemas
-		case ev.Descriptor.ID == eventSourceManifestID && ev.Descriptor.Opcode == eventSourceManifestOpcode &&
-			(ev.Header == etl.HeaderEvent32 || ev.Header == etl.HeaderEvent64):
-			if err := d.es.add(d.Registry, ev); err != nil {
-				errs = append(errs, err)
-			}
+// A Prescanner is [Decoder.Prescan] fed one event at a time, so that a
+// pass that reads the trace for another purpose (the analysis model)
+// registers its schemas too:
+//
+//	p := dec.NewPrescanner()
+//	for r.Next() {
+//		p.Observe(r.Event())
+//		…
+//	}
+//	err := p.Finish()
+//
+// EventSource manifests are registered as soon as they are complete; the
+// TDH metadata of each file (by [etl.Event.File]) at Finish.
+type Prescanner struct {
+	d    *Decoder
+	sets []*eventinfo.Set // per file index
+	errs []error
+}
+
+// NewPrescanner returns a Prescanner that registers into d's registry.
+func (d *Decoder) NewPrescanner() *Prescanner { return &Prescanner{d: d} }
+
+// maxPrescanFiles bounds the file indexes a Prescanner keeps apart (a
+// Reader numbers its files from 0).
+const maxPrescanFiles = 1 << 16
+
+// Observe takes one event.
+func (p *Prescanner) Observe(ev *etl.Event) {
+	switch {
+	case eventinfo.IsMetadata(ev):
+		i := ev.File
+		if i < 0 || i >= maxPrescanFiles {
+			i = 0
+		}
+		for len(p.sets) <= i {
+			p.sets = append(p.sets, nil)
+		}
+		if p.sets[i] == nil {
+			p.sets[i] = eventinfo.NewSet()
+		}
+		p.sets[i].AddEvent(ev) // problems come back from Set.Schemas
+	case ev.Descriptor.ID == eventSourceManifestID && ev.Descriptor.Opcode == eventSourceManifestOpcode &&
+		(ev.Header == etl.HeaderEvent32 || ev.Header == etl.HeaderEvent64):
+		if err := p.d.es.add(p.d.Registry, ev); err != nil {
+			p.errs = append(p.errs, err)
 		}
 	}
-	schemas, problems := set.Schemas()
-	for _, s := range schemas {
-		// TRACE_EVENT_INFO names no manifest event, and recording machines
-		// give tasks and opcodes by their names (GarbageCollection) where
-		// manifests display their messages (GC): when the catalog has the
-		// same event, its display names are used, the layout stays the
-		// trace's.
-		for _, c := range d.Registry.Candidates(s.ProviderGUID, s.ID, s.Version) {
-			if c.Origin.Kind != tdh.OriginBuiltIn || c.Schema.Source != s.Source {
-				continue
-			}
-			b := c.Schema
-			if b.EventName != "" {
-				s.EventName = b.EventName
-			}
-			if b.TaskName != "" && b.Task == s.Task {
-				s.TaskName = b.TaskName
-			}
-			if b.OpcodeName != "" && b.Opcode == s.Opcode {
-				s.OpcodeName = b.OpcodeName
-			}
-			break
+}
+
+// Finish registers the TDH metadata observed and returns what could not
+// be used (see [Decoder.Prescan]).
+func (p *Prescanner) Finish() error {
+	d := p.d
+	errs := p.errs
+	for i, set := range p.sets {
+		if set == nil {
+			continue
 		}
-	}
-	d.Registry.AddFrom(tdh.Origin{Kind: tdh.OriginTrace, Order: i, Name: originTraceName}, schemas...)
-	for _, p := range problems {
-		if !errors.Is(p, eventinfo.ErrUnboundMap) && !errors.Is(p, eventinfo.ErrSkippedSource) {
-			errs = append(errs, p)
+		schemas, problems := set.Schemas()
+		for _, s := range schemas {
+			// TRACE_EVENT_INFO names no manifest event, and recording
+			// machines give tasks and opcodes by their names
+			// (GarbageCollection) where manifests display their messages
+			// (GC): when the catalog has the same event, its display names
+			// are used, the layout stays the trace's.
+			for _, c := range d.Registry.Candidates(s.ProviderGUID, s.ID, s.Version) {
+				if c.Origin.Kind != tdh.OriginBuiltIn || c.Schema.Source != s.Source {
+					continue
+				}
+				b := c.Schema
+				if b.EventName != "" {
+					s.EventName = b.EventName
+				}
+				if b.TaskName != "" && b.Task == s.Task {
+					s.TaskName = b.TaskName
+				}
+				if b.OpcodeName != "" && b.Opcode == s.Opcode {
+					s.OpcodeName = b.OpcodeName
+				}
+				break
+			}
+		}
+		d.Registry.AddFrom(tdh.Origin{Kind: tdh.OriginTrace, Order: i, Name: originTraceName}, schemas...)
+		for _, pr := range problems {
+			if !errors.Is(pr, eventinfo.ErrUnboundMap) && !errors.Is(pr, eventinfo.ErrSkippedSource) {
+				errs = append(errs, pr)
+			}
 		}
 	}
 	errs = append(errs, d.es.warnings()...)
+	p.sets, p.errs = nil, nil
 	return errors.Join(errs...)
 }
 

@@ -1,7 +1,5 @@
 package tdh
 
-import "strconv"
-
 // JSON for programs ("data JSON", the etwkit.event/2 schema of
 // docs/cli.md). AppendJSON and AppendPropertiesJSON follow TDH's
 // rendering (hex out-types as "0x…" strings, mapped values as their map
@@ -32,10 +30,10 @@ const MaxExactJSONInt = 1 << 53
 // string of its decimal digits.
 func AppendJSONUint(dst []byte, n uint64) []byte {
 	if n <= MaxExactJSONInt {
-		return strconv.AppendUint(dst, n, 10)
+		return AppendUint(dst, n)
 	}
 	dst = append(dst, '"')
-	dst = strconv.AppendUint(dst, n, 10)
+	dst = AppendUint(dst, n)
 	return append(dst, '"')
 }
 
@@ -43,10 +41,10 @@ func AppendJSONUint(dst []byte, n uint64) []byte {
 // string of its decimal digits (with the sign).
 func AppendJSONInt(dst []byte, n int64) []byte {
 	if n >= -MaxExactJSONInt && n <= MaxExactJSONInt {
-		return strconv.AppendInt(dst, n, 10)
+		return AppendInt(dst, n)
 	}
 	dst = append(dst, '"')
-	dst = strconv.AppendInt(dst, n, 10)
+	dst = AppendInt(dst, n)
 	return append(dst, '"')
 }
 

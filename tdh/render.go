@@ -1223,6 +1223,15 @@ func appendJSONString(dst []byte, s string) []byte { return appendJSONText(dst, 
 // appendJSONBytes appends b as a JSON string literal.
 func appendJSONBytes(dst, b []byte) []byte { return appendJSONText(dst, b) }
 
+// jsonPlain marks the bytes appendJSONText copies as they are: printable
+// ASCII but for the quote and the backslash.
+var jsonPlain = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
 // appendJSONText appends s as a JSON string literal: control characters
 // escaped, invalid UTF-8 bytes as \ufffd.
 func appendJSONText[T string | []byte](dst []byte, s T) []byte {
@@ -1230,6 +1239,16 @@ func appendJSONText[T string | []byte](dst []byte, s T) []byte {
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
+			// A run of bytes that need no escape is copied at once.
+			j := i
+			for j < len(s) && jsonPlain[s[j]] {
+				j++
+			}
+			if j > i {
+				dst = append(dst, s[i:j]...)
+				i = j
+				continue
+			}
 			dst = appendJSONByte(dst, c)
 			i++
 			continue

@@ -23,6 +23,10 @@ type JSONEncoder struct {
 	start     int64 // the trace start (FILETIME) for "rel_ms"; 0: unknown
 	msg       []byte
 	names     map[namesKey][]byte // rendered schema names, per worker
+	// The "time" of the last event up to its seconds
+	// ("2006-01-02T15:04:05."), and that second.
+	date    []byte
+	dateSec int64
 }
 
 // namesKey identifies the schema names of an event: its schema and, for
@@ -65,7 +69,7 @@ func NewJSONEncoder(files []*etl.File, o *Options) *JSONEncoder {
 // Clone returns an encoder with the same settings for another goroutine.
 func (e *JSONEncoder) Clone() Encoder {
 	c := *e
-	c.msg, c.names = nil, nil
+	c.msg, c.names, c.date = nil, nil, nil
 	return &c
 }
 
@@ -151,7 +155,7 @@ func AppendStackJSON(b []byte, stack []analysis.Frame) []byte {
 func (e *JSONEncoder) appendEvent(b []byte, ev *etl.Event, res *decode.Result, a *analysis.Annotation) []byte {
 	multiFile, raw := e.multiFile, e.raw
 	b = append(b, `{"time":"`...)
-	b = appendRFC3339(b, ev.Time)
+	b = e.appendTime(b, ev.Time)
 	b = append(b, `","time_ns":`...)
 	b = appendUnixNanos(b, ev.Time)
 	if e.start != 0 {
@@ -167,7 +171,7 @@ func (e *JSONEncoder) appendEvent(b []byte, ev *etl.Event, res *decode.Result, a
 		b = strconv.AppendInt(b, int64(ev.File), 10)
 	}
 	b = append(b, `,"cpu":`...)
-	b = strconv.AppendUint(b, uint64(ev.Processor), 10)
+	b = tdh.AppendUint(b, uint64(ev.Processor))
 	pid, tid := ev.ProcessID, ev.ThreadID
 	if a != nil {
 		if pid == analysis.NoID {
@@ -178,9 +182,9 @@ func (e *JSONEncoder) appendEvent(b []byte, ev *etl.Event, res *decode.Result, a
 		}
 	}
 	b = append(b, `,"pid":`...)
-	b = strconv.AppendUint(b, uint64(pid), 10)
+	b = tdh.AppendUint(b, uint64(pid))
 	b = append(b, `,"tid":`...)
-	b = strconv.AppendUint(b, uint64(tid), 10)
+	b = tdh.AppendUint(b, uint64(tid))
 	if a != nil {
 		if p := a.ProcessOf(pid); p != nil && p.ImageFileName != "" {
 			b = append(b, `,"process_name":`...)
@@ -190,43 +194,43 @@ func (e *JSONEncoder) appendEvent(b []byte, ev *etl.Event, res *decode.Result, a
 	b = append(b, `,"header":"`...)
 	b = append(b, ev.Header.String()...)
 	b = append(b, `","flags":`...)
-	b = strconv.AppendUint(b, uint64(ev.Flags), 10)
+	b = tdh.AppendUint(b, uint64(ev.Flags))
 	b = append(b, `,"provider_guid":"`...)
 	b = appendGUID(b, ev.ProviderID)
 	d := &ev.Descriptor
 	b = append(b, `","event_id":`...)
-	b = strconv.AppendUint(b, uint64(d.ID), 10)
+	b = tdh.AppendUint(b, uint64(d.ID))
 	b = append(b, `,"version":`...)
-	b = strconv.AppendUint(b, uint64(d.Version), 10)
+	b = tdh.AppendUint(b, uint64(d.Version))
 	b = append(b, `,"channel":`...)
-	b = strconv.AppendUint(b, uint64(d.Channel), 10)
+	b = tdh.AppendUint(b, uint64(d.Channel))
 	b = append(b, `,"level":`...)
-	b = strconv.AppendUint(b, uint64(d.Level), 10)
+	b = tdh.AppendUint(b, uint64(d.Level))
 	b = append(b, `,"opcode":`...)
-	b = strconv.AppendUint(b, uint64(d.Opcode), 10)
+	b = tdh.AppendUint(b, uint64(d.Opcode))
 	b = append(b, `,"task":`...)
-	b = strconv.AppendUint(b, uint64(d.Task), 10)
+	b = tdh.AppendUint(b, uint64(d.Task))
 	b = append(b, `,"keywords":`...)
 	b = tdh.AppendJSONUint(b, d.Keyword)
 	switch ev.Header {
 	case etl.HeaderSystem32, etl.HeaderSystem64, etl.HeaderCompact32, etl.HeaderCompact64, etl.HeaderPerfInfo32, etl.HeaderPerfInfo64:
 		b = append(b, `,"hook_id":`...)
-		b = strconv.AppendUint(b, uint64(ev.HookID), 10)
+		b = tdh.AppendUint(b, uint64(ev.HookID))
 	case etl.HeaderInstance32, etl.HeaderInstance64:
 		b = append(b, `,"instance_id":`...)
-		b = strconv.AppendUint(b, uint64(ev.InstanceID), 10)
+		b = tdh.AppendUint(b, uint64(ev.InstanceID))
 		b = append(b, `,"parent_instance_id":`...)
-		b = strconv.AppendUint(b, uint64(ev.ParentInstanceID), 10)
+		b = tdh.AppendUint(b, uint64(ev.ParentInstanceID))
 		b = append(b, `,"parent_guid":"`...)
 		b = appendGUID(b, ev.ParentGUID)
 		b = append(b, '"')
 	case etl.HeaderMessage:
 		b = append(b, `,"message_flags":`...)
-		b = strconv.AppendUint(b, uint64(ev.MessageFlags), 10)
+		b = tdh.AppendUint(b, uint64(ev.MessageFlags))
 		b = append(b, `,"sequence":`...)
-		b = strconv.AppendUint(b, uint64(ev.SequenceNumber), 10)
+		b = tdh.AppendUint(b, uint64(ev.SequenceNumber))
 		b = append(b, `,"component_id":`...)
-		b = strconv.AppendUint(b, uint64(ev.ComponentID), 10)
+		b = tdh.AppendUint(b, uint64(ev.ComponentID))
 	}
 	if ev.Flags&etl.FlagNoCPUTime == 0 {
 		if ev.Flags&etl.FlagPrivateSession != 0 {
@@ -234,9 +238,9 @@ func (e *JSONEncoder) appendEvent(b []byte, ev *etl.Event, res *decode.Result, a
 			b = tdh.AppendJSONUint(b, ev.ProcessorTime)
 		} else {
 			b = append(b, `,"kernel_time":`...)
-			b = strconv.AppendUint(b, uint64(ev.KernelTime), 10)
+			b = tdh.AppendUint(b, uint64(ev.KernelTime))
 			b = append(b, `,"user_time":`...)
-			b = strconv.AppendUint(b, uint64(ev.UserTime), 10)
+			b = tdh.AppendUint(b, uint64(ev.UserTime))
 		}
 	}
 	if ev.ActivityID != uuid.Nil {
@@ -258,7 +262,7 @@ func (e *JSONEncoder) appendEvent(b []byte, ev *etl.Event, res *decode.Result, a
 		b = e.appendNames(b, ev, res.Schema)
 		if !res.Exact {
 			b = append(b, `,"schema_version":`...)
-			b = strconv.AppendUint(b, uint64(res.Schema.Version), 10)
+			b = tdh.AppendUint(b, uint64(res.Schema.Version))
 		}
 		if res.Fallback {
 			// The schema of highest precedence did not fit: say which one did.
@@ -324,7 +328,7 @@ func appendRelMillis(b []byte, d int64) []byte {
 		b = append(b, '-')
 		u = -u
 	}
-	b = strconv.AppendUint(b, u/10000, 10)
+	b = tdh.AppendUint(b, u/10000)
 	frac := u % 10000
 	if frac == 0 {
 		return b
@@ -349,6 +353,22 @@ func appendRFC3339(b []byte, ft int64) []byte {
 	utc.utc = true
 	local, frac, _ := utc.split(ft)
 	b = appendDateTime7(b, local, frac)
+	return append(b, 'Z')
+}
+
+// appendTime is appendRFC3339 with the date and time up to the second
+// kept from the previous event (events come in time order).
+func (e *JSONEncoder) appendTime(b []byte, ft int64) []byte {
+	var utc timeFormatter
+	utc.utc = true
+	sec, frac, _ := utc.split(ft)
+	if e.date == nil || sec != e.dateSec {
+		e.date = appendDateTime7(e.date[:0], sec, 0)
+		e.date = e.date[:len(e.date)-7] // up to the '.'
+		e.dateSec = sec
+	}
+	b = append(b, e.date...)
+	b = tdh.AppendUintWidth(b, uint64(frac), 7)
 	return append(b, 'Z')
 }
 
@@ -455,15 +475,15 @@ func appendExtended(b []byte, x etl.ExtendedItem) []byte {
 	case etl.ExtTSID:
 		if len(d) >= 4 {
 			b = append(b, `,"value":`...)
-			b = strconv.AppendUint(b, uint64(le.Uint32(d)), 10)
+			b = tdh.AppendUint(b, uint64(le.Uint32(d)))
 			return append(b, '}')
 		}
 	case etl.ExtInstanceInfo:
 		if len(d) >= 24 {
 			b = append(b, `,"value":{"instance_id":`...)
-			b = strconv.AppendUint(b, uint64(le.Uint32(d)), 10)
+			b = tdh.AppendUint(b, uint64(le.Uint32(d)))
 			b = append(b, `,"parent_instance_id":`...)
-			b = strconv.AppendUint(b, uint64(le.Uint32(d[4:])), 10)
+			b = tdh.AppendUint(b, uint64(le.Uint32(d[4:])))
 			b = append(b, `,"parent_guid":"`...)
 			b = appendGUID(b, etl.GUIDFromWindows(d[8:]))
 			return append(b, `"}}`...)
@@ -479,7 +499,7 @@ func appendExtended(b []byte, x etl.ExtendedItem) []byte {
 					if i > 0 {
 						b = append(b, ',')
 					}
-					b = strconv.AppendUint(b, uint64(le.Uint32(rest[i:])), 10)
+					b = tdh.AppendUint(b, uint64(le.Uint32(rest[i:])))
 				}
 			} else {
 				for i := 0; i+8 <= len(rest); i += 8 {
@@ -539,7 +559,7 @@ func appendExtended(b []byte, x etl.ExtendedItem) []byte {
 				b = append(b, ',')
 			}
 			b = append(b, `{"type":`...)
-			b = strconv.AppendUint(b, uint64(t.Type), 10)
+			b = tdh.AppendUint(b, uint64(t.Type))
 			if t.GUID != nil {
 				b = append(b, `,"guid":"`...)
 				b = appendGUID(b, *t.GUID)

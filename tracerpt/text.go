@@ -6,11 +6,22 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/uuid"
+
+	"github.com/etwkit/etw/tdh"
 )
 
 // Small allocation-free appenders shared by the encoders.
 
 const lowerHex = "0123456789abcdef"
+
+// jsonSafe marks the bytes appendJSONString copies as they are: printable
+// ASCII but for the quote, the backslash and the HTML-sensitive <, >, &.
+var jsonSafe = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+	}
+	return t
+}()
 const upperHex = "0123456789ABCDEF"
 
 // appendGUID appends g in braces, lower case, as tracerpt prints GUIDs.
@@ -123,12 +134,15 @@ func rightAlignFrom(b []byte, start, width int) []byte {
 
 // appendDigits appends n zero-padded to width digits.
 func appendDigits(b []byte, n, width int) []byte {
-	var buf [20]byte
-	s := strconv.AppendInt(buf[:0], int64(n), 10)
-	for i := len(s); i < width; i++ {
-		b = append(b, '0')
+	if n < 0 {
+		var buf [21]byte
+		s := strconv.AppendInt(buf[:0], int64(n), 10)
+		for i := len(s); i < width; i++ {
+			b = append(b, '0')
+		}
+		return append(b, s...)
 	}
-	return append(b, s...)
+	return tdh.AppendUintWidth(b, uint64(n), width)
 }
 
 // needsXMLEscape reports whether b holds a byte that xmlEscape changes.
@@ -238,6 +252,12 @@ func appendJSONString[S ~string | ~[]byte](dst []byte, s S) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		for i < len(s) && jsonSafe[s[i]] {
+			i++
+		}
+		if i == len(s) {
+			break
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {

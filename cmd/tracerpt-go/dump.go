@@ -338,40 +338,27 @@ func dumpInputs(cmd *cobra.Command, args []string, o *dumpOptions, format tracer
 	}
 	var model *analysis.Model
 	said := false // the no-match line is written
-	if len(o.processes) > 0 {
-		model, _ = analysis.Build(files, dec, nil)
-		if !filter.selectProcesses(cmd, model, o.processes) {
-			// Said on stderr: no such process. The dump is written empty.
-			said = true
-			filter.Start, filter.HasStart, filter.End, filter.HasEnd = 1, true, 0, true
+	annotate := dump && (format == tracerpt.JSON || pq) && !o.noAnalyze
+	if len(o.processes) > 0 || annotate {
+		// One pass builds the analysis model (each event's process name
+		// and stack) and registers the schemas the trace carries, so the
+		// dump needs no prescan of its own. The model decodes kernel,
+		// KernelTraceControl and .NET events with the imports and the
+		// built-in schemas (the trace's TDH metadata is registered at the
+		// end of the pass). The reader's warnings come from the dump.
+		ps := dec.NewPrescanner()
+		model, _ = analysis.Build(files, dec, &analysis.Options{Observe: ps.Observe})
+		if err := ps.Finish(); err != nil {
+			warn(cmd, err)
 		}
+		cfg.Prescanned = true
 	}
-	if dump && (format == tracerpt.JSON || pq) && !o.noAnalyze {
-		// The analysis model gives each event its process name and stack;
-		// the reader's warnings come from the dump itself.
-		if model == nil && len(o.manifests) == 0 {
-			// The model decodes kernel, KernelTraceControl and .NET events
-			// with the built-in schemas (the trace's own are not registered
-			// yet when it is built): build it on another core while this one
-			// prescans the trace, with a decoder of its own, as it would be
-			// built in turn. (With -import the imports would be read twice:
-			// build it in turn.)
-			mdec := newDecoder()
-			mdec.Nearest = dec.Nearest
-			done := make(chan struct{})
-			go func() {
-				defer close(done)
-				model, _ = analysis.Build(files, mdec, nil)
-			}()
-			if err := dec.Prescan(files); err != nil {
-				warn(cmd, err)
-			}
-			cfg.Prescanned = true
-			<-done
-		}
-		if model == nil {
-			model, _ = analysis.Build(files, dec, nil)
-		}
+	if len(o.processes) > 0 && !filter.selectProcesses(cmd, model, o.processes) {
+		// Said on stderr: no such process. The dump is written empty.
+		said = true
+		filter.Start, filter.HasStart, filter.End, filter.HasEnd = 1, true, 0, true
+	}
+	if annotate {
 		cfg.Analysis = model
 	}
 	var out *bufio.Writer

@@ -1,0 +1,54 @@
+package tdh
+
+import (
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"testing"
+)
+
+// TestAppendUintMatchesStrconv checks the in-place formatter against
+// strconv at every width boundary and on random values.
+func TestAppendUintMatchesStrconv(t *testing.T) {
+	vals := []uint64{0, 1, 9, 10, 11, 99, 100, 101, 999, 1000, math.MaxUint32, 1 << 53, math.MaxUint64, math.MaxUint64 - 1}
+	for i := range pow10 {
+		p := pow10[i]
+		vals = append(vals, p, p-1, p+1)
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := 0; i < 100000; i++ {
+		vals = append(vals, r.Uint64()>>r.IntN(64))
+	}
+	for _, v := range vals {
+		if got, want := string(AppendUint([]byte("x"), v)), "x"+strconv.FormatUint(v, 10); got != want {
+			t.Fatalf("AppendUint(%d) = %q, want %q", v, got, want)
+		}
+		s := int64(v)
+		if got, want := string(AppendInt(nil, s)), strconv.FormatInt(s, 10); got != want {
+			t.Fatalf("AppendInt(%d) = %q, want %q", s, got, want)
+		}
+	}
+	if got := string(AppendInt(nil, math.MinInt64)); got != strconv.FormatInt(math.MinInt64, 10) {
+		t.Fatalf("AppendInt(MinInt64) = %q", got)
+	}
+	if got := string(AppendUintWidth(nil, 42, 7)); got != "0000042" {
+		t.Fatalf("AppendUintWidth(42, 7) = %q", got)
+	}
+	if got := string(AppendUintWidth(nil, 12345678, 7)); got != "12345678" {
+		t.Fatalf("AppendUintWidth(12345678, 7) = %q", got)
+	}
+}
+
+func BenchmarkAppendUint(b *testing.B) {
+	buf := make([]byte, 0, 64)
+	for b.Loop() {
+		buf = AppendUint(buf[:0], 132404548206528893)
+	}
+}
+
+func BenchmarkStrconvAppendUint(b *testing.B) {
+	buf := make([]byte, 0, 64)
+	for b.Loop() {
+		buf = strconv.AppendUint(buf[:0], 132404548206528893, 10)
+	}
+}
