@@ -321,11 +321,11 @@ func appendPrintfInt(dst []byte, f printfSpec, n uint64, ptrSize int) []byte {
 		// The common inserts (%1!d!, %2!u!, %3!I64x!…) need no fmt.
 		switch v := arg.(type) {
 		case int64:
-			return strconv.AppendInt(dst, v, 10)
+			return AppendInt(dst, v)
 		case uint64:
 			switch verb {
 			case 'd':
-				return strconv.AppendUint(dst, v, 10)
+				return AppendUint(dst, v)
 			case 'x':
 				return strconv.AppendUint(dst, v, 16)
 			case 'X':

@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
-	"strconv"
 
 	"github.com/google/uuid"
 
@@ -168,7 +167,7 @@ func (e *JSONEncoder) appendEvent(b []byte, ev *etl.Event, res *decode.Result, a
 	b = tdh.AppendJSONInt(b, ev.Timestamp)
 	if multiFile {
 		b = append(b, `,"file":`...)
-		b = strconv.AppendInt(b, int64(ev.File), 10)
+		b = tdh.AppendInt(b, int64(ev.File))
 	}
 	b = append(b, `,"cpu":`...)
 	b = tdh.AppendUint(b, uint64(ev.Processor))
@@ -313,10 +312,10 @@ func appendUnixNanos(b []byte, ft int64) []byte {
 		t = 0
 	}
 	if t >= -tdh.MaxExactJSONInt/100 && t <= tdh.MaxExactJSONInt/100 {
-		return strconv.AppendInt(b, t*100, 10)
+		return tdh.AppendInt(b, t*100)
 	}
 	b = append(b, '"')
-	b = strconv.AppendInt(b, t, 10)
+	b = tdh.AppendInt(b, t)
 	return append(b, '0', '0', '"')
 }
 

@@ -22,6 +22,7 @@ var jsonSafe = func() (t [256]bool) {
 	}
 	return t
 }()
+
 const upperHex = "0123456789ABCDEF"
 
 // appendGUID appends g in braces, lower case, as tracerpt prints GUIDs.
@@ -145,10 +146,24 @@ func appendDigits(b []byte, n, width int) []byte {
 	return tdh.AppendUintWidth(b, uint64(n), width)
 }
 
+// xmlPlain marks the bytes appendXMLEscaped copies as they are, in
+// character data ([0]) and in attribute values ([1]): printable ASCII but
+// for &, < and > (and " in attributes); tab and LF in character data.
+var xmlPlain = func() (t [2][256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		plain := c != '&' && c != '<' && c != '>'
+		t[0][c] = plain
+		t[1][c] = plain && c != '"'
+	}
+	t[0]['\t'], t[0]['\n'] = true, true
+	return t
+}()
+
 // needsXMLEscape reports whether b holds a byte that xmlEscape changes.
 func needsXMLEscape(b []byte, attr bool) bool {
+	plain := &xmlPlain[btoi(attr)]
 	for _, c := range b {
-		if c >= 0x80 || c < 0x20 || c == '<' || c == '>' || c == '&' || (attr && c == '"') {
+		if !plain[c] {
 			return true
 		}
 	}
@@ -164,7 +179,18 @@ func needsXMLEscape(b []byte, attr bool) bool {
 // line-end normalisation; other C0 controls, U+FFFE and U+FFFF, which
 // XML 1.0 cannot carry, and invalid UTF-8 become U+FFFD (&#65533;).
 func appendXMLEscaped(dst, s []byte, attr bool) []byte {
+	plain := &xmlPlain[btoi(attr)]
 	for i := 0; i < len(s); {
+		j := i
+		for j < len(s) && plain[s[j]] {
+			j++
+		}
+		if j > i {
+			dst = append(dst, s[i:j]...)
+			if i = j; i == len(s) {
+				break
+			}
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
 			i++
@@ -219,9 +245,9 @@ func appendXMLAttr(dst []byte, s string) []byte {
 }
 
 func needsXMLEscapeString(s string, attr bool) bool {
+	plain := &xmlPlain[btoi(attr)]
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 0x80 || c < 0x20 || c == '<' || c == '>' || c == '&' || (attr && c == '"') {
+		if !plain[s[i]] {
 			return true
 		}
 	}

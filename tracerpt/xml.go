@@ -1,8 +1,6 @@
 package tracerpt
 
 import (
-	"strconv"
-
 	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
 	"github.com/etwkit/etw/tdh"
@@ -67,22 +65,22 @@ func (e *XMLEncoder) AppendEvent(b []byte, ev *etl.Event, res *decode.Result) []
 	b = e.appendProvider(b, ev, s)
 	d := &ev.Descriptor
 	b = append(b, " />\n\t\t<EventID>"...)
-	b = strconv.AppendUint(b, uint64(d.ID), 10)
+	b = tdh.AppendUint(b, uint64(d.ID))
 	b = append(b, "</EventID>\n\t\t<Version>"...)
-	b = strconv.AppendUint(b, uint64(d.Version), 10)
+	b = tdh.AppendUint(b, uint64(d.Version))
 	b = append(b, "</Version>\n\t\t<Level>"...)
-	b = strconv.AppendUint(b, uint64(d.Level), 10)
+	b = tdh.AppendUint(b, uint64(d.Level))
 	b = append(b, "</Level>\n\t\t<Task>"...)
-	b = strconv.AppendUint(b, uint64(d.Task), 10)
+	b = tdh.AppendUint(b, uint64(d.Task))
 	b = append(b, "</Task>\n\t\t<Opcode>"...)
-	b = strconv.AppendUint(b, uint64(d.Opcode), 10)
+	b = tdh.AppendUint(b, uint64(d.Opcode))
 	b = append(b, "</Opcode>\n\t\t<Keywords>"...)
 	b = appendHex0x(b, d.Keyword)
 	b = append(b, "</Keywords>\n\t\t<TimeCreated SystemTime=\""...)
 	b = e.tf.appendTimeCreated(b, ev.Time)
 	if e.o.RawTimestamp {
 		b = append(b, "\" RawTime=\""...)
-		b = strconv.AppendInt(b, ev.Timestamp, 10)
+		b = tdh.AppendInt(b, ev.Timestamp)
 	}
 	b = append(b, "\" />\n\t\t<Correlation ActivityID=\""...)
 	b = appendGUID(b, ev.ActivityID)
@@ -91,20 +89,20 @@ func (e *XMLEncoder) AppendEvent(b []byte, ev *etl.Event, res *decode.Result) []
 		b = appendGUID(b, g)
 	}
 	b = append(b, "\" />\n\t\t<Execution ProcessID=\""...)
-	b = strconv.AppendUint(b, uint64(ev.ProcessID), 10)
+	b = tdh.AppendUint(b, uint64(ev.ProcessID))
 	b = append(b, "\" ThreadID=\""...)
-	b = strconv.AppendUint(b, uint64(ev.ThreadID), 10)
+	b = tdh.AppendUint(b, uint64(ev.ThreadID))
 	b = append(b, "\" ProcessorID=\""...)
-	b = strconv.AppendUint(b, uint64(ev.Processor), 10)
+	b = tdh.AppendUint(b, uint64(ev.Processor))
 	if ev.Flags&etl.FlagPrivateSession != 0 && ev.Flags&etl.FlagNoCPUTime == 0 {
 		b = append(b, "\" ProcessorTime=\""...)
-		b = strconv.AppendUint(b, ev.ProcessorTime, 10)
+		b = tdh.AppendUint(b, ev.ProcessorTime)
 	} else {
 		mul := msPerTick(e.files, ev)
 		b = append(b, "\" KernelTime=\""...)
-		b = strconv.AppendUint(b, uint64(ev.KernelTime)*mul, 10)
+		b = tdh.AppendUint(b, uint64(ev.KernelTime)*mul)
 		b = append(b, "\" UserTime=\""...)
-		b = strconv.AppendUint(b, uint64(ev.UserTime)*mul, 10)
+		b = tdh.AppendUint(b, uint64(ev.UserTime)*mul)
 	}
 	b = append(b, "\" />\n"...)
 	if s != nil && s.Source == tdh.SourceManifest && s.ChannelName != "" {
@@ -139,9 +137,9 @@ func (e *XMLEncoder) AppendEvent(b []byte, ev *etl.Event, res *decode.Result) []
 		b = append(b, "</EventGuid>\n"...)
 		if ev.Header == etl.HeaderInstance32 || ev.Header == etl.HeaderInstance64 {
 			b = append(b, "\t\t<InstanceID>"...)
-			b = strconv.AppendUint(b, uint64(ev.InstanceID), 10)
+			b = tdh.AppendUint(b, uint64(ev.InstanceID))
 			b = append(b, "</InstanceID>\n\t\t<ParentInstanceID>"...)
-			b = strconv.AppendUint(b, uint64(ev.ParentInstanceID), 10)
+			b = tdh.AppendUint(b, uint64(ev.ParentInstanceID))
 			b = append(b, "</ParentInstanceID>\n"...)
 		}
 		b = append(b, "\t</ExtendedTracingInfo>\n"...)
@@ -279,7 +277,7 @@ func (e *XMLEncoder) appendRenderingInfo(b []byte, s *tdh.Event, res *decode.Res
 // message whose format (TMF) is unknown.
 func (e *XMLEncoder) appendDebugData(b []byte, ev *etl.Event) []byte {
 	b = append(b, "\t<DebugData>\n\t\t<SequenceNumber>"...)
-	b = strconv.AppendUint(b, uint64(ev.SequenceNumber), 10)
+	b = tdh.AppendUint(b, uint64(ev.SequenceNumber))
 	b = append(b, "</SequenceNumber>\n\t\t<FlagsName></FlagsName>\n\t\t<LevelName></LevelName>\n\t\t<Component></Component>\n\t\t<SubComponent></SubComponent>\n\t\t<FileLine>"...)
 	b = appendUintRight(b, uint64(ev.Descriptor.ID), 3)
 	b = append(b, "</FileLine>\n\t\t<Function></Function>\n\t\t<Message>Unknown("...)
