@@ -307,6 +307,8 @@ const (
 	// tdh.MaxMessageBytes) and the writer renders the rest of the batch
 	// in parts of this size, in order.
 	batchOutBytes = 16 << 20
+	// batchOutHint is the rendering buffer a batch starts with.
+	batchOutHint = 1 << 20
 )
 
 func (b *batch) reset() {
@@ -373,6 +375,8 @@ func (p *pipeline) runParallel(ctx context.Context, dec *decode.Decoder, workers
 	}
 	free := make(chan *batch, nb)
 	for i := 0; i < nb; i++ {
+		// Sized for a typical batch, so that the buffers do not grow
+		// through a chain of copies.
 		free <- &batch{}
 	}
 	work := make(chan *batch, nb)
@@ -650,19 +654,32 @@ func (q *enrichQueue) drain() {
 	if len(q.pending) > maxPendingBatches {
 		q.e.Flush()
 	}
+	done := 0 // kept events annotated, from the front
 	for a, ok := q.e.Next(); ok; a, ok = q.e.Next() {
-		if len(q.kept) == 0 || q.kept[0].seq != a.Seq {
+		if done == len(q.kept) || q.kept[done].seq != a.Seq {
 			continue
 		}
-		k := q.kept[0]
-		q.kept = q.kept[1:]
+		k := q.kept[done]
+		done++
 		k.b.annotate(k.i, a)
 	}
-	for len(q.pending) > 0 && q.pending[0].annotated == len(q.pending[0].events) {
-		b := q.pending[0]
-		q.pending = q.pending[1:]
+	if done > 0 {
+		// Shift the rest down: the queue keeps its storage.
+		n := copy(q.kept, q.kept[done:])
+		clear(q.kept[n:])
+		q.kept = q.kept[:n]
+	}
+	sent := 0
+	for sent < len(q.pending) && q.pending[sent].annotated == len(q.pending[sent].events) {
+		b := q.pending[sent]
+		sent++
 		b.fix()
 		q.work <- b
+	}
+	if sent > 0 {
+		n := copy(q.pending, q.pending[sent:])
+		clear(q.pending[n:])
+		q.pending = q.pending[:n]
 	}
 }
 
