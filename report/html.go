@@ -10,6 +10,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 //go:embed assets/report.html.tmpl
@@ -24,46 +25,50 @@ var pageJS string
 //go:embed assets/errors.js
 var errorsJS string
 
-var tmpl = template.Must(template.New("report").Funcs(template.FuncMap{
-	"thousands": func(v any) string {
-		switch n := v.(type) {
-		case int:
-			return thousands(int64(n))
-		case int64:
-			return thousands(n)
-		case uint32:
-			return thousands(int64(n))
-		case uint64:
-			return thousands(int64(n))
-		}
-		return fmt.Sprint(v)
-	},
-	"bytes":    func(v any) string { return fmtBytes(uint64(toFloat(v))) },
-	"ms":       fmtMS,
-	"sec":      fmtSec,
-	"width":    fmtWidth,
-	"pct":      pct,
-	"reltime":  relTime,
-	"barcell":  barCell,
-	"covcolor": func(s string) template.CSS { return template.CSS("background:" + coverageColor(s)) },
-	"swatch":   func(i int) template.CSS { return template.CSS("background:" + seriesColor(i)) },
-	"avg": func(total float64, n int) float64 {
-		if n == 0 {
-			return 0
-		}
-		return total / float64(n)
-	},
-	"hex": func(v any) string {
-		switch n := v.(type) {
-		case int64:
-			return fmt.Sprintf("%#x", n)
-		case *int64:
-			return fmt.Sprintf("%#x", *n)
-		}
-		return fmt.Sprint(v)
-	},
-	"add": func(a, b int) int { return a + b },
-}).Parse(pageTemplate))
+// tmpl is the page template, parsed on first use (not at every start of
+// the program that links the package).
+var tmpl = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("report").Funcs(template.FuncMap{
+		"thousands": func(v any) string {
+			switch n := v.(type) {
+			case int:
+				return thousands(int64(n))
+			case int64:
+				return thousands(n)
+			case uint32:
+				return thousands(int64(n))
+			case uint64:
+				return thousands(int64(n))
+			}
+			return fmt.Sprint(v)
+		},
+		"bytes":    func(v any) string { return fmtBytes(uint64(toFloat(v))) },
+		"ms":       fmtMS,
+		"sec":      fmtSec,
+		"width":    fmtWidth,
+		"pct":      pct,
+		"reltime":  relTime,
+		"barcell":  barCell,
+		"covcolor": func(s string) template.CSS { return template.CSS("background:" + coverageColor(s)) },
+		"swatch":   func(i int) template.CSS { return template.CSS("background:" + seriesColor(i)) },
+		"avg": func(total float64, n int) float64 {
+			if n == 0 {
+				return 0
+			}
+			return total / float64(n)
+		},
+		"hex": func(v any) string {
+			switch n := v.(type) {
+			case int64:
+				return fmt.Sprintf("%#x", n)
+			case *int64:
+				return fmt.Sprintf("%#x", *n)
+			}
+			return fmt.Sprint(v)
+		},
+		"add": func(a, b int) int { return a + b },
+	}).Parse(pageTemplate))
+})
 
 // section is a tab of the page.
 type section struct{ ID, Title string }
@@ -178,7 +183,7 @@ func (d *Data) WriteHTML(w io.Writer) error {
 		}
 	}
 	bw := bufio.NewWriterSize(w, 64<<10)
-	if err := tmpl.Execute(bw, p); err != nil {
+	if err := tmpl().Execute(bw, p); err != nil {
 		return err
 	}
 	return bw.Flush()
