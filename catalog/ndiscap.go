@@ -106,18 +106,22 @@ func ndisSchemas() []*tdh.Event {
 	opcodeMap := valueMap("ut:OpcodeMap", 0x1, "Start State", 0x2, "End State", 0x15, "Loading State", 0x16, "Unloading State")
 	captureSource := valueMap("mapCaptureSource", 0x0, "Undefined", 0x1, "NDIS", 0x2, "VM-Switch", 0x3, "Test")
 
-	u8 := func(name string, m *tdh.Map) tdh.Property { p := scalar(name, tdh.InTypeUInt8); p.Map = m; return p }
-	u16 := func(name string) tdh.Property { return scalar(name, tdh.InTypeUInt16) }
-	u32 := func(name string) tdh.Property { return scalar(name, tdh.InTypeUInt32) }
-	u64 := func(name string) tdh.Property { return scalar(name, tdh.InTypeUInt64) }
-	str := func(name string) tdh.Property { return scalar(name, tdh.InTypeUnicodeString) }
+	u8 := func(name string, m *tdh.Map) tdh.Property {
+		p := tdh.ScalarProperty(name, tdh.InTypeUInt8)
+		p.Map = m
+		return p
+	}
+	u16 := func(name string) tdh.Property { return tdh.ScalarProperty(name, tdh.InTypeUInt16) }
+	u32 := func(name string) tdh.Property { return tdh.ScalarProperty(name, tdh.InTypeUInt32) }
+	u64 := func(name string) tdh.Property { return tdh.ScalarProperty(name, tdh.InTypeUInt64) }
+	str := func(name string) tdh.Property { return tdh.ScalarProperty(name, tdh.InTypeUnicodeString) }
 	binary := func(name string, lengthIndex int) tdh.Property {
-		p := scalar(name, tdh.InTypeBinary)
+		p := tdh.ScalarProperty(name, tdh.InTypeBinary)
 		p.LengthIndex = lengthIndex
 		return p
 	}
 	array := func(name string, in tdh.InType, countIndex int) tdh.Property {
-		p := scalar(name, in)
+		p := tdh.ScalarProperty(name, in)
 		p.IsArray, p.CountIndex = true, countIndex
 		return p
 	}
@@ -187,10 +191,6 @@ func ndisSchemas() []*tdh.Event {
 		out = append(out, s)
 	}
 	return out
-}
-
-func scalar(name string, in tdh.InType) tdh.Property {
-	return tdh.Property{Name: name, InType: in, LengthIndex: -1, CountIndex: -1}
 }
 
 // valueMap builds a value map from value, text pairs.

@@ -301,7 +301,7 @@ func (s *stringOnly) schema(provider uuid.UUID, reg *tdh.Registry) *tdh.Event {
 		return e
 	}
 	e := &tdh.Event{Source: tdh.SourceManifest, ProviderGUID: provider, ProviderName: name, EventName: "EventWriteString", Message: "%1",
-		Properties: []tdh.Property{{Name: "String", InType: tdh.InTypeUnicodeString, LengthIndex: -1, CountIndex: -1}}}
+		Properties: []tdh.Property{tdh.ScalarProperty("String", tdh.InTypeUnicodeString)}}
 	if s.m == nil {
 		s.m = map[uuid.UUID]*tdh.Event{}
 	}

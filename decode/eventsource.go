@@ -223,12 +223,12 @@ func eventSourceManifestSchema(ev *etl.Event, provider string) *tdh.Event {
 		Source: tdh.SourceManifest, ProviderGUID: ev.ProviderID, ProviderName: provider, ID: eventSourceManifestID, Version: ev.Descriptor.Version,
 		Opcode: eventSourceManifestOpcode, EventName: "ManifestData", OpcodeName: "ManifestData",
 		Properties: []tdh.Property{
-			{Name: "Format", InType: tdh.InTypeUInt8, LengthIndex: -1, CountIndex: -1},
-			{Name: "MajorVersion", InType: tdh.InTypeUInt8, LengthIndex: -1, CountIndex: -1},
-			{Name: "MinorVersion", InType: tdh.InTypeUInt8, LengthIndex: -1, CountIndex: -1},
+			tdh.ScalarProperty("Format", tdh.InTypeUInt8),
+			tdh.ScalarProperty("MajorVersion", tdh.InTypeUInt8),
+			tdh.ScalarProperty("MinorVersion", tdh.InTypeUInt8),
 			{Name: "Magic", InType: tdh.InTypeUInt8, OutType: tdh.OutTypeHexInt8, LengthIndex: -1, CountIndex: -1},
-			{Name: "TotalChunks", InType: tdh.InTypeUInt16, LengthIndex: -1, CountIndex: -1},
-			{Name: "ChunkNumber", InType: tdh.InTypeUInt16, LengthIndex: -1, CountIndex: -1},
+			tdh.ScalarProperty("TotalChunks", tdh.InTypeUInt16),
+			tdh.ScalarProperty("ChunkNumber", tdh.InTypeUInt16),
 			{Name: "Data", InType: tdh.InTypeNonNullTerminatedAnsi, OutType: tdh.OutTypeUTF8, LengthIndex: -1, CountIndex: -1},
 		},
 	}

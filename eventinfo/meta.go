@@ -23,18 +23,19 @@ import "github.com/etwkit/etw/tdh"
 // as hex).
 // Each call returns new schemas.
 func MetaSchemas() []*tdh.Event {
-	u8 := func(name string) tdh.Property { return prop(name, tdh.InTypeUInt8) }
-	u16 := func(name string) tdh.Property { return prop(name, tdh.InTypeUInt16) }
-	u32 := func(name string) tdh.Property { return prop(name, tdh.InTypeUInt32) }
-	guid := func(name string) tdh.Property { return prop(name, tdh.InTypeGUID) }
+	u8 := func(name string) tdh.Property { return tdh.ScalarProperty(name, tdh.InTypeUInt8) }
+	u16 := func(name string) tdh.Property { return tdh.ScalarProperty(name, tdh.InTypeUInt16) }
+	u32 := func(name string) tdh.Property { return tdh.ScalarProperty(name, tdh.InTypeUInt32) }
+	guid := func(name string) tdh.Property { return tdh.ScalarProperty(name, tdh.InTypeGUID) }
 	hex32 := func(name string) tdh.Property {
 		p := u32(name)
 		p.OutType = tdh.OutTypeHexInt32
 		return p
 	}
-	data := tdh.Property{Name: "Data", InType: tdh.InTypeBinary, ToEnd: true, LengthIndex: -1, CountIndex: -1}
+	data := tdh.ScalarProperty("Data", tdh.InTypeBinary)
+	data.ToEnd = true
 
-	keyword := prop("Keyword", tdh.InTypeUInt64)
+	keyword := tdh.ScalarProperty("Keyword", tdh.InTypeUInt64)
 	keyword.OutType = tdh.OutTypeHexInt64
 	source := u32("DecodingSource")
 	source.Map = &tdh.Map{Name: "DECODING_SOURCE", Kind: tdh.ValueMap, Entries: []tdh.MapEntry{
@@ -74,8 +75,4 @@ func MetaSchemas() []*tdh.Event {
 		},
 	}
 	return []*tdh.Event{eventInfo, mapInfo}
-}
-
-func prop(name string, in tdh.InType) tdh.Property {
-	return tdh.Property{Name: name, InType: in, LengthIndex: -1, CountIndex: -1}
 }

@@ -387,9 +387,7 @@ func (c *Converter) wantComponent(id uint16) bool {
 // every field before the payload has a fixed size, so the payload's
 // place does not depend on any guess.
 func pktmonSchemas() []*tdh.Event {
-	p := func(name string, in tdh.InType) tdh.Property {
-		return tdh.Property{Name: name, InType: in, LengthIndex: -1, CountIndex: -1}
-	}
+	p := tdh.ScalarProperty
 	u16 := func(name string) tdh.Property { return p(name, tdh.InTypeUInt16) }
 	u32 := func(name string) tdh.Property { return p(name, tdh.InTypeUInt32) }
 	bin := func(name string, length uint16, lengthIndex int) tdh.Property {

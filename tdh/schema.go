@@ -101,6 +101,13 @@ type Property struct {
 	ToEnd bool
 }
 
+// ScalarProperty returns a property of one value of type in, with no length or
+// count taken from another property: the building block of schemas
+// written in Go (built-in tables, TDH metadata, TraceLogging, WPP).
+func ScalarProperty(name string, in InType) Property {
+	return Property{Name: name, InType: in, LengthIndex: -1, CountIndex: -1}
+}
+
 // IsStruct reports whether the property is a struct.
 func (p *Property) IsStruct() bool { return p.Members != nil && p.InType == InTypeNull }
 
