@@ -145,6 +145,21 @@ func (d *Decoder) Clone() *Decoder {
 	return &Decoder{Registry: d.Registry, Nearest: d.Nearest, tl: d.tl, es: d.es, strings: d.strings, imports: d.imports, warn: d.warn}
 }
 
+// Fork returns a Decoder for another trace: it starts with a copy of d's
+// registry (the built-in schemas and everything imported so far) and
+// none of d's trace state (EventSource manifests, TraceLogging and
+// string-only schemas, warnings). What the new decoder's [Decoder.Prescan]
+// registers stays in its own registry, so that traces converted side by
+// side do not lend each other schemas, and the imports are read once.
+func (d *Decoder) Fork() *Decoder {
+	f := newWithRegistry(d.Registry.Clone())
+	f.Nearest = d.Nearest
+	d.imports.mu.Lock()
+	f.imports.next = d.imports.next
+	d.imports.mu.Unlock()
+	return f
+}
+
 // Result is the outcome of decoding one event. Decoded and its values are
 // valid until the next call to [Decoder.Decode].
 type Result struct {

@@ -113,3 +113,40 @@ func TestImportErrors(t *testing.T) {
 		t.Errorf("broken manifest: err = %v", err)
 	}
 }
+
+// TestForkKeepsImportsAndTraceSchemasApart: a fork starts with the
+// parent's imports; what a fork's prescan registers (an EventSource
+// manifest) stays in that fork.
+func TestForkKeepsImportsAndTraceSchemasApart(t *testing.T) {
+	base := New()
+	dir := t.TempDir()
+	imported := strings.ReplaceAll(strings.ReplaceAll(esManifest, "a8a71ac1-040f-54a2-07ca-00a89b5ab761", "11111111-2222-3333-4444-555555555555"), `name="Demo"`, `name="Imported"`)
+	path := filepath.Join(dir, "imported.man")
+	if err := os.WriteFile(path, []byte(imported), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := base.Import(path); err != nil {
+		t.Fatal(err)
+	}
+	impGUID := uuid.MustParse("11111111-2222-3333-4444-555555555555")
+	tf := etltest.NewFile(8192, true)
+	tf.AddBuffer(0, 0, manifestChunks(esManifest, 2)...)
+	b := tf.Bytes()
+	f, err := etl.NewFile(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, other := base.Fork(), base.Fork()
+	if err := a.Prescan([]*etl.File{f}); err != nil {
+		t.Fatal(err)
+	}
+	for name, d := range map[string]*Decoder{"base": base, "fork a": a, "fork b": other} {
+		if _, ok := d.Registry.Lookup(impGUID, 7, 0); !ok {
+			t.Errorf("%s: the imported schema is missing", name)
+		}
+		_, ok := d.Registry.Lookup(esProvider, 7, 0)
+		if want := name == "fork a"; ok != want {
+			t.Errorf("%s: trace schema registered = %v, want %v", name, ok, want)
+		}
+	}
+}

@@ -160,6 +160,26 @@ func (r *Registry) AddFrom(o Origin, events ...*Event) {
 	}
 }
 
+// Clone returns a registry holding the same schemas, which can then be
+// added to without changing r (the candidate lists are shared: they are
+// never modified in place).
+func (r *Registry) Clone() *Registry {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	c := &Registry{events: make(map[key][]Candidate, len(r.events)), versions: make(map[versionKey][]uint8, len(r.versions)),
+		names: make(map[uuid.UUID]string, len(r.names)), dropped: r.dropped}
+	for k, v := range r.events {
+		c.events[k] = v
+	}
+	for k, v := range r.versions {
+		c.versions[k] = slices.Clone(v)
+	}
+	for k, v := range r.names {
+		c.names[k] = v
+	}
+	return c
+}
+
 // Generation returns a number that changes whenever schemas are added:
 // a caller may keep what [Registry.Candidates] returned for as long as the
 // generation stays the same (a per-goroutine cache that takes no lock).
