@@ -129,10 +129,17 @@ func (d *Decoder) Warnings() []error {
 // (package catalog): the NT Kernel Logger classes, KernelTraceControl and
 // the .NET runtime providers.
 func New() *Decoder {
+	return newWithRegistry(builtIn().Clone())
+}
+
+// builtIn is the registry of the built-in schemas, made once; each
+// decoder starts with a copy (schemas are never modified once
+// registered).
+var builtIn = sync.OnceValue(func() *tdh.Registry {
 	reg := tdh.NewRegistry()
 	catalog.Register(reg)
-	return newWithRegistry(reg)
-}
+	return reg
+})
 
 // newWithRegistry returns a Decoder of reg with empty caches.
 func newWithRegistry(reg *tdh.Registry) *Decoder {

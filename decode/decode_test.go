@@ -150,3 +150,10 @@ func TestForkKeepsImportsAndTraceSchemasApart(t *testing.T) {
 		}
 	}
 }
+
+func BenchmarkNew(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		New()
+	}
+}

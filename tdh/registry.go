@@ -2,6 +2,7 @@ package tdh
 
 import (
 	"bytes"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -108,7 +109,7 @@ type Registry struct {
 	mu       sync.RWMutex
 	gen      atomic.Uint64          // bumped by every AddFrom
 	events   map[key][]Candidate    // sorted by precedence; slices are never modified in place
-	versions map[versionKey][]uint8 // versions known per provider+id, ascending
+	versions map[versionKey][]uint8 // versions known per provider+id, ascending; never modified in place
 	names    map[uuid.UUID]string   // provider names, from the schema of highest precedence
 	dropped  int
 }
@@ -146,10 +147,8 @@ func (r *Registry) AddFrom(o Origin, events ...*Event) {
 			for i < len(vs) && vs[i] < e.Version {
 				i++
 			}
-			vs = append(vs, 0)
-			copy(vs[i+1:], vs[i:])
-			vs[i] = e.Version
-			r.versions[vk] = vs
+			// A new slice: clones share the old one.
+			r.versions[vk] = slices.Insert(slices.Clip(vs), i, e.Version)
 		}
 		r.events[k] = r.insert(old, Candidate{e, o})
 		if c := r.events[k]; c[0].Schema == e && e.ProviderName != "" {
@@ -161,23 +160,12 @@ func (r *Registry) AddFrom(o Origin, events ...*Event) {
 }
 
 // Clone returns a registry holding the same schemas, which can then be
-// added to without changing r (the candidate lists are shared: they are
-// never modified in place).
+// added to without changing r (the candidate and version lists are
+// shared: they are never modified in place).
 func (r *Registry) Clone() *Registry {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	c := &Registry{events: make(map[key][]Candidate, len(r.events)), versions: make(map[versionKey][]uint8, len(r.versions)),
-		names: make(map[uuid.UUID]string, len(r.names)), dropped: r.dropped}
-	for k, v := range r.events {
-		c.events[k] = v
-	}
-	for k, v := range r.versions {
-		c.versions[k] = slices.Clone(v)
-	}
-	for k, v := range r.names {
-		c.names[k] = v
-	}
-	return c
+	return &Registry{events: maps.Clone(r.events), versions: maps.Clone(r.versions), names: maps.Clone(r.names), dropped: r.dropped}
 }
 
 // Generation returns a number that changes whenever schemas are added:
