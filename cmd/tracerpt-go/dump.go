@@ -283,9 +283,7 @@ func dumpInputs(cmd *cobra.Command, args []string, o *dumpOptions, format tracer
 	}
 	// The prescan, the analysis and the dump each read the inputs: a
 	// compressed buffer is decompressed once (within inputCache's bound).
-	for _, f := range files {
-		f.SetBufferCache(inputCache)
-	}
+	shareBuffers(files)
 
 	// Outputs: the dump unless only -summary was asked for.
 	dump := fl.Changed("o") || !fl.Changed("summary") || o.splitDir != ""
@@ -308,21 +306,19 @@ func dumpInputs(cmd *cobra.Command, args []string, o *dumpOptions, format tracer
 		return err
 	}
 	for _, p := range []string{dumpPath, summaryPath} {
-		if p == "" || p == "-" || (p == dumpPath && !dump) {
+		if p == dumpPath && !dump {
 			continue
 		}
-		// Only regular files are protected: /dev/null, FIFOs and
-		// terminals are written to as they are.
-		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && !o.yes {
-			return withCode(exitExists, fmt.Errorf("%s already exists; add -y to overwrite it", p))
+		if err := refuseExisting(p, o.yes); err != nil {
+			return err
 		}
 	}
 
-	dec := newDecoder()
-	dec.Nearest = o.nearest
-	if err := importSchemas(cmd, dec, o.manifests, o.verbose); err != nil {
+	dec, err := newImportDecoder(cmd, o.manifests, o.verbose)
+	if err != nil {
 		return err
 	}
+	dec.Nearest = o.nearest
 
 	cfg := &tracerpt.Config{
 		Files:   files,

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -79,26 +80,64 @@ func under(path, dir string) bool {
 	return err == nil && rel != ".." && !filepath.IsAbs(rel) && (len(rel) < 3 || rel[:3] != ".."+string(filepath.Separator))
 }
 
+// refuseExisting is the one policy on existing outputs: an existing
+// regular file is refused, with exit status 4 (exitExists), unless yes
+// (-y) was given. Only regular files are protected: /dev/null, FIFOs and
+// terminals are written to as they are. "" and "-" (standard output) are
+// not paths.
+func refuseExisting(path string, yes bool) error {
+	if yes || path == "" || path == "-" {
+		return nil
+	}
+	if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() {
+		return withCode(exitExists, fmt.Errorf("%s already exists; add -y to overwrite it", path))
+	}
+	return nil
+}
+
 // atomicFile is an output written under a temporary name in the same
 // folder and renamed into place by commit, so that a failure leaves no
-// partial file behind (and an existing file stays as it was).
+// partial file behind (and an existing file stays as it was until the
+// end). An existing path that is not a regular file (/dev/null, a FIFO, a
+// terminal) is written to directly: it cannot be replaced, nor be left
+// partial.
 type atomicFile struct {
 	*os.File
-	path string
-	done bool
+	path   string
+	direct bool // writing to path itself (not a regular file)
+	done   bool
 }
 
 // createAtomic starts writing path.
 func createAtomic(path string) (*atomicFile, error) {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return nil, fmt.Errorf("%s is a directory", path)
+	} else if err == nil && !st.Mode().IsRegular() {
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			return nil, err
+		}
+		return &atomicFile{File: f, path: path, direct: true}, nil
+	}
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
 	}
 	f, err := os.CreateTemp(dir, "."+base+".*.tmp")
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("creating %s: %w", path, err)
 	}
 	return &atomicFile{File: f, path: path}, nil
+}
+
+// writer is the destination to hand to an encoder: the file itself, or,
+// when writing to a device or FIFO directly, the file without its WriteAt
+// (such outputs are streams: an encoder must not seek back).
+func (a *atomicFile) writer() io.Writer {
+	if a.direct {
+		return struct{ io.Writer }{a.File}
+	}
+	return a
 }
 
 // commit closes the file and renames it to its path.
@@ -107,6 +146,9 @@ func (a *atomicFile) commit() error {
 		return nil
 	}
 	a.done = true
+	if a.direct {
+		return a.File.Close()
+	}
 	err := a.File.Chmod(0o644)
 	if cerr := a.File.Close(); err == nil {
 		err = cerr
@@ -116,8 +158,9 @@ func (a *atomicFile) commit() error {
 	}
 	if err != nil {
 		os.Remove(a.File.Name())
+		return fmt.Errorf("writing %s: %w", a.path, err)
 	}
-	return err
+	return nil
 }
 
 // abort removes the temporary file unless commit ran; safe to defer.
@@ -127,7 +170,9 @@ func (a *atomicFile) abort() {
 	}
 	a.done = true
 	a.File.Close()
-	os.Remove(a.File.Name())
+	if !a.direct {
+		os.Remove(a.File.Name())
+	}
 }
 
 // inputCache keeps the decompressed buffers of the inputs a dump reads

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 
@@ -97,45 +96,33 @@ func runPcapng(cmd *cobra.Command, args []string, o *pcapngOptions) error {
 	if err != nil {
 		return usageError(err)
 	}
-	files, err := openInputs(args)
+	toStdout := o.out == "-"
+	if toStdout && isTerminal(cmd.OutOrStdout()) {
+		return usageError(errors.New("refusing to write pcapng to a terminal: give -o FILE, or pipe it (-o - | tshark -r -)"))
+	}
+	// The component list, then the packets: the inputs are read twice
+	// after the prescan.
+	files, dec, err := openTrace(cmd, args, &traceOptions{
+		imports: o.manifests, verbose: o.verbose,
+		outputs: []string{o.out}, yes: o.yes,
+		reread: true, prescan: true,
+	})
 	defer closeAll(files)
 	if err != nil {
 		return err
 	}
-	toStdout := o.out == "-"
-	if toStdout {
-		if isTerminal(cmd.OutOrStdout()) {
-			return usageError(errors.New("refusing to write pcapng to a terminal: give -o FILE, or pipe it (-o - | tshark -r -)"))
-		}
-	} else {
-		if st, err := os.Stat(o.out); err == nil {
-			for _, p := range inputPaths(files) {
-				if in, err := os.Stat(p); err == nil && os.SameFile(st, in) {
-					return usageError(fmt.Errorf("%s is an input: refusing to write over it", o.out))
-				}
-			}
-			if st.Mode().IsRegular() && !o.yes {
-				return withCode(exitExists, fmt.Errorf("%s already exists; add -y to overwrite it", o.out))
-			}
-		}
-	}
-	dec := newDecoder()
-	if err := importSchemas(cmd, dec, o.manifests, o.verbose); err != nil {
-		return err
-	}
-	if err := dec.Prescan(files); err != nil {
-		warn(cmd, err)
-	}
 
 	w := cmd.OutOrStdout()
-	var created *os.File
+	var out *atomicFile
 	if !toStdout {
-		f, err := os.Create(o.out)
-		if err != nil {
+		// Written under a temporary name and renamed when complete: a
+		// failed conversion leaves no partial file, and an existing file
+		// is replaced only at the end.
+		if out, err = createAtomic(o.out); err != nil {
 			return err
 		}
-		created = f
-		w = f
+		defer out.abort()
+		w = out.writer()
 	}
 	st, err := pcapng.Convert(w, files, &pcapng.ConvertOptions{
 		Options: pcapng.Options{DropOnly: o.dropOnly, IncludeDrops: o.includeDrops, Components: comps},
@@ -144,24 +131,21 @@ func runPcapng(cmd *cobra.Command, args []string, o *pcapngOptions) error {
 		Workers: o.workers,
 		Strict:  o.strict,
 	})
-	if created != nil {
-		if cerr := created.Close(); err == nil {
-			err = cerr
-		}
-	}
 	if st != nil && !(o.strict && errors.Is(err, pcapng.ErrDamaged)) {
 		for _, e := range st.Errors {
 			warn(cmd, e)
 		}
 	}
 	if err != nil {
-		if created != nil {
-			os.Remove(o.out) // a partial file would look whole
-		}
 		if errors.Is(err, pcapng.ErrDamaged) {
 			return withCode(exitCorrupt, err)
 		}
 		return err
+	}
+	if out != nil {
+		if err := out.commit(); err != nil {
+			return err
+		}
 	}
 	reportPcapng(cmd, st, o)
 	return nil

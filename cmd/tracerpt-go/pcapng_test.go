@@ -171,7 +171,7 @@ func TestPcapngErrors(t *testing.T) {
 		{[]string{"pcapng", in, "-o", "-", "--component-id", "70000"}, exitUsage, "not a component id"},
 		{[]string{"pcapng", in, "-o", "-", "--bogus"}, exitUsage, "unknown flag"},
 		{[]string{"pcapng", in, "-o", existing}, exitExists, "already exists"},
-		{[]string{"pcapng", in, "-o=" + in, "-y"}, exitUsage, "is an input"},
+		{[]string{"pcapng", in, "-o=" + in, "-y"}, exitUsage, "refusing to write over an input"},
 		{[]string{"pcapng", filepath.Join(t.TempDir(), "missing.etl"), "-o", "-"}, exitInput, "missing.etl"},
 	} {
 		_, errs, code := runCLI(t, c.args...)
@@ -223,6 +223,21 @@ func TestPcapngDamaged(t *testing.T) {
 	}
 	if _, err := os.Stat(out); err == nil {
 		t.Error("--strict left a partial output")
+	}
+	// The output is written under a temporary name: an existing file is
+	// replaced only when the conversion succeeds, and a failed one leaves
+	// nothing behind.
+	if err := os.WriteFile(out, []byte("keep"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, errs, code := runCLI(t, "pcapng", in, "-o", out, "--strict", "-y"); code != exitCorrupt {
+		t.Errorf("--strict -y: exit %d, stderr %q", code, errs)
+	}
+	if b, _ := os.ReadFile(out); string(b) != "keep" {
+		t.Errorf("a failed conversion changed the existing output: %.40q", b)
+	}
+	if left, _ := filepath.Glob(filepath.Join(filepath.Dir(out), ".*.tmp")); len(left) > 0 {
+		t.Errorf("temporary files left: %q", left)
 	}
 }
 

@@ -40,13 +40,11 @@ With --json it writes one JSON object per provider (JSON Lines).`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			files, err := openInputs(args)
+			// CountProviders prescans, then decodes every event: the
+			// inputs are read twice.
+			files, dec, err := openTrace(cmd, args, &traceOptions{imports: imports, verbose: verbose, reread: true})
 			defer closeAll(files)
 			if err != nil {
-				return err
-			}
-			dec := newDecoder()
-			if err := importSchemas(cmd, dec, imports, verbose); err != nil {
 				return err
 			}
 			stats, errs := decode.CountProviders(dec, files)

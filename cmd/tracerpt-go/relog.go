@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -58,13 +57,14 @@ func runRelog(cmd *cobra.Command, args []string, o *relogOptions) error {
 	if err := checkOutputs(inputPaths(files, o.manifests), o.out); err != nil {
 		return err
 	}
-	if _, err := os.Stat(o.out); err == nil && !o.yes {
-		return withCode(exitExists, fmt.Errorf("%s already exists; add -y to overwrite it", o.out))
+	if err := refuseExisting(o.out, o.yes); err != nil {
+		return err
 	}
 	var dec *decode.Decoder
 	if filt.NeedsSchema() {
-		dec = newDecoder()
-		if err := importSchemas(cmd, dec, o.manifests, false); err != nil {
+		// The prescan and the relog each read the inputs.
+		shareBuffers(files)
+		if dec, err = newImportDecoder(cmd, o.manifests, false); err != nil {
 			return err
 		}
 		if err := dec.Prescan(files); err != nil {
@@ -95,7 +95,7 @@ func runRelog(cmd *cobra.Command, args []string, o *relogOptions) error {
 	// Damaged or duplicated inputs can go back in time on a processor
 	// (the merge reads a processor's buffers in flush order): such events
 	// start a new buffer rather than stopping the relog.
-	w, err := etl.NewWriter(out, &etl.WriterOptions{Header: h, BufferSize: bufSize, Compress: o.compress, Reorder: true})
+	w, err := etl.NewWriter(out.writer(), &etl.WriterOptions{Header: h, BufferSize: bufSize, Compress: o.compress, Reorder: true})
 	if err != nil {
 		return err
 	}

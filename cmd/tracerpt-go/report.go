@@ -5,13 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/etwkit/etw/report"
-	"github.com/etwkit/etw/tracerpt"
 )
 
 // reportOptions are the options of "report" and of the dump's -report.
@@ -39,7 +36,7 @@ With --json it writes the same data as one JSON object.
 
 -o defaults to report.html (report.json with --json); "-o -" writes to
 standard output. An existing file is overwritten only with -y, and never
-when it is one of the inputs.`,
+when it is one of the inputs or of the -import paths.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usageError(fmt.Errorf("report: no input file"))
@@ -69,27 +66,22 @@ when it is one of the inputs.`,
 // writeReport builds the report of the inputs args and writes it to
 // o.output.
 func writeReport(cmd *cobra.Command, args []string, o *reportOptions) error {
-	paths, err := tracerpt.ExpandInputs(args)
-	if err != nil {
-		return withCode(exitInput, err)
-	}
-	if err := notAnInput(o.output, paths); err != nil {
-		return err
-	}
-	files, err := openInputs(args)
+	// report.Build reads the inputs three times: the prescan, the
+	// analysis model, then every event.
+	files, dec, err := openTrace(cmd, args, &traceOptions{
+		imports: o.imports, verbose: o.verbose,
+		outputs: []string{o.output}, yes: o.yes,
+		reread: true,
+	})
 	defer closeAll(files)
 	if err != nil {
-		return err
-	}
-	dec := newDecoder()
-	if err := importSchemas(cmd, dec, o.imports, o.verbose); err != nil {
 		return err
 	}
 	w, closeOut, err := createOutput(cmd, o.output, o.yes)
 	if err != nil {
 		return err
 	}
-	d, err := report.Build(files, dec, &report.Options{Names: paths})
+	d, err := report.Build(files, dec, &report.Options{Names: inputPaths(files)})
 	if err != nil {
 		var j interface{ Unwrap() []error }
 		if errors.As(err, &j) {
@@ -113,22 +105,4 @@ func writeReport(cmd *cobra.Command, args []string, o *reportOptions) error {
 		err = cerr
 	}
 	return err
-}
-
-// notAnInput refuses an output path that names one of the inputs, -y or
-// not: the report would replace the trace it describes.
-func notAnInput(out string, inputs []string) error {
-	if out == "" || out == "-" {
-		return nil
-	}
-	ost, err := os.Stat(out)
-	if err != nil {
-		return nil // does not exist yet
-	}
-	for _, in := range inputs {
-		if ist, err := os.Stat(in); err == nil && os.SameFile(ost, ist) {
-			return usageError(fmt.Errorf("%s is an input file; write the report elsewhere", filepath.Clean(out)))
-		}
-	}
-	return nil
 }

@@ -36,7 +36,7 @@ func TestReportCommand(t *testing.T) {
 		in := filepath.Join(dir, c.in)
 		os.WriteFile(in, b, 0o644)
 		args := append([]string{"report", in}, strings.Fields(c.o)...)
-		if _, errs, code := runCLI(t, append(args, "-y")...); code != exitUsage || !strings.Contains(errs, "is an input file") {
+		if _, errs, code := runCLI(t, append(args, "-y")...); code != exitUsage || !strings.Contains(errs, "refusing to write over an input") {
 			t.Errorf("%q: exit %d, %q", args, code, errs)
 		}
 		if got, _ := os.ReadFile(in); string(got) != string(b) {

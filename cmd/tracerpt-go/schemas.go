@@ -75,8 +75,8 @@ func exportSchemas(cmd *cobra.Command, dir string, schemas []*tdh.Event, yes, ve
 	var issues []*manifest.ExportIssue
 	for _, g := range manifest.GroupByProvider(schemas) {
 		path := filepath.Join(dir, manifest.ExportFileName(g[0].ProviderName, g[0].ProviderGUID))
-		if _, err := os.Stat(path); err == nil && !yes {
-			return withCode(exitExists, fmt.Errorf("%s already exists; add -y to overwrite it", path))
+		if err := refuseExisting(path, yes); err != nil {
+			return err
 		}
 		var b bytes.Buffer
 		is, err := manifest.WriteXML(&b, g)

@@ -18,6 +18,7 @@ import (
 
 type analysisOptions struct {
 	manifests []string
+	verbose   bool
 }
 
 // addAnalysisFlags registers the options the analysis commands share.
@@ -25,21 +26,29 @@ func addAnalysisFlags(cmd *cobra.Command, o *analysisOptions) {
 	fl := cmd.Flags()
 	fl.StringSliceVar(&o.manifests, "import", nil, "instrumentation manifest(s), or folders of them, to decode events with (as for the dump)")
 	fl.StringSliceVar(&o.manifests, "manifest", nil, "same as -import")
+	fl.BoolVarP(&o.verbose, "verbose", "v", false, "each schema import warning")
 }
 
-// buildModel opens the inputs, imports the schemas and builds the
-// analysis model. The files are returned for closing, on error too.
-func (o *analysisOptions) buildModel(cmd *cobra.Command, args []string) ([]*etl.File, *decode.Decoder, *analysis.Model, error) {
-	files, err := openInputs(args)
+// buildModel opens the inputs, checks the outputs and imports the schemas
+// as t says (openTrace), then builds the analysis model in one pass. With
+// prescan that pass also registers the schemas the trace carries, for a
+// pass that follows and decodes every event. The files are returned for
+// closing, on error too.
+func (o *analysisOptions) buildModel(cmd *cobra.Command, args []string, t traceOptions, prescan bool) ([]*etl.File, *decode.Decoder, *analysis.Model, error) {
+	t.imports, t.verbose, t.prescan = o.manifests, o.verbose, false
+	files, dec, err := openTrace(cmd, args, &t)
 	if err != nil {
 		return files, nil, nil, err
 	}
-	dec := newDecoder()
-	if err := dec.Import(o.manifests...); err != nil {
-		warn(cmd, err)
+	if !prescan {
+		m, err := analysis.Build(files, dec, nil)
+		o.warnAll(cmd, err)
+		return files, dec, m, nil
 	}
-	m, err := analysis.Build(files, dec, nil)
+	ps := dec.NewPrescanner()
+	m, err := analysis.Build(files, dec, &analysis.Options{Observe: ps.Observe})
 	o.warnAll(cmd, err)
+	o.warnAll(cmd, ps.Finish())
 	return files, dec, m, nil
 }
 
@@ -63,12 +72,12 @@ func createOutput(cmd *cobra.Command, path string, yes bool) (io.Writer, func() 
 	if path == "" || path == "-" {
 		return cmd.OutOrStdout(), func() error { return nil }, nil
 	}
-	if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() && !yes {
-		return nil, nil, withCode(exitExists, fmt.Errorf("%s already exists; add -y to overwrite it", path))
+	if err := refuseExisting(path, yes); err != nil {
+		return nil, nil, err
 	}
 	f, err := os.Create(path)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("creating %s: %w", path, err)
 	}
 	return f, f.Close, nil
 }
@@ -136,20 +145,14 @@ the values samples/count and cpu/nanoseconds (the trace's sampling interval,
 				}
 				copts.PIDs = l
 			}
-			if paths, err := tracerpt.ExpandInputs(args); err == nil {
-				if err := checkOutputs(append(paths, o.manifests...), output); err != nil {
-					return err
-				}
-			}
-			files, dec, m, err := o.buildModel(cmd, args)
+			// The model, then the stacks of the events selected: the
+			// inputs are read twice. --event decodes every event, so the
+			// model's pass registers the schemas the trace carries too.
+			t := traceOptions{outputs: []string{output}, yes: yes, reread: true}
+			files, dec, m, err := o.buildModel(cmd, args, t, copts.NeedsSchema)
 			defer closeAll(files)
 			if err != nil {
 				return err
-			}
-			if copts.NeedsSchema {
-				if err := dec.Prescan(files); err != nil {
-					o.warnAll(cmd, err)
-				}
 			}
 			var write func(io.Writer) error
 			if format == "pprof" {

@@ -55,7 +55,8 @@ With --json it writes one object: {"processes": [{"pid", "name",
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			files, _, m, err := o.buildModel(cmd, args)
+			// One pass (the model): no buffer is read twice.
+			files, _, m, err := o.buildModel(cmd, args, traceOptions{}, false)
 			defer closeAll(files)
 			if err != nil {
 				return err

@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"os"
 
@@ -63,8 +62,8 @@ func runSynth(cmd *cobra.Command, in string, o *synthOptions) error {
 	if err := checkOutputs([]string{in}, o.out); err != nil {
 		return err
 	}
-	if _, err := os.Stat(o.out); err == nil && !o.yes {
-		return withCode(exitExists, fmt.Errorf("%s already exists; add -y to overwrite it", o.out))
+	if err := refuseExisting(o.out, o.yes); err != nil {
+		return err
 	}
 	var r io.Reader = cmd.InOrStdin()
 	if in != "-" {
@@ -82,7 +81,7 @@ func runSynth(cmd *cobra.Command, in string, o *synthOptions) error {
 		return err
 	}
 	defer out.abort()
-	err = synth.Convert(out, r, in, &synth.Options{BufferSize: o.bufferSize, Compress: o.compress, CPUs: o.cpus})
+	err = synth.Convert(out.writer(), r, in, &synth.Options{BufferSize: o.bufferSize, Compress: o.compress, CPUs: o.cpus})
 	var ie *synth.InputError
 	if errors.As(err, &ie) {
 		return withCode(exitInput, err)

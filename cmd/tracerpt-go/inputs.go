@@ -1,0 +1,80 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/etwkit/etw/decode"
+	"github.com/etwkit/etw/etl"
+)
+
+// traceOptions says how openTrace prepares the inputs of a command.
+type traceOptions struct {
+	// imports are the -import paths: a missing one, or a named file that
+	// is not a schema file, is exit status 3 (importSchemas).
+	imports []string
+	// verbose (-v) prints each import warning.
+	verbose bool
+	// outputs are the files the command will write: one that is an input
+	// or an import is refused (checkOutputs, exit status 2), an existing
+	// regular file without yes too (refuseExisting, exit status 4).
+	outputs []string
+	yes     bool
+	// reread is set by commands that read the inputs more than once: a
+	// compressed buffer is then decompressed once (inputCache).
+	reread bool
+	// prescan registers the schemas the traces carry before openTrace
+	// returns (decode.Decoder.Prescan; its problems are warnings).
+	prescan bool
+}
+
+// openTrace is the start every trace-reading command shares: it opens
+// the inputs args (globs and .etl.NNN sequences expanded once), checks the
+// outputs against them, and makes a decoder with the imported schemas,
+// prescanned if asked. Errors carry their exit status. The files are
+// returned for closing, on error too.
+func openTrace(cmd *cobra.Command, args []string, o *traceOptions) ([]*etl.File, *decode.Decoder, error) {
+	files, err := openInputs(args)
+	if err != nil {
+		return files, nil, err
+	}
+	if o.reread {
+		shareBuffers(files)
+	}
+	if err := checkOutputs(inputPaths(files, o.imports), o.outputs...); err != nil {
+		return files, nil, err
+	}
+	for _, p := range o.outputs {
+		if err := refuseExisting(p, o.yes); err != nil {
+			return files, nil, err
+		}
+	}
+	dec, err := newImportDecoder(cmd, o.imports, o.verbose)
+	if err != nil {
+		return files, nil, err
+	}
+	if o.prescan {
+		if err := dec.Prescan(files); err != nil {
+			warn(cmd, err)
+		}
+	}
+	return files, dec, nil
+}
+
+// newImportDecoder returns a new decoder (newDecoder) holding the schemas
+// of the -import paths; see importSchemas for the errors.
+func newImportDecoder(cmd *cobra.Command, imports []string, verbose bool) (*decode.Decoder, error) {
+	dec := newDecoder()
+	if err := importSchemas(cmd, dec, imports, verbose); err != nil {
+		return nil, err
+	}
+	return dec, nil
+}
+
+// shareBuffers gives files the shared inputCache, for commands that read
+// them more than once (prescan, analysis, then the command's own pass):
+// each compressed buffer is decompressed once, within the cache's bound.
+func shareBuffers(files []*etl.File) {
+	for _, f := range files {
+		f.SetBufferCache(inputCache)
+	}
+}
