@@ -49,6 +49,9 @@ type dumpOptions struct {
 	splitDir    string // --split-by-event: Parquet tables per event type
 	compression string // Parquet codec
 	jobs        int    // --jobs: one output per input, this many at a time
+	// base, for the jobs of --jobs, is a decoder holding the imports,
+	// which each job forks instead of importing them again.
+	base *decode.Decoder
 
 	providers, excludeProviders []string
 	eventNames, processes       []string
@@ -314,8 +317,10 @@ func dumpInputs(cmd *cobra.Command, args []string, o *dumpOptions, format tracer
 		}
 	}
 
-	dec, err := newImportDecoder(cmd, o.manifests, o.verbose)
-	if err != nil {
+	var dec *decode.Decoder
+	if o.base != nil {
+		dec = o.base.Fork() // --jobs: the imports were read once
+	} else if dec, err = newImportDecoder(cmd, o.manifests, o.verbose); err != nil {
 		return err
 	}
 	dec.Nearest = o.nearest

@@ -94,6 +94,11 @@ func runJobs(cmd *cobra.Command, args []string, o *dumpOptions, format tracerpt.
 	}
 	stderr := &lockedWriter{w: cmd.ErrOrStderr()}
 	cmd.SetErr(stderr)
+	// The imports are read (and summed up) once; each job forks them.
+	base, err := newImportDecoder(cmd, o.manifests, o.verbose)
+	if err != nil {
+		return err
+	}
 
 	errs := make([]error, len(jobs))
 	next := make(chan int)
@@ -104,7 +109,7 @@ func runJobs(cmd *cobra.Command, args []string, o *dumpOptions, format tracerpt.
 			defer wg.Done()
 			for i := range next {
 				jo := *o
-				jo.workers, jo.quiet, jo.summary = workers, true, ""
+				jo.workers, jo.quiet, jo.summary, jo.base = workers, true, "", base
 				if o.splitDir != "" {
 					jo.splitDir, jo.output = outs[i], ""
 				} else {

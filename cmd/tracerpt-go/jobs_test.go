@@ -90,6 +90,33 @@ func TestJobs(t *testing.T) {
 	}
 }
 
+// TestJobsImportOnce: with -import, --jobs reads the schemas once and
+// each job decodes with them (a fork of the imports), giving the bytes of
+// a dump of that input alone with the same -import.
+func TestJobsImportOnce(t *testing.T) {
+	withFixedSchemas(t)
+	dir := filepath.Join("..", "..", "testdata", "etl")
+	man := filepath.Join(dir, "manifest-types.man")
+	inputs := []string{filepath.Join(dir, "manifest-types.etl"), sample}
+	out := filepath.Join(t.TempDir(), "out")
+	mustRun(t, append(append([]string{}, inputs...), "--jobs", "2", "-import", man, "-o", out, "-of", "JSON")...)
+	for _, in := range inputs {
+		name := strings.TrimSuffix(filepath.Base(in), ".etl") + ".json"
+		got, err := os.ReadFile(filepath.Join(out, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := mustRun(t, in, "-import", man, "-of", "JSON", "-o", "-"); string(got) != want {
+			t.Errorf("%s: not the bytes of a dump of that input alone with -import", name)
+		}
+	}
+	// The import mattered: without it manifest-types.etl does not decode.
+	got, _ := os.ReadFile(filepath.Join(out, "manifest-types.json"))
+	if without := mustRun(t, inputs[0], "-of", "JSON", "-o", "-"); string(got) == without {
+		t.Error("manifest-types.etl: the same output without -import; the test proves nothing")
+	}
+}
+
 func contains(list []string, s string) bool {
 	for _, x := range list {
 		if x == s {
