@@ -3,6 +3,8 @@ package analysis_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -388,5 +390,94 @@ func TestMatchEvent(t *testing.T) {
 		if got := count(spec); got != want {
 			t.Errorf("%s: %d events, want %d", spec, got, want)
 		}
+	}
+}
+
+// TestEachSelected: the selected events come out once each, in push
+// order, with the stacks Collect aggregates; Observe sees every event
+// first; PIDs filter before Select; Decode adds decodings; an error from
+// the callback stops the walk.
+func TestEachSelected(t *testing.T) {
+	files, dec, m := buildExample(t)
+	var seqs []int64
+	observed, decoded := 0, 0
+	opts := &analysis.CollectOptions{Observe: func(ev *etl.Event, res *decode.Result) {
+		observed++
+		if res != nil {
+			decoded++
+		}
+	}}
+	st, err := m.EachSelected(files, dec, opts, func(a *analysis.Annotation) error {
+		if a.Process == nil || a.PID != appPID || len(a.Stack) == 0 {
+			t.Errorf("event %d: pid %d, process %v, %d frames", a.Seq, a.PID, a.Process, len(a.Stack))
+		}
+		if observed <= int(a.Seq) {
+			t.Errorf("event %d handed out after %d events observed", a.Seq, observed)
+		}
+		seqs = append(seqs, a.Seq)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []int64{10, 12, 16, 19}; !slices.Equal(seqs, want) {
+		t.Errorf("selected %v, want %v", seqs, want)
+	}
+	if observed != st.Events || observed != 39 || st.WithStack != 5 {
+		t.Errorf("observed %d, stats %+v", observed, st)
+	}
+	if decoded == 0 || decoded == observed {
+		t.Errorf("%d of %d events decoded without NeedsSchema", decoded, observed)
+	}
+
+	// Decode every event; Select sees the results.
+	observed, decoded = 0, 0
+	opts.Decode = func(*etl.Event) bool { return true }
+	withRes := 0
+	opts.Select = func(ev *etl.Event, res *decode.Result) bool {
+		if res != nil {
+			withRes++
+		}
+		return false
+	}
+	if _, err := m.EachSelected(files, dec, opts, func(a *analysis.Annotation) error {
+		t.Errorf("event %d selected", a.Seq)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if decoded != observed || withRes != observed {
+		t.Errorf("Decode: %d events observed, %d decoded, %d selected with a result", observed, decoded, withRes)
+	}
+
+	// PIDs filter before Select: the System process has no event Select
+	// would see among the app's.
+	calls := 0
+	opts = &analysis.CollectOptions{PIDs: []uint32{4}, Select: func(*etl.Event, *decode.Result) bool { calls++; return true }}
+	var pids []uint32
+	if _, err := m.EachSelected(files, dec, opts, func(a *analysis.Annotation) error {
+		pids = append(pids, a.PID)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if calls == 0 || calls != len(pids) || calls >= observed {
+		t.Errorf("pid 4: Select called %d times, %d events selected of %d", calls, len(pids), observed)
+	}
+	for _, pid := range pids {
+		if pid != 4 {
+			t.Errorf("pid 4 filter let pid %d through", pid)
+		}
+	}
+
+	// The callback's error stops the walk.
+	stop := errors.New("stop")
+	n := 0
+	_, err = m.EachSelected(files, dec, nil, func(a *analysis.Annotation) error {
+		n++
+		return stop
+	})
+	if err != stop || n != 1 {
+		t.Errorf("stop: err %v after %d calls", err, n)
 	}
 }

@@ -90,9 +90,21 @@ type CollectOptions struct {
 	// the model needs decoded (CPU samples among them).
 	NeedsSchema bool
 	// PIDs keeps only the events of these processes (all when empty).
+	// Select is called only for the events of these processes.
 	PIDs []uint32
 	// Window is the enricher's window (default DefaultWindow).
 	Window int
+	// Decode, if set, asks for the decoding of more events than
+	// NeedsSchema and the model need: the events it reports true for are
+	// decoded too, and Observe and Select get their result.
+	Decode func(ev *etl.Event) bool
+	// Observe, if set, is called with every event, in time order, before
+	// the event is selected (whatever its process): a pass that needs
+	// the trace for another purpose shares this one. res is the event's
+	// decoding as Select gets it (nil for the events neither NeedsSchema,
+	// Decode nor the model asked to decode). Both are valid until
+	// Observe returns.
+	Observe func(ev *etl.Event, res *decode.Result)
 }
 
 // CollectStats says what [Model.Collect] selected.
@@ -109,6 +121,36 @@ type CollectStats struct {
 // the selected events to a new profile, each with weight 1. The profile's
 // total is the number of events selected.
 func (m *Model) Collect(files []*etl.File, dec *decode.Decoder, opts *CollectOptions) (*Profile, CollectStats, error) {
+	prof := NewProfile()
+	var st CollectStats
+	var err error
+	st.Enrich, err = m.EachSelected(files, dec, opts, func(a *Annotation) error {
+		st.count(a)
+		prof.Add(a.Process, a.PID, a.Stack, 1)
+		return nil
+	})
+	return prof, st, err
+}
+
+// EachSelected reads files again in time order, gives each event its
+// process and stack from m (which should be built from the same files),
+// and calls fn with the final annotation of every event opts selects
+// (CPU samples by default, see [CollectOptions]), in time order. It is
+// the pass under [Model.Collect] and [Model.CollectPprof], for other
+// aggregations of the selected events' stacks.
+//
+// Events are decoded with dec only as far as opts and the model need
+// (every event with NeedsSchema). Stacks can be logged after their event,
+// so fn is called once the enricher's window has passed the event (see
+// [Enricher]), while opts.Observe sees the events as they are read. The
+// annotation and its Stack are valid until fn returns.
+//
+// If fn returns an error, the walk stops and EachSelected returns that
+// error. Otherwise the error, if not nil, is the damaged buffers and
+// records the reader met (each an *etl.FormatError) joined with
+// [errors.Join]: its Unwrap() []error method lists them. The stats are
+// the enricher's (every event read counts in Events).
+func (m *Model) EachSelected(files []*etl.File, dec *decode.Decoder, opts *CollectOptions, fn func(a *Annotation) error) (EnrichStats, error) {
 	var o CollectOptions
 	if opts != nil {
 		o = *opts
@@ -117,43 +159,46 @@ func (m *Model) Collect(files []*etl.File, dec *decode.Decoder, opts *CollectOpt
 	if sel == nil {
 		sel = IsCPUSample
 	}
-	prof := NewProfile()
-	var st CollectStats
 	e := m.NewEnricher(&EnrichOptions{Window: o.Window})
 	r := etl.NewReader(files, nil)
 	defer r.Close()
-	var queue []int64 // sequence numbers of selected events, pending
-	var seq int64
-	take := func() {
+	var queue []int64 // sequence numbers of the selected events not handed to fn yet
+	drain := func() error {
 		for a, ok := e.Next(); ok; a, ok = e.Next() {
 			if len(queue) == 0 || queue[0] != a.Seq {
 				continue
 			}
 			queue = queue[1:]
-			if len(o.PIDs) > 0 && !containsPID(o.PIDs, a.PID) {
-				continue
+			if err := fn(a); err != nil {
+				return err
 			}
-			st.count(a)
-			prof.Add(a.Process, a.PID, a.Stack, 1)
 		}
+		return nil
 	}
 	for r.Next() {
 		ev := r.Event()
 		var res *decode.Result
-		if o.NeedsSchema || e.NeedsDecode(ev) {
+		if o.NeedsSchema || e.NeedsDecode(ev) || (o.Decode != nil && o.Decode(ev)) {
 			res = dec.Decode(ev)
 		}
-		if sel(ev, res) {
-			queue = append(queue, seq)
+		if o.Observe != nil {
+			o.Observe(ev, res)
 		}
-		seq++
-		e.Push(ev, res)
-		take()
+		// An event's process is known when it is pushed and does not
+		// change: the PIDs filter applies before Select.
+		a := e.Push(ev, res)
+		if (len(o.PIDs) == 0 || containsPID(o.PIDs, a.PID)) && sel(ev, res) {
+			queue = append(queue, a.Seq)
+		}
+		if err := drain(); err != nil {
+			return e.Stats, err
+		}
 	}
 	e.Flush()
-	take()
-	st.Enrich = e.Stats
-	return prof, st, errors.Join(r.Errors()...)
+	if err := drain(); err != nil {
+		return e.Stats, err
+	}
+	return e.Stats, errors.Join(r.Errors()...)
 }
 
 // count adds a selected event to the counts.

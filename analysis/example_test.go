@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/etwkit/etw/analysis"
+	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
 )
 
@@ -104,4 +105,36 @@ func ExampleModel_Collect() {
 	// app (100);ntdll.dll;app.exe 2
 	// app (100);ntdll.dll;app.exe;App.Program.Work 1
 	// app (100);ntdll.dll;app.exe;ntoskrnl.exe 1
+}
+
+// Walk the CPU samples with their final stacks, and every event as it is
+// read: here the innermost frame of each sample, and the number of events.
+func ExampleModel_EachSelected() {
+	files, dec := exampleTrace()
+	m, err := analysis.Build(files, dec, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	events := 0
+	opts := &analysis.CollectOptions{ // CPU samples, as Select is nil
+		Observe: func(ev *etl.Event, res *decode.Result) { events++ },
+	}
+	st, err := m.EachSelected(files, dec, opts, func(a *analysis.Annotation) error {
+		leaf := "no stack"
+		if len(a.Stack) > 0 {
+			leaf = a.Stack[0].Name()
+		}
+		fmt.Printf("event %d at %v: %s, %s\n", a.Seq, a.Time().Sub(m.Start()), a.Process, leaf)
+		return nil
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(events, "events,", st.WithStack, "with a stack")
+	// Output:
+	// event 10 at 10µs: app (100), app.exe
+	// event 12 at 20µs: app (100), ntoskrnl.exe
+	// event 16 at 40µs: app (100), app.exe
+	// event 19 at 60µs: app (100), App.Program.Work
+	// 39 events, 5 with a stack
 }

@@ -506,12 +506,10 @@ func ftTime(ft int64) time.Time {
 	return etl.FiletimeToTime(ft)
 }
 
-// fileTimeEpoch is 1601-01-01 → 1970-01-01 in 100 ns ticks.
-const fileTimeEpoch = 116444736000000000
-
+// timeFT returns t as a FILETIME; the zero time is the end of time.
 func timeFT(t time.Time) int64 {
 	if t.IsZero() {
 		return maxTime
 	}
-	return t.Unix()*1e7 + int64(t.Nanosecond())/100 + fileTimeEpoch
+	return etl.TimeToFiletime(t)
 }

@@ -3,7 +3,6 @@ package analysis
 import (
 	"cmp"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -104,56 +103,37 @@ func (m *Model) CollectPprof(files []*etl.File, dec *decode.Decoder, opts *Pprof
 	pb := newPprofBuilder(m)
 	var st PprofStats
 	var iv intervalTimeline
-	e := m.NewEnricher(&EnrichOptions{Window: o.Window})
-	r := etl.NewReader(files, nil)
-	defer r.Close()
-	type pending struct {
-		seq    int64
-		sample bool
-	}
-	var queue []pending
-	var seq int64
+	// The interval events are decoded and observed whatever the
+	// selection; allSamples says whether every event selected (of the
+	// processes kept: EachSelected filters them before Select) is a CPU
+	// sample.
 	allSamples := true
-	take := func() {
-		for a, ok := e.Next(); ok; a, ok = e.Next() {
-			if len(queue) == 0 || queue[0].seq != a.Seq {
-				continue
-			}
-			q := queue[0]
-			queue = queue[1:]
-			if len(o.PIDs) > 0 && !containsPID(o.PIDs, a.PID) {
-				continue
-			}
-			st.count(a)
-			allSamples = allSamples && q.sample
-			pb.add(a)
+	co := o.CollectOptions
+	co.Select = func(ev *etl.Event, res *decode.Result) bool {
+		if !sel(ev, res) {
+			return false
+		}
+		allSamples = allSamples && classify(ev) == kSample
+		return true
+	}
+	userDecode, userObserve := o.Decode, o.Observe
+	co.Decode = func(ev *etl.Event) bool {
+		return isIntervalEvent(ev) || (userDecode != nil && userDecode(ev))
+	}
+	co.Observe = func(ev *etl.Event, res *decode.Result) {
+		if userObserve != nil {
+			userObserve(ev, res)
+		}
+		if isIntervalEvent(ev) {
+			iv.observe(ev, res)
 		}
 	}
-	for r.Next() {
-		ev := r.Event()
-		k := classify(ev)
-		var res *decode.Result
-		if o.NeedsSchema || e.NeedsDecode(ev) {
-			res = dec.Decode(ev)
-		}
-		if k == kOther && ev.ProviderID == guidPerfInfo && ev.Flags&etl.FlagClassicHeader != 0 {
-			if op := ev.Descriptor.Opcode; op == opSetInterval || op == opCollectionStart || op == opCollectionEnd {
-				if res == nil {
-					res = dec.Decode(ev)
-				}
-				iv.observe(ev, res)
-			}
-		}
-		if sel(ev, res) {
-			queue = append(queue, pending{seq, k == kSample})
-		}
-		seq++
-		e.Push(ev, res)
-		take()
-	}
-	e.Flush()
-	take()
-	st.Enrich = e.Stats
+	var err error
+	st.Enrich, err = m.EachSelected(files, dec, &co, func(a *Annotation) error {
+		st.count(a)
+		pb.add(a)
+		return nil
+	})
 	st.CPU = o.Select == nil || (allSamples && st.Selected > 0)
 	switch {
 	case o.Interval > 0:
@@ -168,7 +148,17 @@ func (m *Model) CollectPprof(files []*etl.File, dec *decode.Decoder, opts *Pprof
 	}
 	st.IntervalFrom = iv.from
 	st.Mappings, st.Locations, st.Functions = len(p.Mapping), len(p.Location), len(p.Function)
-	return p, st, errors.Join(r.Errors()...)
+	return p, st, err
+}
+
+// isIntervalEvent reports whether ev is a PerfInfo SetInterval,
+// CollectionStart or CollectionEnd event (see [intervalTimeline.observe]).
+func isIntervalEvent(ev *etl.Event) bool {
+	if ev.ProviderID != guidPerfInfo || ev.Flags&etl.FlagClassicHeader == 0 {
+		return false
+	}
+	op := ev.Descriptor.Opcode
+	return (op == opSetInterval || op == opCollectionStart || op == opCollectionEnd) && classify(ev) == kOther
 }
 
 // intervalTimeline holds the sampling interval of the timer profile

@@ -133,16 +133,15 @@ type collector struct {
 	provs    []uuid.UUID
 	levels   []*level
 	pc       decode.ProviderCounter
-	cov      map[string]int
+	cov      [numCoverage]int
 
 	fileEvents []int
-	fileTypes  []map[etl.HeaderType]int
+	fileTypes  [][256]int // per file, records by header type
 	fileFirst  []int64
 	fileLast   []int64
 	lost       []Marker
 
 	prof      *analysis.Profile
-	queue     []int64
 	withStack int
 
 	jitProc   map[procKey]int
@@ -158,12 +157,14 @@ type collector struct {
 
 func build(files []*etl.File, dec *decode.Decoder, o *Options) (*Data, error) {
 	var warnings []error
-	if err := dec.Prescan(files); err != nil {
+	// One pass builds the model and registers the schemas the trace
+	// carries (a prescan). The model's own reader meets the same damaged
+	// buffers as the pass below, which reports them.
+	ps := dec.NewPrescanner()
+	m, _ := analysis.Build(files, dec, &analysis.Options{Observe: ps.Observe})
+	if err := ps.Finish(); err != nil {
 		warnings = append(warnings, err)
 	}
-	// The model's own reader meets the same damaged buffers as the pass
-	// below, which reports them.
-	m, _ := analysis.Build(files, dec, nil)
 	d := &Data{Title: o.Title}
 	if d.Title == "" {
 		var names []string
@@ -215,14 +216,10 @@ func niceWidth(span int64, maxBuckets int) int64 {
 func (c *collector) prepare() {
 	n := len(c.files)
 	c.fileEvents = make([]int, n)
-	c.fileTypes = make([]map[etl.HeaderType]int, n)
+	c.fileTypes = make([][256]int, n)
 	c.fileFirst = make([]int64, n)
 	c.fileLast = make([]int64, n)
-	for i := range c.fileTypes {
-		c.fileTypes[i] = map[etl.HeaderType]int{}
-	}
 	c.perProv = map[uuid.UUID][]int32{}
-	c.cov = map[string]int{}
 	c.prof = analysis.NewProfile()
 	c.jitProc, c.jitNS = map[procKey]int{}, map[string]int{}
 	c.alloc, c.allocProc = map[string]*Allocation{}, map[procKey]*Allocation{}
@@ -231,8 +228,8 @@ func (c *collector) prepare() {
 	if c.m.Events == 0 {
 		return
 	}
-	c.t0 = ft(c.m.Start())
-	span := ft(c.m.End()) - c.t0
+	c.t0 = etl.TimeToFiletime(c.m.Start())
+	span := etl.TimeToFiletime(c.m.End()) - c.t0
 	c.width = niceWidth(span, c.o.Buckets)
 	c.nb = int(span/c.width) + 1
 	c.provIdx = map[uuid.UUID]int32{}
@@ -270,47 +267,32 @@ func (l *level) flush() {
 	}
 }
 
-// ft converts a time to a FILETIME.
-func ft(t time.Time) int64 { return t.Unix()*1e7 + int64(t.Nanosecond())/100 + 116444736000000000 }
-
 // sec returns a FILETIME as seconds from the first event.
 func (c *collector) sec(t int64) float64 { return float64(t-c.t0) / 1e7 }
 
 func (c *collector) pass(dec *decode.Decoder) []error {
-	r := etl.NewReader(c.files, nil)
-	defer r.Close()
-	e := c.m.NewEnricher(nil)
-	var seq int64
-	for r.Next() {
-		ev := r.Event()
-		res := dec.Decode(ev)
-		c.count(ev, res)
-		if analysis.IsCPUSample(ev, res) {
-			c.queue = append(c.queue, seq)
-		}
-		c.event(ev, res)
-		seq++
-		e.Push(ev, res)
-		c.drain(e)
-	}
-	e.Flush()
-	c.drain(e)
-	return r.Errors()
-}
-
-// drain takes the annotations that are final and adds the CPU samples'
-// stacks to the profile.
-func (c *collector) drain(e *analysis.Enricher) {
-	for a, ok := e.Next(); ok; a, ok = e.Next() {
-		if len(c.queue) == 0 || c.queue[0] != a.Seq {
-			continue
-		}
-		c.queue = c.queue[1:]
+	opts := &analysis.CollectOptions{NeedsSchema: true, Observe: c.observe} // CPU samples
+	_, err := c.m.EachSelected(c.files, dec, opts, func(a *analysis.Annotation) error {
 		if a.Stack != nil {
 			c.withStack++
 		}
 		c.prof.Add(a.Process, a.PID, a.Stack, 1)
+		return nil
+	})
+	// The callback never fails: err joins the damaged buffers and records.
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
 	}
+	if err != nil {
+		return []error{err}
+	}
+	return nil
+}
+
+// observe takes every event, decoded, in time order.
+func (c *collector) observe(ev *etl.Event, res *decode.Result) {
+	c.count(ev, res)
+	c.event(ev, res)
 }
 
 // count does what every event needs: files, providers, coverage,
@@ -327,14 +309,14 @@ func (c *collector) count(ev *etl.Event, res *decode.Result) {
 	switch {
 	case res == nil || res.Schema == nil:
 		if res != nil && res.Err != nil {
-			c.cov["error"]++
+			c.cov[covError]++
 		} else {
-			c.cov["none"]++
+			c.cov[covNone]++
 		}
 	case res.Err != nil:
-		c.cov["error"]++
+		c.cov[covError]++
 	default:
-		c.cov[res.Origin.Kind]++
+		c.cov[coverageOf(res.Origin.Kind)]++
 	}
 	if c.nb == 0 {
 		return
@@ -367,14 +349,54 @@ func (c *collector) count(ev *etl.Event, res *decode.Result) {
 	}
 }
 
+// Coverage kinds, in the order the overview lists them: the schemas'
+// origins ([decode.Origin.Kind]), decoding errors, no schema. covOther
+// counts origins the report does not know (not listed).
+const (
+	covTrace = iota
+	covEventSource
+	covTraceLogging
+	covBuiltIn
+	covImport
+	covError
+	covNone
+	covOther
+	numCoverage
+)
+
+// coverageNames names the listed coverage kinds.
+var coverageNames = [covOther]string{"trace", "eventsource", "tracelogging", "built-in", "import", "error", "none"}
+
+// coverageOf returns the coverage kind of a schema's origin.
+func coverageOf(kind string) int {
+	switch kind {
+	case "trace":
+		return covTrace
+	case "eventsource":
+		return covEventSource
+	case "tracelogging":
+		return covTraceLogging
+	case "built-in":
+		return covBuiltIn
+	case "import":
+		return covImport
+	}
+	return covOther
+}
+
 // event reads the events the .NET and I/O sections use.
 func (c *collector) event(ev *etl.Event, res *decode.Result) {
 	classic := ev.Flags&etl.FlagClassicHeader != 0
 	switch {
 	case classic && ev.ProviderID == guidRTLost:
-		kind := map[uint8]string{32: "events lost", 33: "buffer lost", 34: "file lost"}[ev.Descriptor.Opcode]
-		if kind == "" {
-			kind = "lost"
+		kind := "lost"
+		switch ev.Descriptor.Opcode {
+		case 32:
+			kind = "events lost"
+		case 33:
+			kind = "buffer lost"
+		case 34:
+			kind = "file lost"
 		}
 		c.lost = append(c.lost, Marker{T: c.sec(ev.Time), Kind: kind, Detail: "real-time lost-event record"})
 	case classic && ev.ProviderID == guidDiskIo:
@@ -523,7 +545,12 @@ func (c *collector) overview(d *Data, readErrs []error) {
 	ov.Files = []FileFacts{}
 	for i, f := range c.files {
 		h := &f.Header
-		st := etl.Stats{Events: c.fileEvents[i], HeaderTypes: c.fileTypes[i], FirstTime: c.fileFirst[i], LastTime: c.fileLast[i]}
+		st := etl.Stats{Events: c.fileEvents[i], HeaderTypes: map[etl.HeaderType]int{}, FirstTime: c.fileFirst[i], LastTime: c.fileLast[i]}
+		for t, n := range c.fileTypes[i] {
+			if n > 0 {
+				st.HeaderTypes[etl.HeaderType(t)] = n
+			}
+		}
 		for _, b := range f.Buffers() {
 			st.Buffers++
 			if b.Header.Compressed() {
@@ -539,7 +566,7 @@ func (c *collector) overview(d *Data, readErrs []error) {
 		ov.BuffersLost += uint64(h.BuffersLost)
 	}
 	if c.m.Events > 0 {
-		ov.Start, ov.End = rfc3339(c.t0), rfc3339(ft(c.m.End()))
+		ov.Start, ov.End = rfc3339(c.t0), rfc3339(etl.TimeToFiletime(c.m.End()))
 		ov.DurationSec = c.m.End().Sub(c.m.Start()).Seconds()
 	}
 	for _, p := range c.m.Processes() {
@@ -548,9 +575,9 @@ func (c *collector) overview(d *Data, readErrs []error) {
 		}
 	}
 	ov.Coverage = []Coverage{}
-	for _, k := range []string{"trace", "eventsource", "tracelogging", "built-in", "import", "error", "none"} {
+	for k, name := range coverageNames {
 		if n := c.cov[k]; n > 0 {
-			ov.Coverage = append(ov.Coverage, Coverage{k, n})
+			ov.Coverage = append(ov.Coverage, Coverage{name, n})
 		}
 	}
 	ov.Damaged = []Damage{}
@@ -602,7 +629,7 @@ func (c *collector) damageTime(fe *etl.FormatError) (float64, bool) {
 			return 0, false
 		}
 		t := f.Clock.FileTime(best.Header.TimeStamp)
-		end := ft(c.m.End())
+		end := etl.TimeToFiletime(c.m.End())
 		if t < c.t0-1e7 || t > end+1e7 { // a flush time outside the trace: not credible
 			return 0, false
 		}
@@ -642,7 +669,7 @@ func (c *collector) timeline(d *Data) {
 		tl.Series = append(tl.Series, other)
 	}
 	tl.Detail = c.details(len(tl.Series))
-	end := ft(c.m.End())
+	end := etl.TimeToFiletime(c.m.End())
 	for i, f := range c.files {
 		for _, b := range f.Buffers() {
 			fl := b.Header.Flags

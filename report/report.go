@@ -412,10 +412,11 @@ type Provider struct {
 // Build reads files (in time order, twice: the analysis model, then every
 // event decoded with dec) and aggregates what the report shows. dec
 // should hold the schemas to decode with (decode.New() and any imports);
-// Build prescans the files for the schemas they carry. The error, if not
-// nil, joins the damaged buffers and records met (each an
-// *etl.FormatError); the report lists them too and holds what the rest of
-// the files said.
+// the first pass also registers in dec the schemas the files carry (see
+// [decode.Prescanner]). The error, if not nil, joins the damaged buffers
+// and records met (each an *etl.FormatError), which the report lists too
+// (it holds what the rest of the files said), and the schemas the files
+// carry that could not be used.
 func Build(files []*etl.File, dec *decode.Decoder, opts *Options) (*Data, error) {
 	o := opts.withDefaults()
 	return build(files, dec, &o)

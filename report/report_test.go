@@ -11,6 +11,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/uuid"
+
+	"github.com/etwkit/etw/analysis/analysistest"
 	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
 )
@@ -462,5 +465,86 @@ func BenchmarkBuildNet(b *testing.B) {
 			b.Fatal(err)
 		}
 		f.Close()
+	}
+}
+
+// TestCoverageKinds: every listed coverage kind but the errors and the
+// events without a schema is a schema origin that counts under its name,
+// and unknown origins are not listed.
+func TestCoverageKinds(t *testing.T) {
+	for k, name := range coverageNames {
+		if k == covError || k == covNone {
+			continue
+		}
+		if got := coverageOf(name); got != k {
+			t.Errorf("coverageOf(%q) = %d, want %d", name, got, k)
+		}
+	}
+	for _, kind := range []string{"", "none", "error", "import:x", "Trace"} {
+		if got := coverageOf(kind); got != covOther {
+			t.Errorf("coverageOf(%q) = %d, want covOther", kind, got)
+		}
+	}
+}
+
+// TestTraceSchemas: the schemas a trace carries are registered by the
+// pass that builds the model, before the events are decoded: an event
+// logged before its EventSource manifest decodes with it, and a manifest
+// event that cannot be used is a warning.
+func TestTraceSchemas(t *testing.T) {
+	const manifest = `<instrumentationManifest xmlns="http://schemas.microsoft.com/win/2004/08/events">
+ <instrumentation><events>
+  <provider name="Demo" guid="{a8a71ac1-040f-54a2-07ca-00a89b5ab761}" symbol="Demo">
+   <tasks><task name="Work" value="1"/></tasks>
+   <templates><template tid="T"><data name="Count" inType="win:Int32"/></template></templates>
+   <events><event value="7" version="0" task="Work" opcode="win:Start" level="win:Informational" template="T"/></events>
+  </provider>
+ </events></instrumentation>
+</instrumentationManifest>`
+	demo := uuid.MustParse("a8a71ac1-040f-54a2-07ca-00a89b5ab761")
+	broken := uuid.MustParse("a8a71ac1-040f-54a2-07ca-00a89b5ab762")
+	var buf bytes.Buffer
+	w, err := etl.NewWriter(&buf, &etl.WriterOptions{Header: etl.LogfileHeader{
+		StartTime: filetime(synthStart), Is64: true, NumberOfProcessors: 1, LoggerName: "report test"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tw := &analysistest.Writer{W: w, Start: synthStart}
+	manifestEvent := func(us int, g uuid.UUID, data []byte) {
+		tw.Write(etl.Event{Header: etl.HeaderEvent64, ProviderID: g, ProcessID: appPID, ThreadID: appTID, Timestamp: tw.Raw(us),
+			Descriptor: etl.EventDescriptor{ID: 0xFFFE, Version: 1, Opcode: 0xFE}, UserData: data})
+	}
+	tw.Write(etl.Event{Header: etl.HeaderEvent64, ProviderID: demo, ProcessID: appPID, ThreadID: appTID, Timestamp: tw.Raw(1),
+		Descriptor: etl.EventDescriptor{ID: 7, Level: 4, Opcode: 1, Task: 1}, UserData: []byte{3, 0, 0, 0}})
+	manifestEvent(2, demo, append([]byte{1, 1, 0, 0x5B, 1, 0, 0, 0}, manifest...)) // one chunk of one
+	manifestEvent(3, broken, []byte{1, 2})
+	if tw.Err != nil {
+		t.Fatal(tw.Err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	d, err := Build([]*etl.File{openBytes(buf.Bytes())}, decode.New(), nil)
+	if err == nil || !strings.Contains(err.Error(), "no manifest envelope") {
+		t.Errorf("error %v, want the broken manifest's", err)
+	}
+	if d == nil {
+		t.Fatal("no report")
+	}
+	if len(d.Overview.Damaged) != 0 {
+		t.Errorf("damaged %+v", d.Overview.Damaged)
+	}
+	// Demo's two events, the manifest and the one before it, decode.
+	var found bool
+	for _, p := range d.Providers {
+		if p.GUID == "{"+demo.String()+"}" {
+			found = true
+			if p.Name != "Demo" || p.Events != 2 || p.Decoded != 2 || p.Source != "eventsource" {
+				t.Errorf("provider %+v, want Demo's 2 events decoded with its manifest", p)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("providers %+v lack Demo", d.Providers)
 	}
 }

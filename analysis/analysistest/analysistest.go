@@ -41,9 +41,7 @@ func (p *Payload) WStr(s string) *Payload {
 }
 
 // FileTime returns t as a FILETIME.
-func FileTime(t time.Time) int64 {
-	return t.Unix()*1e7 + int64(t.Nanosecond())/100 + 116444736000000000
-}
+func FileTime(t time.Time) int64 { return etl.TimeToFiletime(t) }
 
 // Writer writes events to W, their times in microseconds after Start. The
 // first error is kept in Err; later writes do nothing.
