@@ -191,16 +191,12 @@ func ParseUint32List(s string) ([]uint32, error) {
 func ParseTime(s string, traceStart int64) (int64, error) {
 	s = strings.TrimSpace(s)
 	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
-		return timeToFiletime(t), nil
+		return etl.TimeToFiletime(t), nil
 	}
 	if d, err := time.ParseDuration(strings.TrimPrefix(s, "+")); err == nil {
 		return traceStart + int64(d/100), nil
 	}
 	return 0, fmt.Errorf("time %q: want RFC 3339 (2021-06-01T16:11:00Z) or a duration from the trace start (+30s)", s)
-}
-
-func timeToFiletime(t time.Time) int64 {
-	return t.Unix()*10_000_000 + int64(t.Nanosecond())/100 + filetimeEpochDelta
 }
 
 func inRanges(rs []Range, n uint64) bool {
