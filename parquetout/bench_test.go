@@ -2,6 +2,7 @@ package parquetout_test
 
 import (
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -19,7 +20,8 @@ import (
 // the analysis model for JSON and Parquet, the parallel pipeline, output
 // counted and dropped. It reports the output's MB/s and the CPU time per
 // dump (user + system, all goroutines), which with -cpu 1,2 shows how
-// much of the second core the pipeline uses:
+// much of the second core the pipeline uses. PARQUET-split writes the
+// --split-by-event tables to a temporary directory (no MB-out):
 //
 //	ETL_CORPUS=… go test ./parquetout -run '^$' -bench DumpNet -benchtime 10x -cpu 1,2
 func BenchmarkDumpNet(b *testing.B) {
@@ -29,7 +31,7 @@ func BenchmarkDumpNet(b *testing.B) {
 	}
 	files := open(b, filepath.Join(dir, "microsoft+perfview/src/TraceEvent/TraceEvent.Tests/inputs/net.4.5.2.x64.etl.zip.unzipped/net.4.5.2.x64.etl"))
 	events := files[0].Scan().Events
-	for _, format := range []string{"JSON", "XML", "PARQUET", "JSON-no-analysis"} {
+	for _, format := range []string{"JSON", "XML", "PARQUET", "PARQUET-split", "JSON-no-analysis"} {
 		b.Run(format, func(b *testing.B) {
 			var out counter
 			var r0, r1 syscall.Rusage
@@ -38,10 +40,10 @@ func BenchmarkDumpNet(b *testing.B) {
 				out.n = 0
 				dec := decode.New()
 				cfg := &tracerpt.Config{Files: files, Decoder: dec, Output: &out}
-				if format == "JSON" || format == "PARQUET" {
+				if format == "JSON" || format == "PARQUET" || format == "PARQUET-split" {
 					cfg.Analysis, _ = analysis.Build(files, dec, nil)
 				}
-				var w *parquetout.Writer
+				var w io.WriteCloser
 				switch format {
 				case "XML":
 					cfg.Encoder = tracerpt.NewEncoder(tracerpt.XML, files, nil)
@@ -49,6 +51,14 @@ func BenchmarkDumpNet(b *testing.B) {
 					enc := parquetout.NewEncoder(files, false)
 					w = parquetout.NewWriter(&out, enc, nil)
 					cfg.Encoder, cfg.Output = enc, w
+				case "PARQUET-split":
+					enc := parquetout.NewEncoder(files, false)
+					sw, err := parquetout.NewSplitWriter(b.TempDir(), enc, nil)
+					if err != nil {
+						b.Fatal(err)
+					}
+					w = sw
+					cfg.Encoder, cfg.Output = enc, sw
 				default:
 					cfg.Encoder = tracerpt.NewEncoder(tracerpt.JSON, files, nil)
 				}

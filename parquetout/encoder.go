@@ -28,6 +28,59 @@ type Encoder struct {
 	start     int64
 	schemas   *schemaSet
 	scratch   []byte
+
+	// What the encoder needs of each schema, computed once per schema;
+	// each clone has its own (no locks on the hot path).
+	infos    map[*tdh.Event]*schemaInfo
+	last     *tdh.Event // the schema of the last lookup
+	lastInfo *schemaInfo
+}
+
+// schemaInfo is what rendering an event needs of its schema alone.
+type schemaInfo struct {
+	id    uint32     // split dumps: the schema's number in the schema set, 0 until known
+	props []propInfo // the top-level printable properties, in order
+}
+
+// propInfo is how a top-level property's values are written.
+type propInfo struct {
+	index int          // in the schema's Properties
+	t     tdh.DataType // the property's column type
+	named bool         // the property has a "<Name>_name" column
+}
+
+// maxSchemaInfos bounds an encoder's cache of schema infos (a trace may
+// carry any number of TraceLogging schemas); past it the cache starts
+// again empty.
+const maxSchemaInfos = 4096
+
+// info returns what the encoder needs of schema s, from its cache.
+func (e *Encoder) info(s *tdh.Event) *schemaInfo {
+	if s == e.last && e.lastInfo != nil {
+		return e.lastInfo
+	}
+	in := e.infos[s]
+	if in == nil {
+		if e.infos == nil || len(e.infos) >= maxSchemaInfos {
+			e.infos = make(map[*tdh.Event]*schemaInfo)
+		}
+		in = e.newInfo(s)
+		e.infos[s] = in
+	}
+	e.last, e.lastInfo = s, in
+	return in
+}
+
+// newInfo computes the schema info of s.
+func (e *Encoder) newInfo(s *tdh.Event) *schemaInfo {
+	in := &schemaInfo{}
+	for i := range s.Properties {
+		p := &s.Properties[i]
+		if tdh.Printable(p) {
+			in.props = append(in.props, propInfo{index: i, t: p.DataType(), named: hasNameColumn(p)})
+		}
+	}
+	return in
 }
 
 // schemaSet numbers the schemas of the events a split dump sees, for all
@@ -72,6 +125,7 @@ func NewEncoder(files []*etl.File, raw bool) *Encoder {
 func (e *Encoder) Clone() tracerpt.Encoder {
 	c := *e
 	c.scratch = nil
+	c.infos, c.last, c.lastInfo = nil, nil, nil
 	return &c
 }
 
@@ -151,8 +205,16 @@ func (e *Encoder) AppendAnnotatedEvent(b []byte, ev *etl.Event, res *decode.Resu
 		f[offSchemaVer] = s.Version
 	}
 	decoded := s != nil && res.Err == nil
-	if decoded && e.split {
-		putU32(f, offSchemaID, e.schemas.id(s))
+	// A split dump writes the events that decode to their table, which
+	// has no columns for the provider's GUID, the names, the properties
+	// and maps as JSON or the payload: they are left out of the record.
+	splitRow := decoded && e.split
+	var info *schemaInfo
+	if splitRow {
+		if info = e.info(s); info.id == 0 {
+			info.id = e.schemas.id(s)
+		}
+		putU32(f, offSchemaID, info.id)
 	}
 	putU32(f, offPresent, present)
 
@@ -161,6 +223,14 @@ func (e *Encoder) AppendAnnotatedEvent(b []byte, ev *etl.Event, res *decode.Resu
 		b = appendStr(b, p)
 	} else {
 		b = appendAbsent(b)
+	}
+	if splitRow {
+		b = appendAbsent(appendAbsent(b))
+		b = e.appendGUIDStr(b, ev.ActivityID, ev.ActivityID != uuid.Nil)
+		for range sMessage - sActivityID - 1 {
+			b = appendAbsent(b)
+		}
+		return e.appendSplitTail(b, start, info, res, a)
 	}
 	b = e.appendGUIDStr(b, ev.ProviderID, true)
 	b = e.appendGUIDStr(b, ev.ParentGUID, present&hasInstance != 0)
@@ -209,12 +279,7 @@ func (e *Encoder) AppendAnnotatedEvent(b []byte, ev *etl.Event, res *decode.Resu
 		} else {
 			b = appendAbsent(b[:at])
 		}
-		if s.Message != "" {
-			b, at = beginStr(b)
-			b = endStr(tdh.AppendMessage(b, s.Message, res.Decoded, nil), at)
-		} else {
-			b = appendAbsent(b)
-		}
+		b = appendMessage(b, s, res.Decoded)
 	} else {
 		b = appendAbsent(appendAbsent(appendAbsent(b)))
 	}
@@ -228,8 +293,39 @@ func (e *Encoder) AppendAnnotatedEvent(b []byte, ev *etl.Event, res *decode.Resu
 	} else {
 		b = appendAbsent(b)
 	}
+	b = appendFrames(b, a)
+	putU32(b[start:], 0, uint32(len(b)-start))
+	return b
+}
 
-	// Frames.
+// appendSplitTail appends the rest of the record of an event that a split
+// dump writes to its table (the strings from "message" on, the frames and
+// the typed values).
+func (e *Encoder) appendSplitTail(b []byte, start int, in *schemaInfo, res *decode.Result, a *analysis.Annotation) []byte {
+	d := res.Decoded
+	b = appendMessage(b, res.Schema, d)
+	b = appendAbsent(appendAbsent(b)) // user data, decode error
+	b = appendFrames(b, a)
+	if d.Schema != res.Schema {
+		in = e.info(d.Schema)
+	}
+	b = e.appendTyped(b, in, d)
+	putU32(b[start:], 0, uint32(len(b)-start))
+	return b
+}
+
+// appendMessage appends the event's message, absent if its schema has
+// none.
+func appendMessage(b []byte, s *tdh.Event, d *tdh.Decoded) []byte {
+	if s.Message == "" {
+		return appendAbsent(b)
+	}
+	b, at := beginStr(b)
+	return endStr(tdh.AppendMessage(b, s.Message, d, nil), at)
+}
+
+// appendFrames appends the frames of a's stack (none if a is nil).
+func appendFrames(b []byte, a *analysis.Annotation) []byte {
 	var stack []analysis.Frame
 	if a != nil {
 		stack = a.Stack
@@ -263,34 +359,21 @@ func (e *Encoder) AppendAnnotatedEvent(b []byte, ev *etl.Event, res *decode.Resu
 			b = appendAbsent(b)
 		}
 	}
-
-	if decoded && e.split {
-		b = e.appendTyped(b, res.Decoded)
-	}
-	putU32(b[start:], 0, uint32(len(b)-start))
 	return b
 }
 
 // appendTyped appends the typed values of the top-level printable
-// properties.
-func (e *Encoder) appendTyped(b []byte, d *tdh.Decoded) []byte {
-	props := d.Schema.Properties
-	at := len(b)
-	b = binary.LittleEndian.AppendUint16(b, 0)
-	n := 0
-	for i := range props {
-		p := &props[i]
-		if !tdh.Printable(p) {
-			continue
-		}
-		n++
+// properties of d, whose schema's info is in.
+func (e *Encoder) appendTyped(b []byte, in *schemaInfo, d *tdh.Decoded) []byte {
+	b = binary.LittleEndian.AppendUint16(b, uint16(len(in.props)))
+	top := min(len(d.Top()), len(d.Values))
+	for _, pi := range in.props {
 		var v *tdh.Value
-		if i < len(d.Top()) && i < len(d.Values) {
-			v = &d.Values[i]
+		if pi.index < top {
+			v = &d.Values[pi.index]
 		}
-		named := hasNameColumn(p)
-		b = e.appendValue(b, d, v, p.DataType(), named)
-		if named {
+		b = e.appendValue(b, d, v, pi.t, pi.named)
+		if pi.named {
 			var ok bool
 			var s int
 			b, s = beginStr(b)
@@ -301,7 +384,6 @@ func (e *Encoder) appendTyped(b []byte, d *tdh.Decoded) []byte {
 			}
 		}
 	}
-	putU16(b, at, uint16(n))
 	return b
 }
 

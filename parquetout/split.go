@@ -24,7 +24,7 @@ type SplitWriter struct {
 	o       Options
 	enc     *Encoder
 	rr      recordReader
-	bySchem map[uint32]*splitTable
+	bySchem []*splitTable            // by schema number - 1 (the schema set numbers from 1)
 	byName  map[string][]*splitTable // provider/event → its layouts
 	names   map[string]bool          // files in use
 	tables  []*splitTable
@@ -48,7 +48,7 @@ func NewSplitWriter(dir string, enc *Encoder, o *Options) (*SplitWriter, error) 
 		return nil, err
 	}
 	enc.split = true
-	w := &SplitWriter{dir: dir, enc: enc, bySchem: map[uint32]*splitTable{}, byName: map[string][]*splitTable{}, names: map[string]bool{}}
+	w := &SplitWriter{dir: dir, enc: enc, byName: map[string][]*splitTable{}, names: map[string]bool{}}
 	if o != nil {
 		w.o = *o
 	}
@@ -133,7 +133,10 @@ func (w *SplitWriter) row(r *rec) error {
 	if id == 0 || !r.typed {
 		return w.undecoded(r)
 	}
-	st := w.bySchem[id]
+	var st *splitTable
+	if int(id) <= len(w.bySchem) {
+		st = w.bySchem[id-1]
+	}
 	if st == nil {
 		s := w.enc.schemas.get(id)
 		if s == nil {
@@ -143,7 +146,10 @@ func (w *SplitWriter) row(r *rec) error {
 		if st, err = w.table(s); err != nil {
 			return err
 		}
-		w.bySchem[id] = st
+		if int(id) > len(w.bySchem) {
+			w.bySchem = append(w.bySchem, make([]*splitTable, int(id)-len(w.bySchem))...)
+		}
+		w.bySchem[id-1] = st
 	}
 	if len(r.props) != len(st.props) {
 		return errRecord

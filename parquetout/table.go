@@ -199,11 +199,21 @@ type chunk struct {
 	// values on its encoders (table.convert).
 	raw []byte
 	rec rec // scratch for parsing them
+	// borrow is set while the values come from raw, which lives until
+	// the chunk is written: byte values point into it instead of being
+	// copied to the arena.
+	borrow bool
 }
 
 func (c *chunk) reset() {
+	// Values converted from raw point into it, which the chunk keeps:
+	// only values that may point to the arena's large copies are cleared,
+	// so that those can be freed.
+	converted := len(c.raw) > 0
 	for i := range c.cols {
-		clear(c.cols[i])
+		if !converted {
+			clear(c.cols[i])
+		}
 		c.cols[i] = c.cols[i][:0]
 	}
 	c.rows, c.values, c.last = 0, 0, false
@@ -345,7 +355,16 @@ func (t *table) newChunk() *chunk {
 
 // convertRaw turns a chunk's records into its values.
 func (t *table) convertRaw(c *chunk) error {
+	// Each row has one value in the columns outside the stack list: they
+	// get their size at once rather than growing value by value.
+	for i, rep := range t.repeated {
+		if !rep && cap(c.cols[i]) < c.rows {
+			c.cols[i] = make([]parquet.Value, 0, c.rows)
+		}
+	}
 	p := c.raw
+	c.borrow = true
+	defer func() { c.borrow = false }()
 	for len(p) > 0 {
 		n := int(binary.LittleEndian.Uint32(p))
 		if err := c.rec.parse(p[:n]); err != nil {
@@ -361,6 +380,11 @@ func (t *table) convertRaw(c *chunk) error {
 // with convert; full chunks and row groups go out.
 func (t *table) addRaw(b []byte) error {
 	c := t.cur
+	if cap(c.raw)-len(c.raw) < len(b) {
+		// The records of a chunk reach chunkRawBytes, or its rows
+		// chunkRows, first: grow at once to hold them, not by doubling.
+		c.raw = slices.Grow(c.raw, max(len(b), chunkRawBytes+chunkRawSlack-len(c.raw)))
+	}
 	c.raw = append(c.raw, b...)
 	c.rows++
 	if t.rgRows+c.rows >= t.maxRows || t.rgBytes+len(c.raw) >= t.maxBytes {
@@ -372,8 +396,12 @@ func (t *table) addRaw(b []byte) error {
 	return nil
 }
 
-// chunkRawBytes bounds the records of a chunk.
-const chunkRawBytes = 1 << 20
+// chunkRawBytes bounds the records of a chunk; chunkRawSlack is room for
+// the record that crosses it.
+const (
+	chunkRawBytes = 1 << 20
+	chunkRawSlack = 64 << 10
+)
 
 // writeChunk gives a chunk's values to the row group's column writers.
 func (t *table) writeChunk(crg *parquet.ConcurrentRowGroupWriter, c *chunk) error {
@@ -521,24 +549,29 @@ func (k *chunk) null(c int) {
 // put appends a present value; in an optional column its definition
 // level is 1.
 func (k *chunk) put(c int, v parquet.Value, optional bool) {
-	col := append(k.cols[c], v)
 	if optional {
-		col[len(col)-1].SetDefinitionLevel(1)
+		v.SetDefinitionLevel(1)
 	}
-	k.cols[c] = col
+	k.cols[c] = append(k.cols[c], v)
 }
 
 // leveled appends a value of the stack list with its levels.
 func leveled(col []parquet.Value, v parquet.Value, rep, def int) []parquet.Value {
-	col = append(col, v)
-	p := &col[len(col)-1]
-	p.SetRepetitionLevel(rep)
-	p.SetDefinitionLevel(def)
-	return col
+	v.SetRepetitionLevel(rep)
+	v.SetDefinitionLevel(def)
+	return append(col, v)
 }
 
 func (k *chunk) bytes(c int, b []byte, optional bool) {
-	k.put(c, parquet.ByteArrayValue(k.arena.copy(b)), optional)
+	k.put(c, parquet.ByteArrayValue(k.keep(b)), optional)
+}
+
+// keep returns b, or a copy of it that lives until the chunk is written.
+func (k *chunk) keep(b []byte) []byte {
+	if k.borrow {
+		return b
+	}
+	return k.arena.copy(b)
 }
 
 // uint appends an unsigned integer to a UINT(width) column.
@@ -610,14 +643,14 @@ func (rg *chunk) stack(s stackColumns, frames []frame) {
 		}
 		rg.cols[s.address] = leveled(rg.cols[s.address], parquet.Int64Value(int64(f.address)), rep, 2)
 		if f.flags&frameHasModule != 0 {
-			rg.cols[s.module] = leveled(rg.cols[s.module], parquet.ByteArrayValue(rg.arena.copy(f.module)), rep, 3)
+			rg.cols[s.module] = leveled(rg.cols[s.module], parquet.ByteArrayValue(rg.keep(f.module)), rep, 3)
 			rg.cols[s.offset] = leveled(rg.cols[s.offset], parquet.Int64Value(int64(f.offset)), rep, 3)
 		} else {
 			rg.cols[s.module] = leveled(rg.cols[s.module], parquet.Value{}, rep, 2)
 			rg.cols[s.offset] = leveled(rg.cols[s.offset], parquet.Value{}, rep, 2)
 		}
 		if f.flags&frameHasMethod != 0 {
-			rg.cols[s.method] = leveled(rg.cols[s.method], parquet.ByteArrayValue(rg.arena.copy(f.method)), rep, 3)
+			rg.cols[s.method] = leveled(rg.cols[s.method], parquet.ByteArrayValue(rg.keep(f.method)), rep, 3)
 		} else {
 			rg.cols[s.method] = leveled(rg.cols[s.method], parquet.Value{}, rep, 2)
 		}

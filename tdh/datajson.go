@@ -146,7 +146,12 @@ func appendDataJSON(dst []byte, d *Decoded, v *Value, depth int, bud *budget) []
 	if !ok {
 		return appendJSON(dst, d, v, depth) // not an integer
 	}
-	switch k := classify(v); k {
+	// An integer: classify's answer without its checks again.
+	k := kNone
+	if v.Kind == Scalar {
+		k = intKind(v.Prop.InType, v.Prop.EffectiveOutType(), len(v.Data))
+	}
+	switch k {
 	case kBool, kChar, kIPv4, kFileTime:
 		// Another kind of value, unless a map names it.
 		if !hasMapText(dst, d, v, n) {
@@ -340,7 +345,12 @@ func AppendNames(dst []byte, d *Decoded, v *Value) ([]byte, bool) {
 		}
 		dst = dst[:start]
 	}
-	switch k := classify(v); k {
+	// An integer: classify's answer without its checks again.
+	k := kNone
+	if v.Kind == Scalar {
+		k = intKind(v.Prop.InType, v.Prop.EffectiveOutType(), len(v.Data))
+	}
+	switch k {
 	case kWin32, kNTStatus, kHResult:
 		return appendErrorText(dst, k, uint32(n)), true
 	}

@@ -619,7 +619,8 @@ type enrichQueue struct {
 	dec     *decode.Decoder
 	work    chan<- *batch
 	seq     int64 // sequence number of the next event pushed
-	kept    []keptEvent
+	kept    []keptEvent // from head on: kept events waiting for their annotation
+	head    int
 	pending []*batch
 }
 
@@ -654,20 +655,23 @@ func (q *enrichQueue) drain() {
 	if len(q.pending) > maxPendingBatches {
 		q.e.Flush()
 	}
-	done := 0 // kept events annotated, from the front
 	for a, ok := q.e.Next(); ok; a, ok = q.e.Next() {
-		if done == len(q.kept) || q.kept[done].seq != a.Seq {
+		if q.head == len(q.kept) || q.kept[q.head].seq != a.Seq {
 			continue
 		}
-		k := q.kept[done]
-		done++
+		k := q.kept[q.head]
+		q.kept[q.head] = keptEvent{}
+		q.head++
 		k.b.annotate(k.i, a)
 	}
-	if done > 0 {
-		// Shift the rest down: the queue keeps its storage.
-		n := copy(q.kept, q.kept[done:])
+	if q.head == len(q.kept) {
+		q.kept, q.head = q.kept[:0], 0
+	} else if q.head >= 1024 && q.head > len(q.kept)/2 {
+		// Move the rest down now and then (not at every event): the
+		// queue keeps its storage and each event is moved O(1) times.
+		n := copy(q.kept, q.kept[q.head:])
 		clear(q.kept[n:])
-		q.kept = q.kept[:n]
+		q.kept, q.head = q.kept[:n], 0
 	}
 	sent := 0
 	for sent < len(q.pending) && q.pending[sent].annotated == len(q.pending[sent].events) {
