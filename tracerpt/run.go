@@ -618,7 +618,7 @@ type enrichQueue struct {
 	e       *analysis.Enricher
 	dec     *decode.Decoder
 	work    chan<- *batch
-	seq     int64 // sequence number of the next event pushed
+	seq     int64       // sequence number of the next event pushed
 	kept    []keptEvent // from head on: kept events waiting for their annotation
 	head    int
 	pending []*batch
