@@ -26,6 +26,7 @@ type JSONEncoder struct {
 	// ("2006-01-02T15:04:05."), and that second.
 	date    []byte
 	dateSec int64
+	frames  *frameJSONCache // rendered stack frames, per worker
 }
 
 // namesKey identifies the schema names of an event: its schema and, for
@@ -68,7 +69,7 @@ func NewJSONEncoder(files []*etl.File, o *Options) *JSONEncoder {
 // Clone returns an encoder with the same settings for another goroutine.
 func (e *JSONEncoder) Clone() Encoder {
 	c := *e
-	c.msg, c.names, c.date = nil, nil, nil
+	c.msg, c.names, c.date, c.frames = nil, nil, nil, nil
 	return &c
 }
 
@@ -90,7 +91,10 @@ func (e *JSONEncoder) AppendEvent(b []byte, ev *etl.Event, res *decode.Result) [
 func (e *JSONEncoder) AppendAnnotatedEvent(b []byte, ev *etl.Event, res *decode.Result, a *analysis.Annotation) []byte {
 	b = e.appendEvent(b, ev, res, a)
 	if a != nil {
-		b = AppendStackJSON(b, a.Stack)
+		if e.frames == nil && len(a.Stack) > 0 {
+			e.frames = new(frameJSONCache)
+		}
+		b = appendStackJSON(b, a.Stack, e.frames)
 	}
 	return append(b, '}', '\n')
 }
@@ -111,6 +115,22 @@ func AppendEventJSON(b []byte, ev *etl.Event, res *decode.Result, multiFile, raw
 // "offset" when an image holds the address, "method" for .NET code.
 // Nothing is appended for an empty stack.
 func AppendStackJSON(b []byte, stack []analysis.Frame) []byte {
+	return appendStackJSON(b, stack, nil)
+}
+
+// frameJSONCache keeps the rendering of recent frames, direct-mapped by
+// address: the frames of a trace's stacks repeat.
+type frameJSONCache struct {
+	slots [1 << 12]cachedFrameJSON
+}
+
+type cachedFrameJSON struct {
+	f    analysis.Frame
+	json []byte
+}
+
+// appendStackJSON is AppendStackJSON through cache (nil: none).
+func appendStackJSON(b []byte, stack []analysis.Frame, cache *frameJSONCache) []byte {
 	if len(stack) == 0 {
 		return b
 	}
@@ -120,30 +140,44 @@ func AppendStackJSON(b []byte, stack []analysis.Frame) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = append(b, `{"address":`...)
-		b = tdh.AppendJSONUint(b, f.Address)
-		if f.Image != nil {
-			b = append(b, `,"module":`...)
-			b = appendJSONString(b, f.Image.FileName())
-			b = append(b, `,"offset":`...)
-			b = tdh.AppendJSONUint(b, f.Offset)
+		if cache == nil {
+			b = appendFrameJSON(b, f)
+			continue
 		}
-		if f.Method != nil {
-			b = append(b, `,"method":`...)
-			if f.Method.Namespace != "" {
-				// "Namespace.Name" without building the string.
-				b = appendJSONString(b, f.Method.Namespace)
-				b = append(b[:len(b)-1], '.')
-				n := len(b)
-				b = appendJSONString(b, f.Method.Name)
-				b = append(b[:n], b[n+1:]...) // without the name's opening quote
-			} else {
-				b = appendJSONString(b, f.Method.Name)
-			}
+		c := &cache.slots[(f.Address*0x9E3779B97F4A7C15)>>(64-12)]
+		if c.json == nil || c.f != *f {
+			c.f = *f
+			c.json = appendFrameJSON(c.json[:0], f)
 		}
-		b = append(b, '}')
+		b = append(b, c.json...)
 	}
 	return append(b, ']')
+}
+
+// appendFrameJSON appends one frame's object.
+func appendFrameJSON(b []byte, f *analysis.Frame) []byte {
+	b = append(b, `{"address":`...)
+	b = tdh.AppendJSONUint(b, f.Address)
+	if f.Image != nil {
+		b = append(b, `,"module":`...)
+		b = appendJSONString(b, f.Image.FileName())
+		b = append(b, `,"offset":`...)
+		b = tdh.AppendJSONUint(b, f.Offset)
+	}
+	if f.Method != nil {
+		b = append(b, `,"method":`...)
+		if f.Method.Namespace != "" {
+			// "Namespace.Name" without building the string.
+			b = appendJSONString(b, f.Method.Namespace)
+			b = append(b[:len(b)-1], '.')
+			n := len(b)
+			b = appendJSONString(b, f.Method.Name)
+			b = append(b[:n], b[n+1:]...) // without the name's opening quote
+		} else {
+			b = appendJSONString(b, f.Method.Name)
+		}
+	}
+	return append(b, '}')
 }
 
 // appendEvent is AppendEventJSON with the encoder's settings, reusing its
