@@ -44,19 +44,37 @@ func AppendUint(dst []byte, n uint64) []byte {
 	dst = dst[:l+w]
 	out := dst[l:]
 	i := w
-	for n >= 100 {
-		q := n / 100
-		r := (n - q*100) * 2
+	// Eight digits at a time in 32-bit arithmetic, then pairs.
+	for n >= 1e8 {
+		q := n / 1e8
+		r := uint32(n - q*1e8)
+		n = q
+		hi, lo := r/10000, r%10000
+		i -= 8
+		put4(out[i+4:], lo)
+		put4(out[i:], hi)
+	}
+	m := uint32(n)
+	for m >= 100 {
+		q := m / 100
+		r := (m - q*100) * 2
 		i -= 2
 		out[i], out[i+1] = digitPairs[r], digitPairs[r+1]
-		n = q
+		m = q
 	}
-	if n >= 10 {
-		out[0], out[1] = digitPairs[2*n], digitPairs[2*n+1]
+	if m >= 10 {
+		out[0], out[1] = digitPairs[2*m], digitPairs[2*m+1]
 	} else {
-		out[0] = byte('0' + n)
+		out[0] = byte('0' + m)
 	}
 	return dst
+}
+
+// put4 writes v (below 10,000) as exactly four digits.
+func put4(b []byte, v uint32) {
+	hi, lo := (v/100)*2, (v%100)*2
+	_ = b[3]
+	b[0], b[1], b[2], b[3] = digitPairs[hi], digitPairs[hi+1], digitPairs[lo], digitPairs[lo+1]
 }
 
 // AppendInt appends the decimal digits of n with its sign, as
