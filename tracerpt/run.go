@@ -307,8 +307,6 @@ const (
 	// tdh.MaxMessageBytes) and the writer renders the rest of the batch
 	// in parts of this size, in order.
 	batchOutBytes = 16 << 20
-	// batchOutHint is the rendering buffer a batch starts with.
-	batchOutHint = 1 << 20
 )
 
 func (b *batch) reset() {
