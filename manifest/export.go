@@ -937,39 +937,53 @@ func (p *expProv) placeOpcodes() {
 // made-up keywords for the others. The result is checked against what
 // [Provider.KeywordsByMask] will give back.
 func (p *expProv) assignKeywords() {
-	type slot struct {
-		d    string
-		mask uint64
-		win  string // predefined keyword
+	slots, cand, known := p.keywordSlots()
+	p.resolveKeywordMasks(slots, cand, known)
+	p.declareKeywords(slots)
+	p.checkKeywords()
+}
+
+// kwSlot is one keyword name of an event: its display name, the mask
+// found for it so far and, for a predefined keyword, that keyword's name.
+type kwSlot struct {
+	d    string
+	mask uint64
+	win  string
+}
+
+// pairBits gives the i-th of the slots idx the i-th set bit of m, if they
+// match in number and the predefined ones agree.
+func pairBits(ss []kwSlot, idx []int, m uint64) bool {
+	if len(idx) == 0 || len(idx) != bits.OnesCount64(m) {
+		return false
 	}
-	// pair gives the i-th of slots the i-th set bit of m, if they match in
-	// number and the predefined ones agree.
-	pair := func(ss []slot, idx []int, m uint64) bool {
-		if len(idx) == 0 || len(idx) != bits.OnesCount64(m) {
+	rest := m
+	for _, j := range idx {
+		bit := rest & -rest
+		rest &^= bit
+		if ss[j].win != "" && ss[j].mask != bit {
 			return false
 		}
-		rest := m
-		for _, j := range idx {
-			bit := rest & -rest
-			rest &^= bit
-			if ss[j].win != "" && ss[j].mask != bit {
-				return false
-			}
-		}
-		rest = m
-		for _, j := range idx {
-			bit := rest & -rest
-			rest &^= bit
-			ss[j].mask = bit
-		}
-		return true
 	}
-	slots := make([][]slot, len(p.events))
-	cand := map[string]uint64{}
-	known := map[string][]uint64{}
+	rest = m
+	for _, j := range idx {
+		bit := rest & -rest
+		rest &^= bit
+		ss[j].mask = bit
+	}
+	return true
+}
+
+// keywordSlots returns the keyword slots of every event, with the masks of
+// predefined keywords and of events whose set bits pair with their names;
+// cand is, per display name, the bits every event naming it has; known the
+// masks found for it by pairing.
+func (p *expProv) keywordSlots() (slots [][]kwSlot, cand map[string]uint64, known map[string][]uint64) {
+	slots = make([][]kwSlot, len(p.events))
+	cand, known = map[string]uint64{}, map[string][]uint64{}
 	for i, e := range p.events {
 		m := e.s.Keywords
-		ss := make([]slot, len(e.s.KeywordNames))
+		ss := make([]kwSlot, len(e.s.KeywordNames))
 		for j, n := range e.s.KeywordNames {
 			d := p.text(e, n, "", "keyword name")
 			e.kwDisplays = append(e.kwDisplays, d)
@@ -992,7 +1006,7 @@ func (p *expProv) assignKeywords() {
 			all[j] = j
 			named |= m & ss[j].mask
 		}
-		if pair(ss, all, named) {
+		if pairBits(ss, all, named) {
 			for _, sl := range ss {
 				if sl.win == "" && !slices.Contains(known[sl.d], sl.mask) {
 					known[sl.d] = append(known[sl.d], sl.mask)
@@ -1001,6 +1015,14 @@ func (p *expProv) assignKeywords() {
 		}
 		slots[i] = ss
 	}
+	return slots, cand, known
+}
+
+// resolveKeywordMasks gives the slots still without a mask one: a mask
+// known from another event, the bits left paired with the names left, or
+// the candidate bits; bits no name accounts for join the event's first
+// keyword of its own.
+func (p *expProv) resolveKeywordMasks(slots [][]kwSlot, cand map[string]uint64, known map[string][]uint64) {
 	for i, e := range p.events {
 		ss, m := slots[i], e.s.Keywords
 		taken := func(except int) uint64 {
@@ -1028,7 +1050,7 @@ func (p *expProv) assignKeywords() {
 			}
 		}
 		left := m &^ taken(-1)
-		if len(open) > 0 && !pair(ss, open, left&^channelBits) && !pair(ss, open, left) {
+		if len(open) > 0 && !pairBits(ss, open, left&^channelBits) && !pairBits(ss, open, left) {
 			for _, j := range open {
 				c := cand[ss[j].d] & m &^ taken(j)
 				if c&ownBits != 0 {
@@ -1046,6 +1068,13 @@ func (p *expProv) assignKeywords() {
 			}
 		}
 	}
+}
+
+// declareKeywords declares a keyword per (mask, display name) of the
+// slots and sets each event's keywords attribute and mask; bits of an
+// event no slot holds take a keyword of that bit (declared, predefined or
+// made up), channel bits are left out.
+func (p *expProv) declareKeywords(slots [][]kwSlot) {
 	defs := map[valName]*expItem{}
 	byMask := map[uint64]string{}
 	for i, e := range p.events {
@@ -1054,7 +1083,7 @@ func (p *expProv) assignKeywords() {
 		for _, sl := range slots[i] {
 			ref := sl.win
 			if sl.mask == 0 {
-				continue // reported below
+				continue // reported by checkKeywords
 			}
 			if ref == "" {
 				k := valName{sl.mask, sl.d}
@@ -1084,29 +1113,35 @@ func (p *expProv) assignKeywords() {
 				"keyword bits %#x have no name: left out (mc.exe sets bits 56–63 from the event's channel)", ch)
 		}
 		for ; rest != 0; rest &= rest - 1 {
-			bit := rest & -rest
-			ref, ok := byMask[bit]
-			if !ok {
-				for _, w := range winKeywords {
-					if w.Value == bit {
-						ref, ok = w.Name, true
-						break
-					}
-				}
-			}
-			if !ok {
-				it := &expItem{name: p.unique(nsKeyword, fmt.Sprintf("Keyword_0x%X", bit)), value: bit, exact: true}
-				it.display = it.name
-				p.keywords = append(p.keywords, it)
-				ref = it.name
-				byMask[bit] = ref
-			}
-			refs = append(refs, ref)
+			refs = append(refs, p.bitKeyword(rest&-rest, byMask))
 		}
 		e.keywords = strings.Join(refs, " ")
 	}
-	// Larger masks first, so that a keyword covering another one's bits
-	// hides it as it did in the original.
+}
+
+// bitKeyword returns the keyword that stands for bit alone: one declared
+// with that mask, a predefined one, or a new "Keyword_0x…".
+func (p *expProv) bitKeyword(bit uint64, byMask map[uint64]string) string {
+	if ref, ok := byMask[bit]; ok {
+		return ref
+	}
+	for _, w := range winKeywords {
+		if w.Value == bit {
+			return w.Name
+		}
+	}
+	it := &expItem{name: p.unique(nsKeyword, fmt.Sprintf("Keyword_0x%X", bit)), value: bit, exact: true}
+	it.display = it.name
+	p.keywords = append(p.keywords, it)
+	byMask[bit] = it.name
+	return it.name
+}
+
+// checkKeywords sorts the declared keywords (larger masks first, so that
+// a keyword covering another one's bits hides it as it did in the
+// original) and reports the events whose keywords will not read back with
+// their names ([Provider.KeywordsByMask]).
+func (p *expProv) checkKeywords() {
 	sort.SliceStable(p.keywords, func(i, j int) bool {
 		a, b := p.keywords[i].value, p.keywords[j].value
 		if ca, cb := bits.OnesCount64(a), bits.OnesCount64(b); ca != cb {
