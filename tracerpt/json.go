@@ -27,6 +27,8 @@ type JSONEncoder struct {
 	date    []byte
 	dateSec int64
 	frames  *frameJSONCache // rendered stack frames, per worker
+	headers *headerCache    // rendered header keys, per worker
+	oneShot bool            // AppendEventJSON: one event, no caches
 }
 
 // namesKey identifies the schema names of an event: its schema and, for
@@ -69,7 +71,7 @@ func NewJSONEncoder(files []*etl.File, o *Options) *JSONEncoder {
 // Clone returns an encoder with the same settings for another goroutine.
 func (e *JSONEncoder) Clone() Encoder {
 	c := *e
-	c.msg, c.names, c.date, c.frames = nil, nil, nil, nil
+	c.msg, c.names, c.date, c.frames, c.headers = nil, nil, nil, nil, nil
 	return &c
 }
 
@@ -105,7 +107,7 @@ func (e *JSONEncoder) AppendAnnotatedEvent(b []byte, ev *etl.Event, res *decode.
 // byte-for-byte reproducible. It does not know the trace's start, so
 // "rel_ms" is left out; a [JSONEncoder] writes it.
 func AppendEventJSON(b []byte, ev *etl.Event, res *decode.Result, multiFile, raw bool) []byte {
-	e := JSONEncoder{multiFile: multiFile, raw: raw}
+	e := JSONEncoder{multiFile: multiFile, raw: raw, oneShot: true}
 	return append(e.appendEvent(b, ev, res, nil), '}')
 }
 
@@ -224,27 +226,8 @@ func (e *JSONEncoder) appendEvent(b []byte, ev *etl.Event, res *decode.Result, a
 			b = appendJSONString(b, p.ImageFileName)
 		}
 	}
-	b = append(b, `,"header":"`...)
-	b = append(b, ev.Header.String()...)
-	b = append(b, `","flags":`...)
-	b = tdh.AppendUint(b, uint64(ev.Flags))
-	b = append(b, `,"provider_guid":"`...)
-	b = appendGUID(b, ev.ProviderID)
+	b = e.appendHeader(b, ev)
 	d := &ev.Descriptor
-	b = append(b, `","event_id":`...)
-	b = tdh.AppendUint(b, uint64(d.ID))
-	b = append(b, `,"version":`...)
-	b = tdh.AppendUint(b, uint64(d.Version))
-	b = append(b, `,"channel":`...)
-	b = tdh.AppendUint(b, uint64(d.Channel))
-	b = append(b, `,"level":`...)
-	b = tdh.AppendUint(b, uint64(d.Level))
-	b = append(b, `,"opcode":`...)
-	b = tdh.AppendUint(b, uint64(d.Opcode))
-	b = append(b, `,"task":`...)
-	b = tdh.AppendUint(b, uint64(d.Task))
-	b = append(b, `,"keywords":`...)
-	b = tdh.AppendJSONUint(b, d.Keyword)
 	switch ev.Header {
 	case etl.HeaderSystem32, etl.HeaderSystem64, etl.HeaderCompact32, etl.HeaderCompact64, etl.HeaderPerfInfo32, etl.HeaderPerfInfo64:
 		b = append(b, `,"hook_id":`...)
@@ -389,9 +372,76 @@ func appendRFC3339(b []byte, ft int64) []byte {
 	return append(b, 'Z')
 }
 
+// headerKey is what the keys from "header" to "keywords" depend on.
+type headerKey struct {
+	provider uuid.UUID
+	desc     etl.EventDescriptor
+	header   etl.HeaderType
+	flags    uint16
+}
+
+// headerCache keeps the rendering of recent header keys, direct-mapped:
+// a trace's events come in a few hundred shapes.
+type headerCache struct {
+	slots [1 << 8]struct {
+		k    headerKey
+		json []byte
+	}
+}
+
+// appendHeader appends the keys "header" to "keywords" of ev, from the
+// encoder's cache when an event of the same shape came before.
+func (e *JSONEncoder) appendHeader(b []byte, ev *etl.Event) []byte {
+	if e.oneShot {
+		return appendHeaderJSON(b, ev)
+	}
+	if e.headers == nil {
+		e.headers = new(headerCache)
+	}
+	d := &ev.Descriptor
+	k := headerKey{ev.ProviderID, *d, ev.Header, ev.Flags}
+	h := binary.LittleEndian.Uint64(k.provider[:8]) ^ binary.LittleEndian.Uint64(k.provider[8:]) ^
+		uint64(d.ID)<<8 ^ uint64(d.Opcode)<<24 ^ uint64(d.Version)<<32 ^ uint64(d.Task)<<40 ^ uint64(ev.Header)
+	slot := &e.headers.slots[(h*0x9E3779B97F4A7C15)>>(64-8)]
+	if slot.json == nil || slot.k != k {
+		slot.k = k
+		slot.json = appendHeaderJSON(slot.json[:0], ev)
+	}
+	return append(b, slot.json...)
+}
+
+// appendHeaderJSON appends the keys "header" to "keywords" of ev.
+func appendHeaderJSON(b []byte, ev *etl.Event) []byte {
+	b = append(b, `,"header":"`...)
+	b = append(b, ev.Header.String()...)
+	b = append(b, `","flags":`...)
+	b = tdh.AppendUint(b, uint64(ev.Flags))
+	b = append(b, `,"provider_guid":"`...)
+	b = appendGUID(b, ev.ProviderID)
+	d := &ev.Descriptor
+	b = append(b, `","event_id":`...)
+	b = tdh.AppendUint(b, uint64(d.ID))
+	b = append(b, `,"version":`...)
+	b = tdh.AppendUint(b, uint64(d.Version))
+	b = append(b, `,"channel":`...)
+	b = tdh.AppendUint(b, uint64(d.Channel))
+	b = append(b, `,"level":`...)
+	b = tdh.AppendUint(b, uint64(d.Level))
+	b = append(b, `,"opcode":`...)
+	b = tdh.AppendUint(b, uint64(d.Opcode))
+	b = append(b, `,"task":`...)
+	b = tdh.AppendUint(b, uint64(d.Task))
+	b = append(b, `,"keywords":`...)
+	b = tdh.AppendJSONUint(b, d.Keyword)
+	return b
+}
+
 // appendTime is appendRFC3339 with the date and time up to the second
 // kept from the previous event (events come in time order).
 func (e *JSONEncoder) appendTime(b []byte, ft int64) []byte {
+	if e.oneShot {
+		return appendRFC3339(b, ft)
+	}
 	var utc timeFormatter
 	utc.utc = true
 	sec, frac, _ := utc.split(ft)
@@ -408,6 +458,9 @@ func (e *JSONEncoder) appendTime(b []byte, ft int64) []byte {
 // appendNames is appendSchemaNames from a cache: most events share a few
 // schemas, whose names are rendered once.
 func (e *JSONEncoder) appendNames(b []byte, ev *etl.Event, s *tdh.Event) []byte {
+	if e.oneShot {
+		return appendSchemaNames(b, ev, s)
+	}
 	k := namesKey{s: s}
 	if s.LevelName == "" {
 		k.level = ev.Descriptor.Level

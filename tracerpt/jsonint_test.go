@@ -406,3 +406,15 @@ func checkIntegerRule(t *testing.T, path string) map[string]int {
 	}
 	return c.count
 }
+
+// TestAppendEventJSONDoesNotAllocate: the one-event function keeps no
+// caches (the encoder's per-worker caches would be allocated per call).
+func TestAppendEventJSONDoesNotAllocate(t *testing.T) {
+	ev := &etl.Event{Header: etl.HeaderEvent64, Time: 132404548206528893, ProviderID: etl.GUIDFromWindows([]byte{0x23, 0x0d, 0x3c, 0xe1, 0xbc, 0xcc, 0x12, 0x4e, 0x93, 0x1b, 0xd9, 0xcc, 0x2e, 0xee, 0x27, 0xe4}),
+		Descriptor: etl.EventDescriptor{ID: 10, Level: 5}, UserData: []byte{1, 2, 3}}
+	res := &decode.Result{}
+	buf := make([]byte, 0, 4096)
+	if n := testing.AllocsPerRun(100, func() { buf = tracerpt.AppendEventJSON(buf[:0], ev, res, false, false) }); n != 0 {
+		t.Errorf("AppendEventJSON: %v allocations per event", n)
+	}
+}
