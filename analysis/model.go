@@ -285,7 +285,8 @@ func (l *rangeList[T]) sorted() []T {
 }
 
 // find returns the item holding addr at time ft: one alive then if any,
-// else the one whose lifetime is closest (the latest loaded among equals).
+// else the one whose lifetime is closest (among equals, the one of the
+// highest start address, then the latest loaded).
 // stable reports that no other item ever held addr, so that the answer is
 // the same at any time.
 func (l *rangeList[T]) find(addr uint64, ft int64) (best T, stable bool) {
@@ -311,7 +312,9 @@ func (l *rangeList[T]) find(addr uint64, ft int64) (best T, stable bool) {
 			best, bestGap = list[j], gap
 		}
 	}
-	return best, holders <= 1
+	// One holder found but not returned (a time gap beyond any FILETIME)
+	// would depend on the time after all.
+	return best, holders == 0 || holders == 1 && best != nil
 }
 
 // timeGap returns how far ft lies outside [from, to] (0 inside).
@@ -452,26 +455,27 @@ type cachedFrame struct {
 	frame Frame    // frame.Address 0: empty slot
 }
 
-// frameCacheSlots is the size of a frameCache (a power of two; 48 bytes
-// each).
-const frameCacheSlots = 1 << 14
+// frameCacheBits sizes a frameCache: 2^frameCacheBits slots of 40 bytes.
+const frameCacheBits = 14
 
 // resolve is m.resolve through the cache.
 func (c *frameCache) resolve(m *Model, p *Process, addr uint64, ft int64) Frame {
-	kernel := m.IsKernelAddress(addr)
-	if kernel {
+	if m.IsKernelAddress(addr) {
 		p = nil
-	} else if p == nil || addr == 0 {
-		return Frame{Address: addr}
+	} else if p == nil {
+		return Frame{Address: addr} // no process: nothing to look in
+	}
+	if addr == 0 {
+		return m.resolve(p, addr, ft) // address 0 marks an empty slot
 	}
 	h := addr * 0x9E3779B97F4A7C15
 	if p != nil {
 		h ^= uint64(p.Index+1) * 0xC2B2AE3D27D4EB4F
 	}
 	if c.slots == nil {
-		c.slots = make([]cachedFrame, frameCacheSlots)
+		c.slots = make([]cachedFrame, 1<<frameCacheBits)
 	}
-	slot := &c.slots[h>>(64-14)]
+	slot := &c.slots[h>>(64-frameCacheBits)]
 	if slot.frame.Address == addr && slot.p == p {
 		return slot.frame
 	}

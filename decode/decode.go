@@ -66,6 +66,7 @@ type Decoder struct {
 // returned for each key, for as long as the registry's generation holds:
 // the hot path takes no lock shared with other goroutines.
 type candCache struct {
+	reg *tdh.Registry // whose generation gen is (Decoder.Registry may be replaced)
 	gen uint64
 	m   map[candKey][]tdh.Candidate
 }
@@ -82,12 +83,12 @@ const maxCandCache = 4096
 
 // lookup returns the registry's candidates for the key.
 func (c *candCache) lookup(reg *tdh.Registry, guid uuid.UUID, id uint16, version uint8) []tdh.Candidate {
-	if g := reg.Generation(); g != c.gen || c.m == nil || len(c.m) >= maxCandCache {
+	if g := reg.Generation(); g != c.gen || reg != c.reg || c.m == nil || len(c.m) >= maxCandCache {
 		if c.m == nil {
 			c.m = make(map[candKey][]tdh.Candidate, 64)
 		}
 		clear(c.m)
-		c.gen = g
+		c.reg, c.gen = reg, g
 	}
 	k := candKey{guid, id, version}
 	if v, ok := c.m[k]; ok {
@@ -153,9 +154,10 @@ func (d *Decoder) Clone() *Decoder {
 }
 
 // Fork returns a Decoder for another trace: it starts with a copy of d's
-// registry (the built-in schemas and everything imported so far) and
-// none of d's trace state (EventSource manifests, TraceLogging and
-// string-only schemas, warnings). What the new decoder's [Decoder.Prescan]
+// registry (the built-in schemas, everything imported so far, and the
+// schemas of any trace d has prescanned) and none of d's other state
+// (EventSource manifests being assembled, TraceLogging and string-only
+// schemas, warnings). What the new decoder's [Decoder.Prescan]
 // registers stays in its own registry, so that traces converted side by
 // side do not lend each other schemas, and the imports are read once.
 func (d *Decoder) Fork() *Decoder {

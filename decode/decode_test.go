@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -155,5 +156,80 @@ func BenchmarkNew(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		New()
+	}
+}
+
+// TestPrescannerKeepsFilesApart: two files log different manifests of the
+// same EventSource provider, their chunks interleaved in time; fed by a
+// time-ordered reader over both (as the analysis model's pass does), the
+// prescanner assembles each file's chunks on their own and registers both.
+func TestPrescannerKeepsFilesApart(t *testing.T) {
+	manifestB := strings.ReplaceAll(esManifest, `value="7"`, `value="8"`)
+	chunk := func(xml string, i, n int, ts int64) []byte {
+		size := (len(xml) + n - 1) / n
+		part := xml[i*size : min(len(xml), (i+1)*size)]
+		env := []byte{1, 1, 0, 0x5B, 0, 0, 0, 0}
+		binary.LittleEndian.PutUint16(env[4:], uint16(n))
+		binary.LittleEndian.PutUint16(env[6:], uint16(i))
+		return etltest.Event(etl.HeaderEvent64, 0, 1, 2, ts, esProvider,
+			etl.EventDescriptor{ID: 0xFFFE, Version: 1, Opcode: 0xFE}, uuid.Nil, nil, append(env, part...))
+	}
+	file := func(xml string, t0 int64) *etl.File {
+		tf := etltest.NewFile(8192, true)
+		tf.AddBuffer(0, 0, chunk(xml, 0, 2, t0), chunk(xml, 1, 2, t0+10))
+		b := tf.Bytes()
+		f, err := etl.NewFile(bytes.NewReader(b), int64(len(b)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	files := []*etl.File{file(esManifest, 80000000100), file(manifestB, 80000000105)}
+	d := New()
+	p := d.NewPrescanner()
+	r := etl.NewReader(files, nil)
+	var order []int
+	for r.Next() {
+		if r.Event().Descriptor.ID == 0xFFFE {
+			order = append(order, r.Event().File)
+		}
+		p.Observe(r.Event())
+	}
+	r.Close()
+	if err := p.Finish(); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(order, []int{0, 1, 0, 1}) {
+		t.Fatalf("the chunks did not interleave: files %v", order)
+	}
+	for _, id := range []uint16{7, 8} {
+		if _, ok := d.Registry.Lookup(esProvider, id, 0); !ok {
+			t.Errorf("event %d of the manifests was not registered", id)
+		}
+	}
+}
+
+// TestRegistryReplaced: a decoder whose Registry field is replaced by
+// another registry (of the same generation) decodes with the new one.
+func TestRegistryReplaced(t *testing.T) {
+	g := uuid.MustParse("11111111-2222-3333-4444-555555555555")
+	schema := func(name string) *tdh.Event {
+		return &tdh.Event{ProviderGUID: g, ID: 1, EventName: name, Properties: []tdh.Property{tdh.ScalarProperty("V", tdh.InTypeUInt8)}}
+	}
+	ev := &etl.Event{Header: etl.HeaderEvent64, ProviderID: g, Descriptor: etl.EventDescriptor{ID: 1}, UserData: []byte{7}}
+	d := New()
+	d.Registry = tdh.NewRegistry()
+	d.Registry.Add(schema("first"))
+	if res := d.Decode(ev); res.Schema == nil || res.Schema.EventName != "first" {
+		t.Fatalf("first registry: %+v", res.Schema)
+	}
+	second := tdh.NewRegistry()
+	second.Add(schema("second"))
+	if second.Generation() != d.Registry.Generation() {
+		t.Fatalf("generations %d and %d: the test needs them equal", second.Generation(), d.Registry.Generation())
+	}
+	d.Registry = second
+	if res := d.Decode(ev); res.Schema == nil || res.Schema.EventName != "second" {
+		t.Errorf("after replacing the registry: %+v", res.Schema)
 	}
 }

@@ -28,18 +28,26 @@ import (
 // warnings.
 type eventSources struct {
 	mu      sync.Mutex
-	pending map[uuid.UUID]*chunks
-	order   []pendingRef      // pending providers, oldest first (with stale entries)
-	seq     int               // sequence number of the next chunks started
-	held    int               // bytes of chunks held in pending
-	seen    map[[32]byte]bool // manifests already registered, by content hash
+	pending map[chunkKey]*chunks // per file and provider: files merged in time order interleave
+	order   []pendingRef         // pending providers, oldest first (with stale entries)
+	seq     int                  // sequence number of the next chunks started
+	held    int                  // bytes of chunks held in pending
+	seen    map[[32]byte]bool    // manifests already registered, by content hash
 	names   map[uuid.UUID]string
 	dropped droppedChunks
 }
 
 type pendingRef struct {
-	g   uuid.UUID
+	g   chunkKey
 	seq int
+}
+
+// chunkKey is whose chunks are being assembled: a provider in one file
+// (the reader's index), so that the chunks of the same provider's
+// manifests in two files merged in time order do not mix.
+type chunkKey struct {
+	file int
+	g    uuid.UUID
 }
 
 // Bounds on the EventSource manifest chunks kept while a manifest is
@@ -75,12 +83,12 @@ type droppedChunksTotals struct{ manifest, pending, providers int }
 const envelopeSize = 8
 
 func newEventSources() *eventSources {
-	return &eventSources{pending: map[uuid.UUID]*chunks{}, seen: map[[32]byte]bool{}, names: map[uuid.UUID]string{}}
+	return &eventSources{pending: map[chunkKey]*chunks{}, seen: map[[32]byte]bool{}, names: map[uuid.UUID]string{}}
 }
 
 // evictOldest drops the chunks of the provider that started longest ago,
 // other than keep; it returns the chunks dropped, or -1 if there is none.
-func (es *eventSources) evictOldest(keep uuid.UUID) int {
+func (es *eventSources) evictOldest(keep chunkKey) int {
 	for i, r := range es.order {
 		if c := es.pending[r.g]; c == nil || c.seq != r.seq || r.g == keep {
 			continue // stale (compacted away later), or the one to keep
@@ -91,8 +99,8 @@ func (es *eventSources) evictOldest(keep uuid.UUID) int {
 	return -1
 }
 
-// drop forgets the chunks kept for provider g.
-func (es *eventSources) drop(g uuid.UUID) int {
+// drop forgets the chunks kept for g.
+func (es *eventSources) drop(g chunkKey) int {
 	c := es.pending[g]
 	if c == nil {
 		return 0
@@ -117,7 +125,7 @@ func (es *eventSources) add(reg *tdh.Registry, ev *etl.Event) error {
 	}
 	es.mu.Lock()
 	defer es.mu.Unlock()
-	g := ev.ProviderID
+	g := chunkKey{ev.File, ev.ProviderID}
 	c := es.pending[g]
 	if c == nil || c.total != total || n == 0 {
 		es.drop(g)

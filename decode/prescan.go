@@ -64,7 +64,8 @@ type Prescanner struct {
 func (d *Decoder) NewPrescanner() *Prescanner { return &Prescanner{d: d} }
 
 // maxPrescanFiles bounds the file indexes a Prescanner keeps apart (a
-// Reader numbers its files from 0).
+// Reader numbers its files from 0); the TDH metadata of files past it is
+// registered as file 0's.
 const maxPrescanFiles = 1 << 16
 
 // Observe takes one event.

@@ -44,11 +44,10 @@ func TestTimeToFiletime(t *testing.T) {
 // time.
 func TestTimeToFiletimeRoundTrip(t *testing.T) {
 	fts := []int64{0, 1, -1, 116444736000000000, 133485408000000000, 1e7 - 1, -1e7, -1e7 + 1, -504911232000000000,
-		math.MaxInt64, math.MaxInt64 - 1, math.MinInt64 + 116444736000000000}
+		math.MaxInt64, math.MaxInt64 - 1, math.MinInt64 + 116444736000000000, math.MinInt64, math.MinInt64 + 1}
 	rng := rand.New(rand.NewPCG(1, 2))
 	for range 10000 {
-		// FiletimeToTime handles FILETIMEs down to MinInt64 + the epoch.
-		fts = append(fts, math.MinInt64+116444736000000000+rng.Int64N(math.MaxInt64), rng.Int64N(3e17)-1e17)
+		fts = append(fts, int64(rng.Uint64()), rng.Int64N(3e17)-1e17)
 	}
 	for _, ft := range fts {
 		tm := etl.FiletimeToTime(ft)

@@ -237,13 +237,13 @@ func utf16z(b []byte) (string, int) {
 // FiletimeToTime converts a FILETIME (100 ns intervals since 1601-01-01 UTC)
 // to a [time.Time] in UTC.
 func FiletimeToTime(ft int64) time.Time {
-	const epochDiff = 116444736000000000 // 1601→1970 in 100 ns
-	d := ft - epochDiff
-	sec := d / 10000000
-	rem := d % 10000000
+	// Seconds first, then the epoch: every int64 FILETIME converts
+	// without overflow.
+	sec := ft / ticksPerSec
+	rem := ft % ticksPerSec
 	if rem < 0 {
 		sec--
-		rem += 10000000
+		rem += ticksPerSec
 	}
-	return time.Unix(sec, rem*100).UTC()
+	return time.Unix(sec-unixToFiletimeSec, rem*100).UTC()
 }

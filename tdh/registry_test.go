@@ -24,6 +24,15 @@ func TestRegistryClone(t *testing.T) {
 	if _, ok := c.Lookup(g, 1, 5); ok {
 		t.Error("the original's addition reached the clone")
 	}
+	// An existing key gains a candidate in the original only (the lists
+	// are shared, so they must never be changed in place).
+	r.AddFrom(Origin{Kind: OriginImport}, &Event{ProviderGUID: g, ID: 1, Version: 0, ProviderName: "Imported"})
+	if n, m := len(r.Candidates(g, 1, 0)), len(c.Candidates(g, 1, 0)); n != 2 || m != 1 {
+		t.Errorf("candidates of 1/0: original %d (want 2), clone %d (want 1)", n, m)
+	}
+	if c.ProviderName(g) != "P" {
+		t.Errorf("clone's provider name became %q", c.ProviderName(g))
+	}
 	if s, exact := c.LookupNearest(g, 1, 5); s == nil || exact || s.Version != 0 {
 		t.Errorf("clone nearest version of 1/5 = %v, %v; want version 0 (5 was added to the original only)", s, exact)
 	}

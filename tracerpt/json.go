@@ -121,10 +121,17 @@ func AppendStackJSON(b []byte, stack []analysis.Frame) []byte {
 }
 
 // frameJSONCache keeps the rendering of recent frames, direct-mapped by
-// address: the frames of a trace's stacks repeat.
+// address: the frames of a trace's stacks repeat. Renderings longer than
+// maxCachedFrameJSON (long names from the trace) are not kept, which
+// bounds the cache to about 1 MiB.
 type frameJSONCache struct {
-	slots [1 << 12]cachedFrameJSON
+	slots [1 << frameJSONBits]cachedFrameJSON
 }
+
+const (
+	frameJSONBits      = 12
+	maxCachedFrameJSON = 256
+)
 
 type cachedFrameJSON struct {
 	f    analysis.Frame
@@ -146,12 +153,17 @@ func appendStackJSON(b []byte, stack []analysis.Frame, cache *frameJSONCache) []
 			b = appendFrameJSON(b, f)
 			continue
 		}
-		c := &cache.slots[(f.Address*0x9E3779B97F4A7C15)>>(64-12)]
-		if c.json == nil || c.f != *f {
-			c.f = *f
-			c.json = appendFrameJSON(c.json[:0], f)
+		c := &cache.slots[(f.Address*0x9E3779B97F4A7C15)>>(64-frameJSONBits)]
+		if c.json != nil && c.f == *f {
+			b = append(b, c.json...)
+			continue
 		}
-		b = append(b, c.json...)
+		n := len(b)
+		b = appendFrameJSON(b, f)
+		if len(b)-n <= maxCachedFrameJSON {
+			c.f = *f
+			c.json = append(c.json[:0], b[n:]...)
+		}
 	}
 	return append(b, ']')
 }
@@ -383,11 +395,15 @@ type headerKey struct {
 // headerCache keeps the rendering of recent header keys, direct-mapped:
 // a trace's events come in a few hundred shapes.
 type headerCache struct {
-	slots [1 << 8]struct {
+	slots [1 << headerBits]struct {
 		k    headerKey
 		json []byte
 	}
 }
+
+// headerBits sizes a headerCache: 2^headerBits slots (a rendering is at
+// most ~250 bytes: the keys and a GUID, numbers and a header name).
+const headerBits = 8
 
 // appendHeader appends the keys "header" to "keywords" of ev, from the
 // encoder's cache when an event of the same shape came before.
@@ -402,7 +418,7 @@ func (e *JSONEncoder) appendHeader(b []byte, ev *etl.Event) []byte {
 	k := headerKey{ev.ProviderID, *d, ev.Header, ev.Flags}
 	h := binary.LittleEndian.Uint64(k.provider[:8]) ^ binary.LittleEndian.Uint64(k.provider[8:]) ^
 		uint64(d.ID)<<8 ^ uint64(d.Opcode)<<24 ^ uint64(d.Version)<<32 ^ uint64(d.Task)<<40 ^ uint64(ev.Header)
-	slot := &e.headers.slots[(h*0x9E3779B97F4A7C15)>>(64-8)]
+	slot := &e.headers.slots[(h*0x9E3779B97F4A7C15)>>(64-headerBits)]
 	if slot.json == nil || slot.k != k {
 		slot.k = k
 		slot.json = appendHeaderJSON(slot.json[:0], ev)

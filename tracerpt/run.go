@@ -29,8 +29,9 @@ type Config struct {
 	// Decoder finds schemas; nil means decode.New(). Run clones it for
 	// each worker.
 	Decoder *decode.Decoder
-	// Prescanned tells Run that Decoder.Prescan has already read Files.
-	// Otherwise Run calls it first, so that the EventSource manifests a
+	// Prescanned tells Run that the schemas Files carry are registered
+	// already (Decoder.Prescan, or a decode.Prescanner fed by another
+	// pass, such as the analysis model's). Otherwise Run prescans first, so that the EventSource manifests a
 	// trace carries are registered before any event is decoded and the
 	// output does not depend on the order in which workers decode.
 	Prescanned bool
@@ -373,8 +374,6 @@ func (p *pipeline) runParallel(ctx context.Context, dec *decode.Decoder, workers
 	}
 	free := make(chan *batch, nb)
 	for i := 0; i < nb; i++ {
-		// Sized for a typical batch, so that the buffers do not grow
-		// through a chain of copies.
 		free <- &batch{}
 	}
 	work := make(chan *batch, nb)

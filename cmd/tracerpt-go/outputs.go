@@ -106,10 +106,20 @@ type atomicFile struct {
 	path   string
 	direct bool // writing to path itself (not a regular file)
 	done   bool
+	mode   os.FileMode // of the file at path when done
 }
 
-// createAtomic starts writing path.
+// createAtomic starts writing path. A symbolic link is followed (the
+// file it names is replaced, the link stays) and an existing file keeps
+// its permissions; a new one gets 0644.
 func createAtomic(path string) (*atomicFile, error) {
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real
+	}
+	mode := os.FileMode(0o644)
+	if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() {
+		mode = st.Mode().Perm()
+	}
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		return nil, fmt.Errorf("%s is a directory", path)
 	} else if err == nil && !st.Mode().IsRegular() {
@@ -127,7 +137,7 @@ func createAtomic(path string) (*atomicFile, error) {
 	if err != nil {
 		return nil, fmt.Errorf("creating %s: %w", path, err)
 	}
-	return &atomicFile{File: f, path: path}, nil
+	return &atomicFile{File: f, path: path, mode: mode}, nil
 }
 
 // writer is the destination to hand to an encoder: the file itself, or,
@@ -149,7 +159,7 @@ func (a *atomicFile) commit() error {
 	if a.direct {
 		return a.File.Close()
 	}
-	err := a.File.Chmod(0o644)
+	err := a.File.Chmod(a.mode)
 	if cerr := a.File.Close(); err == nil {
 		err = cerr
 	}

@@ -151,3 +151,32 @@ func TestAnalysisImportErrors(t *testing.T) {
 		mustRun(t, args...)
 	}
 }
+
+// TestAtomicOutputThroughLink: an output written through a temporary file
+// and a rename (relog, synth, pcapng) replaces the file a symbolic link
+// names, not the link, and keeps the file's permissions.
+func TestAtomicOutputThroughLink(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "target.etl")
+	if err := os.WriteFile(target, []byte("old"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link.etl")
+	if err := os.Symlink(target, link); err != nil {
+		t.Skipf("no symbolic links here: %v", err)
+	}
+	mustRun(t, "relog", sample, "-o", link, "-y")
+	if st, err := os.Lstat(link); err != nil || st.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("the link was replaced: %v %v", st.Mode(), err)
+	}
+	st, err := os.Stat(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Mode().Perm() != 0o600 || st.Size() <= 3 {
+		t.Errorf("target: mode %v, %d bytes; want 0600 and the relogged trace", st.Mode().Perm(), st.Size())
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 2 {
+		t.Errorf("%d files left in the folder, want the target and the link", len(entries))
+	}
+}

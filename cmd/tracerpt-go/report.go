@@ -66,8 +66,8 @@ when it is one of the inputs or of the -import paths.`,
 // writeReport builds the report of the inputs args and writes it to
 // o.output.
 func writeReport(cmd *cobra.Command, args []string, o *reportOptions) error {
-	// report.Build reads the inputs three times: the prescan, the
-	// analysis model, then every event.
+	// report.Build reads the inputs twice: the analysis model (which is
+	// the prescan too), then every event.
 	files, dec, err := openTrace(cmd, args, &traceOptions{
 		imports: o.imports, verbose: o.verbose,
 		outputs: []string{o.output}, yes: o.yes,
