@@ -27,7 +27,9 @@ func (d *Decoder) Prescan(files []*etl.File) error {
 	var errs []error
 	for i, f := range files {
 		p := d.NewPrescanner()
-		r := etl.NewReader([]*etl.File{f}, &etl.ReaderOptions{Order: etl.FileOrder})
+		// Time order, as the analysis model's pass feeds a Prescanner:
+		// both see a file's metadata and manifest chunks in one order.
+		r := etl.NewReader([]*etl.File{f}, nil)
 		for r.Next() {
 			ev := r.Event()
 			ev.File = i
