@@ -233,3 +233,30 @@ func TestRegistryReplaced(t *testing.T) {
 		t.Errorf("after replacing the registry: %+v", res.Schema)
 	}
 }
+
+// TestEventSourceChunksOutOfOrder: a manifest whose chunk 1 is read
+// before its chunk 0 (file order puts processors' buffers one after the
+// other) is still assembled; chunk 0 read again starts a new manifest.
+func TestEventSourceChunksOutOfOrder(t *testing.T) {
+	chunks := manifestChunks(esManifest, 3)
+	tf := etltest.NewFile(8192, true)
+	tf.AddBuffer(0, 0, chunks[1], chunks[0], chunks[2])
+	b := tf.Bytes()
+	f, err := etl.NewFile(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := New()
+	p := d.NewPrescanner()
+	r := etl.NewReader([]*etl.File{f}, &etl.ReaderOptions{Order: etl.FileOrder})
+	for r.Next() {
+		p.Observe(r.Event())
+	}
+	r.Close()
+	if err := p.Finish(); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := d.Registry.Lookup(esProvider, 7, 0); !ok {
+		t.Error("the manifest read 1, 0, 2 was not registered")
+	}
+}

@@ -127,7 +127,14 @@ func (es *eventSources) add(reg *tdh.Registry, ev *etl.Event) error {
 	defer es.mu.Unlock()
 	g := chunkKey{ev.File, ev.ProviderID}
 	c := es.pending[g]
-	if c == nil || c.total != total || n == 0 {
+	// Chunk 0 starts the manifest again only when the one being assembled
+	// has its chunk 0 already: in file order a later chunk can come first
+	// (buffers of different processors).
+	restart := false
+	if c != nil {
+		_, restart = c.parts[0]
+	}
+	if c == nil || c.total != total || n == 0 && restart {
 		es.drop(g)
 		for len(es.pending) >= MaxEventSourceProviders {
 			k := es.evictOldest(g)

@@ -27,9 +27,7 @@ func (d *Decoder) Prescan(files []*etl.File) error {
 	var errs []error
 	for i, f := range files {
 		p := d.NewPrescanner()
-		// Time order, as the analysis model's pass feeds a Prescanner:
-		// both see a file's metadata and manifest chunks in one order.
-		r := etl.NewReader([]*etl.File{f}, nil)
+		r := etl.NewReader([]*etl.File{f}, &etl.ReaderOptions{Order: etl.FileOrder})
 		for r.Next() {
 			ev := r.Event()
 			ev.File = i

@@ -17,7 +17,8 @@ import (
 var (
 	// ErrConflict: two payloads describe the same event (provider or
 	// class GUID, id, version) or the same map (provider GUID, name)
-	// differently; the first one is kept.
+	// differently; the one whose bytes sort first is kept, so that the
+	// choice does not depend on the order the payloads are read in.
 	ErrConflict = errors.New("conflicting descriptions")
 	// ErrUnboundMap: a property names a map that no EventMapInfo payload
 	// of the set describes; the property renders its raw value.
@@ -71,6 +72,7 @@ type mapKey struct {
 type setEntry struct {
 	ev       *tdh.Event
 	provider uuid.UUID // TRACE_EVENT_INFO.ProviderGuid: the key of its maps
+	payload  string    // the TRACE_EVENT_INFO it came from
 }
 
 // Set collects the MetaData payloads of a trace — EventInfo and
@@ -84,17 +86,19 @@ type setEntry struct {
 //	schemas, problems := s.Schemas()
 //	registry.Add(schemas...)
 type Set struct {
-	mu       sync.Mutex
-	seen     map[string]bool // payloads already added, by content
-	order    []*setEntry
-	byKey    map[schemaKey]*setEntry
-	maps     map[mapKey]*tdh.Map
-	problems []error
+	mu    sync.Mutex
+	seen  map[string]bool // payloads already added, by content
+	order []*setEntry
+	byKey map[schemaKey]*setEntry
+	maps  map[mapKey]*tdh.Map
+	// mapPayloads are the EventMapInfo payloads of maps (shared with seen's keys).
+	mapPayloads map[mapKey]string
+	problems    []error
 }
 
 // NewSet returns an empty set.
 func NewSet() *Set {
-	return &Set{seen: map[string]bool{}, byKey: map[schemaKey]*setEntry{}, maps: map[mapKey]*tdh.Map{}}
+	return &Set{seen: map[string]bool{}, byKey: map[schemaKey]*setEntry{}, maps: map[mapKey]*tdh.Map{}, mapPayloads: map[mapKey]string{}}
 }
 
 // AddEvent adds ev if it is a MetaData event: class [MetadataGUID] with a
@@ -152,11 +156,14 @@ func (s *Set) AddEventInfo(payload []byte) error {
 	if old, ok := s.byKey[k]; ok {
 		if !reflect.DeepEqual(old.ev, ev) {
 			s.problems = append(s.problems, &SchemaError{Provider: k.guid, ID: k.id, Version: k.version, Event: ev.EventName,
-				Msg: "described differently by two EventInfo payloads; the first is kept", Err: ErrConflict})
+				Msg: "described differently by two EventInfo payloads; the one whose bytes sort first is kept", Err: ErrConflict})
+			if key[1:] < old.payload {
+				old.ev, old.provider, old.payload = ev, provider, key[1:]
+			}
 		}
 		return nil
 	}
-	e := &setEntry{ev: ev, provider: provider}
+	e := &setEntry{ev: ev, provider: provider, payload: key[1:]} // seen's key holds the bytes
 	s.byKey[k] = e
 	s.order = append(s.order, e)
 	return nil
@@ -184,11 +191,14 @@ func (s *Set) AddMapInfo(payload []byte) error {
 	if old, ok := s.maps[k]; ok {
 		if !reflect.DeepEqual(old, m) {
 			s.problems = append(s.problems, &SchemaError{Provider: provider, Map: m.Name,
-				Msg: "map described differently by two EventMapInfo payloads; the first is kept", Err: ErrConflict})
+				Msg: "map described differently by two EventMapInfo payloads; the one whose bytes sort first is kept", Err: ErrConflict})
+			if key[1:] < s.mapPayloads[k] {
+				s.maps[k], s.mapPayloads[k] = m, key[1:]
+			}
 		}
 		return nil
 	}
-	s.maps[k] = m
+	s.maps[k], s.mapPayloads[k] = m, key[1:]
 	return nil
 }
 

@@ -2,6 +2,8 @@ package eventinfo_test
 
 import (
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -156,6 +158,37 @@ func TestSetProblems(t *testing.T) {
 	}
 	if !mapConflict {
 		t.Errorf("no map conflict reported for FlagsMap: %v", problems)
+	}
+	// The same payloads in the other order keep the same descriptions:
+	// the choice between conflicting ones does not depend on the reading
+	// order (a dump's prescan reads in file order, the model's pass in time
+	// order).
+	r := eventinfo.NewSet()
+	for _, p := range [][]byte{wpp.bytes(), tl.bytes(), mofB.bytes(), mofA.bytes(), b.bytes(), a.bytes()} {
+		r.AddEventInfo(p)
+	}
+	for _, m := range []*emi{m2, m1} {
+		r.AddMapInfo(m.bytes())
+	}
+	rs, _ := r.Schemas()
+	var names, rnames []string
+	for _, x := range schemas {
+		names = append(names, fmt.Sprintf("%v/%d:%s", x.ProviderGUID, x.ID, x.Properties[0].Name))
+	}
+	for _, x := range rs {
+		rnames = append(rnames, fmt.Sprintf("%v/%d:%s", x.ProviderGUID, x.ID, x.Properties[0].Name))
+	}
+	slices.Sort(names)
+	slices.Sort(rnames)
+	if !slices.Equal(names, rnames) {
+		t.Errorf("reverse order kept %v, forward order %v", rnames, names)
+	}
+	for _, x := range rs {
+		if x.ProviderGUID == provA {
+			if m := x.Properties[1].Members[0].Map; m == nil || len(m.Entries) != 1 || m.Entries[0].Message != "A" {
+				t.Errorf("reverse order: FlagsMap %+v", m)
+			}
+		}
 	}
 	want := map[error]int{eventinfo.ErrConflict: 2, eventinfo.ErrSkippedSource: 2, eventinfo.ErrTruncated: 1, eventinfo.ErrUnsupported: 1}
 	if len(count) != len(want) || len(problems) != 6 {
