@@ -39,6 +39,7 @@ type File struct {
 	indexErrs []error
 
 	cache *BufferCache // decompressed buffers, if set
+	hook  func(int64)  // SetReadHook
 }
 
 // ErrNotRegular is returned by [Open] for a path that is not a regular
@@ -510,12 +511,23 @@ func (b *Buffer) Release() {
 	}
 }
 
+// SetReadHook sets a function [File.ReadBuffer] calls with the size on
+// disk of each buffer it is asked for (read, or taken from the buffer
+// cache), on the goroutine that asks: a pass over the file reports the
+// file's buffers once each, which a command can show as progress. nil
+// removes it. Set it before reading; the function must be safe for
+// concurrent use (readers read buffers on several goroutines).
+func (f *File) SetReadHook(fn func(n int64)) { f.hook = fn }
+
 // ReadBuffer reads and, if needed, decompresses one buffer. The returned
 // buffer holds pooled memory: call [Buffer.Release] when done with it.
 func (f *File) ReadBuffer(bi BufferInfo) (*Buffer, error) {
 	h := &bi.Header
 	b := &Buffer{BufferInfo: bi, file: f}
 	avail := f.size - bi.FileOffset
+	if f.hook != nil {
+		f.hook(max(0, min(int64(h.BufferSize), avail)))
+	}
 	if !h.Compressed() {
 		n := int64(h.Offset)
 		if n > avail {

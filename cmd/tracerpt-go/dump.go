@@ -337,6 +337,11 @@ func dumpInputs(cmd *cobra.Command, args []string, o *dumpOptions, format tracer
 	if o.fileOrder {
 		cfg.Order = etl.FileOrder
 	}
+	// Progress over both passes (the prescan or the analysis model, then
+	// the dump); no bar when the dump itself goes to the terminal.
+	quiet := o.quiet || (dump && dumpPath == "-" && isTerminal(cmd.OutOrStdout()))
+	endProgress := passProgress(cmd.ErrOrStderr(), quiet, files, 2)
+	defer endProgress()
 	var model *analysis.Model
 	said := false // the no-match line is written
 	annotate := dump && (format == tracerpt.JSON || pq) && !o.noAnalyze
@@ -393,14 +398,8 @@ func dumpInputs(cmd *cobra.Command, args []string, o *dumpOptions, format tracer
 		}
 		cfg.Summary = tracerpt.NewSummary(files, paths)
 	}
-	// No bar when the dump itself goes to the terminal.
-	quiet := o.quiet || (dump && dumpPath == "-" && isTerminal(cmd.OutOrStdout()))
-	if bar := newProgress(cmd.ErrOrStderr(), quiet, files); bar != nil {
-		cfg.Progress = bar.update
-		defer bar.finish()
-	}
-
 	st, err := tracerpt.Run(context.Background(), cfg)
+	endProgress()
 	if err == nil && st.Written == 0 && o.filtered() && !said {
 		reportNoMatch(cmd, dec, files, &filter.Filter)
 	}

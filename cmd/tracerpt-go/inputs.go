@@ -25,6 +25,12 @@ type traceOptions struct {
 	// prescan registers the schemas the traces carry before openTrace
 	// returns (decode.Decoder.Prescan; its problems are warnings).
 	prescan bool
+	// passes is how many times the command reads the inputs (the prescan
+	// included): a progress bar over them is shown on a terminal until
+	// endProgress, which openTrace sets (never nil after it returns).
+	passes      int
+	quiet       bool
+	endProgress func()
 }
 
 // openTrace is the start every trace-reading command shares: it opens
@@ -33,6 +39,7 @@ type traceOptions struct {
 // prescanned if asked. Errors carry their exit status. The files are
 // returned for closing, on error too.
 func openTrace(cmd *cobra.Command, args []string, o *traceOptions) ([]*etl.File, *decode.Decoder, error) {
+	o.endProgress = func() {}
 	files, err := openInputs(args)
 	if err != nil {
 		return files, nil, err
@@ -51,6 +58,9 @@ func openTrace(cmd *cobra.Command, args []string, o *traceOptions) ([]*etl.File,
 	dec, err := newImportDecoder(cmd, o.imports, o.verbose)
 	if err != nil {
 		return files, nil, err
+	}
+	if o.passes > 0 {
+		o.endProgress = passProgress(cmd.ErrOrStderr(), o.quiet, files, o.passes)
 	}
 	if o.prescan {
 		if err := dec.Prescan(files); err != nil {

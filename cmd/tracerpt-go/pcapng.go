@@ -102,12 +102,14 @@ func runPcapng(cmd *cobra.Command, args []string, o *pcapngOptions) error {
 	}
 	// The component list, then the packets: the inputs are read twice
 	// after the prescan.
-	files, dec, err := openTrace(cmd, args, &traceOptions{
+	t := &traceOptions{
 		imports: o.manifests, verbose: o.verbose,
 		outputs: []string{o.out}, yes: o.yes,
-		reread: true, prescan: true,
-	})
+		reread: true, prescan: true, passes: 3,
+	}
+	files, dec, err := openTrace(cmd, args, t)
 	defer closeAll(files)
+	defer t.endProgress()
 	if err != nil {
 		return err
 	}
@@ -131,6 +133,7 @@ func runPcapng(cmd *cobra.Command, args []string, o *pcapngOptions) error {
 		Workers: o.workers,
 		Strict:  o.strict,
 	})
+	t.endProgress()
 	if st != nil && !(o.strict && errors.Is(err, pcapng.ErrDamaged)) {
 		for _, e := range st.Errors {
 			warn(cmd, e)

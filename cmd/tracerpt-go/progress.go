@@ -3,6 +3,9 @@ package main
 import (
 	"io"
 	"os"
+	"strconv"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -11,47 +14,78 @@ import (
 	"github.com/etwkit/etw/etl"
 )
 
-// progress shows how much of the input has been read, on standard error,
-// when that is a terminal.
-type progress struct {
-	bar *progressbar.ProgressBar
-}
-
-// newProgress returns a progress bar for reading files, or nil when quiet
-// is set or w is not a terminal.
-func newProgress(w io.Writer, quiet bool, files []*etl.File) *progress {
-	if quiet || !isTerminal(w) {
-		return nil
-	}
-	var total int64
-	for _, fl := range files {
-		total += fl.Size()
-	}
-	bar := progressbar.NewOptions64(total,
-		progressbar.OptionSetWriter(w),
-		progressbar.OptionSetDescription("reading"),
-		progressbar.OptionShowBytes(true),
-		progressbar.OptionSetWidth(30),
-		progressbar.OptionThrottle(100*time.Millisecond),
-		progressbar.OptionClearOnFinish(),
-	)
-	return &progress{bar: bar}
-}
-
-func (p *progress) update(done, total int64) {
-	if done > total {
-		done = total
-	}
-	p.bar.Set64(done)
-}
-
-func (p *progress) finish() {
-	p.bar.Finish()
-	p.bar.Exit()
-}
-
 // isTerminal reports whether w is a terminal.
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
 }
+
+// passProgress shows, on standard error when it is a terminal, how far a
+// command has got through the passes it makes over files (each pass reads
+// every buffer once: etl.File.SetReadHook), as one bar across all of them.
+// Call the returned function when the command is done with the files.
+func passProgress(w io.Writer, quiet bool, files []*etl.File, passes int) (done func()) {
+	if quiet || (!isTerminal(w) && !forceProgress) {
+		return func() {}
+	}
+	var size int64
+	for _, f := range files {
+		for _, b := range f.Buffers() {
+			size += int64(b.Header.BufferSize)
+		}
+	}
+	total := size * int64(passes)
+	var read atomic.Int64
+	for _, f := range files {
+		f.SetReadHook(func(n int64) { read.Add(n) })
+	}
+	desc := "reading"
+	if passes > 1 {
+		desc = "reading (" + strconv.Itoa(passes) + " passes)"
+	}
+	bar := progressbar.NewOptions64(total,
+		progressbar.OptionSetWriter(w),
+		progressbar.OptionSetDescription(desc),
+		progressbar.OptionShowBytes(true),
+		progressbar.OptionSetWidth(30),
+		progressbar.OptionThrottle(100*time.Millisecond),
+		progressbar.OptionClearOnFinish(),
+	)
+	stop := make(chan struct{})
+	ticked := make(chan struct{})
+	go func() {
+		defer close(ticked)
+		t := time.NewTicker(100 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+				bar.Set64(min(read.Load(), total))
+			}
+		}
+	}()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			close(stop)
+			<-ticked
+			for _, f := range files {
+				f.SetReadHook(nil)
+			}
+			if progressDone != nil {
+				progressDone(read.Load(), total)
+			}
+			bar.Finish()
+			bar.Exit()
+		})
+	}
+}
+
+// Tests: forceProgress shows the bar on any writer, progressDone gets the
+// bytes read and the bar's total when it ends.
+var (
+	forceProgress bool
+	progressDone  func(read, total int64)
+)

@@ -68,12 +68,14 @@ when it is one of the inputs or of the -import paths.`,
 func writeReport(cmd *cobra.Command, args []string, o *reportOptions) error {
 	// report.Build reads the inputs twice: the analysis model (which is
 	// the prescan too), then every event.
-	files, dec, err := openTrace(cmd, args, &traceOptions{
+	t := &traceOptions{
 		imports: o.imports, verbose: o.verbose,
 		outputs: []string{o.output}, yes: o.yes,
-		reread: true,
-	})
+		reread: true, passes: 2, quiet: o.output == "-" && isTerminal(cmd.OutOrStdout()),
+	}
+	files, dec, err := openTrace(cmd, args, t)
 	defer closeAll(files)
+	defer t.endProgress()
 	if err != nil {
 		return err
 	}
@@ -82,6 +84,7 @@ func writeReport(cmd *cobra.Command, args []string, o *reportOptions) error {
 		return err
 	}
 	d, err := report.Build(files, dec, &report.Options{Names: inputPaths(files)})
+	t.endProgress()
 	if err != nil {
 		var j interface{ Unwrap() []error }
 		if errors.As(err, &j) {

@@ -34,9 +34,9 @@ func addAnalysisFlags(cmd *cobra.Command, o *analysisOptions) {
 // prescan that pass also registers the schemas the trace carries, for a
 // pass that follows and decodes every event. The files are returned for
 // closing, on error too.
-func (o *analysisOptions) buildModel(cmd *cobra.Command, args []string, t traceOptions, prescan bool) ([]*etl.File, *decode.Decoder, *analysis.Model, error) {
+func (o *analysisOptions) buildModel(cmd *cobra.Command, args []string, t *traceOptions, prescan bool) ([]*etl.File, *decode.Decoder, *analysis.Model, error) {
 	t.imports, t.verbose, t.prescan = o.manifests, o.verbose, false
-	files, dec, err := openTrace(cmd, args, &t)
+	files, dec, err := openTrace(cmd, args, t)
 	if err != nil {
 		return files, nil, nil, err
 	}
@@ -148,9 +148,12 @@ the values samples/count and cpu/nanoseconds (the trace's sampling interval,
 			// The model, then the stacks of the events selected: the
 			// inputs are read twice. --event decodes every event, so the
 			// model's pass registers the schemas the trace carries too.
-			t := traceOptions{outputs: []string{output}, yes: yes, reread: true}
-			files, dec, m, err := o.buildModel(cmd, args, t, copts.NeedsSchema)
+			t := traceOptions{outputs: []string{output}, yes: yes, reread: true, passes: 2}
+			files, dec, m, err := o.buildModel(cmd, args, &t, copts.NeedsSchema)
 			defer closeAll(files)
+			if t.endProgress != nil {
+				defer t.endProgress() // on error; done below otherwise
+			}
 			if err != nil {
 				return err
 			}
@@ -171,6 +174,7 @@ the values samples/count and cpu/nanoseconds (the trace's sampling interval,
 					write = func(w io.Writer) error { return prof.WriteSpeedscope(w, filepath.Base(args[0])) }
 				}
 			}
+			t.endProgress()
 			w, closeOut, err := createOutput(cmd, output, yes)
 			if err != nil {
 				return err

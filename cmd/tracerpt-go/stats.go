@@ -56,8 +56,12 @@ With --json it writes one object: {"processes": [{"pid", "name",
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			// One pass (the model): no buffer is read twice.
-			files, _, m, err := o.buildModel(cmd, args, traceOptions{}, false)
+			t := traceOptions{passes: 1}
+			files, _, m, err := o.buildModel(cmd, args, &t, false)
 			defer closeAll(files)
+			if t.endProgress != nil {
+				t.endProgress()
+			}
 			if err != nil {
 				return err
 			}
