@@ -1,6 +1,7 @@
 package etl_test
 
 import (
+	"sync/atomic"
 	"testing"
 
 	"github.com/etwkit/etw/etl"
@@ -38,5 +39,39 @@ func TestBufferCache(t *testing.T) {
 		if _, _, size := c.Stats(); size != 0 {
 			t.Errorf("max %d: %d bytes held after Close", max, size)
 		}
+	}
+}
+
+// TestReadHook: a pass over a file reports each buffer's size on disk
+// once, from the cache or not; nil removes the hook.
+func TestReadHook(t *testing.T) {
+	tf := etltest.NewFile(1024, true)
+	tf.Compress = etltest.LiteralLZ77
+	for k := 0; k < 6; k++ {
+		ts := int64(80000000000 + 100*k)
+		tf.AddBuffer(0, ts+50, ev64(uint16(2*k+1), ts), ev64(uint16(2*k+2), ts+10))
+	}
+	b := tf.Bytes()
+	f := open(t, b)
+	var want int64
+	for _, bi := range f.Buffers() {
+		want += int64(bi.Header.BufferSize)
+	}
+	var got atomic.Int64
+	f.SetReadHook(func(n int64) { got.Add(n) })
+	f.SetBufferCache(etl.NewBufferCache(1 << 20))
+	for pass := 1; pass <= 2; pass++ { // the second pass reads from the cache
+		r := etl.NewReader([]*etl.File{f}, nil)
+		for r.Next() {
+		}
+		r.Close()
+		if got.Load() != int64(pass)*want {
+			t.Fatalf("after pass %d: %d bytes reported, want %d", pass, got.Load(), int64(pass)*want)
+		}
+	}
+	f.SetReadHook(nil)
+	f.Scan()
+	if got.Load() != 2*want {
+		t.Errorf("the hook was called after its removal")
 	}
 }
