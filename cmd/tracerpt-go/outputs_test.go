@@ -180,3 +180,23 @@ func TestAtomicOutputThroughLink(t *testing.T) {
 		t.Errorf("%d files left in the folder, want the target and the link", len(entries))
 	}
 }
+
+// TestStacksSaysWhyEmpty: a profile with nothing in it is written, and
+// standard error says why and what to do.
+func TestStacksSaysWhyEmpty(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"stacks", filepath.Join(fixtureDir, "manifest-types.etl")}, "no CPU samples in the trace"},
+		{[]string{"stacks", sample}, "none of the 1 events selected has a stack"},
+		{[]string{"stacks", sample, "--pid", "99999"}, "no CPU samples of the processes --pid 99999 names"},
+		{[]string{"stacks", sample, "--event", "nosuch/Event"}, "no events match --event nosuch/Event"},
+		{[]string{"stacks", sample, "--event", "etwkit-shop/Checkout"}, "has a stack"},
+	} {
+		_, stderr, code := runCLI(t, c.args...)
+		if code != 0 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want %q", c.args, code, stderr, c.want)
+		}
+	}
+}

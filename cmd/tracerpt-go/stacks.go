@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -158,23 +159,26 @@ the values samples/count and cpu/nanoseconds (the trace's sampling interval,
 				return err
 			}
 			var write func(io.Writer) error
+			var st analysis.CollectStats
 			if format == "pprof" {
-				pp, _, err := m.CollectPprof(files, dec, &analysis.PprofOptions{CollectOptions: *copts})
+				pp, pst, err := m.CollectPprof(files, dec, &analysis.PprofOptions{CollectOptions: *copts})
 				if err != nil {
 					o.warnAll(cmd, err)
 				}
-				write = pp.Write
+				write, st = pp.Write, pst.CollectStats
 			} else {
-				prof, _, err := m.Collect(files, dec, copts)
+				prof, cst, err := m.Collect(files, dec, copts)
 				if err != nil {
 					o.warnAll(cmd, err)
 				}
+				st = cst
 				write = prof.WriteFolded
 				if format == "speedscope" {
 					write = func(w io.Writer) error { return prof.WriteSpeedscope(w, filepath.Base(args[0])) }
 				}
 			}
 			t.endProgress()
+			noteEmptyProfile(cmd, st, event, pids)
 			w, closeOut, err := createOutput(cmd, output, yes)
 			if err != nil {
 				return err
@@ -198,4 +202,20 @@ the values samples/count and cpu/nanoseconds (the trace's sampling interval,
 	fl.BoolVarP(&yes, "y", "y", false, "overwrite an existing output file")
 	addAnalysisFlags(cmd, &o)
 	return cmd
+}
+
+// noteEmptyProfile says on standard error why a profile came out empty or
+// without stacks, and what to do (the output is still written: an empty
+// profile is a valid one).
+func noteEmptyProfile(cmd *cobra.Command, st analysis.CollectStats, event, pids string) {
+	switch {
+	case st.Selected == 0 && event == "" && pids == "":
+		warn(cmd, errors.New("no CPU samples in the trace (record them with xperf -on PROC_THREAD+LOADER+PROFILE -stackwalk Profile, or WPR's CPU profile); --event PROVIDER/NAME takes the stacks of other events"))
+	case st.Selected == 0 && event == "":
+		warn(cmd, fmt.Errorf("no CPU samples of the processes --pid %s names (tracerpt-go stats lists the processes and their samples)", pids))
+	case st.Selected == 0:
+		warn(cmd, fmt.Errorf("no events match --event %s (names are provider_name/event_name as the JSON dump writes them; tracerpt-go providers lists the providers)", event))
+	case st.WithStack == 0:
+		warn(cmd, fmt.Errorf("none of the %d events selected has a stack (record with stack walking: xperf -stackwalk, WPR, or PerfView's /KernelEvents=Default with stacks)", st.Selected))
+	}
 }
