@@ -30,6 +30,9 @@ func TestPassProgress(t *testing.T) {
 		{"stacks --event", []string{"stacks", sample, "--event", "etwkit-shop/Checkout", "-o", filepath.Join(out, "e.txt")}},
 		{"report", []string{"report", sample, "-o", filepath.Join(out, "r.html")}},
 		{"pcapng", []string{"pcapng", sample, "-o", filepath.Join(out, "p.pcapng")}},
+		{"providers", []string{"providers", sample}},
+		{"relog", []string{"relog", sample, "-o", filepath.Join(out, "r1.etl")}},
+		{"relog --event-name (prescan + relog)", []string{"relog", sample, "--event-name", "Checkout", "-o", filepath.Join(out, "r2.etl")}},
 		{"pcapng with packets (corpus)", corpusArgs("NeoChenjf+Finguard/PktMon.etl", "pcapng", "-o", filepath.Join(out, "q.pcapng"))},
 		{"JSON of net.4.5.2 (corpus, compressed)", corpusArgs("microsoft+perfview/src/TraceEvent/TraceEvent.Tests/inputs/net.4.5.2.x64.etl.zip.unzipped/net.4.5.2.x64.etl", "-of", "JSON", "-o", filepath.Join(out, "n.json"))},
 	} {

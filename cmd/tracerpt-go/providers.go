@@ -42,12 +42,15 @@ With --json it writes one JSON object per provider (JSON Lines).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			// CountProviders prescans, then decodes every event: the
 			// inputs are read twice.
-			files, dec, err := openTrace(cmd, args, &traceOptions{imports: imports, verbose: verbose, reread: true})
+			to := &traceOptions{imports: imports, verbose: verbose, reread: true, passes: 2}
+			files, dec, err := openTrace(cmd, args, to)
 			defer closeAll(files)
+			defer to.endProgress()
 			if err != nil {
 				return err
 			}
 			stats, errs := decode.CountProviders(dec, files)
+			to.endProgress()
 			for _, e := range errs {
 				warn(cmd, e)
 			}

@@ -60,6 +60,12 @@ func runRelog(cmd *cobra.Command, args []string, o *relogOptions) error {
 	if err := refuseExisting(o.out, o.yes); err != nil {
 		return err
 	}
+	passes := 1
+	if filt.NeedsSchema() {
+		passes = 2
+	}
+	endProgress := passProgress(cmd.ErrOrStderr(), o.out == "-", files, passes)
+	defer endProgress()
 	var dec *decode.Decoder
 	if filt.NeedsSchema() {
 		// The prescan and the relog each read the inputs.
@@ -127,6 +133,7 @@ func runRelog(cmd *cobra.Command, args []string, o *relogOptions) error {
 			break
 		}
 	}
+	endProgress()
 	for _, err := range r.Errors() {
 		warn(cmd, err)
 	}
