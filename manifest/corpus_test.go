@@ -16,20 +16,47 @@ import (
 	"github.com/google/uuid"
 )
 
-// schemasDir returns the schema corpus next to $ETL_CORPUS. It skips the
-// test without ETL_CORPUS; with it set, the corpus is expected whole, and
-// a missing folder or file (schemaFile) fails the test.
+// schemasDir returns the schema corpus: $ETL_SCHEMAS, else
+// $ETL_CORPUS/../schemas. It skips the test when neither is set; with one
+// set, the corpus is expected whole, and a missing folder or file
+// (schemaFile) fails the test.
 func schemasDir(t testing.TB) string {
 	t.Helper()
-	c := os.Getenv("ETL_CORPUS")
-	if c == "" {
-		t.Skip("ETL_CORPUS is not set: the schema corpus ($ETL_CORPUS/../schemas) is needed")
+	d := os.Getenv("ETL_SCHEMAS")
+	if d == "" {
+		c := os.Getenv("ETL_CORPUS")
+		if c == "" {
+			t.Skip("neither ETL_SCHEMAS nor ETL_CORPUS is set: the schema corpus is needed")
+		}
+		d = filepath.Join(c, "..", "schemas")
 	}
-	d := filepath.Join(c, "..", "schemas")
 	if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
-		t.Fatalf("ETL_CORPUS is set but the schema corpus %s is missing (%v)", d, err)
+		t.Fatalf("the schema corpus %s is missing (%v)", d, err)
 	}
 	return d
+}
+
+// filesWithExt lists the files under dir (in walk order) whose extension
+// is one of exts, compared without regard to case.
+func filesWithExt(t testing.TB, dir string, exts ...string) []string {
+	t.Helper()
+	var paths []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		for _, e := range exts {
+			if strings.EqualFold(filepath.Ext(p), e) {
+				paths = append(paths, p)
+				break
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return paths
 }
 
 // schemaFile returns a file of the schema corpus; see schemasDir.
@@ -37,7 +64,7 @@ func schemaFile(t testing.TB, rel string) string {
 	t.Helper()
 	p := filepath.Join(schemasDir(t), filepath.FromSlash(rel))
 	if _, err := os.Stat(p); err != nil {
-		t.Fatalf("ETL_CORPUS is set but %s is not in the schema corpus: %v", rel, err)
+		t.Fatalf("%s is not in the schema corpus: %v", rel, err)
 	}
 	return p
 }
@@ -400,7 +427,7 @@ func TestCorpusWinmeta(t *testing.T) {
 	dir := schemasDir(t)
 	files, _ := filepath.Glob(filepath.Join(dir, "sdk-meta", "winmeta*.xml"))
 	if len(files) == 0 {
-		t.Fatal("ETL_CORPUS is set but the schema corpus has no sdk-meta/winmeta*.xml")
+		t.Fatal("the schema corpus has no sdk-meta/winmeta*.xml")
 	}
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) { checkWinmeta(t, f) })

@@ -331,16 +331,7 @@ type expString struct{ id, value string }
 // str adds value to the string table under an id made from hint and
 // returns the id.
 func (x *exporter) str(hint, value string) string {
-	id := identifier(hint, "s", ".-")
-	if x.strIDs[id] {
-		for n := 2; ; n++ {
-			if c := id + "_" + strconv.Itoa(n); !x.strIDs[c] {
-				id = c
-				break
-			}
-		}
-	}
-	x.strIDs[id] = true
+	id := takeUnique(x.strIDs, identifier(hint, "s", ".-"))
 	x.strs = append(x.strs, expString{id, value})
 	return id
 }
@@ -376,7 +367,7 @@ type valName struct {
 	display string
 }
 
-// expItem is a level, task, opcode or keyword declaration.
+// expItem is a level, task, opcode, keyword or channel declaration.
 type expItem struct {
 	name  string
 	value uint64 // value, or a keyword's mask
@@ -391,11 +382,11 @@ type expItem struct {
 	opKey map[valName]*expItem
 }
 
+// expChannel is a channel declaration: its name, value, message and
+// type.
 type expChannel struct {
-	name, msgID, typ string
-	value            uint8
-	exact            bool
-	display          string
+	*expItem
+	typ string
 }
 
 type expMap struct {
@@ -499,16 +490,7 @@ func (x *exporter) provider(group []*tdh.Event) {
 	if p.name == "" {
 		sym = "Provider_" + strings.ReplaceAll(p.guid.String(), "-", "")
 	}
-	if x.symbols[sym] {
-		for n := 2; ; n++ {
-			if c := sym + "_" + strconv.Itoa(n); !x.symbols[c] {
-				sym = c
-				break
-			}
-		}
-	}
-	x.symbols[sym] = true
-	p.symbol = sym
+	p.symbol = takeUnique(x.symbols, sym)
 
 	// One schema per id and version: the first; other ones are reported
 	// unless identical.
@@ -714,9 +696,7 @@ func (p *expProv) declare(e *evState, ns string, pre []predef, v uint64, raw, wh
 		return w.name, nil
 	}
 	it, created := p.item(ns, v, d, what)
-	if !it.exact {
-		p.issue(e, IssueApproximated, "", ErrExportText, "%s name %q reads back as %q", what, d, it.display)
-	}
+	p.readBack(e, it, d, what)
 	if created && ns == nsLevel {
 		p.levels = append(p.levels, it)
 	} else if created {
@@ -735,6 +715,14 @@ func (p *expProv) item(ns string, v uint64, d, what string) (*expItem, bool) {
 	it := p.newItem(ns, v, d, what)
 	p.items[ns][k] = it
 	return it, true
+}
+
+// readBack reports a declaration of display d whose name does not give d
+// back.
+func (p *expProv) readBack(e *evState, it *expItem, d, what string) {
+	if !it.exact {
+		p.issue(e, IssueApproximated, "", ErrExportText, "%s name %q reads back as %q", what, d, it.display)
+	}
 }
 
 // newItem declares a name for display d in namespace ns.
@@ -769,8 +757,11 @@ func (p *expProv) naming(ns, d, base string) (name string, withMsg, exact bool) 
 }
 
 // unique returns s, or s with a number appended, not yet taken in ns.
-func (p *expProv) unique(ns, s string) string {
-	used := p.used[ns]
+func (p *expProv) unique(ns, s string) string { return takeUnique(p.used[ns], s) }
+
+// takeUnique returns s, or s with "_2", "_3", … appended, not yet in used,
+// and adds it to used.
+func takeUnique(used map[string]bool, s string) string {
 	if used[s] {
 		for n := 2; ; n++ {
 			if c := s + "_" + strconv.Itoa(n); !used[c] {
@@ -844,18 +835,11 @@ func (p *expProv) channel(e *evState) {
 	k := valName{uint64(s.Channel), d}
 	c, ok := p.chans[k]
 	if !ok {
-		name, withMsg, exact := p.naming(nsChannel, d, "Channel")
-		c = &expChannel{name: name, value: s.Channel, exact: exact, display: name, typ: channelType(d)}
-		if withMsg {
-			c.msgID = p.x.str(p.symbol+".channel."+name, d)
-			c.display = d
-		}
+		c = &expChannel{expItem: p.newItem(nsChannel, uint64(s.Channel), d, "channel"), typ: channelType(d)}
 		p.chans[k] = c
 		p.channels = append(p.channels, c)
 	}
-	if !c.exact {
-		p.issue(e, IssueApproximated, "", ErrExportText, "channel name %q reads back as %q", d, c.display)
-	}
+	p.readBack(e, c.expItem, d, "channel")
 	e.channel = c.name
 }
 
@@ -916,9 +900,7 @@ func (p *expProv) placeOpcodes() {
 				p.opcodes = append(p.opcodes, it)
 			}
 		}
-		if !it.exact {
-			p.issue(u.e, IssueApproximated, "", ErrExportText, "opcode name %q reads back as %q", u.d, it.display)
-		}
+		p.readBack(u.e, it, u.d, "opcode")
 		u.e.opcode = it.name
 	}
 }
@@ -1528,28 +1510,15 @@ func (p *expProv) convertMap(m *tdh.Map) *expMap {
 // byte that is not UTF-8, replaced by U+FFFD; changed reports a
 // replacement.
 func xmlText(s string) (string, bool) {
-	ok := true
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		if (r == utf8.RuneError && n == 1) || !xmlChar(r) {
-			ok = false
-			break
+	// strings.Map passes each byte that is not UTF-8 as utf8.RuneError
+	// and writes U+FFFD for it; it returns s itself when nothing changes.
+	t := strings.Map(func(r rune) rune {
+		if !xmlChar(r) {
+			return utf8.RuneError
 		}
-		i += n
-	}
-	if ok {
-		return s, false
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		if (r == utf8.RuneError && n == 1) || !xmlChar(r) {
-			r = utf8.RuneError
-		}
-		b.WriteRune(r)
-		i += n
-	}
-	return b.String(), true
+		return r
+	}, s)
+	return t, t != s
 }
 
 // xmlChar reports whether r is an XML 1.0 Char.

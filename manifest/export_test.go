@@ -3,7 +3,6 @@ package manifest
 import (
 	"bytes"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -293,25 +292,6 @@ func errText(err error) string {
 	return err.Error()
 }
 
-// exportSchemasDir returns the schema corpus: $ETL_SCHEMAS, else
-// $ETL_CORPUS/../schemas; it skips when neither is set and fails when the
-// folder is missing.
-func exportSchemasDir(t testing.TB) string {
-	t.Helper()
-	d := os.Getenv("ETL_SCHEMAS")
-	if d == "" {
-		c := os.Getenv("ETL_CORPUS")
-		if c == "" {
-			t.Skip("neither ETL_SCHEMAS nor ETL_CORPUS is set")
-		}
-		d = filepath.Join(c, "..", "schemas")
-	}
-	if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
-		t.Fatalf("schema corpus %s not found", d)
-	}
-	return d
-}
-
 func logResult(t *testing.T, what string, files int, total *rtResult) {
 	t.Helper()
 	t.Logf("%s: %d files, %d events written: %d read back equal, %d approximated (explained; %d of them equal but for the source), %d skipped (explained)",
@@ -366,20 +346,8 @@ func (r *rtResult) add(o *rtResult) {
 // TestExportCorpusManifests round-trips every manifest of the schema
 // corpus that parses.
 func TestExportCorpusManifests(t *testing.T) {
-	dir := exportSchemasDir(t)
-	var paths []string
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		if ext := strings.ToLower(filepath.Ext(p)); ext == ".man" || ext == ".xml" {
-			paths = append(paths, p)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir := schemasDir(t)
+	paths := filesWithExt(t, dir, ".man", ".xml")
 	total := newTotal()
 	files, notParsed := 0, 0
 	for _, p := range paths {
@@ -408,14 +376,8 @@ func TestExportCorpusManifests(t *testing.T) {
 // TestExportCorpusMOF round-trips the MOF files of the schema corpus:
 // MOF features a manifest cannot express must be reported, never lost.
 func TestExportCorpusMOF(t *testing.T) {
-	dir := filepath.Join(exportSchemasDir(t), "mof")
-	var paths []string
-	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.EqualFold(filepath.Ext(p), ".mof") {
-			paths = append(paths, p)
-		}
-		return nil
-	})
+	dir := filepath.Join(schemasDir(t), "mof")
+	paths := filesWithExt(t, dir, ".mof")
 	if len(paths) == 0 {
 		t.Fatalf("no .mof files under %s", dir)
 	}
@@ -465,13 +427,7 @@ func TestExportCorpusTraceLogging(t *testing.T) {
 	if corpus == "" {
 		t.Skip("ETL_CORPUS is not set")
 	}
-	var paths []string
-	filepath.WalkDir(corpus, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.EqualFold(filepath.Ext(p), ".etl") {
-			paths = append(paths, p)
-		}
-		return nil
-	})
+	paths := filesWithExt(t, corpus, ".etl")
 	if len(paths) == 0 {
 		t.Fatalf("no .etl files under %s", corpus)
 	}

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -415,19 +414,7 @@ func TestSchemasSkipped(t *testing.T) {
 // TestCorpusSchemas compiles every manifest of the schema corpus.
 func TestCorpusSchemas(t *testing.T) {
 	dir := schemasDir(t)
-	var paths []string
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		if ext := strings.ToLower(filepath.Ext(p)); ext == ".man" || ext == ".xml" {
-			paths = append(paths, p)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	paths := filesWithExt(t, dir, ".man", ".xml")
 	sort.Strings(paths)
 	var files, schemas, skipped, props int
 	reasons := map[string]int{}

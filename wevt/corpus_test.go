@@ -161,25 +161,9 @@ func TestCompiledVectorsSchemas(t *testing.T) {
 			if fmt.Sprint(berrs) != fmt.Sprint(xerrs) {
 				t.Errorf("%s: schema errors %v, manifest %v", where, berrs, xerrs)
 			}
-			// mc.exe sorts events by id and version.
-			if len(bs) != len(xs) {
-				t.Errorf("%s: %d schemas, manifest %d", where, len(bs), len(xs))
-				continue
-			}
-			byKey := map[[2]int]*tdh.Event{}
-			for _, s := range bs {
-				byKey[[2]int{int(s.ID), int(s.Version)}] = s
-			}
-			for _, x := range xs {
-				w := fmt.Sprintf("%s event %d v%d", where, x.ID, x.Version)
-				b := byKey[[2]int{int(x.ID), int(x.Version)}]
-				if b == nil {
-					t.Errorf("%s: missing from the binary", w)
-					continue
-				}
-				nProps += compareSchema(t, w, b, x, bp.Name != xp.Name)
-				nEvents++
-			}
+			events, props := compareSchemas(t, where, bs, xs, bp.Name != xp.Name)
+			nEvents += events
+			nProps += props
 		}
 	}
 	t.Logf("%d compiled manifests: %d events and %d properties compile to the same tdh schemas as their XML", nFiles, nEvents, nProps)
@@ -211,68 +195,55 @@ func guessedName(m *manifest.Manifest, p *manifest.Provider) bool {
 // manifest model does not, so those are left out.
 func compareDeclared(t *testing.T, where string, bp, xp *manifest.Provider, msgs bool) {
 	t.Helper()
-	strip := func(v []string) string {
-		sort.Strings(v)
-		return strings.Join(v, "\n")
+	same := func(what string, bl, xl []string) {
+		t.Helper()
+		sort.Strings(bl)
+		sort.Strings(xl)
+		if strings.Join(bl, "\n") != strings.Join(xl, "\n") {
+			t.Errorf("%s: %s %v, manifest %v", where, what, bl, xl)
+		}
 	}
-	var bl, xl []string
-	for _, l := range bp.Levels {
-		bl = append(bl, fmt.Sprintf("%s=%d %q", l.Name, l.Value, pick(msgs, l.Message)))
+	level := func(l manifest.Level) string { return fmt.Sprintf("%s=%d %q", l.Name, l.Value, pick(msgs, l.Message)) }
+	same("levels", describe(bp.Levels, level), describe(xp.Levels, level))
+	task := func(k manifest.Task) string {
+		return fmt.Sprintf("%s=%d %q %s %v", k.Name, k.Value, pick(msgs, k.Message), k.EventGUID, opcodes(k.Opcodes, msgs))
 	}
-	for _, l := range xp.Levels {
-		xl = append(xl, fmt.Sprintf("%s=%d %q", l.Name, l.Value, pick(msgs, l.Message)))
+	same("tasks", describe(bp.Tasks, task), describe(xp.Tasks, task))
+	same("opcodes", opcodes(bp.Opcodes, msgs), opcodes(xp.Opcodes, msgs))
+	keyword := func(k manifest.Keyword) string {
+		return fmt.Sprintf("%s=%#x %q", k.Name, k.Value, pick(msgs, k.Message))
 	}
-	if strip(bl) != strip(xl) {
-		t.Errorf("%s: levels %v, manifest %v", where, bl, xl)
+	same("keywords", describe(bp.Keywords, keyword), describe(xp.Keywords, keyword))
+	channel := func(c manifest.Channel) string {
+		return fmt.Sprintf("%s=%d %q %v", c.Name, c.Value, pick(msgs, c.Message), c.Imported)
 	}
-	bl, xl = nil, nil
-	for _, k := range bp.Tasks {
-		bl = append(bl, fmt.Sprintf("%s=%d %q %s %v", k.Name, k.Value, pick(msgs, k.Message), k.EventGUID, opcodes(k.Opcodes, msgs)))
-	}
-	for _, k := range xp.Tasks {
-		xl = append(xl, fmt.Sprintf("%s=%d %q %s %v", k.Name, k.Value, pick(msgs, k.Message), k.EventGUID, opcodes(k.Opcodes, msgs)))
-	}
-	if strip(bl) != strip(xl) {
-		t.Errorf("%s: tasks %v, manifest %v", where, bl, xl)
-	}
-	if a, b := opcodes(bp.Opcodes, msgs), opcodes(xp.Opcodes, msgs); strip(a) != strip(b) {
-		t.Errorf("%s: opcodes %v, manifest %v", where, a, b)
-	}
-	bl, xl = nil, nil
-	for _, k := range bp.Keywords {
-		bl = append(bl, fmt.Sprintf("%s=%#x %q", k.Name, k.Value, pick(msgs, k.Message)))
-	}
-	for _, k := range xp.Keywords {
-		xl = append(xl, fmt.Sprintf("%s=%#x %q", k.Name, k.Value, pick(msgs, k.Message)))
-	}
-	if strip(bl) != strip(xl) {
-		t.Errorf("%s: keywords %v, manifest %v", where, bl, xl)
-	}
-	bl, xl = nil, nil
+	var bl []string
 	for _, c := range bp.Channels {
 		if c.Imported && !declares(xp, c.Name) {
 			if _, ok := predefinedChannel(c.Name); ok {
 				continue
 			}
 		}
-		bl = append(bl, fmt.Sprintf("%s=%d %q %v", c.Name, c.Value, pick(msgs, c.Message), c.Imported))
+		bl = append(bl, channel(c))
 	}
-	for _, c := range xp.Channels {
-		xl = append(xl, fmt.Sprintf("%s=%d %q %v", c.Name, c.Value, pick(msgs, c.Message), c.Imported))
+	same("channels", bl, describe(xp.Channels, channel))
+	maps := func(ms map[string]*manifest.Map) []string {
+		var out []string
+		for n, m := range ms {
+			out = append(out, fmt.Sprintf("%s %v %v", n, m.Kind, entries(m, msgs)))
+		}
+		return out
 	}
-	if strip(bl) != strip(xl) {
-		t.Errorf("%s: channels %v, manifest %v", where, bl, xl)
+	same("maps", maps(bp.Maps), maps(xp.Maps))
+}
+
+// describe formats each element of v.
+func describe[T any](v []T, f func(T) string) []string {
+	var out []string
+	for _, e := range v {
+		out = append(out, f(e))
 	}
-	bl, xl = nil, nil
-	for n, m := range bp.Maps {
-		bl = append(bl, fmt.Sprintf("%s %v %v", n, m.Kind, entries(m, msgs)))
-	}
-	for n, m := range xp.Maps {
-		xl = append(xl, fmt.Sprintf("%s %v %v", n, m.Kind, entries(m, msgs)))
-	}
-	if strip(bl) != strip(xl) {
-		t.Errorf("%s: maps %v, manifest %v", where, bl, xl)
-	}
+	return out
 }
 
 func declares(p *manifest.Provider, channel string) bool {
@@ -301,19 +272,38 @@ func pick(msgs bool, s string) string {
 }
 
 func opcodes(list []manifest.Opcode, msgs bool) []string {
-	var out []string
-	for _, o := range list {
-		out = append(out, fmt.Sprintf("%s=%d %q", o.Name, o.Value, pick(msgs, o.Message)))
-	}
-	return out
+	return describe(list, func(o manifest.Opcode) string { return fmt.Sprintf("%s=%d %q", o.Name, o.Value, pick(msgs, o.Message)) })
 }
 
 func entries(m *manifest.Map, msgs bool) []string {
-	var out []string
-	for _, e := range m.Entries {
-		out = append(out, fmt.Sprintf("%#x=%q", e.Value, pick(msgs, e.Message)))
+	return describe(m.Entries, func(e manifest.MapEntry) string { return fmt.Sprintf("%#x=%q", e.Value, pick(msgs, e.Message)) })
+}
+
+// compareSchemas compares the schemas compiled from a binary manifest (bs)
+// with those compiled from its XML (xs), event by event (mc.exe sorts
+// events by id and version, so they are matched by both); it returns the
+// number of events and properties compared.
+func compareSchemas(t *testing.T, where string, bs, xs []*tdh.Event, nameDiffers bool) (events, props int) {
+	t.Helper()
+	if len(bs) != len(xs) {
+		t.Errorf("%s: %d schemas, manifest %d", where, len(bs), len(xs))
+		return 0, 0
 	}
-	return out
+	byKey := map[[2]int]*tdh.Event{}
+	for _, s := range bs {
+		byKey[[2]int{int(s.ID), int(s.Version)}] = s
+	}
+	for _, x := range xs {
+		w := fmt.Sprintf("%s event %d v%d", where, x.ID, x.Version)
+		b := byKey[[2]int{int(x.ID), int(x.Version)}]
+		if b == nil {
+			t.Errorf("%s: missing from the binary", w)
+			continue
+		}
+		props += compareSchema(t, w, b, x, nameDiffers)
+		events++
+	}
+	return events, props
 }
 
 // compareSchema compares a schema compiled from a binary manifest (b) with
@@ -426,22 +416,8 @@ func TestWevttestVectors(t *testing.T) {
 			compareDeclared(t, where, bp, xp, true)
 			bs, _ := bp.Schemas()
 			xs, _ := xp.Schemas()
-			if len(bs) != len(xs) {
-				t.Errorf("%s: %d schemas, manifest %d", where, len(bs), len(xs))
-				continue
-			}
-			byKey := map[[2]int]*tdh.Event{}
-			for _, s := range bs {
-				byKey[[2]int{int(s.ID), int(s.Version)}] = s
-			}
-			for _, x := range xs {
-				if b := byKey[[2]int{int(x.ID), int(x.Version)}]; b != nil {
-					compareSchema(t, fmt.Sprintf("%s event %d v%d", where, x.ID, x.Version), b, x, false)
-					n++
-				} else {
-					t.Errorf("%s: event %d v%d missing", where, x.ID, x.Version)
-				}
-			}
+			events, _ := compareSchemas(t, where, bs, xs, false)
+			n += events
 		}
 	}
 	t.Logf("%d manifests, %d events round-tripped through wevttest", len(seen), n)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/etwkit/etw/etl"
 	"github.com/etwkit/etw/tdh"
 	"github.com/google/uuid"
 )
@@ -121,16 +122,10 @@ func (r *reader) u64(off uint32) uint64 {
 
 // guid reads a Windows GUID (three little-endian fields, then 8 bytes).
 func (r *reader) guid(off uint32) uuid.UUID {
-	var g uuid.UUID
 	if !r.has(off, 16, "GUID") {
-		return g
+		return uuid.UUID{}
 	}
-	b := r.b[off:]
-	binary.BigEndian.PutUint32(g[0:], binary.LittleEndian.Uint32(b))
-	binary.BigEndian.PutUint16(g[4:], binary.LittleEndian.Uint16(b[4:]))
-	binary.BigEndian.PutUint16(g[6:], binary.LittleEndian.Uint16(b[6:]))
-	copy(g[8:], b[8:16])
-	return g
+	return etl.GUIDFromWindows(r.b[off:])
 }
 
 // sig reports whether the 4-byte signature at off is want (without

@@ -427,19 +427,13 @@ func (pp *provParser) opcodeList(off uint32) {
 		pp.opcodes[rec] = o
 		switch {
 		case task != 0:
-			ti := -1
-			for j := range pp.p.Tasks {
-				if pp.p.Tasks[j].Value == task {
-					ti = j
-					break
-				}
-			}
-			if ti < 0 {
+			t := pp.p.TaskByValue(task)
+			if t == nil {
 				pp.warnf("provider %s: opcode %q of undefined task %d", pp.p.GUID, name, task)
 				pp.p.Opcodes = append(pp.p.Opcodes, o)
 				continue
 			}
-			pp.p.Tasks[ti].Opcodes = append(pp.p.Tasks[ti].Opcodes, o)
+			t.Opcodes = append(t.Opcodes, o)
 		case !isPre:
 			pp.p.Opcodes = append(pp.p.Opcodes, o)
 		}

@@ -15,9 +15,10 @@ package petest
 import (
 	"encoding/binary"
 	"sort"
-	"strconv"
 	"strings"
 	"unicode/utf16"
+
+	"github.com/etwkit/etw/pe"
 )
 
 // Fixed places of the built files.
@@ -122,41 +123,34 @@ func putSection(b []byte, name string, vsize, va, rawSize, rawPtr, chars uint32)
 
 func align(n, a int) int { return (n + a - 1) / a * a }
 
-// key is one directory entry's identity.
-type key struct {
-	name string // "" for an id
-	id   uint32
-}
-
-func parseKey(s string) key {
-	if len(s) > 1 && s[0] == '#' {
-		if n, err := strconv.ParseUint(s[1:], 10, 16); err == nil {
-			return key{id: uint32(n)}
-		}
-	}
-	return key{name: strings.ToUpper(s)}
+// parseKey reads a type or name as [pe.ParseResID] does, names
+// upper-cased as the linker stores them.
+func parseKey(s string) pe.ResID {
+	k := pe.ParseResID(s)
+	k.Name = strings.ToUpper(k.Name)
+	return k
 }
 
 // less orders entries as the linker does: names (compared upper-cased)
 // before ids, ids ascending.
-func less(a, b key) bool {
-	if (a.name != "") != (b.name != "") {
-		return a.name != ""
+func less(a, b pe.ResID) bool {
+	if (a.Name != "") != (b.Name != "") {
+		return a.Name != ""
 	}
-	if a.name != "" {
-		return a.name < b.name
+	if a.Name != "" {
+		return a.Name < b.Name
 	}
-	return a.id < b.id
+	return a.ID < b.ID
 }
 
 type node struct {
-	key      key
+	key      pe.ResID
 	children []*node
 	res      *Resource // leaf
 	off      int       // directory or data entry offset
 }
 
-func (n *node) child(k key) *node {
+func (n *node) child(k pe.ResID) *node {
 	for _, c := range n.children {
 		if c.key == k {
 			return c
@@ -180,7 +174,7 @@ func buildTree(res []Resource) []byte {
 	root := &node{}
 	for i := range res {
 		r := &res[i]
-		leaf := root.child(parseKey(r.Type)).child(parseKey(r.Name)).child(key{id: uint32(r.Lang)})
+		leaf := root.child(parseKey(r.Type)).child(parseKey(r.Name)).child(pe.ResID{ID: uint32(r.Lang)})
 		leaf.res = r
 	}
 	root.sort()
@@ -213,11 +207,11 @@ func buildTree(res []Resource) []byte {
 	var order []string
 	for _, lv := range levels[1:] {
 		for _, n := range lv {
-			if n.key.name != "" {
-				if _, ok := names[n.key.name]; !ok {
-					names[n.key.name] = off
-					order = append(order, n.key.name)
-					off += 2 + 2*len(utf16.Encode([]rune(n.key.name)))
+			if n.key.Name != "" {
+				if _, ok := names[n.key.Name]; !ok {
+					names[n.key.Name] = off
+					order = append(order, n.key.Name)
+					off += 2 + 2*len(utf16.Encode([]rune(n.key.Name)))
 				}
 			}
 		}
@@ -236,12 +230,12 @@ func buildTree(res []Resource) []byte {
 			var named, ids uint16
 			for i, c := range n.children {
 				e := d[16+8*i:]
-				if c.key.name != "" {
+				if c.key.Name != "" {
 					named++
-					le.PutUint32(e, 1<<31|uint32(names[c.key.name]))
+					le.PutUint32(e, 1<<31|uint32(names[c.key.Name]))
 				} else {
 					ids++
-					le.PutUint32(e, c.key.id)
+					le.PutUint32(e, c.key.ID)
 				}
 				if c.res != nil {
 					le.PutUint32(e[4:], uint32(c.off))

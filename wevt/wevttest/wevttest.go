@@ -9,9 +9,12 @@ package wevttest
 import (
 	"encoding/binary"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"unicode/utf16"
 
+	"github.com/etwkit/etw/etl"
 	"github.com/etwkit/etw/manifest"
 	"github.com/etwkit/etw/pe/petest"
 	"github.com/etwkit/etw/tdh"
@@ -46,7 +49,7 @@ func Compile(m *manifest.Manifest, opts Options) ([]byte, []petest.Message, erro
 	}
 	for i, p := range m.Providers {
 		d := descs + 20*i
-		putGUID(w.b[d:], p)
+		etl.PutGUIDWindows(w.b[d:], p.GUID)
 		binary.LittleEndian.PutUint32(w.b[d+16:], uint32(w.len()))
 		if err := w.provider(p, opts); err != nil {
 			return nil, nil, err
@@ -67,14 +70,6 @@ func PE(m *manifest.Manifest, opts Options, pe32Plus bool) ([]byte, error) {
 		{Type: "WEVT_TEMPLATE", Name: "#1", Lang: 1033, Data: crim},
 		{Type: "#11", Name: "#1", Lang: 1033, Data: petest.MessageTable(msgs)},
 	}), nil
-}
-
-func putGUID(b []byte, p *manifest.Provider) {
-	g := p.GUID
-	binary.LittleEndian.PutUint32(b, binary.BigEndian.Uint32(g[0:]))
-	binary.LittleEndian.PutUint16(b[4:], binary.BigEndian.Uint16(g[4:]))
-	binary.LittleEndian.PutUint16(b[6:], binary.BigEndian.Uint16(g[6:]))
-	copy(b[8:16], g[8:])
 }
 
 type writer struct {
@@ -198,7 +193,7 @@ func (pw *provWriter) collect() error {
 	}
 	for _, t := range p.Tasks {
 		e := &entry{name: t.Name, msg: t.Message, value: uint64(t.Value)}
-		copy(e.guid[:], guidBytes(t))
+		etl.PutGUIDWindows(e.guid[:], t.EventGUID)
 		pw.tasks, pw.taskBy[t.Name] = append(pw.tasks, e), e
 		for _, o := range t.Opcodes {
 			oe := &entry{name: o.Name, msg: o.Message, value: uint64(o.Value), task: t.Value}
@@ -273,16 +268,6 @@ func (pw *provWriter) collect() error {
 		})
 	}
 	return nil
-}
-
-func guidBytes(t manifest.Task) []byte {
-	b := make([]byte, 16)
-	g := t.EventGUID
-	binary.LittleEndian.PutUint32(b, binary.BigEndian.Uint32(g[0:]))
-	binary.LittleEndian.PutUint16(b[4:], binary.BigEndian.Uint16(g[4:]))
-	binary.LittleEndian.PutUint16(b[6:], binary.BigEndian.Uint16(g[6:]))
-	copy(b[8:], g[8:])
-	return b
 }
 
 func (pw *provWriter) opcodeOf(ev *manifest.Event) *entry {
@@ -381,11 +366,7 @@ func (pw *provWriter) taskList()    { pw.entries("TASK", pw.tasks) }
 func (pw *provWriter) keywordList() { pw.entries("KEYW", pw.kws) }
 
 func (pw *provWriter) maps() {
-	names := make([]string, 0, len(pw.p.Maps))
-	for n := range pw.p.Maps {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(pw.p.Maps))
 	start := pw.len()
 	pw.bytes("MAPS")
 	pw.u32(0)
@@ -434,11 +415,7 @@ const (
 var emptyBinXML = []byte{0x0F, 0x01, 0x01, 0x00, 0x00}
 
 func (pw *provWriter) templates() {
-	tids := make([]string, 0, len(pw.p.Templates))
-	for tid := range pw.p.Templates {
-		tids = append(tids, tid)
-	}
-	sort.Strings(tids)
+	tids := slices.Sorted(maps.Keys(pw.p.Templates))
 	start := pw.len()
 	pw.bytes("TTBL")
 	pw.u32(0)
