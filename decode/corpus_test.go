@@ -14,10 +14,7 @@ import (
 )
 
 func corpusDirs(t testing.TB) (corpus, schemas string) {
-	dir := os.Getenv("ETL_CORPUS")
-	if dir == "" {
-		t.Skip("ETL_CORPUS is not set: no real .etl corpus to test against")
-	}
+	dir := etltest.CorpusDir(t)
 	return dir, filepath.Join(dir, "..", "schemas")
 }
 

@@ -275,7 +275,7 @@ func (d *Decoder) candidates(ev *etl.Event) ([]tdh.Candidate, bool, error) {
 	switch ev.Header {
 	case etl.HeaderEvent32, etl.HeaderEvent64:
 		if ev.Flags&etl.FlagStringOnly != 0 {
-			return []tdh.Candidate{{Schema: d.strings.schema(ev.ProviderID, d.Registry), Origin: catalog.Origin}}, true, nil
+			return d.strings.candidates(ev.ProviderID, d.Registry), true, nil
 		}
 		if ev.Descriptor.ID == eventSourceManifestID && ev.Descriptor.Opcode == eventSourceManifestOpcode {
 			if err := d.es.add(d.Registry, ev); err != nil {
@@ -307,30 +307,33 @@ func (d *Decoder) candidates(ev *etl.Event) ([]tdh.Candidate, bool, error) {
 
 // stringOnly holds the schemas of string-only events (EventWriteString:
 // header flag EVENT_HEADER_FLAG_STRING_ONLY, whose payload is one
-// NUL-terminated UTF-16 string), one per provider.
+// NUL-terminated UTF-16 string), one per provider, each as the one
+// candidate candidates returns (made once, so that decoding such an event
+// allocates nothing).
 type stringOnly struct {
 	mu sync.Mutex
-	m  map[uuid.UUID]*tdh.Event
+	m  map[uuid.UUID][]tdh.Candidate
 }
 
 // maxStringOnlyProviders bounds the cache; past it each event gets a new
 // schema (a trace has a handful of such providers).
 const maxStringOnlyProviders = 4096
 
-func (s *stringOnly) schema(provider uuid.UUID, reg *tdh.Registry) *tdh.Event {
+func (s *stringOnly) candidates(provider uuid.UUID, reg *tdh.Registry) []tdh.Candidate {
 	name := reg.ProviderName(provider)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if e := s.m[provider]; e != nil && e.ProviderName == name {
-		return e
+	if c := s.m[provider]; c != nil && c[0].Schema.ProviderName == name {
+		return c
 	}
 	e := &tdh.Event{Source: tdh.SourceManifest, ProviderGUID: provider, ProviderName: name, EventName: "EventWriteString", Message: "%1",
 		Properties: []tdh.Property{tdh.ScalarProperty("String", tdh.InTypeUnicodeString)}}
+	c := []tdh.Candidate{{Schema: e, Origin: catalog.Origin}}
 	if s.m == nil {
-		s.m = map[uuid.UUID]*tdh.Event{}
+		s.m = map[uuid.UUID][]tdh.Candidate{}
 	}
 	if len(s.m) < maxStringOnlyProviders {
-		s.m[provider] = e
+		s.m[provider] = c
 	}
-	return e
+	return c
 }

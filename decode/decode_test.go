@@ -260,3 +260,36 @@ func TestEventSourceChunksOutOfOrder(t *testing.T) {
 		t.Error("the manifest read 1, 0, 2 was not registered")
 	}
 }
+
+// TestDecodeStringOnlyDoesNotAllocate: a string-only event
+// (EventWriteString) is decoded, with its provider's schema made once,
+// without allocating.
+func TestDecodeStringOnlyDoesNotAllocate(t *testing.T) {
+	ev := etltest.Event(etl.HeaderEvent64, etl.FlagStringOnly, 1, 2, 80000000050, esProvider, etl.EventDescriptor{Level: 4}, uuid.Nil, nil, etltest.UTF16Z("hello"))
+	tf := etltest.NewFile(8192, true)
+	tf.AddBuffer(0, 0, ev)
+	b := tf.Bytes()
+	f, err := etl.NewFile(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := etl.NewReader([]*etl.File{f}, nil)
+	defer r.Close()
+	var e *etl.Event
+	for r.Next() {
+		if e = r.Event(); e.Flags&etl.FlagStringOnly != 0 {
+			break
+		}
+	}
+	if e == nil || e.Flags&etl.FlagStringOnly == 0 {
+		t.Fatal("no string-only event read")
+	}
+	d := New()
+	res := d.Decode(e)
+	if res.Schema == nil || res.Err != nil || res.Schema.EventName != "EventWriteString" || string(tdh.AppendPropertiesJSON(nil, res.Decoded)) != `{"String":"hello"}` {
+		t.Fatalf("decoded %+v", res)
+	}
+	if a := testing.AllocsPerRun(100, func() { d.Decode(e) }); a != 0 {
+		t.Errorf("%v allocations per string-only event, want 0", a)
+	}
+}

@@ -8,17 +8,23 @@ import (
 	"github.com/etwkit/etw/internal/etltest"
 )
 
-// TestBufferCache: a file read twice through a cache decompresses each
-// buffer once; the second read gives the same events; the cache holds no
-// more than its maximum and forgets a file when it is closed.
-func TestBufferCache(t *testing.T) {
+// compressedSixBuffers is a file of six compressed buffers (LiteralLZ77)
+// of two events each, ids 1 to 12.
+func compressedSixBuffers() []byte {
 	tf := etltest.NewFile(1024, true)
 	tf.Compress = etltest.LiteralLZ77
 	for k := 0; k < 6; k++ {
 		ts := int64(80000000000 + 100*k)
 		tf.AddBuffer(0, ts+50, ev64(uint16(2*k+1), ts), ev64(uint16(2*k+2), ts+10))
 	}
-	b := tf.Bytes()
+	return tf.Bytes()
+}
+
+// TestBufferCache: a file read twice through a cache decompresses each
+// buffer once; the second read gives the same events; the cache holds no
+// more than its maximum and forgets a file when it is closed.
+func TestBufferCache(t *testing.T) {
+	b := compressedSixBuffers()
 	for _, max := range []int64{1 << 20, 300} {
 		f := open(t, b)
 		c := etl.NewBufferCache(max)
@@ -45,13 +51,7 @@ func TestBufferCache(t *testing.T) {
 // TestReadHook: a pass over a file reports each buffer's size on disk
 // once, from the cache or not; nil removes the hook.
 func TestReadHook(t *testing.T) {
-	tf := etltest.NewFile(1024, true)
-	tf.Compress = etltest.LiteralLZ77
-	for k := 0; k < 6; k++ {
-		ts := int64(80000000000 + 100*k)
-		tf.AddBuffer(0, ts+50, ev64(uint16(2*k+1), ts), ev64(uint16(2*k+2), ts+10))
-	}
-	b := tf.Bytes()
+	b := compressedSixBuffers()
 	f := open(t, b)
 	var want int64
 	for _, bi := range f.Buffers() {

@@ -12,17 +12,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/internal/etltest"
 )
-
-// corpus returns the ETL_CORPUS folder or skips the test.
-func corpus(t testing.TB) string {
-	t.Helper()
-	dir := os.Getenv("ETL_CORPUS")
-	if dir == "" {
-		t.Skip("ETL_CORPUS is not set: no real .etl corpus to test against")
-	}
-	return dir
-}
 
 // walkETL calls fn for every .etl file under dir.
 func walkETL(dir string, fn func(path string)) {
@@ -35,7 +26,7 @@ func walkETL(dir string, fn func(path string)) {
 }
 
 func corpusFiles(t testing.TB) []string {
-	dir := corpus(t)
+	dir := etltest.CorpusDir(t)
 	var files []string
 	walkETL(dir, func(p string) { files = append(files, p) })
 	if len(files) == 0 {
@@ -60,7 +51,7 @@ func TestCorpusWalk(t *testing.T) {
 	files := corpusFiles(t)
 	total := 0
 	for _, p := range files {
-		rel, _ := filepath.Rel(corpus(t), p)
+		rel, _ := filepath.Rel(etltest.CorpusDir(t), p)
 		t.Run(rel, func(t *testing.T) {
 			f := openPath(t, p)
 			st := f.Scan()
@@ -107,7 +98,7 @@ func TestCorpusWalk(t *testing.T) {
 // TestCorpusKnownCounts checks counts that Windows tools or the format
 // research report for these files.
 func TestCorpusKnownCounts(t *testing.T) {
-	dir := corpus(t)
+	dir := etltest.CorpusDir(t)
 	cases := []struct {
 		path    string
 		events  int
@@ -144,7 +135,7 @@ func TestCorpusKnownCounts(t *testing.T) {
 
 // TestCorpusTracerptSummary compares with tracerpt -summary's totals.
 func TestCorpusTracerptSummary(t *testing.T) {
-	dir := filepath.Join(corpus(t), "nathaniel-security+microsoft-pktmon-VPN-capture-traffic/history/508f5bc135c8effceef0879693c6de45f2a92012")
+	dir := filepath.Join(etltest.CorpusDir(t), "nathaniel-security+microsoft-pktmon-VPN-capture-traffic/history/508f5bc135c8effceef0879693c6de45f2a92012")
 	sum, err := os.ReadFile(filepath.Join(dir, "summary.txt"))
 	if err != nil {
 		t.Fatal(err)
@@ -190,7 +181,7 @@ func TestCorpusTracerptSummary(t *testing.T) {
 // TestCorpusTraceEventCounts compares per-provider counts with TraceEvent's
 // baselines (COUNT lines).
 func TestCorpusTraceEventCounts(t *testing.T) {
-	dir := filepath.Join(corpus(t), "microsoft+perfview/src/TraceEvent/TraceEvent.Tests/inputs")
+	dir := filepath.Join(etltest.CorpusDir(t), "microsoft+perfview/src/TraceEvent/TraceEvent.Tests/inputs")
 	cases := []struct {
 		etl, baseline, provider string
 		guid                    uuid.UUID
@@ -232,7 +223,7 @@ func TestCorpusTraceEventCounts(t *testing.T) {
 // TestCorpusMytraceClockTime checks every event's FILETIME, PID, TID and
 // processor against tracerpt's CSV of the same file.
 func TestCorpusMytraceClockTime(t *testing.T) {
-	dir := filepath.Join(corpus(t), "Marissa1999+Tracing-Application")
+	dir := filepath.Join(etltest.CorpusDir(t), "Marissa1999+Tracing-Application")
 	csv, err := os.ReadFile(filepath.Join(dir, "mytrace.csv"))
 	if err != nil {
 		t.Fatal(err)

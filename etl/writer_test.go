@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/internal/etltest"
 )
 
 // fileBuf is an in-memory io.Writer + io.WriterAt, like an *os.File.
@@ -191,7 +192,7 @@ func TestWriterTimeFromFiletime(t *testing.T) {
 // and reads them back: same events, same order.
 func TestCorpusRelog(t *testing.T) {
 	for _, p := range corpusFiles(t) {
-		rel, _ := filepath.Rel(corpus(t), p)
+		rel, _ := filepath.Rel(etltest.CorpusDir(t), p)
 		src := openPath(t, p)
 		want, _ := collect(t, []*etl.File{src}, etl.TimeOrder)
 		h := src.Header

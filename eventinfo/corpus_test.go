@@ -13,6 +13,7 @@ import (
 
 	"github.com/etwkit/etw/etl"
 	"github.com/etwkit/etw/eventinfo"
+	"github.com/etwkit/etw/internal/etltest"
 	"github.com/etwkit/etw/manifest"
 	"github.com/etwkit/etw/tdh"
 )
@@ -23,10 +24,7 @@ import (
 
 func corpusDirs(t *testing.T) (corpus, schemas string) {
 	t.Helper()
-	corpus = os.Getenv("ETL_CORPUS")
-	if corpus == "" {
-		t.Skip("ETL_CORPUS is not set: no real .etl corpus to test against")
-	}
+	corpus = etltest.CorpusDir(t)
 	schemas = os.Getenv("ETL_SCHEMAS")
 	if schemas == "" {
 		schemas = filepath.Join(corpus, "..", "schemas")

@@ -13,54 +13,14 @@ import (
 	"time"
 
 	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/internal/etltest"
 	"github.com/etwkit/etw/tdh"
 	"github.com/google/uuid"
 )
 
-// corpus returns the ETL_CORPUS folder or skips the test. With ETL_CORPUS
-// set, the corpus is expected whole: a file the tests need that is missing
-// or does not parse fails them (corpusFile, forEachEvent).
-func corpus(t testing.TB) string {
-	t.Helper()
-	dir := os.Getenv("ETL_CORPUS")
-	if dir == "" {
-		t.Skip("ETL_CORPUS is not set: no real .etl corpus or schema files to test against")
-	}
-	return dir
-}
-
 // schemasDir returns the schema folder next to the corpus.
 func schemasDir(t testing.TB) string {
-	return filepath.Join(corpus(t), "..", "schemas")
-}
-
-// corpusFile returns a file of the corpus; it skips the test without
-// ETL_CORPUS and fails it when the file is missing.
-func corpusFile(t testing.TB, rel string) string {
-	t.Helper()
-	p := filepath.Join(corpus(t), filepath.FromSlash(rel))
-	if _, err := os.Stat(p); err != nil {
-		t.Fatalf("corpus file %s: %v (ETL_CORPUS is set: the corpus must be complete)", rel, err)
-	}
-	return p
-}
-
-// forEachEvent calls fn for every event of an .etl file, in time order.
-func forEachEvent(t testing.TB, path string, fn func(f *etl.File, ev *etl.Event)) {
-	t.Helper()
-	f, err := etl.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	r := etl.NewReader([]*etl.File{f}, nil)
-	defer r.Close()
-	for r.Next() {
-		fn(f, r.Event())
-	}
-	for _, err := range r.Errors() {
-		t.Errorf("%s: reader: %v (every corpus file reads without error)", filepath.Base(path), err)
-	}
+	return filepath.Join(etltest.CorpusDir(t), "..", "schemas")
 }
 
 func isKernelRecord(h etl.HeaderType) bool {
@@ -339,14 +299,14 @@ type triple struct {
 // decoded without error and without bytes left over must be 99 % or
 // more.
 func TestCorpusShutdownPerfDiagLogger(t *testing.T) {
-	path := corpusFile(t, "airbus-cert+etl-parser/tests/example/ShutdownPerfDiagLogger.etl")
+	path := etltest.CorpusFile(t, "airbus-cert+etl-parser/tests/example/ShutdownPerfDiagLogger.etl")
 	reg := tdh.NewRegistry()
 	RegisterKernel(reg)
 	var dec tdh.Decoder
 	var mdec Decoder
 	total, ok, okMOF := 0, 0, 0
 	rest := map[triple]int{}
-	forEachEvent(t, path, func(_ *etl.File, ev *etl.Event) {
+	etltest.ForEachEvent(t, path, func(_ *etl.File, ev *etl.Event) {
 		if !isKernelRecord(ev.Header) {
 			return
 		}
@@ -425,8 +385,8 @@ func renderPrintable(d *tdh.Decoded) [][2]string {
 // dump of the same file.
 func TestCorpusMytraceHeader(t *testing.T) {
 	dir := "Marissa1999+Tracing-Application/"
-	path := corpusFile(t, dir+"mytrace.etl")
-	want := tracerptData(t, corpusFile(t, dir+"mytrace.xml"))
+	path := etltest.CorpusFile(t, dir+"mytrace.etl")
+	want := tracerptData(t, etltest.CorpusFile(t, dir+"mytrace.xml"))
 	if len(want) < 2 {
 		t.Fatalf("%d events in mytrace.xml", len(want))
 	}
@@ -435,7 +395,7 @@ func TestCorpusMytraceHeader(t *testing.T) {
 	var dec Decoder
 	var got [][][2]string
 	var names []string
-	forEachEvent(t, path, func(_ *etl.File, ev *etl.Event) {
+	etltest.ForEachEvent(t, path, func(_ *etl.File, ev *etl.Event) {
 		if ev.ProviderID != etl.EventTraceGUID {
 			return
 		}
@@ -487,14 +447,14 @@ func TestCorpusSyzygy(t *testing.T) {
 		"image_data_32_v0", "image_data_32_v1", "image_data_32_v2", "image_data_64_v0", "image_data_64_v1", "image_data_64_v2",
 		"process_data_32_v1", "process_data_32_v2", "process_data_32_v3", "process_data_64_v2", "process_data_64_v3",
 	} {
-		path := corpusFile(t, dir+name+".etl")
+		path := etltest.CorpusFile(t, dir+name+".etl")
 		ptrSize := 4
 		if strings.Contains(name, "_64_") {
 			ptrSize = 8
 		}
 		var events []map[string]tdhValue
 		var types []uint8
-		forEachEvent(t, path, func(f *etl.File, ev *etl.Event) {
+		etltest.ForEachEvent(t, path, func(f *etl.File, ev *etl.Event) {
 			if ev.ProviderID == etl.EventTraceGUID {
 				if f.Header.PointerSize != 4 || ev.Header != etl.HeaderSystem32 {
 					t.Errorf("%s: header PointerSize %d, record %v", name, f.Header.PointerSize, ev.Header)
@@ -779,8 +739,8 @@ var notInNet452Baseline = map[string]struct {
 // samples are counted as TraceLog keeps them (traceLogKeepsSample).
 func TestCorpusNet452Counts(t *testing.T) {
 	dir := "microsoft+perfview/src/TraceEvent/TraceEvent.Tests/inputs/"
-	path := corpusFile(t, dir+"net.4.5.2.x64.etl.zip.unzipped/net.4.5.2.x64.etl")
-	baseline, err := os.ReadFile(corpusFile(t, dir+"net.4.5.2.x64.baseline.txt"))
+	path := etltest.CorpusFile(t, dir+"net.4.5.2.x64.etl.zip.unzipped/net.4.5.2.x64.etl")
+	baseline, err := os.ReadFile(etltest.CorpusFile(t, dir+"net.4.5.2.x64.baseline.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -807,7 +767,7 @@ func TestCorpusNet452Counts(t *testing.T) {
 	got := map[string]int{}
 	undecoded, header := 0, 0
 	samples, idle, idleKept := 0, 0, 0
-	forEachEvent(t, path, func(_ *etl.File, ev *etl.Event) {
+	etltest.ForEachEvent(t, path, func(_ *etl.File, ev *etl.Event) {
 		if ev.Header == etl.HeaderEvent32 || ev.Header == etl.HeaderEvent64 {
 			return
 		}
@@ -897,8 +857,8 @@ func TestCorpusNet452Counts(t *testing.T) {
 // fields, which are not compared.
 func TestCorpusNet452Values(t *testing.T) {
 	dir := "microsoft+perfview/src/TraceEvent/TraceEvent.Tests/inputs/"
-	path := corpusFile(t, dir+"net.4.5.2.x64.etl.zip.unzipped/net.4.5.2.x64.etl")
-	baseline, err := os.ReadFile(corpusFile(t, dir+"net.4.5.2.x64.baseline.txt"))
+	path := etltest.CorpusFile(t, dir+"net.4.5.2.x64.etl.zip.unzipped/net.4.5.2.x64.etl")
+	baseline, err := os.ReadFile(etltest.CorpusFile(t, dir+"net.4.5.2.x64.baseline.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -928,7 +888,7 @@ func TestCorpusNet452Values(t *testing.T) {
 	seen := map[string]int{}
 	compared, matched := 0, 0
 	header := 0
-	forEachEvent(t, path, func(_ *etl.File, ev *etl.Event) {
+	etltest.ForEachEvent(t, path, func(_ *etl.File, ev *etl.Event) {
 		s, ok := reg.Lookup(ev.ProviderID, uint16(ev.Descriptor.Opcode), ev.Descriptor.Version)
 		if !ok || ev.Header == etl.HeaderEvent32 || ev.Header == etl.HeaderEvent64 {
 			return

@@ -12,6 +12,7 @@ import (
 
 	"github.com/etwkit/etw/etl"
 	"github.com/etwkit/etw/etl/compress"
+	"github.com/etwkit/etw/internal/etltest"
 	"github.com/etwkit/etw/tdh"
 	"github.com/google/uuid"
 )
@@ -54,7 +55,7 @@ type ktcEvent struct {
 // fields agree with each other, and WinSat XML that decompresses to
 // exactly UncompressedLength.
 func TestCorpusKernelTraceControl(t *testing.T) {
-	dir := corpus(t)
+	dir := etltest.CorpusDir(t)
 	reg := tdh.NewRegistry()
 	RegisterKernel(reg)
 	var dec Decoder
@@ -65,7 +66,7 @@ func TestCorpusKernelTraceControl(t *testing.T) {
 			t.Fatalf("corpus file %s: %v", f.path, err)
 		}
 		netIf, winSat, undecoded := 0, 0, 0
-		forEachEvent(t, path, func(_ *etl.File, ev *etl.Event) {
+		etltest.ForEachEvent(t, path, func(_ *etl.File, ev *etl.Event) {
 			if ev.ProviderID == ktcPerfTrack {
 				t.Errorf("%s: a PerfTrack MetaData event (type %d): this corpus had none, check it for a layout", f.path, ev.Descriptor.Opcode)
 			}

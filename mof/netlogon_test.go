@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/internal/etltest"
 	"github.com/etwkit/etw/tdh"
 )
 
@@ -61,7 +62,7 @@ class NlServerAuth_End : NlServerAuth
 // TestCorpusNetLogon decodes the 200 classic NetLogon events of the
 // Zerologon sample with schemas compiled from a user-supplied MOF.
 func TestCorpusNetLogon(t *testing.T) {
-	path := corpusFile(t, "sbousseaden+EVTX-ATTACK-SAMPLES/Credential Access/etw_ad_netlogon_provider_zerologon_mimikatz.etl")
+	path := etltest.CorpusFile(t, "sbousseaden+EVTX-ATTACK-SAMPLES/Credential Access/etw_ad_netlogon_provider_zerologon_mimikatz.etl")
 	f, err := Parse(strings.NewReader(netLogonMOF), "netlogon.mof")
 	if err != nil {
 		t.Fatal(err)
@@ -79,7 +80,7 @@ func TestCorpusNetLogon(t *testing.T) {
 	var dec Decoder
 	decoded, classic, other := 0, 0, 0
 	seen := map[string]bool{}
-	forEachEvent(t, path, func(_ *etl.File, ev *etl.Event) {
+	etltest.ForEachEvent(t, path, func(_ *etl.File, ev *etl.Event) {
 		s, ok := reg.Lookup(ev.ProviderID, uint16(ev.Descriptor.Opcode), ev.Descriptor.Version)
 		if !ok {
 			t.Errorf("no schema for %v type %d", ev.ProviderID, ev.Descriptor.Opcode)
@@ -107,7 +108,7 @@ func TestCorpusNetLogon(t *testing.T) {
 	}
 	want := `NlServerAuth/End: {"Client":"mimikatz","Account":"01566S-WIN16-IR$","ChannelType":6,"NegotiatedFlags":"0x212FFFFF","Status":"0xC0000022"}`
 	found := false
-	forEachEvent(t, path, func(_ *etl.File, ev *etl.Event) {
+	etltest.ForEachEvent(t, path, func(_ *etl.File, ev *etl.Event) {
 		if found || ev.ProviderID != evs[0].ProviderGUID || ev.Descriptor.Opcode != 2 {
 			return
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
 	"github.com/etwkit/etw/internal/capfixture"
+	"github.com/etwkit/etw/internal/etltest"
 )
 
 // BenchmarkWriter writes 1,500-byte packets with a comment, a packet id
@@ -66,11 +67,7 @@ func BenchmarkConvertNDIS(b *testing.B) {
 // BenchmarkConvertPktMonCorpus converts the 508f5bc1 PktMon capture
 // (3,646 packets; schemas from the trace).
 func BenchmarkConvertPktMonCorpus(b *testing.B) {
-	dir := os.Getenv("ETL_CORPUS")
-	if dir == "" {
-		b.Skip("ETL_CORPUS is not set")
-	}
-	data, err := os.ReadFile(filepath.Join(dir, pktmonCaptures[2].path))
+	data, err := os.ReadFile(filepath.Join(etltest.CorpusDir(b), pktmonCaptures[2].path))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -4,23 +4,13 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/internal/etltest"
 )
-
-// corpusDir returns $ETL_CORPUS or skips the test.
-func corpusDir(t testing.TB) string {
-	t.Helper()
-	d := os.Getenv("ETL_CORPUS")
-	if d == "" {
-		t.Skip("ETL_CORPUS is not set: no real .etl corpus to test against")
-	}
-	return d
-}
 
 // The PktMon captures of the corpus, with the packet events pktmon's
 // etl2pcap exports by default (flows: event 160), with --drop-only
@@ -39,7 +29,7 @@ var pktmonCaptures = []struct {
 
 func openCorpus(t testing.TB, rel string) *etl.File {
 	t.Helper()
-	p := filepath.Join(corpusDir(t), rel)
+	p := filepath.Join(etltest.CorpusDir(t), rel)
 	f, err := etl.Open(p)
 	if err != nil {
 		t.Fatalf("corpus file: %v", err)

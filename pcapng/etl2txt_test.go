@@ -13,6 +13,7 @@ import (
 	"unicode/utf16"
 
 	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/internal/etltest"
 )
 
 // etl2txtLine is one packet of pktmon etl2txt's text: the event line and
@@ -84,7 +85,7 @@ func sameAddr(a, b string) bool {
 // MAC addresses, IP addresses and ports of every summary line equal to
 // what Wireshark dissects from the frame.
 func TestCorpusEtl2txt(t *testing.T) {
-	dir := filepath.Join(corpusDir(t), "nathaniel-security+microsoft-pktmon-VPN-capture-traffic", "history", "508f5bc135c8effceef0879693c6de45f2a92012")
+	dir := filepath.Join(etltest.CorpusDir(t), "nathaniel-security+microsoft-pktmon-VPN-capture-traffic", "history", "508f5bc135c8effceef0879693c6de45f2a92012")
 	txt := readEtl2txt(t, filepath.Join(dir, "PktMon.txt"))
 	f, err := etl.Open(filepath.Join(dir, "PktMon.etl"))
 	if err != nil {

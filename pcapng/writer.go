@@ -388,7 +388,7 @@ func (w *Writer) Packets() int64 { return w.packets }
 
 // appendOption appends one option, its value padded to 4 bytes and cut
 // to the largest option length.
-func appendOption(dst []byte, code uint16, v []byte) []byte {
+func appendOption[T []byte | string](dst []byte, code uint16, v T) []byte {
 	if len(v) > maxOption {
 		v = v[:maxOption]
 	}
@@ -418,13 +418,7 @@ func appendStringOption(dst []byte, code uint16, s string) []byte {
 		}
 		s = s[:n]
 	}
-	dst = binary.LittleEndian.AppendUint16(dst, code)
-	dst = binary.LittleEndian.AppendUint16(dst, uint16(len(s)))
-	dst = append(dst, s...)
-	for i := len(s); i%4 != 0; i++ {
-		dst = append(dst, 0)
-	}
-	return dst
+	return appendOption(dst, code, s)
 }
 
 func toValidUTF8(s string) string {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/internal/etltest"
 	"github.com/etwkit/etw/synth"
 	"github.com/etwkit/etw/tdh"
 )
@@ -37,23 +38,13 @@ func TestConvertForeignJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := etl.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	r := etl.NewReader([]*etl.File{f}, nil)
-	defer r.Close()
 	d := decode.New()
 	var got []string
-	for r.Next() {
-		ev := r.Event()
-		res := d.Decode(ev)
-		if res.Schema == nil || res.Origin.Kind != "tracelogging" {
-			continue
+	etltest.ForEachEvent(t, path, func(_ *etl.File, ev *etl.Event) {
+		if res := d.Decode(ev); res.Schema != nil && res.Origin.Kind == "tracelogging" {
+			got = append(got, res.Schema.EventName+" "+string(tdh.AppendPropertiesJSON(nil, res.Decoded)))
 		}
-		got = append(got, res.Schema.EventName+" "+string(tdh.AppendPropertiesJSON(nil, res.Decoded)))
-	}
+	})
 	want := []string{`Started {"Build":"1.2.3","Workers":8}`, `Stopped {"Ok":true,"Ratio":0.25,"Tags":["a","b"]}`}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("decoded:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
@@ -101,16 +92,8 @@ func TestConvertReadsBothSchemas(t *testing.T) {
 	if len(b1) == 0 || string(b1) != string(b2) {
 		t.Errorf("etwkit.event/1 and /2 give different files (%d and %d bytes)", len(b1), len(b2))
 	}
-	f, err := etl.Open(p2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	r := etl.NewReader([]*etl.File{f}, nil)
-	defer r.Close()
 	var got []string
-	for r.Next() {
-		ev := r.Event()
+	etltest.ForEachEvent(t, p2, func(_ *etl.File, ev *etl.Event) {
 		if ev.Header == etl.HeaderEvent64 || ev.Header == etl.HeaderPerfInfo64 {
 			got = append(got, fmt.Sprintf("%s %#x %#x %#x %d", ev.Header, ev.Flags, ev.Descriptor.Keyword, ev.HookID, ev.Timestamp))
 			for _, x := range ev.Extended {
@@ -118,7 +101,7 @@ func TestConvertReadsBothSchemas(t *testing.T) {
 				got = append(got, fmt.Sprint(v))
 			}
 		}
-	}
+	})
 	want := "event64 0x241 0x8000000000000001 0x0 80000002000\n{0 [18446735278180854569 8769521010011]}\nperfinfo64 0x350 0x0 0xf2e 80000003000"
 	if strings.Join(got, "\n") != want {
 		t.Errorf("events:\n%s\nwant:\n%s", strings.Join(got, "\n"), want)

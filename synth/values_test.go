@@ -7,6 +7,7 @@ import (
 
 	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/internal/etltest"
 	"github.com/etwkit/etw/synth"
 	"github.com/etwkit/etw/tdh"
 )
@@ -20,20 +21,13 @@ func TestConvertNullAndEmpty(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := etl.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	r := etl.NewReader([]*etl.File{f}, nil)
-	defer r.Close()
 	d := decode.New()
 	got := ""
-	for r.Next() {
-		if res := d.Decode(r.Event()); res.Origin.Kind == "tracelogging" && res.Err == nil {
+	etltest.ForEachEvent(t, path, func(_ *etl.File, ev *etl.Event) {
+		if res := d.Decode(ev); res.Origin.Kind == "tracelogging" && res.Err == nil {
 			got = string(tdh.AppendPropertiesJSON(nil, res.Decoded))
 		}
-	}
+	})
 	if got != `{"A":[],"B":1}` {
 		t.Errorf("read back %s", got)
 	}

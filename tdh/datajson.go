@@ -130,15 +130,6 @@ func mayHaveNames(p *Property, depth int) bool {
 
 // appendDataJSON is AppendValueDataJSON at nesting depth, within bud.
 func appendDataJSON(dst []byte, d *Decoded, v *Value, depth int, bud *budget) []byte {
-	if v == nil || v.Prop == nil {
-		return append(dst, "null"...)
-	}
-	if depth > maxRenderDepth {
-		if bud != nil {
-			bud.deep = true
-		}
-		return append(dst, "null"...)
-	}
 	if out, ok := appendJSONContainer(dst, d, v, depth, bud, true); ok {
 		return out
 	}

@@ -356,9 +356,19 @@ func appendJSON(dst []byte, d *Decoded, v *Value, depth int) []byte {
 // appendJSONContainer writes an array (a JSON array, or a string for an
 // array of characters) or a struct (an object of its printable members),
 // each element as AppendDataJSON (data) or AppendPropertiesJSON renders
-// it; ok is false for scalars. (A direct call, not a func value: the
-// budget must not escape.)
+// it; ok is false for scalars. A missing value, or one nested deeper than
+// maxRenderDepth (noted in bud), is null. (A direct call, not a func
+// value: the budget must not escape.)
 func appendJSONContainer(dst []byte, d *Decoded, v *Value, depth int, bud *budget, data bool) ([]byte, bool) {
+	if v == nil || v.Prop == nil {
+		return append(dst, "null"...), true
+	}
+	if depth > maxRenderDepth {
+		if bud != nil {
+			bud.deep = true
+		}
+		return append(dst, "null"...), true
+	}
 	switch v.Kind {
 	case Array:
 		kids := children(d, v)
@@ -413,15 +423,6 @@ func appendElemJSON(dst []byte, d *Decoded, v *Value, depth int, bud *budget, da
 }
 
 func appendJSONB(dst []byte, d *Decoded, v *Value, depth int, bud *budget) []byte {
-	if v == nil || v.Prop == nil {
-		return append(dst, "null"...)
-	}
-	if depth > maxRenderDepth {
-		if bud != nil {
-			bud.deep = true
-		}
-		return append(dst, "null"...)
-	}
 	if out, ok := appendJSONContainer(dst, d, v, depth, bud, false); ok {
 		return out
 	}
@@ -978,16 +979,13 @@ func appendDate(dst []byte, year, month, day, hour, min, sec int) []byte {
 	return appendDigits(dst, sec, 2)
 }
 
-// fileTimeEpoch is the number of seconds from 1601-01-01 to 1970-01-01.
-const fileTimeEpoch = 11644473600
-
 // appendFileTime appends a FILETIME as UTC ISO 8601 with digits (7 or 9)
 // fractional digits and "Z".
 func appendFileTime(dst []byte, ft uint64, digits int) []byte {
 	if ft >= 1<<63 {
 		return appendHex0x(dst, ft)
 	}
-	t := time.Unix(int64(ft/1e7)-fileTimeEpoch, 0).UTC()
+	t, _ := fileTime(ft)
 	year, month, day := t.Date()
 	hour, min, sec := t.Clock()
 	dst = appendDate(dst, year, int(month), day, hour, min, sec)

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/etwkit/etw/internal/etltest"
 )
 
 const (
@@ -18,10 +20,7 @@ const (
 // skipped without ETL_CORPUS, failed when a file is missing.
 func netCorpus(t *testing.T) (etlPath, manifest string) {
 	t.Helper()
-	dir := os.Getenv("ETL_CORPUS")
-	if dir == "" {
-		t.Skip("ETL_CORPUS not set")
-	}
+	dir := etltest.CorpusDir(t)
 	schemas := os.Getenv("ETL_SCHEMAS")
 	if schemas == "" {
 		schemas = filepath.Join(dir, "..", "schemas")

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/etwkit/etw/internal/etltest"
 )
 
 // duckDBPackage is the DuckDB client the checks install: the npm package
@@ -95,7 +97,7 @@ func sqlString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") 
 // file: as many rows as info counts events, and the same sums of pids,
 // latest FILETIME and number of stacks as the dump holds.
 func TestCorpusDuckDB(t *testing.T) {
-	dir := corpusDir(t)
+	dir := etltest.CorpusDir(t)
 	query := duckDB(t)
 	var paths []string
 	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {

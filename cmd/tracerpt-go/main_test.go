@@ -317,20 +317,12 @@ func TestInfoGolden(t *testing.T) {
 	}
 }
 
-func corpusDir(t *testing.T) string {
-	dir := os.Getenv("ETL_CORPUS")
-	if dir == "" {
-		t.Skip("ETL_CORPUS is not set: no real .etl corpus to test against")
-	}
-	return dir
-}
-
 // TestCorpusMytrace runs the command line of the golden pair: tracerpt's
 // XML and CSV of mytrace.etl on an en-CA machine at UTC-05:00, with the
 // command's own decoder (decode.New(), nothing added): the EventTrace
 // header events come from its built-in kernel schemas.
 func TestCorpusMytrace(t *testing.T) {
-	dir := filepath.Join(corpusDir(t), "Marissa1999+Tracing-Application")
+	dir := filepath.Join(etltest.CorpusDir(t), "Marissa1999+Tracing-Application")
 	out := t.TempDir()
 	for _, f := range []string{"XML", "CSV"} {
 		o := filepath.Join(out, "mytrace."+f)
@@ -370,7 +362,7 @@ func firstLineDiff(got, want []byte) string {
 // TestCorpusPktMonSummary runs "tracerpt PktMon.etl -summary" where the
 // capture is, as its author did, and compares with their summary.txt.
 func TestCorpusPktMonSummary(t *testing.T) {
-	root := corpusDir(t)
+	root := etltest.CorpusDir(t)
 	old := newDecoder
 	newDecoder = tracerpttest.StockWindowsDecoder // as on a Windows machine without xperf's classes
 	t.Cleanup(func() { newDecoder = old })
@@ -397,7 +389,7 @@ func TestCorpusPktMonSummary(t *testing.T) {
 // TestCorpusDecodeWithManifest runs the dump with -import on the CLR GC
 // trace: every DotNETRuntime event gets properties.
 func TestCorpusDecodeWithManifest(t *testing.T) {
-	dir := corpusDir(t)
+	dir := etltest.CorpusDir(t)
 	etlPath := filepath.Join(dir, "microsoft+perfview/src/TraceEvent/TraceEvent.Tests/inputs/gcevents.etl.zip.unzipped/gcevents/PerfViewData.etl")
 	man := filepath.Join(dir, "..", "schemas", "authored/dotnet-runtime/ClrEtwAll.man")
 	out := mustRun(t, etlPath, "-of", "JSON", "-o", "-", "-import", man)
@@ -437,7 +429,7 @@ func TestCorpusDecodeWithManifest(t *testing.T) {
 // info reports no errors and consistent counts, and the dump emits one
 // valid JSON object per event in time order.
 func TestCorpusInfoAndDump(t *testing.T) {
-	dir := corpusDir(t)
+	dir := etltest.CorpusDir(t)
 	var files []string
 	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
 		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".etl") {
@@ -512,10 +504,7 @@ func TestRelog(t *testing.T) {
 
 // TestCorpusRelogCLI merges two real files into one and checks every event.
 func TestCorpusRelogCLI(t *testing.T) {
-	dir := os.Getenv("ETL_CORPUS")
-	if dir == "" {
-		t.Skip("ETL_CORPUS is not set: no real .etl corpus to test against")
-	}
+	dir := etltest.CorpusDir(t)
 	a := filepath.Join(dir, "Marissa1999+Tracing-Application/mytrace.etl")
 	b := filepath.Join(dir, "airbus-cert+etl-parser/tests/example/AMSITrace.etl")
 	out := filepath.Join(t.TempDir(), "merged.etl")
@@ -612,11 +601,7 @@ func TestSynthRoundTrip(t *testing.T) {
 		"nathaniel-security+microsoft-pktmon-VPN-capture-traffic/history/508f5bc135c8effceef0879693c6de45f2a92012/PktMon.etl",
 	} {
 		t.Run("corpus/"+filepath.Base(rel), func(t *testing.T) {
-			p := filepath.Join(corpusDir(t), filepath.FromSlash(rel))
-			if _, err := os.Stat(p); err != nil {
-				t.Fatalf("ETL_CORPUS is set but %s is missing: %v", rel, err)
-			}
-			check(t, p)
+			check(t, etltest.CorpusFile(t, rel))
 		})
 	}
 }

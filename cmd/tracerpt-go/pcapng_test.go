@@ -12,6 +12,7 @@ import (
 
 	"github.com/etwkit/etw/etl"
 	"github.com/etwkit/etw/internal/capfixture"
+	"github.com/etwkit/etw/internal/etltest"
 	"github.com/etwkit/etw/pcapng"
 )
 
@@ -244,7 +245,7 @@ func TestPcapngDamaged(t *testing.T) {
 // Every PktMon capture of the corpus converts with each option to the
 // number of packet events pktmon exports, and tshark reads the files.
 func TestCorpusPcapng(t *testing.T) {
-	dir := corpusDir(t)
+	dir := etltest.CorpusDir(t)
 	for _, c := range []struct {
 		path                    string
 		flows, drops, component int

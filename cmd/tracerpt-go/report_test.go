@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/etwkit/etw/internal/etltest"
 )
 
 // TestReportCommand: "report" writes the HTML page or its JSON, keeps
@@ -107,7 +109,7 @@ func TestReportCommand(t *testing.T) {
 // TestReportCorpus runs the command on net.4.5.2.x64.etl: every section,
 // a page of a few hundred KB.
 func TestReportCorpus(t *testing.T) {
-	p := filepath.Join(corpusDir(t), "microsoft+perfview/src/TraceEvent/TraceEvent.Tests/inputs/net.4.5.2.x64.etl.zip.unzipped/net.4.5.2.x64.etl")
+	p := filepath.Join(etltest.CorpusDir(t), "microsoft+perfview/src/TraceEvent/TraceEvent.Tests/inputs/net.4.5.2.x64.etl.zip.unzipped/net.4.5.2.x64.etl")
 	if _, err := os.Stat(p); err != nil {
 		t.Fatal(err)
 	}

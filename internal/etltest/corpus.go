@@ -1,0 +1,51 @@
+package etltest
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/etwkit/etw/etl"
+)
+
+// CorpusDir returns the folder of real traces, $ETL_CORPUS. It skips the
+// test when the variable is not set.
+func CorpusDir(t testing.TB) string {
+	t.Helper()
+	dir := os.Getenv("ETL_CORPUS")
+	if dir == "" {
+		t.Skip("ETL_CORPUS is not set: no real .etl corpus to test against")
+	}
+	return dir
+}
+
+// CorpusFile returns the path of the corpus file rel (slash-separated,
+// relative to [CorpusDir]). It skips the test without ETL_CORPUS and fails
+// it when the file is missing: a corpus that is set must be complete.
+func CorpusFile(t testing.TB, rel string) string {
+	t.Helper()
+	p := filepath.Join(CorpusDir(t), filepath.FromSlash(rel))
+	if _, err := os.Stat(p); err != nil {
+		t.Fatalf("corpus file %s: %v (ETL_CORPUS is set: the corpus must be complete)", rel, err)
+	}
+	return p
+}
+
+// ForEachEvent calls fn for every event of the .etl file at path, in time
+// order; a reader error fails the test.
+func ForEachEvent(t testing.TB, path string, fn func(f *etl.File, ev *etl.Event)) {
+	t.Helper()
+	f, err := etl.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r := etl.NewReader([]*etl.File{f}, nil)
+	defer r.Close()
+	for r.Next() {
+		fn(f, r.Event())
+	}
+	for _, err := range r.Errors() {
+		t.Errorf("%s: reader: %v (every file reads without error)", filepath.Base(path), err)
+	}
+}
