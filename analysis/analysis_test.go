@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -250,6 +251,12 @@ app (100);ntdll.dll;app.exe;ntoskrnl.exe 1
 `
 	if b.String() != want {
 		t.Errorf("folded:\n%s\nwant:\n%s", b.String(), want)
+	}
+	// EachStack gives the stacks of the folded lines, in their order.
+	var each strings.Builder
+	prof.EachStack(func(frames []string, w int64) { fmt.Fprintf(&each, "%s %d\n", strings.Join(frames, ";"), w) })
+	if each.String() != want {
+		t.Errorf("EachStack:\n%s\nwant:\n%s", each.String(), want)
 	}
 	b.Reset()
 	if err := prof.WriteSpeedscope(&b, "example"); err != nil {

@@ -38,25 +38,8 @@ func BenchmarkEnrichNet(b *testing.B) {
 }
 
 func enrichAll(files []*etl.File, dec *decode.Decoder, m *Model) int {
-	e := m.NewEnricher(nil)
-	r := etl.NewReader(files, nil)
-	defer r.Close()
 	n := 0
-	for r.Next() {
-		ev := r.Event()
-		var res *decode.Result
-		if e.NeedsDecode(ev) {
-			res = dec.Decode(ev)
-		}
-		e.Push(ev, res)
-		for _, ok := e.Next(); ok; _, ok = e.Next() {
-			n++
-		}
-	}
-	e.Flush()
-	for _, ok := e.Next(); ok; _, ok = e.Next() {
-		n++
-	}
+	enrichEach(files, dec, m, nil, func(*Annotation) { n++ })
 	return n
 }
 

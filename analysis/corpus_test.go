@@ -64,6 +64,10 @@ func clrDecoder(t testing.TB) *decode.Decoder {
 	return dec
 }
 
+// OpenNetCorpus opens net.4.5.2.x64.etl of the corpus for the tests of
+// package analysis_test, as openCorpus does.
+func OpenNetCorpus(t testing.TB) []*etl.File { return openCorpus(t, netFile) }
+
 func openCorpus(t testing.TB, rel string) []*etl.File {
 	t.Helper()
 	f, err := etl.Open(corpusPath(t, rel))
@@ -87,29 +91,13 @@ func TestCorpusNetCoverage(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Every event, through the enricher as the JSON dump sees it.
-	e := m.NewEnricher(nil)
-	r := etl.NewReader(files, nil)
-	defer r.Close()
 	var events, nopid int
-	take := func() {
-		for a, ok := e.Next(); ok; a, ok = e.Next() {
-			events++
-			if a.PID == NoID {
-				nopid++
-			}
+	enrichEach(files, dec, m, nil, func(a *Annotation) {
+		events++
+		if a.PID == NoID {
+			nopid++
 		}
-	}
-	for r.Next() {
-		ev := r.Event()
-		var res *decode.Result
-		if e.NeedsDecode(ev) {
-			res = dec.Decode(ev)
-		}
-		e.Push(ev, res)
-		take()
-	}
-	e.Flush()
-	take()
+	})
 	if events != 179474 {
 		t.Fatalf("%d events", events)
 	}
@@ -293,36 +281,50 @@ type ourEvent struct {
 // what the baseline comparison needs.
 func annotateAll(t *testing.T, files []*etl.File, dec *decode.Decoder, m *Model) []ourEvent {
 	t.Helper()
-	e := m.NewEnricher(nil)
-	r := etl.NewReader(files, nil)
-	defer r.Close()
 	var out []ourEvent
 	var t0 int64 = -1
-	take := func() {
-		for a, ok := e.Next(); ok; a, ok = e.Next() {
-			o := &out[e.out-1]
-			o.pid, o.tid = a.PID, a.TID
-			if a.Process != nil {
-				o.name = a.Process.Name
-			}
-		}
-	}
-	for r.Next() {
-		ev := r.Event()
+	enrichEach(files, dec, m, func(ev *etl.Event) {
 		if t0 < 0 {
 			t0 = ev.Time
 		}
 		out = append(out, ourEvent{ms: float64(ev.Time-t0) / 1e4, cpu: int(ev.Processor), size: len(ev.UserData)})
+	}, func(a *Annotation) {
+		o := &out[a.Seq]
+		o.pid, o.tid = a.PID, a.TID
+		if a.Process != nil {
+			o.name = a.Process.Name
+		}
+	})
+	return out
+}
+
+// enrichEach pushes every event of files, in time order, through an
+// enricher over m (decoded as far as the enricher needs), calling read
+// (if not nil) with each event as it is read and take with each final
+// annotation.
+func enrichEach(files []*etl.File, dec *decode.Decoder, m *Model, read func(ev *etl.Event), take func(a *Annotation)) {
+	e := m.NewEnricher(nil)
+	r := etl.NewReader(files, nil)
+	defer r.Close()
+	drain := func() {
+		for a, ok := e.Next(); ok; a, ok = e.Next() {
+			take(a)
+		}
+	}
+	for r.Next() {
+		ev := r.Event()
+		if read != nil {
+			read(ev)
+		}
 		var res *decode.Result
 		if e.NeedsDecode(ev) {
 			res = dec.Decode(ev)
 		}
 		e.Push(ev, res)
-		take()
+		drain()
 	}
 	e.Flush()
-	take()
-	return out
+	drain()
 }
 
 // TestCorpusBaselineProcesses compares the pid and process name of every

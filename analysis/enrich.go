@@ -44,13 +44,29 @@ func (a *Annotation) Time() time.Time { return etl.FiletimeToTime(a.ft) }
 // ProcessOf returns the record of process pid at the event's time: the
 // annotation's Process for its own PID, nil when the model has none.
 func (a *Annotation) ProcessOf(pid uint32) *Process {
-	if pid == a.PID || a.m == nil || pid == NoID {
-		if pid == a.PID {
-			return a.Process
-		}
+	switch {
+	case pid == a.PID:
+		return a.Process
+	case a.m == nil || pid == NoID:
 		return nil
 	}
 	return a.m.processAt(pid, a.ft)
+}
+
+// FillIDs returns an event header's process and thread ids, each taken
+// from the annotation when the header lacks it (NoID). a may be nil: the
+// header's ids are returned as they are.
+func (a *Annotation) FillIDs(pid, tid uint32) (uint32, uint32) {
+	if a == nil {
+		return pid, tid
+	}
+	if pid == NoID {
+		pid = a.PID
+	}
+	if tid == NoID {
+		tid = a.TID
+	}
+	return pid, tid
 }
 
 // EnrichStats counts what an [Enricher] did with the stacks it met.
@@ -373,36 +389,36 @@ func (e *Enricher) stackWalk(ev *etl.Event, d *tdh.Decoded) {
 	t := e.find(ev.File, int64(ts), uint32(tid), ev.Processor)
 	firstKernel := e.m.IsKernelAddress(frames[0])
 	lastKernel := e.m.IsKernelAddress(frames[len(frames)-1])
-	switch {
-	case lastKernel:
-		// Kernel-only: the user part, if any, comes later.
-		if t == nil {
-			e.Stats.Orphans++
-			return
-		}
-		if !t.kern.set {
-			t.kern.setFrames(frames)
-			t.has = true
-			if waits(t.pid) && !t.user.set {
-				e.park(uint32(tid), t.seq)
-			}
-		}
-	case !firstKernel:
+	if !firstKernel && !lastKernel {
 		// User-only: completes the thread's kernel parts waiting for it.
 		used := e.completeParked(uint32(tid), t, func(p *part) { p.setFrames(frames) })
 		if t == nil && !used {
 			e.Stats.Orphans++
 		}
-	default:
-		if t == nil {
-			e.Stats.Orphans++
-			return
-		}
-		if !t.kern.set {
-			t.kern.setFrames(frames)
-			t.has = true
-		}
+		return
 	}
+	// Kernel-only (the user part, if any, comes later) or both.
+	if e.takesKernel(t, uint32(tid), lastKernel) {
+		t.kern.setFrames(frames)
+	}
+}
+
+// takesKernel reports whether t takes the kernel-mode part of a stack
+// fragment: not when no event was found (an orphan) or t has one. With
+// park, t then waits on thread tid for its user-mode part.
+func (e *Enricher) takesKernel(t *slot, tid uint32, park bool) bool {
+	if t == nil {
+		e.Stats.Orphans++
+		return false
+	}
+	if t.kern.set {
+		return false
+	}
+	t.has = true
+	if park && waits(t.pid) && !t.user.set {
+		e.park(tid, t.seq)
+	}
+	return true
 }
 
 // completeParked gives the user-mode part set to every event parked on
@@ -442,16 +458,8 @@ func (e *Enricher) stackKey(ev *etl.Event, d *tdh.Decoded) {
 	e.Stats.Stacks++
 	t := e.find(ev.File, int64(ts), uint32(tid), ev.Processor)
 	if ev.Descriptor.Opcode == opStackKeyKern {
-		if t == nil {
-			e.Stats.Orphans++
-			return
-		}
-		if !t.kern.set {
+		if e.takesKernel(t, uint32(tid), true) {
 			t.kern.setKey(key, 1)
-			t.has = true
-			if waits(t.pid) && !t.user.set {
-				e.park(uint32(tid), t.seq)
-			}
 		}
 		return
 	}

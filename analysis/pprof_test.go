@@ -3,8 +3,6 @@ package analysis_test
 import (
 	"bytes"
 	"cmp"
-	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -15,6 +13,7 @@ import (
 	"github.com/google/pprof/profile"
 
 	"github.com/etwkit/etw/analysis"
+	"github.com/etwkit/etw/analysis/analysistest"
 	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
 )
@@ -246,17 +245,14 @@ func intervalTrace(t *testing.T) ([]*etl.File, *decode.Decoder) {
 		t.Fatal(err)
 	}
 	tw.W = w
-	const none = 0xFFFFFFFF
-	proc := (&payload{}).U64(0xFFFFFA8000100000).U32(appPID).U32(4).U32(1).U32(259).U64(0x1AB000)
-	proc.U64(0xFFFFFA8000200000).U64(0)
-	proc.B = append(proc.B, 1, 1, 0, 0, 0, 0, 0, 5, 18, 0, 0, 0)
-	tw.Kernel(0, hookProcess, 3, 3, appPID, appTID, proc.Str("app.exe").WStr("app.exe").B)
+	const none = analysistest.None
+	tw.Kernel(0, hookProcess, 3, 3, appPID, appTID, analysistest.ProcessPayload(appPID, 4, "app.exe", "app.exe"))
 	// Thread v4 with a name; v2 without.
-	named := (&payload{}).U32(appPID).U32(appTID).U64(0).U64(0).U64(0).U64(0).U64(0).U64(0).U64(0).U32(0)
+	named := &payload{B: analysistest.ThreadPayload(appPID, appTID)}
 	named.B = append(named.B, 8, 5, 2, 0)
 	tw.Kernel(0, hookThread, 3, 4, appPID, appTID, named.WStr("worker").B)
-	tw.Kernel(0, hookThread, 3, 2, appPID, appTID+1, (&payload{}).U32(appPID).U32(appTID+1).U64(0).U64(0).U64(0).U64(0).U64(0).U64(0).U64(0).U32(0).B)
-	tw.Kernel(1, hookImage, 3, 2, none, none, (&payload{}).U64(appBase).U64(0x10000).U32(appPID).U32(0).U32(0).U32(0).U64(appBase).U32(0).U32(0).U32(0).U32(0).WStr(`C:\app\app.exe`).B)
+	tw.Kernel(0, hookThread, 3, 2, appPID, appTID+1, analysistest.ThreadPayload(appPID, appTID+1))
+	tw.Kernel(1, hookImage, 3, 2, none, none, analysistest.ImagePayload(appBase, 0x10000, appPID, `C:\app\app.exe`))
 	interval := func(us int, opcode uint8, source, newIv, oldIv uint32) {
 		p := (&payload{}).U32(source).U32(newIv).U32(oldIv)
 		version := uint16(2)
@@ -336,27 +332,11 @@ func TestPprofIntervalsAndLabels(t *testing.T) {
 	}
 }
 
-// netTrace opens net.4.5.2.x64.etl of the corpus: skipped without ETL_CORPUS,
-// failed when missing.
-func netTrace(t *testing.T) []*etl.File {
-	t.Helper()
-	dir := os.Getenv("ETL_CORPUS")
-	if dir == "" {
-		t.Skip("ETL_CORPUS not set")
-	}
-	f, err := etl.Open(filepath.Join(dir, "microsoft+perfview/src/TraceEvent/TraceEvent.Tests/inputs/net.4.5.2.x64.etl.zip.unzipped/net.4.5.2.x64.etl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { f.Close() })
-	return []*etl.File{f}
-}
-
 // TestCorpusNetPprof writes the CPU profile of net.4.5.2.x64, reads it
 // back with profile.Parse, and checks it against the folded output of
 // the same selection, line for line.
 func TestCorpusNetPprof(t *testing.T) {
-	files := netTrace(t)
+	files := analysis.OpenNetCorpus(t)
 	dec := decode.New()
 	m, err := analysis.Build(files, dec, nil)
 	if err != nil {

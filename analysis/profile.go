@@ -139,6 +139,21 @@ func (p *Profile) sorted() []*profileStack {
 	return out
 }
 
+// EachStack calls fn with every distinct stack, in the order of the
+// lines WriteFolded writes: its frames from the process down to the
+// innermost, named as in those lines, and its weight. frames is valid
+// until fn returns.
+func (p *Profile) EachStack(fn func(frames []string, weight int64)) {
+	var l []string
+	for _, s := range p.sorted() {
+		l = append(l[:0], p.names[s.process])
+		for _, id := range s.frames {
+			l = append(l, p.names[id])
+		}
+		fn(l, s.weight)
+	}
+}
+
 // WriteFolded writes one line per distinct stack: the frames from the
 // process down to the innermost, separated by ';', a space and the
 // count. Lines are sorted, so the output is deterministic.

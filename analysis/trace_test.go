@@ -70,19 +70,8 @@ func exampleTrace() ([]*etl.File, *decode.Decoder) {
 		panic(err)
 	}
 	t.W = w
-	const none = 0xFFFFFFFF
-	process := func(pid, ppid uint32, image, cmd string) []byte {
-		p := (&payload{}).U64(0xFFFFFA8000100000 + uint64(pid)).U32(pid).U32(ppid).U32(1).U32(259).U64(0x1AB000)
-		p.U64(0xFFFFFA8000200000).U64(0)                       // TOKEN_USER
-		p.B = append(p.B, 1, 1, 0, 0, 0, 0, 0, 5, 18, 0, 0, 0) // S-1-5-18
-		return p.Str(image).WStr(cmd).B
-	}
-	thread := func(pid, tid uint32) []byte {
-		return (&payload{}).U32(pid).U32(tid).U64(0).U64(0).U64(0).U64(0).U64(0).U64(0).U64(0).U32(0).B
-	}
-	image := func(base, size uint64, pid uint32, path string) []byte {
-		return (&payload{}).U64(base).U64(size).U32(pid).U32(0).U32(0x5F000000).U32(0).U64(base).U32(0).U32(0).U32(0).U32(0).WStr(path).B
-	}
+	const none = analysistest.None
+	process, thread, image := analysistest.ProcessPayload, analysistest.ThreadPayload, analysistest.ImagePayload
 	// Rundown at the start: processes, threads, images.
 	t.Kernel(0, hookProcess, 3, 3, 4, 8, process(4, 0, "System", ""))
 	t.Kernel(0, hookProcess, 3, 3, appPID, appTID, process(appPID, 4, "app.exe", `app.exe --work`))

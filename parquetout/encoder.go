@@ -151,15 +151,7 @@ func (e *Encoder) AppendAnnotatedEvent(b []byte, ev *etl.Event, res *decode.Resu
 	putU32(f, offFile, uint32(ev.File))
 	putU16(f, offCPU, ev.Processor)
 	putU16(f, offFlags, ev.Flags)
-	pid, tid := ev.ProcessID, ev.ThreadID
-	if a != nil {
-		if pid == analysis.NoID {
-			pid = a.PID
-		}
-		if tid == analysis.NoID {
-			tid = a.TID
-		}
-	}
+	pid, tid := a.FillIDs(ev.ProcessID, ev.ThreadID)
 	putU32(f, offPID, pid)
 	putU32(f, offTID, tid)
 	d := &ev.Descriptor

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -98,23 +99,19 @@ const (
 	hSplitHeader
 )
 
-var splitHeaderFields = []field{
-	{"time", timestampMicros()},
-	{"time_ns", opt(parquet.Int(64))},
-	{"rel_ms", opt(parquet.Leaf(parquet.DoubleType))},
-	{"filetime", parquet.Int(64)},
-	{"file", parquet.Uint(32)},
-	{"cpu", parquet.Uint(16)},
-	{"pid", parquet.Uint(32)},
-	{"tid", parquet.Uint(32)},
-	{"process_name", opt(dictString())},
-	{"event_id", parquet.Uint(16)},
-	{"version", parquet.Uint(8)},
-	{"opcode", parquet.Uint(8)},
-	{"task", parquet.Uint(16)},
-	{"level", parquet.Uint(8)},
-	{"keywords", parquet.Uint(64)},
-	{"activity_id", opt(parquet.String())},
+// splitHeaderFields are the columns every per-event-type table starts
+// with (h* order): the events table's columns of these names.
+var splitHeaderFields = pickFields(mainFields(), "time", "time_ns", "rel_ms", "filetime", "file", "cpu", "pid", "tid",
+	"process_name", "event_id", "version", "opcode", "task", "level", "keywords", "activity_id")
+
+// pickFields returns the fields of these names, in their order.
+func pickFields(fields []field, names ...string) []field {
+	out := make([]field, len(names))
+	for i, n := range names {
+		j := slices.IndexFunc(fields, func(f field) bool { return f.name == n })
+		out[i] = fields[j]
+	}
+	return out
 }
 
 // Write takes records from the pipeline.
@@ -164,22 +161,14 @@ func (w *SplitWriter) row(r *rec) error {
 	c.uint(hCPU, uint64(r.u16(offCPU)), 16, false)
 	c.uint(hPID, uint64(r.u32(offPID)), 32, false)
 	c.uint(hTID, uint64(r.u32(offTID)), 32, false)
-	if r.has[sProcessName] {
-		c.bytes(hProcessName, r.str[sProcessName], true)
-	} else {
-		c.null(hProcessName)
-	}
+	optStr(c, hProcessName, r, sProcessName)
 	c.uint(hEventIDCol, uint64(r.u16(offEventID)), 16, false)
 	c.uint(hVersionCol, uint64(r.u8(offVersion)), 8, false)
 	c.uint(hOpcodeCol, uint64(r.u8(offOpcode)), 8, false)
 	c.uint(hTaskCol, uint64(r.u16(offTask)), 16, false)
 	c.uint(hLevelCol, uint64(r.u8(offLevel)), 8, false)
 	c.uint(hKeywordsCol, r.u64(offKeywords), 64, false)
-	if r.has[sActivityID] {
-		c.bytes(hActivityIDCol, r.str[sActivityID], true)
-	} else {
-		c.null(hActivityIDCol)
-	}
+	optStr(c, hActivityIDCol, r, sActivityID)
 	for i := range r.props {
 		v, pc := &r.props[i], &st.props[i]
 		w.value(c, pc, v)
@@ -191,11 +180,7 @@ func (w *SplitWriter) row(r *rec) error {
 			}
 		}
 	}
-	if r.has[sMessage] {
-		c.bytes(st.msgCol, r.str[sMessage], true)
-	} else {
-		c.null(st.msgCol)
-	}
+	optStr(c, st.msgCol, r, sMessage)
 	c.stack(st.stack, r.frames)
 	w.held += c.arena.size - before
 	rows := t.cur.rows

@@ -192,8 +192,7 @@ type Writer struct {
 // into column values, encode and compress the pages of their row group
 // while the next fills; memory is a few row groups (Options).
 func NewWriter(out io.Writer, enc *Encoder, o *Options) *Writer {
-	w := &Writer{t: newTable(out, "event", mainFields(), o, metadata(), true), start: enc.start}
-	w.stack = w.t.stackColumns()
+	w := newWriter(out, enc.start, o, true)
 	w.t.convert = func(c *chunk, r *rec) { w.values(c, r) }
 	return w
 }
@@ -201,7 +200,11 @@ func NewWriter(out io.Writer, enc *Encoder, o *Options) *Writer {
 // newSyncWriter is a Writer that converts and writes at once (the
 // undecoded events of a split dump).
 func newSyncWriter(out io.Writer, start int64, o *Options) *Writer {
-	w := &Writer{t: newTable(out, "event", mainFields(), o, metadata(), false), start: start}
+	return newWriter(out, start, o, false)
+}
+
+func newWriter(out io.Writer, start int64, o *Options, async bool) *Writer {
+	w := &Writer{t: newTable(out, "event", mainFields(), o, metadata(), async), start: start}
 	w.stack = w.t.stackColumns()
 	return w
 }
@@ -256,7 +259,7 @@ func (w *Writer) header(t *chunk, r *rec, start int64) {
 	t.uint(cCPU, uint64(r.u16(offCPU)), 16, false)
 	t.uint(cPID, uint64(r.u32(offPID)), 32, false)
 	t.uint(cTID, uint64(r.u32(offTID)), 32, false)
-	w.str(t, cProcessName, r, sProcessName)
+	optStr(t, cProcessName, r, sProcessName)
 	t.bytes(cHeader, headerName(r.u8(offHeader)), false)
 	t.uint(cFlags, uint64(r.u16(offFlags)), 16, false)
 	t.bytes(cProviderGUID, r.str[sProviderGUID], false)
@@ -278,7 +281,7 @@ func (w *Writer) header(t *chunk, r *rec, start int64) {
 	inst := r.present&hasInstance != 0
 	optU(cInstanceID, inst, uint64(r.u32(offInstance)), 32)
 	optU(cParentInstanceID, inst, uint64(r.u32(offParentInst)), 32)
-	w.str(t, cParentGUID, r, sParentGUID)
+	optStr(t, cParentGUID, r, sParentGUID)
 	wpp := r.present&hasWPP != 0
 	optU(cMessageFlags, wpp, uint64(r.u16(offMsgFlags)), 16)
 	optU(cSequence, wpp, uint64(r.u32(offSequence)), 32)
@@ -287,25 +290,25 @@ func (w *Writer) header(t *chunk, r *rec, start int64) {
 	optU(cKernelTime, cpu, uint64(r.u32(offKernelTime)), 32)
 	optU(cUserTime, cpu, uint64(r.u32(offUserTime)), 32)
 	optU(cProcessorTime, r.present&hasProcTime != 0, r.u64(offProcTime), 64)
-	w.str(t, cActivityID, r, sActivityID)
-	w.str(t, cRelatedActivityID, r, sRelatedActivityID)
-	w.str(t, cExtended, r, sExtended)
-	w.str(t, cProviderName, r, sProviderName)
-	w.str(t, cEventName, r, sEventName)
-	w.str(t, cTaskName, r, sTaskName)
-	w.str(t, cOpcodeName, r, sOpcodeName)
-	w.str(t, cLevelName, r, sLevelName)
+	optStr(t, cActivityID, r, sActivityID)
+	optStr(t, cRelatedActivityID, r, sRelatedActivityID)
+	optStr(t, cExtended, r, sExtended)
+	optStr(t, cProviderName, r, sProviderName)
+	optStr(t, cEventName, r, sEventName)
+	optStr(t, cTaskName, r, sTaskName)
+	optStr(t, cOpcodeName, r, sOpcodeName)
+	optStr(t, cLevelName, r, sLevelName)
 	optU(cSchemaVersion, r.present&hasSchemaVer != 0, uint64(r.u8(offSchemaVer)), 8)
-	w.str(t, cSchemaSource, r, sSchemaSource)
-	w.str(t, cProperties, r, sProperties)
-	w.str(t, cMaps, r, sMaps)
-	w.str(t, cMessage, r, sMessage)
-	w.str(t, cUserData, r, sUserData)
-	w.str(t, cDecodeError, r, sDecodeError)
+	optStr(t, cSchemaSource, r, sSchemaSource)
+	optStr(t, cProperties, r, sProperties)
+	optStr(t, cMaps, r, sMaps)
+	optStr(t, cMessage, r, sMessage)
+	optStr(t, cUserData, r, sUserData)
+	optStr(t, cDecodeError, r, sDecodeError)
 }
 
-// str appends record string s to optional column c (null when absent).
-func (w *Writer) str(t *chunk, c int, r *rec, s int) {
+// optStr appends record string s to optional column c (null when absent).
+func optStr(t *chunk, c int, r *rec, s int) {
 	if r.has[s] {
 		t.bytes(c, r.str[s], true)
 	} else {

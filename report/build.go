@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bytes"
 	"cmp"
 	"errors"
 	"fmt"
@@ -220,7 +219,6 @@ func (c *collector) prepare() {
 	c.fileFirst = make([]int64, n)
 	c.fileLast = make([]int64, n)
 	c.perProv = map[uuid.UUID][]int32{}
-	c.prof = analysis.NewProfile()
 	c.jitProc, c.jitNS = map[procKey]int{}, map[string]int{}
 	c.alloc, c.allocProc = map[string]*Allocation{}, map[procKey]*Allocation{}
 	c.clrProcs = map[procKey]bool{}
@@ -272,14 +270,9 @@ func (c *collector) sec(t int64) float64 { return float64(t-c.t0) / 1e7 }
 
 func (c *collector) pass(dec *decode.Decoder) []error {
 	opts := &analysis.CollectOptions{NeedsSchema: true, Observe: c.observe} // CPU samples
-	_, err := c.m.EachSelected(c.files, dec, opts, func(a *analysis.Annotation) error {
-		if a.Stack != nil {
-			c.withStack++
-		}
-		c.prof.Add(a.Process, a.PID, a.Stack, 1)
-		return nil
-	})
-	// The callback never fails: err joins the damaged buffers and records.
+	prof, st, err := c.m.Collect(c.files, dec, opts)
+	c.prof, c.withStack = prof, st.WithStack
+	// err joins the damaged buffers and records.
 	if j, ok := err.(interface{ Unwrap() []error }); ok {
 		return j.Unwrap()
 	}
@@ -816,11 +809,7 @@ func (c *collector) cpu(d *Data) {
 	if c.prof.Total == 0 {
 		return
 	}
-	var buf bytes.Buffer
-	if err := c.prof.WriteFolded(&buf); err != nil {
-		return
-	}
-	root, frames := foldedTree(buf.Bytes())
+	root, frames := flameTree(c.prof)
 	kept := prune(root, c.o.FlameMinFraction)
 	d.CPU = &CPU{Samples: root.Value, WithStack: c.withStack, MinFraction: c.o.FlameMinFraction,
 		Frames: frames, Kept: kept, Root: root}

@@ -1,41 +1,28 @@
 package report
 
 import (
-	"bytes"
 	"cmp"
 	"slices"
-	"strconv"
+
+	"github.com/etwkit/etw/analysis"
 )
 
-// foldedTree builds the flame-graph tree of a profile's folded lines
-// ("process;frame;…;frame count", sorted, as analysis.Profile writes
-// them): the root ("all") has the processes as children. It returns the
-// root and the number of nodes below it.
-func foldedTree(folded []byte) (*FlameNode, int) {
+// flameTree builds the flame-graph tree of prof's stacks (in the order
+// of its folded lines): the root ("all") has the processes as children.
+// It returns the root and the number of nodes below it.
+func flameTree(prof *analysis.Profile) (*FlameNode, int) {
 	root := &FlameNode{Name: "all"}
-	var path []*FlameNode // path[i]: the node of frame i of the previous line
-	var prev [][]byte
+	var path []*FlameNode // path[i]: the node of frame i of the previous stack
+	var prev []string
 	nodes := 0
-	for len(folded) > 0 {
-		line := folded
-		if i := bytes.IndexByte(folded, '\n'); i >= 0 {
-			line, folded = folded[:i], folded[i+1:]
-		} else {
-			folded = nil
+	prof.EachStack(func(frames []string, n int64) {
+		if n <= 0 {
+			return
 		}
-		sp := bytes.LastIndexByte(line, ' ')
-		if sp < 0 {
-			continue
-		}
-		n, err := strconv.ParseInt(string(line[sp+1:]), 10, 64)
-		if err != nil || n <= 0 {
-			continue
-		}
-		frames := bytes.Split(line[:sp], []byte{';'})
-		// Lines are sorted: a prefix shared with the previous line is the
-		// same path, and a path left is never met again.
+		// Stacks are sorted: a prefix shared with the previous stack is
+		// the same path, and a path left is never met again.
 		common := 0
-		for common < len(frames) && common < len(prev) && bytes.Equal(frames[common], prev[common]) {
+		for common < len(frames) && common < len(prev) && frames[common] == prev[common] {
 			common++
 		}
 		path = path[:common]
@@ -46,15 +33,15 @@ func foldedTree(folded []byte) (*FlameNode, int) {
 				if i > 0 {
 					parent = path[i-1]
 				}
-				node := &FlameNode{Name: string(f)}
+				node := &FlameNode{Name: f}
 				parent.Children = append(parent.Children, node)
 				path = append(path, node)
 				nodes++
 			}
 			path[i].Value += n
 		}
-		prev = frames
-	}
+		prev = append(prev[:0], frames...)
+	})
 	// Processes by samples, most first; frames stay in name order.
 	slices.SortStableFunc(root.Children, func(a, b *FlameNode) int { return cmp.Compare(b.Value, a.Value) })
 	return root, nodes

@@ -315,8 +315,6 @@ func fmtSec(v float64) string {
 	return strconv.FormatFloat(v*1e6, 'f', 1, 64) + " µs"
 }
 
-// pct formats part/whole as a percentage; the template passes ints and
-// floats.
 // fmtWidth formats a bucket width (1, 2 or 5 × 10^k × 100 ns) with no
 // trailing zeros (the page's script has the same rule).
 func fmtWidth(v float64) string {
@@ -329,6 +327,8 @@ func fmtWidth(v float64) string {
 	return strconv.FormatFloat(math.Round(v*1e7)/10, 'f', -1, 64) + " µs"
 }
 
+// pct formats part/whole as a percentage; the template passes ints and
+// floats.
 func pct(a, b any) string { return pctf(toFloat(a), toFloat(b)) }
 
 func toFloat(v any) float64 {

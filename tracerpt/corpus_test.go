@@ -27,6 +27,18 @@ func corpus(t testing.TB) string {
 	return dir
 }
 
+// corpusPaths returns the .etl files under dir, in lexical order.
+func corpusPaths(dir string) []string {
+	var paths []string
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".etl") {
+			paths = append(paths, p)
+		}
+		return nil
+	})
+	return paths
+}
+
 func open(t testing.TB, paths ...string) []*etl.File {
 	var files []*etl.File
 	for _, p := range paths {
@@ -146,13 +158,7 @@ func TestCorpusAllFormats(t *testing.T) {
 		t.Skip("short")
 	}
 	dir := corpus(t)
-	var paths []string
-	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".etl") {
-			paths = append(paths, p)
-		}
-		return nil
-	})
+	paths := corpusPaths(dir)
 	for _, p := range paths {
 		files := open(t, p)
 		st := files[0].Scan()

@@ -18,40 +18,16 @@ import (
 //   - anything else is kept as given (opening it reports what is wrong).
 //
 // Files of one pattern or sequence are ordered by name, numeric suffixes
-// by value (.etl.9 before .etl.10); a file named twice is read once.
+// by value (.etl.9 before .etl.10); a file named twice is read once. The
+// files are those of [ExpandJobs]'s jobs, in order.
 func ExpandInputs(args []string) ([]string, error) {
-	var out []string
-	seen := map[string]bool{}
-	add := func(names ...string) {
-		sortNames(names)
-		for _, n := range names {
-			if !seen[n] {
-				seen[n] = true
-				out = append(out, n)
-			}
-		}
+	jobs, err := ExpandJobs(args)
+	if err != nil {
+		return nil, err
 	}
-	for _, a := range args {
-		if _, err := os.Stat(a); err == nil {
-			add(a)
-			continue
-		}
-		if strings.ContainsAny(a, "*?[") {
-			m, err := filepath.Glob(a)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %v", a, err)
-			}
-			if len(m) == 0 {
-				return nil, fmt.Errorf("%s: no file matches", a)
-			}
-			add(m...)
-			continue
-		}
-		if seq := sequence(a); len(seq) > 0 {
-			add(seq...)
-			continue
-		}
-		add(a)
+	var out []string
+	for _, j := range jobs {
+		out = append(out, j.Files...)
 	}
 	return out, nil
 }

@@ -93,12 +93,17 @@ func (e *JSONEncoder) AppendEvent(b []byte, ev *etl.Event, res *decode.Result) [
 func (e *JSONEncoder) AppendAnnotatedEvent(b []byte, ev *etl.Event, res *decode.Result, a *analysis.Annotation) []byte {
 	b = e.appendEvent(b, ev, res, a)
 	if a != nil {
-		if e.frames == nil && len(a.Stack) > 0 {
-			e.frames = new(frameJSONCache)
-		}
-		b = appendStackJSON(b, a.Stack, e.frames)
+		b = e.appendStack(b, a.Stack)
 	}
 	return append(b, '}', '\n')
+}
+
+// appendStack is AppendStackJSON through the encoder's frame cache.
+func (e *JSONEncoder) appendStack(b []byte, stack []analysis.Frame) []byte {
+	if e.frames == nil && len(stack) > 0 {
+		e.frames = new(frameJSONCache)
+	}
+	return appendStackJSON(b, stack, e.frames)
 }
 
 // AppendEventJSON appends one event as a JSON object (docs/cli.md), without
@@ -219,15 +224,7 @@ func (e *JSONEncoder) appendEvent(b []byte, ev *etl.Event, res *decode.Result, a
 	}
 	b = append(b, `,"cpu":`...)
 	b = tdh.AppendUint(b, uint64(ev.Processor))
-	pid, tid := ev.ProcessID, ev.ThreadID
-	if a != nil {
-		if pid == analysis.NoID {
-			pid = a.PID
-		}
-		if tid == analysis.NoID {
-			tid = a.TID
-		}
-	}
+	pid, tid := a.FillIDs(ev.ProcessID, ev.ThreadID)
 	b = append(b, `,"pid":`...)
 	b = tdh.AppendUint(b, uint64(pid))
 	b = append(b, `,"tid":`...)
@@ -330,13 +327,10 @@ func (e *JSONEncoder) appendEvent(b []byte, ev *etl.Event, res *decode.Result, a
 	return b
 }
 
-// fileTimeUnixEpoch is 1970-01-01 as a FILETIME.
-const fileTimeUnixEpoch = 116444736000000000
-
 // appendUnixNanos appends FILETIME ft as nanoseconds since 1970 by the
 // integer rule (a decimal string for every time after April 1970).
 func appendUnixNanos(b []byte, ft int64) []byte {
-	t := ft - fileTimeUnixEpoch
+	t := ft - filetimeEpochDelta
 	if ft < 0 && t > 0 { // wrapped: not a FILETIME any clock gives
 		t = 0
 	}

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -32,13 +31,7 @@ import (
 // strings.
 func TestCorpusJSONIntegerRule(t *testing.T) {
 	dir := corpus(t)
-	var paths []string
-	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".etl") {
-			paths = append(paths, p)
-		}
-		return nil
-	})
+	paths := corpusPaths(dir)
 	total := map[string]int{}
 	for _, p := range paths {
 		rel, _ := filepath.Rel(dir, p)

@@ -705,7 +705,7 @@ func (p *pipeline) runSequentialEnriched(ctx context.Context, dec *decode.Decode
 			o := open[0]
 			open = open[1:]
 			p.out = append(p.out, pend[o.start:o.end]...)
-			p.out = AppendStackJSON(p.out, a.Stack)
+			p.out = je.appendStack(p.out, a.Stack)
 			p.out = append(p.out, '}', '\n')
 			if len(p.out) >= 256<<10 {
 				if err := p.flush(); err != nil {

@@ -273,7 +273,11 @@ func appendCharRef(dst []byte, r rune) []byte {
 // appendJSONString appends s as a JSON string exactly as encoding/json
 // writes it: <, > and & as \u003c, \u003e, \u0026; \b \f \n \r \t and other
 // control characters as escapes; invalid UTF-8 as \ufffd; U+2028 and
-// U+2029 escaped.
+// U+2029 escaped. The strings the JSON dump writes itself (names, message,
+// errors, frames) go through it; the "properties" values are tdh's
+// (tdh.AppendDataJSON), which leaves <, >, &, U+2028 and U+2029 as they
+// are. Both decode to the same strings; the two are kept apart so that
+// neither output's bytes change.
 func appendJSONString[S ~string | ~[]byte](dst []byte, s S) []byte {
 	dst = append(dst, '"')
 	start := 0

@@ -91,3 +91,23 @@ func (t *Writer) CLR(us int, id uint16, pid, tid uint32, name string, fields ...
 			{Type: etl.ExtEventSchemaTL, Data: meta},
 		}})
 }
+
+// ProcessPayload is the payload of a kernel Process event (version 3):
+// pid, its parent, image name and command line, as SYSTEM (S-1-5-18).
+func ProcessPayload(pid, ppid uint32, image, cmd string) []byte {
+	p := (&Payload{}).U64(0xFFFFFA8000100000 + uint64(pid)).U32(pid).U32(ppid).U32(1).U32(259).U64(0x1AB000)
+	p.U64(0xFFFFFA8000200000).U64(0)                       // TOKEN_USER
+	p.B = append(p.B, 1, 1, 0, 0, 0, 0, 0, 5, 18, 0, 0, 0) // S-1-5-18
+	return p.Str(image).WStr(cmd).B
+}
+
+// ThreadPayload is the payload of a kernel Thread event (version 2).
+func ThreadPayload(pid, tid uint32) []byte {
+	return (&Payload{}).U32(pid).U32(tid).U64(0).U64(0).U64(0).U64(0).U64(0).U64(0).U64(0).U32(0).B
+}
+
+// ImagePayload is the payload of a kernel Image event (version 2): the
+// image at base, size bytes, in process pid (0 for a kernel image).
+func ImagePayload(base, size uint64, pid uint32, path string) []byte {
+	return (&Payload{}).U64(base).U64(size).U32(pid).U32(0).U32(0x5F000000).U32(0).U64(base).U32(0).U32(0).U32(0).U32(0).WStr(path).B
+}
