@@ -13,6 +13,7 @@ import (
 
 	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/internal/etltest"
 )
 
 const (
@@ -26,18 +27,7 @@ const (
 
 // corpusPath returns the path of a corpus file: the test is skipped
 // without ETL_CORPUS and fails when the corpus lacks the file.
-func corpusPath(t testing.TB, rel string) string {
-	t.Helper()
-	dir := os.Getenv("ETL_CORPUS")
-	if dir == "" {
-		t.Skip("ETL_CORPUS not set")
-	}
-	p := filepath.Join(dir, rel)
-	if _, err := os.Stat(p); err != nil {
-		t.Fatalf("corpus file missing: %v", err)
-	}
-	return p
-}
+func corpusPath(t testing.TB, rel string) string { return etltest.CorpusFile(t, rel) }
 
 // schemaPath returns a file of the schema collection (ETL_SCHEMAS,
 // default ETL_CORPUS/../schemas).

@@ -16,6 +16,7 @@ import (
 	"github.com/etwkit/etw/analysis"
 	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/internal/etltest"
 	"github.com/etwkit/etw/parquetout"
 	"github.com/etwkit/etw/tracerpt"
 )
@@ -28,18 +29,7 @@ func fixture(t testing.TB, name string) string {
 	return p
 }
 
-func open(t testing.TB, paths ...string) []*etl.File {
-	var files []*etl.File
-	for _, p := range paths {
-		f, err := etl.Open(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { f.Close() })
-		files = append(files, f)
-	}
-	return files
-}
+func open(t testing.TB, paths ...string) []*etl.File { return etltest.OpenFiles(t, paths...) }
 
 func decoder(t testing.TB, imports ...string) *decode.Decoder {
 	d := decode.New()

@@ -4,8 +4,7 @@ import (
 	"net/netip"
 	"strconv"
 
-	"github.com/google/uuid"
-
+	"github.com/etwkit/etw/catalog"
 	"github.com/etwkit/etw/etl"
 	"github.com/etwkit/etw/tdh"
 )
@@ -23,7 +22,7 @@ import (
 // inferred.
 
 // PktMonGUID is Microsoft-Windows-PktMon's provider GUID.
-var PktMonGUID = uuid.MustParse("4d4f80d9-c8bd-4d73-bb5b-19c90402c5ac")
+var PktMonGUID = catalog.PktMonGUID
 
 // PktMon event ids.
 const (

@@ -15,17 +15,12 @@ import (
 
 	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/internal/etltest"
 	"github.com/etwkit/etw/tracerpt"
 	"github.com/etwkit/etw/tracerpt/tracerpttest"
 )
 
-func corpus(t testing.TB) string {
-	dir := os.Getenv("ETL_CORPUS")
-	if dir == "" {
-		t.Skip("ETL_CORPUS is not set: no real .etl corpus to test against")
-	}
-	return dir
-}
+func corpus(t testing.TB) string { return etltest.CorpusDir(t) }
 
 // corpusPaths returns the .etl files under dir, in lexical order.
 func corpusPaths(dir string) []string {
@@ -39,18 +34,7 @@ func corpusPaths(dir string) []string {
 	return paths
 }
 
-func open(t testing.TB, paths ...string) []*etl.File {
-	var files []*etl.File
-	for _, p := range paths {
-		f, err := etl.Open(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { f.Close() })
-		files = append(files, f)
-	}
-	return files
-}
+func open(t testing.TB, paths ...string) []*etl.File { return etltest.OpenFiles(t, paths...) }
 
 // dump runs the pipeline and returns what it wrote.
 func dump(t testing.TB, files []*etl.File, dec *decode.Decoder, f tracerpt.Format, o *tracerpt.Options, workers int) []byte {

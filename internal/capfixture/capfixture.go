@@ -21,7 +21,7 @@ import (
 )
 
 // PktMonGUID is Microsoft-Windows-PktMon's provider GUID.
-var PktMonGUID = uuid.MustParse("4d4f80d9-c8bd-4d73-bb5b-19c90402c5ac")
+var PktMonGUID = catalog.PktMonGUID
 
 // Want is a packet a converter must write for the fixture, in order.
 type Want struct {

@@ -49,3 +49,19 @@ func ForEachEvent(t testing.TB, path string, fn func(f *etl.File, ev *etl.Event)
 		t.Errorf("%s: reader: %v (every file reads without error)", filepath.Base(path), err)
 	}
 }
+
+// OpenFiles opens the .etl files at paths, closed when the test ends; an
+// error fails the test.
+func OpenFiles(t testing.TB, paths ...string) []*etl.File {
+	t.Helper()
+	var files []*etl.File
+	for _, p := range paths {
+		f, err := etl.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { f.Close() })
+		files = append(files, f)
+	}
+	return files
+}
