@@ -17,12 +17,7 @@ import (
 
 func openAttack(t *testing.T, name string) []*etl.File {
 	t.Helper()
-	f, err := etl.Open(etltest.AttackFile(t, name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { f.Close() })
-	return []*etl.File{f}
+	return etltest.OpenFiles(t, etltest.AttackFile(t, name))
 }
 
 // measured runs fn and returns its wall time, the bytes it allocated and
