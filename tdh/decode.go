@@ -341,8 +341,14 @@ func (d *Decoded) scalar(v *Value, base, pos int, path string, elem int) (int, e
 				return pos + i + unit, nil
 			}
 		}
+		// No NUL before the end of the payload: the string runs to the
+		// end, as TDH renders it (PktMon's event 73 logs its last string
+		// so). Half a UTF-16 character left over is damage.
 		v.Data = b[:len(b)-len(b)%unit]
-		return pos + len(b), d.errorf(path, p, elem, pos, "string has no terminating NUL before the end of the payload")
+		if len(b)%unit != 0 {
+			return pos + len(b), d.errorf(path, p, elem, pos, "string has no terminating NUL and ends in half a character")
+		}
+		return pos + len(b), nil
 	case InTypeBinary:
 		if length < 0 {
 			if p.OutType == OutTypeIPv6 {

@@ -129,7 +129,8 @@ func TestDecodeErrors(t *testing.T) {
 		path    string
 	}{
 		{[]Property{n}, []byte{1, 2}, "N"},
-		{[]Property{n, s}, []byte{1, 0, 0, 0, 'a', 0}, "S"},
+		{[]Property{n, s}, []byte{1, 0, 0, 0, 'a', 0, 'b'}, "S"}, // half a character
+		{[]Property{s, n}, []byte{'a', 0}, "N"},                   // the string took the rest
 		{[]Property{n, arr}, []byte{2, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0}, "A[1]"},
 		{[]Property{{Name: "St", LengthIndex: -1, CountIndex: -1, Members: []Property{n, s}}}, []byte{0, 0, 0}, "St.N"},
 		{[]Property{func() Property { b := prop("B", InTypeBinary); return b }()}, []byte{1}, "B"},
@@ -140,6 +141,31 @@ func TestDecodeErrors(t *testing.T) {
 		var de *DecodeError
 		if !errors.As(err, &de) || de.Property != c.path {
 			t.Errorf("%v: err = %v, want a DecodeError for %s", c.props, err, c.path)
+		}
+	}
+}
+
+// A NUL-terminated string that reaches the end of the payload without its
+// NUL runs to the end, as TDH renders it (PktMon event 73's last string).
+func TestDecodeStringWithoutNUL(t *testing.T) {
+	n := prop("N", InTypeUInt32)
+	for _, c := range []struct {
+		typ     InType
+		payload []byte
+	}{
+		{InTypeUnicodeString, []byte{7, 0, 0, 0, 'a', 0, 'b', 0}},
+		{InTypeAnsiString, []byte{7, 0, 0, 0, 'a', 'b'}},
+	} {
+		var dec Decoder
+		d, err := dec.Decode(&Event{Properties: []Property{n, prop("S", c.typ)}}, c.payload, 8)
+		if err != nil {
+			t.Fatalf("%v: %v", c.typ, err)
+		}
+		if got := d.Top()[1].String(); got != "ab" {
+			t.Errorf("%v: S = %q, want \"ab\"", c.typ, got)
+		}
+		if len(d.Extra) != 0 {
+			t.Errorf("%v: %d bytes left over", c.typ, len(d.Extra))
 		}
 	}
 }
