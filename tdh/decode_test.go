@@ -130,7 +130,7 @@ func TestDecodeErrors(t *testing.T) {
 	}{
 		{[]Property{n}, []byte{1, 2}, "N"},
 		{[]Property{n, s}, []byte{1, 0, 0, 0, 'a', 0, 'b'}, "S"}, // half a character
-		{[]Property{s, n}, []byte{'a', 0}, "N"},                   // the string took the rest
+		{[]Property{s, n}, []byte{'a', 0}, "N"},                  // the string took the rest
 		{[]Property{n, arr}, []byte{2, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0}, "A[1]"},
 		{[]Property{{Name: "St", LengthIndex: -1, CountIndex: -1, Members: []Property{n, s}}}, []byte{0, 0, 0}, "St.N"},
 		{[]Property{func() Property { b := prop("B", InTypeBinary); return b }()}, []byte{1}, "B"},
