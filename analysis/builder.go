@@ -78,13 +78,16 @@ func NewBuilder(opts *Options) *Builder {
 }
 
 // Build reads files in time order, decoding with dec the events the model
-// needs, and returns the model. The error, if not nil, joins the damaged
+// needs (nil: decode.New()), and returns the model. The error, if not nil, joins the damaged
 // buffers and records the reader met (each an *etl.FormatError); the
 // model holds what the rest of the files said.
 func Build(files []*etl.File, dec *decode.Decoder, opts *Options) (*Model, error) {
 	var o Options
 	if opts != nil {
 		o = *opts
+	}
+	if dec == nil {
+		dec = decode.New()
 	}
 	if o.PointerSize == 0 && len(files) > 0 {
 		o.PointerSize = int(files[0].Header.PointerSize)
