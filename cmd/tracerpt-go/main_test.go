@@ -6,7 +6,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"github.com/etwkit/etw/tracelogging"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -20,6 +20,7 @@ import (
 
 	"github.com/etwkit/etw/etl"
 	"github.com/etwkit/etw/internal/etltest"
+	"github.com/etwkit/etw/tracelogging"
 	"github.com/etwkit/etw/tracerpt/tracerpttest"
 )
 
@@ -499,6 +500,48 @@ func TestRelog(t *testing.T) {
 	}
 	if _, _, code := runCLI(t, "relog", sample); code != exitUsage {
 		t.Errorf("relog without -o: exit %d", code)
+	}
+}
+
+// TestCorpusRelogKeepsInput: relog of a whole file keeps what it had: its
+// buffer size, compression when it was compressed, its header events, so
+// that the output is about the input's size (a 117 KB PktMon capture in
+// 16 MiB buffers once became 80 MiB) and info counts the same records.
+func TestCorpusRelogKeepsInput(t *testing.T) {
+	for _, rel := range []string{
+		"nathaniel-security+microsoft-pktmon-VPN-capture-traffic/history/508f5bc135c8effceef0879693c6de45f2a92012/PktMon.etl",
+		"microsoft+perfview/src/TraceEvent/TraceEvent.Tests/inputs/net.4.5.2.x64.etl.zip.unzipped/net.4.5.2.x64.etl",
+		"airbus-cert+etl-parser/tests/example/ShutdownPerfDiagLogger.etl",
+	} {
+		in := etltest.CorpusFile(t, rel)
+		out := filepath.Join(t.TempDir(), "out.etl")
+		if _, stderr, code := runCLI(t, "relog", in, "-o", out); code != 0 {
+			t.Fatalf("relog %s: exit %d: %s", rel, code, stderr)
+		}
+		info := func(p string) (fi fileInfo) {
+			if err := json.Unmarshal([]byte(mustRun(t, "info", "--json", p)), &fi); err != nil {
+				t.Fatal(err)
+			}
+			return fi
+		}
+		a, b := info(in), info(out)
+		if b.Size > a.Size*5/4 {
+			t.Errorf("%s: relogged into %d bytes, input %d", rel, b.Size, a.Size)
+		}
+		if (a.CompressedBuffers > 0) != (b.CompressedBuffers > 0) || b.BufferSize != a.BufferSize {
+			t.Errorf("%s: input %d compressed buffers of %d bytes, output %d of %d", rel, a.CompressedBuffers, a.BufferSize, b.CompressedBuffers, b.BufferSize)
+		}
+		if b.Events != a.Events || !maps.Equal(a.HeaderTypes, b.HeaderTypes) || len(b.Errors) != 0 {
+			t.Errorf("%s: input %d events %v, output %d %v (errors %v)", rel, a.Events, a.HeaderTypes, b.Events, b.HeaderTypes, b.Errors)
+		}
+		if a.CompressedBuffers > 0 {
+			if _, stderr, code := runCLI(t, "relog", in, "-o", out, "-y", "--no-compress"); code != 0 {
+				t.Fatalf("relog --no-compress %s: exit %d: %s", rel, code, stderr)
+			}
+			if c := info(out); c.CompressedBuffers != 0 || c.Events != a.Events {
+				t.Errorf("%s --no-compress: %d compressed buffers, %d events", rel, c.CompressedBuffers, c.Events)
+			}
+		}
 	}
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -14,6 +15,7 @@ type relogOptions struct {
 	dumpOptions // filters, -import, -y
 	out         string
 	compress    bool
+	noCompress  bool
 	bufferSize  int
 }
 
@@ -26,8 +28,13 @@ func newRelogCmd() *cobra.Command {
 events the filters select, and writes them to a new .etl file that Windows'
 tools read: one header buffer, then per-processor buffers, as a relogger
 writes them. Timestamps keep the first input's clock; events of other inputs
-are converted through UTC. With --compress the buffers are XPRESS-compressed,
-as 'xperf -merge -compress' and PerfView's relogger do.`,
+are converted through UTC.
+
+The output keeps what the inputs had: the first input's buffer size, and
+XPRESS-compressed buffers (as 'xperf -merge -compress' and PerfView's relogger
+write them) when any input was compressed, so that a capture of a few hundred
+KB in 16 MiB buffers stays that size. --buffer-size, --compress and
+--no-compress choose otherwise.`,
 		Example: `  tracerpt-go relog a.etl b.etl -o merged.etl
   tracerpt-go relog big.etl -o pktmon-only.etl --provider Microsoft-Windows-PktMon --compress`,
 		Args: cobra.MinimumNArgs(1),
@@ -37,8 +44,10 @@ as 'xperf -merge -compress' and PerfView's relogger do.`,
 	}
 	fl := cmd.Flags()
 	fl.StringVarP(&o.out, "o", "o", "", "output .etl file (required)")
-	fl.BoolVar(&o.compress, "compress", false, "write XPRESS-compressed buffers")
-	fl.IntVar(&o.bufferSize, "buffer-size", 0, "buffer size in bytes (default: the first input's)")
+	fl.BoolVar(&o.compress, "compress", false, "write XPRESS-compressed buffers (default when an input is compressed)")
+	fl.BoolVar(&o.noCompress, "no-compress", false, "write uncompressed buffers even when an input is compressed")
+	fl.IntVar(&o.bufferSize, "buffer-size", 0, "buffer size in bytes, a multiple of 1024 up to 16 MiB (default: the first input's, at least 64 KiB)")
+	cmd.MarkFlagsMutuallyExclusive("compress", "no-compress")
 	fl.BoolVarP(&o.yes, "y", "y", false, "overwrite an existing output file")
 	fl.StringSliceVar(&o.manifests, "import", nil, "manifests or MOF files, for --provider filters by name")
 	addFilterFlags(fl, &o.dumpOptions)
@@ -91,6 +100,12 @@ func runRelog(cmd *cobra.Command, args []string, o *relogOptions) error {
 	if bufSize == 0 {
 		bufSize = int(max(h.BufferSize, 64<<10))
 	}
+	compress := o.compress
+	if !o.compress && !o.noCompress {
+		for _, f := range files {
+			compress = compress || f.Header.LogFileMode&etl.ModeCompressed != 0
+		}
+	}
 	// Written under a temporary name and renamed when complete: a
 	// failure leaves no partial file.
 	out, err := createAtomic(o.out)
@@ -101,7 +116,8 @@ func runRelog(cmd *cobra.Command, args []string, o *relogOptions) error {
 	// Damaged or duplicated inputs can go back in time on a processor
 	// (the merge reads a processor's buffers in flush order): such events
 	// start a new buffer rather than stopping the relog.
-	w, err := etl.NewWriter(out.writer(), &etl.WriterOptions{Header: h, BufferSize: bufSize, Compress: o.compress, Reorder: true})
+	w, err := etl.NewWriter(out.writer(), &etl.WriterOptions{Header: h, BufferSize: bufSize, Compress: compress, Reorder: true,
+		HeaderEvents: headerExtensions(files[0])})
 	if err != nil {
 		return err
 	}
@@ -110,7 +126,7 @@ func runRelog(cmd *cobra.Command, args []string, o *relogOptions) error {
 	written := 0
 	for r.Next() {
 		ev := r.Event()
-		if ev.BufferIndex == 0 && ev.Header <= etl.HeaderSystem64 && (ev.HookID == 0 || ev.HookID == 0x0050) {
+		if isHeaderEvent(ev) {
 			continue // the writer writes its own header events
 		}
 		if !filt.MatchHeader(ev) {
@@ -144,4 +160,34 @@ func runRelog(cmd *cobra.Command, args []string, o *relogOptions) error {
 		return err
 	}
 	return out.commit()
+}
+
+// isHeaderEvent reports whether ev is one of the header-buffer events a
+// logger writes itself: the log-file header and its extension
+// (PartitionInfoExtension, hook 0x0050).
+func isHeaderEvent(ev *etl.Event) bool {
+	return ev.BufferIndex == 0 && ev.Header <= etl.HeaderSystem64 && (ev.HookID == 0 || ev.HookID == 0x0050)
+}
+
+// headerExtensions returns copies of the header-buffer events of f that
+// follow its log-file header, for the relog's header buffer to carry what
+// the input's did (none when it had none). A file whose first buffer
+// cannot be read gives none.
+func headerExtensions(f *etl.File) []etl.Event {
+	out := []etl.Event{}
+	r := etl.NewReader([]*etl.File{f}, &etl.ReaderOptions{Order: etl.FileOrder, Workers: 1})
+	defer r.Close()
+	for r.Next() {
+		ev := r.Event()
+		if ev.BufferIndex != 0 {
+			break
+		}
+		if isHeaderEvent(ev) && ev.HookID != 0 {
+			e := *ev
+			e.UserData = slices.Clone(ev.UserData)
+			e.Extended = nil
+			out = append(out, e)
+		}
+	}
+	return out
 }
