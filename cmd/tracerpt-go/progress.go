@@ -34,6 +34,9 @@ func passProgress(w io.Writer, quiet bool, files []*etl.File, passes int) (done 
 			size += int64(b.Header.BufferSize)
 		}
 	}
+	// The bar counts the input once, whatever the passes, so that its
+	// rate is the command's throughput over the input: a second pass that
+	// takes its buffers from memory must not show as hundreds of GB/s.
 	total := size * int64(passes)
 	var read atomic.Int64
 	for _, f := range files {
@@ -43,7 +46,7 @@ func passProgress(w io.Writer, quiet bool, files []*etl.File, passes int) (done 
 	if passes > 1 {
 		desc = "reading (" + strconv.Itoa(passes) + " passes)"
 	}
-	bar := progressbar.NewOptions64(total,
+	bar := progressbar.NewOptions64(size,
 		progressbar.OptionSetWriter(w),
 		progressbar.OptionSetDescription(desc),
 		progressbar.OptionShowBytes(true),
@@ -62,7 +65,7 @@ func passProgress(w io.Writer, quiet bool, files []*etl.File, passes int) (done 
 			case <-stop:
 				return
 			case <-t.C:
-				bar.Set64(min(read.Load(), total))
+				bar.Set64(min(read.Load(), total) / int64(passes))
 			}
 		}
 	}()
@@ -75,7 +78,7 @@ func passProgress(w io.Writer, quiet bool, files []*etl.File, passes int) (done 
 				f.SetReadHook(nil)
 			}
 			if progressDone != nil {
-				progressDone(read.Load(), total)
+				progressDone(read.Load(), total, size)
 			}
 			bar.Finish()
 			bar.Exit()
@@ -84,8 +87,9 @@ func passProgress(w io.Writer, quiet bool, files []*etl.File, passes int) (done 
 }
 
 // Tests: forceProgress shows the bar on any writer, progressDone gets the
-// bytes read and the bar's total when it ends.
+// bytes read, the bytes all passes read, and the bar's own total (the
+// input once) when it ends.
 var (
 	forceProgress bool
-	progressDone  func(read, total int64)
+	progressDone  func(read, total, shown int64)
 )

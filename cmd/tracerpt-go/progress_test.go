@@ -5,16 +5,20 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/etwkit/etw/etl"
 )
 
 // TestPassProgress: the progress bar of each command that reads its
 // inputs more than once counts every pass (etl.File.SetReadHook): at the
 // end the bytes read equal the bar's total, passes × the inputs' buffers,
-// so the bar neither stops short nor runs past its end.
+// so the bar neither stops short nor runs past its end; and the bar
+// itself counts the input once, so that its rate is the input's bytes per
+// second, not the passes' (a pass from memory once showed "136 GB/s").
 func TestPassProgress(t *testing.T) {
 	withFixedSchemas(t)
-	var read, total int64
-	forceProgress, progressDone = true, func(r, tt int64) { read, total = r, tt }
+	var read, total, shown int64
+	forceProgress, progressDone = true, func(r, tt, s int64) { read, total, shown = r, tt, s }
 	t.Cleanup(func() { forceProgress, progressDone = false, nil })
 	out := t.TempDir()
 	pktmon := filepath.Join("..", "..", "testdata", "etl", "compressed.etl")
@@ -39,7 +43,7 @@ func TestPassProgress(t *testing.T) {
 		if c.args == nil {
 			continue
 		}
-		read, total = -1, -1
+		read, total, shown = -1, -1, -1
 		_, stderr, code := runCLI(t, c.args...)
 		if code != 0 {
 			t.Errorf("%s: exit %d: %s", c.name, code, stderr)
@@ -48,7 +52,29 @@ func TestPassProgress(t *testing.T) {
 		if total <= 0 || read != total {
 			t.Errorf("%s: %d bytes read for a bar of %d", c.name, read, total)
 		}
+		if in := inputBufferBytes(t, c.args); shown != in {
+			t.Errorf("%s: the bar counts %d bytes, the input has %d", c.name, shown, in)
+		}
 	}
+}
+
+// inputBufferBytes returns the bytes of the buffers of a command's input
+// file: its first argument after the subcommand.
+func inputBufferBytes(t *testing.T, args []string) int64 {
+	in := args[0]
+	if !strings.HasSuffix(in, ".etl") {
+		in = args[1]
+	}
+	f, err := etl.Open(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var n int64
+	for _, b := range f.Buffers() {
+		n += int64(b.Header.BufferSize)
+	}
+	return n
 }
 
 // corpusArgs returns the arguments of a command on a corpus file (first

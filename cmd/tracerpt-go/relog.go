@@ -69,6 +69,7 @@ func runRelog(cmd *cobra.Command, args []string, o *relogOptions) error {
 	if err := refuseExisting(o.out, o.yes); err != nil {
 		return err
 	}
+	headerEvents := headerExtensions(files[0]) // before the progress bar counts reads
 	passes := 1
 	if filt.NeedsSchema() {
 		passes = 2
@@ -117,7 +118,7 @@ func runRelog(cmd *cobra.Command, args []string, o *relogOptions) error {
 	// (the merge reads a processor's buffers in flush order): such events
 	// start a new buffer rather than stopping the relog.
 	w, err := etl.NewWriter(out.writer(), &etl.WriterOptions{Header: h, BufferSize: bufSize, Compress: compress, Reorder: true,
-		HeaderEvents: headerExtensions(files[0])})
+		HeaderEvents: headerEvents})
 	if err != nil {
 		return err
 	}
@@ -175,15 +176,20 @@ func isHeaderEvent(ev *etl.Event) bool {
 // cannot be read gives none.
 func headerExtensions(f *etl.File) []etl.Event {
 	out := []etl.Event{}
-	r := etl.NewReader([]*etl.File{f}, &etl.ReaderOptions{Order: etl.FileOrder, Workers: 1})
-	defer r.Close()
-	for r.Next() {
-		ev := r.Event()
-		if ev.BufferIndex != 0 {
-			break
-		}
-		if isHeaderEvent(ev) && ev.HookID != 0 {
-			e := *ev
+	bufs := f.Buffers()
+	if len(bufs) == 0 || bufs[0].Index != 0 {
+		return out
+	}
+	b, err := f.ReadBuffer(bufs[0])
+	if err != nil {
+		return out
+	}
+	defer b.Release()
+	rr := b.Records()
+	var ev etl.Event
+	for rr.Next(&ev) {
+		if isHeaderEvent(&ev) && ev.HookID != 0 {
+			e := ev
 			e.UserData = slices.Clone(ev.UserData)
 			e.Extended = nil
 			out = append(out, e)
