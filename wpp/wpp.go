@@ -109,15 +109,24 @@ func ParseFile(path string) (*File, error) {
 // naming its line number and the limit.
 const MaxLineBytes = 1 << 20
 
+// MaxInputBytes bounds the size of a TMF file (the largest real ones are
+// under 1 MB); a longer file is an [*Error] naming the line where the
+// bound falls and the limit.
+const MaxInputBytes = 64 << 20
+
 // Parse parses a TMF file read from r; name is used in error messages.
 func Parse(r io.Reader, name string) (*File, error) {
 	p := &parser{f: &File{Name: name, Enums: map[string]*Enum{}}}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), MaxLineBytes+2) // and CR LF
+	total := 0
 	for sc.Scan() {
 		p.line++
 		if len(sc.Bytes()) > MaxLineBytes {
 			return nil, p.errorf("line longer than the %d-byte limit", MaxLineBytes)
+		}
+		if total += len(sc.Bytes()) + 1; total > MaxInputBytes {
+			return nil, p.errorf("file larger than the %d-byte limit (wpp.MaxInputBytes)", MaxInputBytes)
 		}
 		if err := p.parseLine(sc.Text()); err != nil {
 			return nil, err
