@@ -434,6 +434,9 @@ func dumpInputs(cmd *cobra.Command, args []string, o *dumpOptions, format tracer
 		if _, err := cfg.Summary.WriteTo(w, ropts); err != nil {
 			return err
 		}
+		if f, ok := w.(*os.File); ok && summaryPath != "-" {
+			return f.Close()
+		}
 	}
 	return nil
 }

@@ -100,11 +100,15 @@ func profiled(f func() int) int {
 
 // run executes the command line args and returns the exit status.
 func run(args []string, stdout, stderr io.Writer) int {
-	cmd := newRootCmd(stdout, stderr)
+	out := &checkedWriter{w: stdout}
+	cmd := newRootCmd(out, stderr)
 	err := checkUnsupported(args)
 	if err == nil {
 		cmd.SetArgs(normalizeArgs(args))
 		err = cmd.Execute()
+	}
+	if err == nil && out.err != nil {
+		err = withCode(exitFailure, fmt.Errorf("writing standard output: %w", out.err))
 	}
 	if err == nil || errors.Is(err, syscall.EPIPE) {
 		return exitOK
