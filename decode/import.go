@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/etwkit/etw/etl"
 	"github.com/etwkit/etw/manifest"
 	"github.com/etwkit/etw/mof"
 	"github.com/etwkit/etw/pe"
@@ -206,6 +207,13 @@ var ErrNotSchema = errors.New("not a manifest, MOF, TMF or PE file with an event
 // messages); err is set when the file cannot be read or parsed at all,
 // and wraps [ErrNotSchema] for a file that holds no schemas.
 func ReadSchemas(path string) (schemas []*tdh.Event, skipped []error, err error) {
+	// A FIFO without a writer would block the open; a folder or device
+	// is no schema file either.
+	if st, err := os.Stat(path); err != nil {
+		return nil, nil, err
+	} else if !st.Mode().IsRegular() {
+		return nil, nil, fmt.Errorf("%s: %w (%s)", path, etl.ErrNotRegular, etl.FileKind(st.Mode()))
+	}
 	if peExt(path) {
 		m, err := wevt.OpenPE(path)
 		if errors.Is(err, wevt.ErrNoTemplate) || errors.Is(err, pe.ErrNotPE) {

@@ -192,7 +192,7 @@ func TestNoPartialOutput(t *testing.T) {
 	}
 	bad := filepath.Join(dir, "bad.jsonl")
 	os.WriteFile(bad, []byte(`{"time":"2024-05-01T10:00:00Z","provider_name":"P","event_name":"E","properties":{"A":1}}`+"\n{oops\n"), 0o644)
-	if _, errs, code := runCLI(t, "synth", bad, "-o", out); code != exitInput || !strings.Contains(errs, ":2:") && !strings.Contains(errs, "line 2") {
+	if _, errs, code := runCLI(t, "synth", bad, "-o", out); code != exitMalformed || !strings.Contains(errs, ":2:") && !strings.Contains(errs, "line 2") {
 		t.Errorf("synth: exit %d, stderr %q", code, errs)
 	}
 	ents, _ := os.ReadDir(dir)
@@ -278,5 +278,24 @@ func TestDevFull(t *testing.T) {
 	args := []string{filepath.Join(fixtureDir, "manifest-types.etl"), "-summary", "/dev/full", "-y"}
 	if code := run(args, &bytes.Buffer{}, &stderr); code != exitFailure || !strings.Contains(stderr.String(), "no space left") {
 		t.Errorf("-summary /dev/full: exit %d, %q", code, stderr.String())
+	}
+}
+
+// panickingWriter panics on the first write, as a bug in a command would.
+type panickingWriter struct{}
+
+func (panickingWriter) Write([]byte) (int, error) { panic("test panic") }
+
+// TestPanicIsInternalError: a panic in a command is an internal error
+// that names the input, exit status 1, never the runtime's 2 (which
+// means a bad command line).
+func TestPanicIsInternalError(t *testing.T) {
+	trace := filepath.Join(fixtureDir, "manifest-types.etl")
+	for _, args := range [][]string{{"info", trace}, {"stats", trace}, {"schemas", filepath.Join(fixtureDir, "manifest-types.man")}} {
+		var stderr bytes.Buffer
+		code := run(args, panickingWriter{}, &stderr)
+		if code != exitFailure || !strings.Contains(stderr.String(), "internal error while reading "+args[1]) || !strings.Contains(stderr.String(), "test panic") {
+			t.Errorf("%q: exit %d, %q", args, code, stderr.String())
+		}
 	}
 }

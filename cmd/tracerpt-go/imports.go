@@ -1,11 +1,14 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 
 	"github.com/spf13/cobra"
 
 	"github.com/etwkit/etw/decode"
+	"github.com/etwkit/etw/etl"
 	"github.com/etwkit/etw/tdh"
 )
 
@@ -45,7 +48,14 @@ func importSchemas(cmd *cobra.Command, dec *decode.Decoder, paths []string, verb
 }
 
 // schemaCode is the exit status for a schema file (given to -import or
-// to schemas) that could not be read, whichever command reads it.
+// to schemas) that could not be used, whichever command reads it: a file
+// that is missing, not a regular file or cannot be read is an input
+// error (3), as for traces; one that is read but is not a schema file, is
+// malformed, damaged or over a bound is exitMalformed (6).
 func schemaCode(err error) int {
-	return exitInput
+	var pe *fs.PathError
+	if errors.As(err, &pe) || errors.Is(err, etl.ErrNotRegular) {
+		return exitInput
+	}
+	return exitMalformed
 }

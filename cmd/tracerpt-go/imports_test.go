@@ -53,11 +53,14 @@ func TestImportDamagedBinary(t *testing.T) {
 	if err := os.WriteFile(notSchema, []byte("<root/>"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{bad, notSchema, filepath.Join(t.TempDir(), "missing.man")} {
+	// A file that is read but is no schema file, or a damaged one, is
+	// exitMalformed (it was 3, the code for a missing or non-ETL input); a
+	// missing file is exitInput, as a missing trace.
+	for f, want := range map[string]int{bad: exitMalformed, notSchema: exitMalformed, filepath.Join(t.TempDir(), "missing.man"): exitInput} {
 		_, e1, dump := runCLI(t, trace, "-of", "CSV", "-o", out, "-y", "-import", f)
 		_, e2, schemas := runCLI(t, "schemas", f)
-		if dump != schemas || dump == exitOK || dump == exitUsage || !strings.Contains(e1, f) || !strings.Contains(e2, f) {
-			t.Errorf("%s alone: -import exit %d (%q), schemas exit %d (%q): want one code, not 0 or 2", filepath.Base(f), dump, e1, schemas, e2)
+		if dump != want || schemas != want || !strings.Contains(e1, f) || !strings.Contains(e2, f) {
+			t.Errorf("%s alone: -import exit %d (%q), schemas exit %d (%q): want %d in both", filepath.Base(f), dump, e1, schemas, e2, want)
 		}
 	}
 }
