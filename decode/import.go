@@ -92,9 +92,9 @@ func (s *importState) origin(path string, inFolder bool) tdh.Origin {
 // Import registers the schemas of manifest (.man, .xml, including
 // WEPExplorer exports), MOF (.mof), WPP trace message format (.tmf) and
 // PE files with event manifests (see [ReadSchemas]), or of every such
-// file under a folder. It is [Decoder.ImportFiles]
-// with the warnings joined to the errors: everything that could be
-// imported is, and the error says what could not.
+// file under a folder. It is [Decoder.ImportFiles] with the paths that
+// failed and the warnings joined to the errors: everything that could
+// be imported is, and the error says what could not.
 func (d *Decoder) Import(paths ...string) error {
 	rep, err := d.ImportFiles(paths...)
 	if err != nil {
