@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/etwkit/etw/etl"
 	"github.com/etwkit/etw/manifest"
 	"github.com/etwkit/etw/mof"
 	"github.com/etwkit/etw/pe"
@@ -33,6 +34,10 @@ type ImportReport struct {
 	// Warnings are the problems that did not stop the import: events
 	// skipped, files under a folder that could not be read or parsed.
 	Warnings []error
+	// Failed are the paths named that could not be imported (missing,
+	// unreadable, not a schema file, malformed), one error each. They
+	// stop nothing when other paths were named: see [Decoder.ImportFiles].
+	Failed []error
 }
 
 // Summary is one line for people: "imported 912 files: 45,875 events;
@@ -41,6 +46,9 @@ func (r *ImportReport) Summary() string {
 	s := fmt.Sprintf("imported %s file%s: %s event%s", thousands(r.Files), plural(r.Files), thousands(r.Events), plural(r.Events))
 	if r.Skipped > 0 {
 		s += fmt.Sprintf("; %s skipped", thousands(r.Skipped))
+	}
+	if n := len(r.Failed); n > 0 {
+		s += fmt.Sprintf("; %s path%s not imported", thousands(n), plural(n))
 	}
 	if n := len(r.Warnings); n > 0 {
 		s += fmt.Sprintf("; %s warning%s", thousands(n), plural(n))
@@ -84,12 +92,15 @@ func (s *importState) origin(path string, inFolder bool) tdh.Origin {
 // Import registers the schemas of manifest (.man, .xml, including
 // WEPExplorer exports), MOF (.mof), WPP trace message format (.tmf) and
 // PE files with event manifests (see [ReadSchemas]), or of every such
-// file under a folder. It is [Decoder.ImportFiles]
-// with the warnings joined to the errors: everything that could be
-// imported is, and the error says what could not.
+// file under a folder. It is [Decoder.ImportFiles] with the paths that
+// failed and the warnings joined to the errors: everything that could
+// be imported is, and the error says what could not.
 func (d *Decoder) Import(paths ...string) error {
 	rep, err := d.ImportFiles(paths...)
-	return errors.Join(err, errors.Join(rep.Warnings...))
+	if err != nil {
+		return errors.Join(err, errors.Join(rep.Warnings...))
+	}
+	return errors.Join(errors.Join(rep.Failed...), errors.Join(rep.Warnings...))
 }
 
 // ImportFiles registers the schemas of the files named, and of the schema
@@ -98,26 +109,27 @@ func (d *Decoder) Import(paths ...string) error {
 // trace carries and over the built-in ones; files found under a folder
 // come after all of those (see [Decoder] for the whole order).
 //
-// The error reports what the caller must fix: a path that does not
-// exist, a named file that is not a schema file or cannot be parsed.
-// Problems that do not stop the import (events that could not be
+// A path named that cannot be imported (it does not exist, it is not a
+// schema file, it cannot be parsed) is in the report's Failed, and the
+// other paths are imported: one damaged file does not stop the others.
+// It is the error only when it was the one path named (nothing was
+// imported). Problems inside what is imported (events that could not be
 // compiled, unreadable files under a folder) are in the report's
 // Warnings.
 func (d *Decoder) ImportFiles(paths ...string) (ImportReport, error) {
 	var rep ImportReport
-	var errs []error
 	for _, p := range paths {
 		st, err := os.Stat(p)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("import: %w", err))
+			rep.Failed = append(rep.Failed, fmt.Errorf("import: %w", err))
 			continue
 		}
 		if !st.IsDir() {
 			ok, err := d.importFile(p, false, &rep)
 			if err != nil {
-				errs = append(errs, err)
+				rep.Failed = append(rep.Failed, err)
 			} else if !ok {
-				errs = append(errs, fmt.Errorf("import %s: not a manifest, MOF or TMF file", p))
+				rep.Failed = append(rep.Failed, fmt.Errorf("import %s: %w", p, ErrNotSchema))
 			}
 			continue
 		}
@@ -146,7 +158,10 @@ func (d *Decoder) ImportFiles(paths ...string) (ImportReport, error) {
 			return nil
 		})
 	}
-	return rep, errors.Join(errs...)
+	if len(paths) == 1 && len(rep.Failed) == 1 {
+		return rep, rep.Failed[0]
+	}
+	return rep, nil
 }
 
 func schemaExt(path string) bool {
@@ -192,6 +207,13 @@ var ErrNotSchema = errors.New("not a manifest, MOF, TMF or PE file with an event
 // messages); err is set when the file cannot be read or parsed at all,
 // and wraps [ErrNotSchema] for a file that holds no schemas.
 func ReadSchemas(path string) (schemas []*tdh.Event, skipped []error, err error) {
+	// A FIFO without a writer would block the open; a folder or device
+	// is no schema file either.
+	if st, err := os.Stat(path); err != nil {
+		return nil, nil, err
+	} else if !st.Mode().IsRegular() {
+		return nil, nil, fmt.Errorf("%s: %w (%s)", path, etl.ErrNotRegular, etl.FileKind(st.Mode()))
+	}
 	if peExt(path) {
 		m, err := wevt.OpenPE(path)
 		if errors.Is(err, wevt.ErrNoTemplate) || errors.Is(err, pe.ErrNotPE) {

@@ -89,3 +89,44 @@ func TestCorpusCalcExe(t *testing.T) {
 		t.Errorf("event 1: %q", b.String())
 	}
 }
+
+// One damaged binary among the paths named is reported and the others
+// are imported (it stopped the whole import); named alone, it is the
+// error.
+func TestImportDamagedPE(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.dll")
+	m, err := manifest.Parse(strings.NewReader(esManifest), "demo.man")
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := wevttest.PE(m, wevttest.Options{Damaged: true}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, bad, string(img))
+	good := filepath.Join(dir, "demo.man")
+	writeFile(t, good, esManifest)
+	missing := filepath.Join(dir, "missing.man")
+	d := New()
+	rep, err := d.ImportFiles(bad, good, missing)
+	if err != nil {
+		t.Fatalf("a damaged and a missing file beside a good one: %v", err)
+	}
+	if rep.Files != 1 || rep.Events != 1 || len(rep.Failed) != 2 {
+		t.Errorf("report %+v: want 1 file, 1 event, 2 failed", rep)
+	}
+	if len(rep.Failed) == 2 && (!strings.Contains(rep.Failed[0].Error(), "bad.dll") || !strings.Contains(rep.Failed[1].Error(), "missing.man")) {
+		t.Errorf("failures %v do not name the files", rep.Failed)
+	}
+	if _, ok := d.Registry.Lookup(esProvider, 7, 0); !ok {
+		t.Error("the good manifest was not imported")
+	}
+	if err := New().Import(bad, good); err == nil || !strings.Contains(err.Error(), "bad.dll") {
+		t.Errorf("Import joins the failures: %v", err)
+	}
+	rep, err = New().ImportFiles(bad)
+	if err == nil || !strings.Contains(err.Error(), "bad.dll") || rep.Files != 0 {
+		t.Errorf("the damaged file alone: %v, %+v", err, rep)
+	}
+}

@@ -53,7 +53,7 @@ func Open(name string) (*File, error) {
 	if st, err := os.Stat(name); err != nil {
 		return nil, err
 	} else if !st.Mode().IsRegular() {
-		return nil, &os.PathError{Op: "open", Path: name, Err: fmt.Errorf("%w (%s): an .etl file is read with random access", ErrNotRegular, fileKind(st.Mode()))}
+		return nil, &os.PathError{Op: "open", Path: name, Err: fmt.Errorf("%w (%s): an .etl file is read with random access", ErrNotRegular, FileKind(st.Mode()))}
 	}
 	osf, err := os.Open(name)
 	if err != nil {
@@ -66,7 +66,7 @@ func Open(name string) (*File, error) {
 	}
 	if !st.Mode().IsRegular() { // replaced since the check
 		osf.Close()
-		return nil, &os.PathError{Op: "open", Path: name, Err: fmt.Errorf("%w (%s)", ErrNotRegular, fileKind(st.Mode()))}
+		return nil, &os.PathError{Op: "open", Path: name, Err: fmt.Errorf("%w (%s)", ErrNotRegular, FileKind(st.Mode()))}
 	}
 	f, err := newFile(osf, st.Size(), name)
 	if err != nil {
@@ -77,8 +77,9 @@ func Open(name string) (*File, error) {
 	return f, nil
 }
 
-// fileKind names a non-regular file mode.
-func fileKind(m os.FileMode) string {
+// FileKind names a non-regular file mode ("a named pipe (FIFO)", "a
+// directory", …), for errors that wrap [ErrNotRegular].
+func FileKind(m os.FileMode) string {
 	switch {
 	case m.IsDir():
 		return "a directory"

@@ -70,7 +70,7 @@
 //     properties of the same level. A reference to a property of another
 //     level, to a later property or to one that is not a single integer
 //     cannot be decoded by the tdh engine and is rejected
-//     ([ErrOuterReference], [ErrBadReference]).
+//     ([tdh.ErrOuterReference], [tdh.ErrBadReference]).
 //   - A string declared with PropertyParamFixedLength and length 0 (a
 //     truly empty string) becomes an array of zero UnicodeChar/AnsiChar,
 //     which decodes no byte and renders as an empty string; a binary

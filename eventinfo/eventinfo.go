@@ -40,14 +40,6 @@ var (
 	// overlaps the top-level properties or another struct's members, or
 	// nests too deep.
 	ErrBadStruct = errors.New("malformed struct")
-	// ErrOuterReference: a count or length index names a property of
-	// another level (outside the struct, or inside one from the top
-	// level), which a tdh.Property cannot express.
-	ErrOuterReference = errors.New("count or length refers to a property of another level")
-	// ErrBadReference: a count or length index names the property itself,
-	// a later one, or one that is not a single integer, so no payload can
-	// decode.
-	ErrBadReference = errors.New("count or length refers to a property that is not an earlier single integer")
 	// ErrUnsupported: the structure is well formed but describes something
 	// the tdh engine cannot represent (a pattern map, a binary property of
 	// fixed length 0, an unknown in-type or decoding source, an array of
@@ -66,7 +58,7 @@ type FormatError struct {
 	Field string
 	Msg   string
 	// Err is the reason: ErrTruncated, ErrBadOffset, ErrBadStruct,
-	// ErrOuterReference, ErrBadReference or ErrUnsupported.
+	// [tdh.ErrOuterReference], [tdh.ErrBadReference] or ErrUnsupported.
 	Err error
 }
 
@@ -467,15 +459,15 @@ func (c *converter) sibling(lo, hi, i, ref int, done []tdh.Property, off int, me
 	field := entryField(i, member)
 	switch {
 	case ref >= c.n:
-		return -1, r.errf(off, field, ErrBadReference, "refers to property %d of %d", ref, c.n)
+		return -1, r.errf(off, field, tdh.ErrBadReference, "refers to property %d of %d", ref, c.n)
 	case ref < lo || ref >= hi:
-		return -1, r.errf(off, field, ErrOuterReference, "refers to property %d, outside its level (properties %d..%d)", ref, lo, hi-1)
+		return -1, r.errf(off, field, tdh.ErrOuterReference, "refers to property %d, outside its level (properties %d..%d)", ref, lo, hi-1)
 	case ref >= i:
-		return -1, r.errf(off, field, ErrBadReference, "refers to property %d, not an earlier one", ref)
+		return -1, r.errf(off, field, tdh.ErrBadReference, "refers to property %d, not an earlier one", ref)
 	}
 	q := &done[ref-lo]
 	if q.IsStruct() || q.IsArray || !q.InType.IsInteger() {
-		return -1, r.errf(off, field, ErrBadReference, "refers to %s (%s), which is not a single integer", q.Name, describe(q))
+		return -1, r.errf(off, field, tdh.ErrBadReference, "refers to %s (%s), which is not a single integer", q.Name, describe(q))
 	}
 	return ref - lo, nil
 }

@@ -301,31 +301,31 @@ func TestParseEventInfoErrors(t *testing.T) {
 		}, eventinfo.ErrBadStruct, 112 + 24*32, "EventPropertyInfoArray[32].Flags"},
 		{"count from a later property", func() []byte {
 			return base(teiProp{name: "a", flags: fParamCount, in: 8, out: 8, count: 1}, u32p("n")).bytes()
-		}, eventinfo.ErrBadReference, 112 + 16, "EventPropertyInfoArray[0].countPropertyIndex"},
+		}, tdh.ErrBadReference, 112 + 16, "EventPropertyInfoArray[0].countPropertyIndex"},
 		{"count from itself", func() []byte {
 			return base(teiProp{name: "a", flags: fParamCount, in: 8, out: 8, count: 0}).bytes()
-		}, eventinfo.ErrBadReference, 112 + 16, "EventPropertyInfoArray[0].countPropertyIndex"},
+		}, tdh.ErrBadReference, 112 + 16, "EventPropertyInfoArray[0].countPropertyIndex"},
 		{"count from a nonexistent property", func() []byte {
 			return base(u32p("n"), teiProp{name: "a", flags: fParamCount, in: 8, out: 8, count: 9}).bytes()
-		}, eventinfo.ErrBadReference, 112 + 24 + 16, "EventPropertyInfoArray[1].countPropertyIndex"},
+		}, tdh.ErrBadReference, 112 + 24 + 16, "EventPropertyInfoArray[1].countPropertyIndex"},
 		{"length from a string", func() []byte {
 			return base(teiProp{name: "s", in: 1, out: 1, count: 1}, teiProp{name: "b", flags: fParamLength, in: 14, count: 1, length: 0}).bytes()
-		}, eventinfo.ErrBadReference, 112 + 24 + 18, "EventPropertyInfoArray[1].lengthPropertyIndex"},
+		}, tdh.ErrBadReference, 112 + 24 + 18, "EventPropertyInfoArray[1].lengthPropertyIndex"},
 		{"length from an array", func() []byte {
 			return base(teiProp{name: "n", in: 8, out: 8, count: 2}, teiProp{name: "b", flags: fParamLength, in: 14, count: 1, length: 0}).bytes()
-		}, eventinfo.ErrBadReference, 112 + 24 + 18, "EventPropertyInfoArray[1].lengthPropertyIndex"},
+		}, tdh.ErrBadReference, 112 + 24 + 18, "EventPropertyInfoArray[1].lengthPropertyIndex"},
 		{"member count from the top level", func() []byte {
 			t := base(u32p("n"), teiProp{name: "s", flags: fStruct, in: 2, out: 1, count: 1},
 				teiProp{name: "a", flags: fParamCount, in: 8, out: 8, count: 0})
 			t.top = 2
 			return t.bytes()
-		}, eventinfo.ErrOuterReference, 112 + 48 + 16, "EventPropertyInfoArray[2].countPropertyIndex"},
+		}, tdh.ErrOuterReference, 112 + 48 + 16, "EventPropertyInfoArray[2].countPropertyIndex"},
 		{"top-level count from a member", func() []byte {
 			t := base(teiProp{name: "s", flags: fStruct, in: 2, out: 1, count: 1},
 				teiProp{name: "a", flags: fParamCount, in: 8, out: 8, count: 2}, u32p("m"))
 			t.top = 2
 			return t.bytes()
-		}, eventinfo.ErrOuterReference, 112 + 24 + 16, "EventPropertyInfoArray[1].countPropertyIndex"},
+		}, tdh.ErrOuterReference, 112 + 24 + 16, "EventPropertyInfoArray[1].countPropertyIndex"},
 		{"binary of fixed length 0", func() []byte {
 			return base(teiProp{name: "b", flags: fParamFixedLength, in: 14, out: 15, count: 1, length: 0}).bytes()
 		}, eventinfo.ErrUnsupported, 112 + 18, "EventPropertyInfoArray[0].length"},

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math/bits"
-	"reflect"
 	"slices"
 	"sort"
 	"strconv"
@@ -139,74 +138,8 @@ func (e *ExportIssue) Unwrap() error { return e.Err }
 // give the same bytes in any order (but for which of two different
 // schemas with the same key comes first).
 //
-// Compiling the output with [Manifest.Schemas] gives schemas equal to the
-// input in everything decoding and rendering use (identity, level, task,
-// opcode, keyword and channel values and display names, message,
-// properties with their types, lengths, counts and maps), except where a
-// returned issue says otherwise. Names are chosen so that this holds:
-// display names go in as names when they are plain identifiers, otherwise
-// as messages of a made-up name; predefined win: values are referred to
-// when value and display name match; each keyword's mask is recovered
-// from the masks and names of the events that use it. Event symbols are
-// the EventNames as they are, which mc.exe may refuse (duplicates, names
-// that are not C identifiers); level, channel and opcode values are not
-// checked against the ranges mc.exe reserves.
-//
-// What a manifest cannot carry never vanishes silently: each case is an
-// [*ExportIssue] naming the event and the property, of one of three
-// kinds.
-//
-// Skipped (the event is left out):
-//
-//   - a second, different schema with the same provider GUID, id and
-//     version (the first in input order is written);
-//   - a length or count that refers to no earlier property, or to one
-//     that is not a single integer: no payload decodes with it, and
-//     [Provider.Schemas] would reject the event.
-//
-// Approximated (written as closely as a manifest allows; the issue says
-// what reads back differently):
-//
-//   - a MOF, TraceLogging or WPP schema reads back as a manifest schema;
-//     for MOF, tdh then applies maps to UInt8, UInt16, UInt32 and
-//     HexInt32 values only (reported per property) and pads nothing;
-//   - Alternates are left out; Optional properties are written as
-//     required ones;
-//   - a ToEnd array, a property whose in-type has no manifest form (Null,
-//     the reversed counted and non-terminated MOF strings, HexDump,
-//     unknown numbers) and a struct nested deeper than Parse reads are
-//     left out with the properties after them at their level (their bytes
-//     are left over when decoding);
-//   - MOF counted strings are written as win:CountedUnicodeString and
-//     win:CountedAnsiString, AnsiChar as win:AnsiString (with a length)
-//     or as win:UInt8 shown as xs:string: they decode and render the same;
-//   - MOF index maps become valueMaps and flag maps bitMaps (same text);
-//     map entries above 32 bits are left out; a map without a name, or
-//     with another map's name, is renamed;
-//   - TraceLogging event tags are lost; field tags are written as the
-//     tags attribute of newer schemas, which Parse ignores;
-//   - characters XML 1.0 cannot carry become U+FFFD; names lose their
-//     surrounding white space; a level, task, opcode or channel value
-//     without a name gets one; a message that reads as a $(string.Id)
-//     reference is left out;
-//   - a property that a length or count refers to but cannot name (empty,
-//     a number, shadowed by a later property of the same name) is
-//     renamed;
-//   - keyword names that no keyword declarations reproduce, among them
-//     mask bits without a name (made-up keywords are declared for them);
-//   - a provider name other than the one written for the GUID;
-//   - what tdh allows but does not use: a count on a non-array, members
-//     of a non-struct, a fixed length or count next to a reference, a
-//     struct's out-type or map.
-//
-// Nonstandard (reads back exactly, but mc.exe would refuse it):
-//
-//   - out-types without a manifest name, written as their number
-//     ("win:301" for NoPrint);
-//   - the MOF in-types UnicodeChar, SizeT and WBEMSID, written as the
-//     aliases win:WChar, trace:SizeT and trace:WBEMSid that Parse accepts;
-//   - structs nested in structs; a length or count taken from a Pointer
-//     or a Boolean.
+// The package documentation says what reads back as it was written and
+// what a manifest cannot carry: each such case is an [*ExportIssue].
 //
 // The error is the writer's, if any; issues are returned either way.
 func WriteXML(w io.Writer, schemas []*tdh.Event) ([]*ExportIssue, error) {
@@ -501,7 +434,7 @@ func (x *exporter) provider(group []*tdh.Event) {
 		}
 		e := &evState{s: group[i]}
 		for _, d := range group[i+1 : j] {
-			if !reflect.DeepEqual(d, group[i]) {
+			if !d.Equal(group[i]) {
 				p.issue(&evState{s: d}, IssueSkipped, "", ErrExportDuplicate,
 					"another schema of provider %s with id %d and version %d comes first", p.guid, d.ID, d.Version)
 			}
@@ -1526,34 +1459,20 @@ func xmlChar(r rune) bool {
 	return r == 0x09 || r == 0x0A || r == 0x0D || r >= 0x20 && r <= 0xD7FF || r >= 0xE000 && r <= 0xFFFD || r >= 0x10000 && r <= 0x10FFFF
 }
 
-// appendAttrValue appends s escaped for a double-quoted attribute value:
-// markup characters and the white space that attribute normalization
-// would change become references.
+// attrEscaper escapes a double-quoted attribute value: markup characters,
+// and the white space that attribute-value normalization would change,
+// become references. (encoding/xml's EscapeText spells them &#34;, &#x9;,
+// &#xA;, &#xD; and escapes apostrophes too: it would change the bytes of
+// every manifest exported so far.)
+var attrEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;",
+	"\t", "&#9;", "\n", "&#10;", "\r", "&#13;")
+
+// appendAttrValue appends s escaped for a double-quoted attribute value,
+// with the characters XML 1.0 cannot carry (and bytes that are not UTF-8)
+// replaced by U+FFFD.
 func appendAttrValue(b *bytes.Buffer, s string) {
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		i += n
-		switch {
-		case r == '&':
-			b.WriteString("&amp;")
-		case r == '<':
-			b.WriteString("&lt;")
-		case r == '>':
-			b.WriteString("&gt;")
-		case r == '"':
-			b.WriteString("&quot;")
-		case r == '\t':
-			b.WriteString("&#9;")
-		case r == '\n':
-			b.WriteString("&#10;")
-		case r == '\r':
-			b.WriteString("&#13;")
-		case (r == utf8.RuneError && n == 1) || !xmlChar(r):
-			b.WriteRune(utf8.RuneError)
-		default:
-			b.WriteRune(r)
-		}
-	}
+	t, _ := xmlText(s)
+	attrEscaper.WriteString(b, t)
 }
 
 // element writes <name a="v" …> (or <name …/> when selfClose), leaving

@@ -70,9 +70,9 @@ func ParseFileWithOptions(path string, opts ParseOptions) (*Manifest, error) {
 // problems are returned as [*Error]; input that is well-formed XML but
 // neither wraps [ErrNotManifest].
 func ParseWithOptions(r io.Reader, name string, opts ParseOptions) (*Manifest, error) {
-	raw, err := io.ReadAll(r)
+	raw, err := readInput(r, name)
 	if err != nil {
-		return nil, &Error{File: name, Msg: "read", Err: err}
+		return nil, err
 	}
 	data, transcoded, err := decodeInput(raw)
 	if err != nil {
@@ -320,7 +320,14 @@ func (ps *parser) provider(n *node) (*Provider, error) {
 	if err := ps.maps(n, p, what); err != nil {
 		return nil, err
 	}
-	for _, tn := range n.grandKids("templates", "template") {
+	tns, ens := n.grandKids("templates", "template"), n.grandKids("events", "event")
+	if err := ps.perProvider(tns, "templates", what); err != nil {
+		return nil, err
+	}
+	if err := ps.perProvider(ens, "events", what); err != nil {
+		return nil, err
+	}
+	for _, tn := range tns {
 		t, err := ps.template(tn, p, what)
 		if err != nil {
 			return nil, err
@@ -331,7 +338,7 @@ func (ps *parser) provider(n *node) (*Provider, error) {
 		}
 		p.Templates[t.TID] = t
 	}
-	for _, en := range n.grandKids("events", "event") {
+	for _, en := range ens {
 		e, err := ps.event(en, p, ix, what)
 		if err != nil {
 			return nil, err
@@ -339,6 +346,15 @@ func (ps *parser) provider(n *node) (*Provider, error) {
 		ps.addEvent(p, e, en.line, what)
 	}
 	return p, nil
+}
+
+// perProvider refuses more than MaxProviderEvents items (events or
+// templates) in one provider, at the line of the first one too many.
+func (ps *parser) perProvider(items []*node, kind, what string) error {
+	if len(items) > MaxProviderEvents {
+		return limitErr(ps.name, items[MaxProviderEvents].line, "%s: more than %d %s (manifest.MaxProviderEvents)", what, MaxProviderEvents, kind)
+	}
+	return nil
 }
 
 // addEvent adds e to p; Provider.Event finds the first of several events

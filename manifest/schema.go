@@ -10,16 +10,8 @@ import (
 )
 
 // Reasons an event does not compile into a TDH schema; a [*SchemaError]
-// wraps one of them.
+// wraps one of them, or [tdh.ErrOuterReference] or [tdh.ErrBadReference].
 var (
-	// ErrOuterReference: a struct member takes its length or count from a
-	// field outside the struct, which a tdh.Property (whose LengthIndex
-	// and CountIndex index the same level) cannot express.
-	ErrOuterReference = errors.New("length or count refers to a field outside the struct")
-	// ErrBadReference: a length or count refers to a field that is not a
-	// single integer (a struct, an array, a string, …), so no payload can
-	// decode.
-	ErrBadReference = errors.New("length or count refers to a field that is not a single integer")
 	// ErrDumpArtifact: a field's in-type is a manifest dumper artifact
 	// (win:Struct, win:28, …) rather than a type: the struct layout it
 	// stood for was lost.
@@ -49,7 +41,7 @@ type SchemaError struct {
 	// when the problem is the event's.
 	Field string
 	Msg   string
-	Err   error // ErrOuterReference, ErrBadReference, ErrDumpArtifact, …
+	Err   error // tdh.ErrOuterReference, tdh.ErrBadReference, ErrDumpArtifact, …
 }
 
 // Error formats the error as
@@ -227,7 +219,7 @@ func (c *schemaCompiler) sibling(e *Event, t *Template, fields []*Field, i int, 
 			continue
 		}
 		if r.IsStruct() || r.HasCount || !r.InType.IsInteger() {
-			return -1, c.errorf(e, name, ErrBadReference, "%s of %s refers to %s, which is not a single integer", what, f.Name, r.Name)
+			return -1, c.errorf(e, name, tdh.ErrBadReference, "%s of %s refers to %s, which is not a single integer", what, f.Name, r.Name)
 		}
 		return j, nil
 	}
@@ -235,7 +227,7 @@ func (c *schemaCompiler) sibling(e *Event, t *Template, fields []*Field, i int, 
 	if flat < len(t.Properties) {
 		ref = t.Properties[flat].Name
 	}
-	return -1, c.errorf(e, name, ErrOuterReference, "%s of %s refers to outer field %s; not supported", what, f.Name, ref)
+	return -1, c.errorf(e, name, tdh.ErrOuterReference, "%s of %s refers to outer field %s; not supported", what, f.Name, ref)
 }
 
 // tdhMap returns the tdh form of a manifest map, converting it once.

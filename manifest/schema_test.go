@@ -375,12 +375,12 @@ func TestSchemasSkipped(t *testing.T) {
 		field string
 		msg   string
 	}{
-		{3, ErrOuterReference, "Items.Back", "length of Back refers to outer field Size; not supported"},
-		{8, ErrOuterReference, "S.Inner.Arr", "count of Arr refers to outer field M; not supported"},
+		{3, tdh.ErrOuterReference, "Items.Back", "length of Back refers to outer field Size; not supported"},
+		{8, tdh.ErrOuterReference, "S.Inner.Arr", "count of Arr refers to outer field M; not supported"},
 		{4, ErrDumpArtifact, "Lost", `in-type "win:Struct" (24) is a dump artifact`},
 		{9, ErrDumpArtifact, "Start", `in-type "win:28" (28) is a dump artifact`},
 		{5, ErrMissingTemplate, "", `template "Missing" not defined`},
-		{7, ErrBadReference, "D", "length of D refers to S, which is not a single integer"},
+		{7, tdh.ErrBadReference, "D", "length of D refers to S, which is not a single integer"},
 	} {
 		se := bad[[2]int{c.id, 0}]
 		if se == nil {
@@ -453,7 +453,7 @@ func TestCorpusSchemas(t *testing.T) {
 			}
 			filesBy[se.Err.Error()][rel]++
 			switch se.Err {
-			case ErrOuterReference:
+			case tdh.ErrOuterReference:
 				outer = append(outer, rel+": "+err.Error())
 			case ErrDumpArtifact, ErrDuplicateEvent:
 			default:

@@ -235,6 +235,7 @@ func buildTreeText(data []byte, name string, transcoded bool, keepText func(root
 	depth := 0
 	keep := false
 	var texts [][]byte // with keep: the text of each open element, innermost last
+	bounds := treeBounds{file: name}
 	for {
 		line, _ := d.InputPos()
 		tok, err := d.Token()
@@ -256,6 +257,9 @@ func buildTreeText(data []byte, name string, transcoded bool, keepText func(root
 				return nil, &Error{File: name, Line: line, Msg: fmt.Sprintf("elements nested deeper than %d", maxDepth)}
 			}
 			n := &node{name: t.Name.Local, attrs: t.Attr, parent: cur, line: line}
+			if err := bounds.element(n, cur); err != nil {
+				return nil, err
+			}
 			if cur == nil {
 				if root != nil {
 					return nil, &Error{File: name, Line: line, Msg: "malformed XML: more than one root element"}
@@ -284,6 +288,9 @@ func buildTreeText(data []byte, name string, transcoded bool, keepText func(root
 					cur.textLine = line
 				}
 				texts[len(texts)-1] = append(texts[len(texts)-1], t...)
+				if err := bounds.text(cur, len(texts[len(texts)-1])); err != nil {
+					return nil, err
+				}
 			}
 		}
 	}

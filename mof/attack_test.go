@@ -81,3 +81,51 @@ func TestEmptyEmbeddedArray(t *testing.T) {
 		t.Errorf("%d schemas, errors %v", len(schemas), errs)
 	}
 }
+
+// wantParseLimit checks that err is a *ParseError at line naming a limit
+// with msg.
+func wantParseLimit(t *testing.T, err error, line int, msg string) {
+	t.Helper()
+	var pe *ParseError
+	if !errors.As(err, &pe) || pe.Line != line || !strings.Contains(pe.Msg, msg) || !strings.Contains(pe.Msg, "(the limit)") {
+		t.Errorf("got %v, want line %d and %q with the limit", err, line, msg)
+	}
+}
+
+// TestParseLimits: what a MOF file declares is bounded (a 60 MB file of
+// 2,000,000 properties in one class took 1.4 GB), each refusal naming the
+// limit and the line.
+func TestParseLimits(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("class C {\n")
+	for i := 0; i <= maxProperties; i++ {
+		fmt.Fprintf(&b, "uint8 p%d;\n", i)
+	}
+	b.WriteString("};\n")
+	_, err := Parse(strings.NewReader(b.String()), "props.mof")
+	wantParseLimit(t, err, 2+maxProperties, fmt.Sprintf("class C (line 1) has more than %d properties", maxProperties))
+
+	b.Reset()
+	b.WriteString("[Dynamic,\nValueMap{" + strings.Repeat(`"1",`, maxValues) + `"2"}] class C {};`)
+	_, err = Parse(strings.NewReader(b.String()), "values.mof")
+	wantParseLimit(t, err, 2, fmt.Sprintf("more than %d values in one qualifier", maxValues))
+
+	b.Reset()
+	perClass := maxProperties - 1
+	for c := 0; c <= maxItems/(perClass+1); c++ {
+		fmt.Fprintf(&b, "class C%d {\n", c)
+		for i := 0; i < perClass; i++ {
+			fmt.Fprintf(&b, "uint8 p%d;\n", i)
+		}
+		b.WriteString("};\n")
+	}
+	_, err = Parse(strings.NewReader(b.String()), "items.mof")
+	var pe *ParseError
+	if !errors.As(err, &pe) || !strings.Contains(pe.Msg, fmt.Sprintf("more than %d classes, properties", maxItems)) {
+		t.Errorf("items: %v", err)
+	}
+
+	big := strings.Repeat("// a comment line of some length, repeated\n", maxInput/40)
+	_, err = Parse(strings.NewReader(big), "big.mof")
+	wantParseLimit(t, err, maxInput/43+1, fmt.Sprintf("file larger than %d bytes", maxInput))
+}

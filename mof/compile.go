@@ -31,9 +31,6 @@ var (
 	// (object without a known extension, ref, datetime, an unknown
 	// class, …).
 	ErrUnsupportedType = errors.New("data type not supported")
-	// ErrBadReference: WmiSizeIs names no earlier integer property of the
-	// same class.
-	ErrBadReference = errors.New("WmiSizeIs does not name an earlier integer property")
 	// ErrDuplicateEvent: an earlier class of the file already defines the
 	// same class GUID, event type and version; the first one is kept.
 	ErrDuplicateEvent = errors.New("duplicate event type and version")
@@ -518,12 +515,12 @@ func (c *compiler) property(owner *Class, p *Property, level []*Property, i, dep
 		for j := 0; j < i; j++ {
 			if strings.EqualFold(level[j].Name, target) {
 				if lp := level[j]; lp.Array || !isIntegerType(lp) {
-					return -1, c.classErr(owner, p.Line, p.Name, fmt.Sprintf("%s(%q) names a property that is not a single integer", qname, target), ErrBadReference)
+					return -1, c.classErr(owner, p.Line, p.Name, fmt.Sprintf("%s(%q) names a property that is not a single integer", qname, target), tdh.ErrBadReference)
 				}
 				return j, nil
 			}
 		}
-		return -1, c.classErr(owner, p.Line, p.Name, fmt.Sprintf("%s(%q) names no earlier property", qname, target), ErrBadReference)
+		return -1, c.classErr(owner, p.Line, p.Name, fmt.Sprintf("%s(%q) names no earlier property", qname, target), tdh.ErrBadReference)
 	}
 	maxN, hasMax := p.Qualifier("MAX").Int()
 	if hasMax && (maxN < 0 || maxN > 0xFFFF) {

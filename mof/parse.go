@@ -1,6 +1,7 @@
 package mof
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -25,9 +26,18 @@ func (e *ParseError) Error() string {
 	return fmt.Sprintf("%s:%d:%d: %s", f, e.Line, e.Col, e.Msg)
 }
 
-// maxInput bounds the size of a MOF file Parse accepts (the largest
-// wmicore.mof is 0.6 MB).
-const maxInput = 64 << 20
+// Bounds on what Parse reads, so that a hostile file costs memory in
+// proportion to its size, not to what it declares. The largest real
+// files (wmicore.mof, 0.6 MB) have 34,757 items (classes, properties,
+// qualifiers, qualifier values and flavors, pragmas and their
+// arguments), at most 39 properties in a class and 62 values in a
+// qualifier. Passing one is a [*ParseError] naming the limit.
+const (
+	maxInput      = 16 << 20 // bytes
+	maxItems      = 1 << 19  // items of one file
+	maxProperties = 1 << 12  // properties of one class
+	maxValues     = 1 << 16  // values of one qualifier
+)
 
 // maxNesting bounds the nesting of braces in values and initializers.
 const maxNesting = 64
@@ -41,7 +51,8 @@ func Parse(r io.Reader, name string) (*File, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if len(b) > maxInput {
-		return nil, &ParseError{File: name, Line: 1, Col: 1, Msg: fmt.Sprintf("file larger than %d bytes", maxInput)}
+		line := bytes.Count(b[:maxInput], []byte{'\n'}) + 1
+		return nil, &ParseError{File: name, Line: line, Col: 1, Msg: fmt.Sprintf("file larger than %d bytes (the limit)", maxInput)}
 	}
 	p := &parser{lex: newLexer(decodeText(b)), file: &File{Name: name}}
 	if err := p.parse(); err != nil {
@@ -66,6 +77,15 @@ type parser struct {
 	file   *File
 	tok    token
 	peeked bool
+	items  int // read so far, against maxItems
+}
+
+// item counts one more item read at t, failing past maxItems.
+func (p *parser) item(t token) *ParseError {
+	if p.items++; p.items > maxItems {
+		return p.errorf(t, "more than %d classes, properties, qualifiers, values and pragmas (the limit)", maxItems)
+	}
+	return nil
 }
 
 // bail is what the parser's helpers return through panics-free error
@@ -171,6 +191,9 @@ func (p *parser) pragma(t token) *ParseError {
 	}
 	sub := newLexer(text)
 	nt, lerr := sub.next()
+	if err := p.item(t); err != nil {
+		return err
+	}
 	if lerr != nil || nt.kind != tIdent {
 		pr.Name = text
 		p.file.Pragmas = append(p.file.Pragmas, pr)
@@ -184,6 +207,9 @@ func (p *parser) pragma(t token) *ParseError {
 		}
 		switch at.kind {
 		case tString, tChar, tIdent, tInt, tReal:
+			if err := p.item(t); err != nil {
+				return err
+			}
 			pr.Args = append(pr.Args, at.text)
 		}
 	}
@@ -246,6 +272,9 @@ func (p *parser) qualifierList() ([]Qualifier, *ParseError) {
 		if err != nil {
 			return nil, err
 		}
+		if err := p.item(t); err != nil {
+			return nil, err
+		}
 		qs = append(qs, q)
 		t, err = p.next()
 		if err != nil {
@@ -305,6 +334,9 @@ func (p *parser) qualifier() (Qualifier, *ParseError) {
 			break
 		}
 		p.next()
+		if err := p.item(n); err != nil {
+			return q, err
+		}
 		q.Flavors = append(q.Flavors, n.text)
 	}
 	return q, nil
@@ -340,7 +372,9 @@ func (p *parser) values(close string, depth int) ([]Value, *ParseError) {
 			if err != nil {
 				return nil, err
 			}
-			vs = append(vs, inner...)
+			if vs = append(vs, inner...); len(vs) > maxValues {
+				return nil, p.errorf(t, "more than %d values in one qualifier (the limit)", maxValues)
+			}
 			continue
 		case t.kind == tEOF:
 			return nil, p.errorf(t, "expected %q, found end of file", close)
@@ -350,6 +384,12 @@ func (p *parser) values(close string, depth int) ([]Value, *ParseError) {
 		v, err := p.value(t)
 		if err != nil {
 			return nil, err
+		}
+		if err := p.item(t); err != nil {
+			return nil, err
+		}
+		if len(vs) >= maxValues {
+			return nil, p.errorf(t, "more than %d values in one qualifier (the limit)", maxValues)
 		}
 		vs = append(vs, v)
 	}
@@ -442,6 +482,9 @@ func (p *parser) class(kw token, quals []Qualifier) *ParseError {
 		if t, err = p.next(); err != nil {
 			return err
 		}
+	}
+	if err := p.item(t); err != nil {
+		return err
 	}
 	if isPunct(t, ";") {
 		// A forward declaration-like "class X : Y;" declares no members.
@@ -549,6 +592,12 @@ func (p *parser) member(c *Class) *ParseError {
 	}
 	if !isPunct(t, ";") {
 		return p.errorf(t, "expected \";\" after property %s of class %s, found %s", prop.Name, c.Name, describe(t))
+	}
+	if err := p.item(t); err != nil {
+		return err
+	}
+	if len(c.Properties) >= maxProperties {
+		return p.errorf(name, "class %s (line %d) has more than %d properties (the limit)", c.Name, c.Line, maxProperties)
 	}
 	c.Properties = append(c.Properties, prop)
 	return nil

@@ -386,7 +386,7 @@ class Loop { [WmiDataId(1)] Loop A; [WmiDataId(2)] Loop B; };
 		err   error
 		class string
 	}{
-		{ErrNoGUID, "NoGuid"}, {ErrUnsupportedType, "BadType"}, {ErrBadReference, "BadRef"},
+		{ErrNoGUID, "NoGuid"}, {ErrUnsupportedType, "BadType"}, {tdh.ErrBadReference, "BadRef"},
 		{ErrDuplicateEvent, "Dup"}, {ErrBadQualifier, "BigType"}, {ErrBadQualifier, "UnderBadGuid"},
 		{ErrUnsupportedType, "Loop"},
 	}

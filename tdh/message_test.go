@@ -1,6 +1,9 @@
 package tdh
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // msgEvent decodes an event whose top-level properties are:
 // %1 Name (UnicodeString "calc.exe"), %2 Count (UInt32 31),
@@ -105,6 +108,30 @@ func TestFormatMessage(t *testing.T) {
 		if got := FormatMessage(c.msg, d, nil); got != c.want {
 			t.Errorf("FormatMessage(%q) = %q, want %q", c.msg, got, c.want)
 		}
+	}
+}
+
+// TestFormatMessageHugeInsert: insert numbers and widths past any integer
+// type render as text (an insert is at most two digits, as FormatMessage
+// reads it: %4294967296 is %42 then "94967296"; widths are clamped),
+// never as a message cut short (2^32 taken modulo 32 bits would be %0,
+// the end of the message).
+func TestFormatMessageHugeInsert(t *testing.T) {
+	d := msgEvent(t, SourceManifest)
+	for _, c := range []struct{ msg, want string }{
+		{"a %4294967296 b", "a %4294967296 b"},
+		{"a %18446744073709551616 b", "a %18446744073709551616 b"},
+		{"a %4294967296!d! b", "a %4294967296!d! b"},
+		{"a %1!.4294967296s! b", "a calc.exe b"},
+		{"a %10%4294967296 b", "a 0%4294967296 b"},
+		{"a %2!.18446744073709551616d! b", "a " + strings.Repeat("0", maxFormatWidth-2) + "31 b"},
+	} {
+		if got := FormatMessage(c.msg, d, nil); got != c.want {
+			t.Errorf("FormatMessage(%q) = %q, want %q", c.msg, got, c.want)
+		}
+	}
+	if got := FormatMessage("a %2!4294967296d! b", d, nil); got != "a "+strings.Repeat(" ", maxFormatWidth-2)+"31 b" {
+		t.Errorf("a width of 2^32: %q", got)
 	}
 }
 

@@ -1,6 +1,7 @@
 package tdh
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 
@@ -221,6 +222,21 @@ func Validate(e *Event) error {
 	}
 	return nil
 }
+
+// Reasons a schema source cannot compile a count or length reference
+// into a [Property]: declared here once for every source (manifest,
+// eventinfo, mof), so that errors.Is finds them whichever reported them.
+var (
+	// ErrOuterReference: a count or length refers to a property of
+	// another level (outside the struct, or inside one from the top
+	// level), which LengthIndex and CountIndex, indexes into the same
+	// level, cannot express.
+	ErrOuterReference = errors.New("count or length refers to a property of another level")
+	// ErrBadReference: a count or length refers to a property that is not
+	// an earlier single integer (itself, a later one, a struct, an array,
+	// a string, …), so no payload can decode.
+	ErrBadReference = errors.New("count or length refers to a property that is not an earlier single integer")
+)
 
 // SchemaError is a schema that [Validate] rejects.
 type SchemaError struct {

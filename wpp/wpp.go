@@ -26,6 +26,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -109,15 +110,32 @@ func ParseFile(path string) (*File, error) {
 // naming its line number and the limit.
 const MaxLineBytes = 1 << 20
 
+// MaxInputBytes bounds the size of a TMF file (the largest real ones are
+// under 1 MB); a longer file is an [*Error] naming the line where the
+// bound falls and the limit.
+const MaxInputBytes = 16 << 20
+
+// MaxItems bounds what one TMF file describes: message GUID blocks,
+// messages, enum entries, and each message's arguments (an argument
+// block after several #typev lines gives its arguments to each of them).
+// The largest real file has 2,700 messages with about 10,000 arguments
+// in all; passing the bound is an [*Error] naming the line and the
+// limit, so that compiling a file costs memory in proportion to it.
+const MaxItems = 1 << 19
+
 // Parse parses a TMF file read from r; name is used in error messages.
 func Parse(r io.Reader, name string) (*File, error) {
 	p := &parser{f: &File{Name: name, Enums: map[string]*Enum{}}}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), MaxLineBytes+2) // and CR LF
+	total := 0
 	for sc.Scan() {
 		p.line++
 		if len(sc.Bytes()) > MaxLineBytes {
 			return nil, p.errorf("line longer than the %d-byte limit", MaxLineBytes)
+		}
+		if total += len(sc.Bytes()) + 1; total > MaxInputBytes {
+			return nil, p.errorf("file larger than the %d-byte limit (wpp.MaxInputBytes)", MaxInputBytes)
 		}
 		if err := p.parseLine(sc.Text()); err != nil {
 			return nil, err
@@ -162,6 +180,15 @@ type parser struct {
 	blockLine int
 	format    *Message // message whose format continues on the next line
 	fmtText   string   // its text so far
+	items     int      // described so far, against MaxItems
+}
+
+// item counts n more items described (against MaxItems).
+func (p *parser) item(n int) error {
+	if p.items += n; p.items > MaxItems {
+		return p.errorf("more than %d messages, arguments, blocks and enum entries (wpp.MaxItems)", MaxItems)
+	}
+	return nil
 }
 
 func (p *parser) errorf(format string, args ...any) error {
@@ -186,8 +213,14 @@ func (p *parser) parseLine(raw string) error {
 		return nil
 	case stArgs:
 		if strings.HasPrefix(s, "}") {
+			if err := p.item(len(p.pending) * len(p.args)); err != nil {
+				return err
+			}
+			// The messages share the block's arguments, which nothing
+			// changes afterwards.
+			args := slices.Clip(p.args)
 			for _, m := range p.pending {
-				m.Args = append([]Arg(nil), p.args...)
+				m.Args = args
 			}
 			p.pending, p.args, p.state = nil, nil, stTop
 			return nil
@@ -197,6 +230,9 @@ func (p *parser) parseLine(raw string) error {
 		}
 		a, err := p.parseArg(s)
 		if err != nil {
+			return err
+		}
+		if err := p.item(1); err != nil {
 			return err
 		}
 		p.args = append(p.args, a)
@@ -265,6 +301,9 @@ func (p *parser) parseLine(raw string) error {
 	}
 	g, rest := cutSpace(s)
 	id, _ := uuid.Parse(strings.Trim(g, "{}"))
+	if err := p.item(1); err != nil {
+		return err
+	}
 	b := &Block{GUID: id, Line: p.line}
 	body, comment, _ := strings.Cut(rest, "//")
 	b.Module = firstField(body)
@@ -286,6 +325,9 @@ func (p *parser) parseTypev(rest string) error {
 		return p.errorf("bad #typev line: want name, message number and format")
 	}
 	rest = strings.TrimSpace(rest)
+	if err := p.item(1); err != nil {
+		return err
+	}
 	m := &Message{Name: name, Number: n, Version: p.version, Line: p.line}
 	p.block.Messages = append(p.block.Messages, m)
 	p.pending = append(p.pending, m)
@@ -428,6 +470,9 @@ func (p *parser) parseEnumEntry(s string) error {
 	v, err := parseInt(strings.TrimSpace(val))
 	if err != nil {
 		return p.errorf("#enumv %s: bad value %q", p.enum.Name, clip(val))
+	}
+	if err := p.item(1); err != nil {
+		return err
 	}
 	p.enum.Entries = append(p.enum.Entries, tdh.MapEntry{Value: v, Message: strings.TrimSpace(name)})
 	return nil

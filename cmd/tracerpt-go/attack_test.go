@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/etwkit/etw/etl"
@@ -191,7 +192,7 @@ func TestNoPartialOutput(t *testing.T) {
 	}
 	bad := filepath.Join(dir, "bad.jsonl")
 	os.WriteFile(bad, []byte(`{"time":"2024-05-01T10:00:00Z","provider_name":"P","event_name":"E","properties":{"A":1}}`+"\n{oops\n"), 0o644)
-	if _, errs, code := runCLI(t, "synth", bad, "-o", out); code != exitInput || !strings.Contains(errs, ":2:") && !strings.Contains(errs, "line 2") {
+	if _, errs, code := runCLI(t, "synth", bad, "-o", out); code != exitMalformed || !strings.Contains(errs, ":2:") && !strings.Contains(errs, "line 2") {
 		t.Errorf("synth: exit %d, stderr %q", code, errs)
 	}
 	ents, _ := os.ReadDir(dir)
@@ -204,5 +205,97 @@ func TestNoPartialOutput(t *testing.T) {
 	runCLI(t, "synth", bad, "-o", out, "-y")
 	if b, _ := os.ReadFile(out); string(b) != "keep" {
 		t.Errorf("a failed synth -y replaced the existing output")
+	}
+}
+
+// failingWriter takes n bytes, then fails every write.
+type failingWriter struct{ n int }
+
+var errFull = syscall.ENOSPC
+
+func (f *failingWriter) Write(p []byte) (int, error) {
+	if len(p) <= f.n {
+		f.n -= len(p)
+		return len(p), nil
+	}
+	k := f.n
+	f.n = 0
+	return k, errFull
+}
+
+// outputCommands are commands that write their results to standard
+// output, each with its arguments.
+func outputCommands() map[string][]string {
+	trace := filepath.Join(fixtureDir, "manifest-types.etl")
+	return map[string][]string{
+		"info":         {"info", trace},
+		"info --json":  {"info", "--json", trace},
+		"providers":    {"providers", trace},
+		"providers -j": {"providers", "--json", trace},
+		"stats":        {"stats", trace},
+		"stats --json": {"stats", "--json", trace},
+		"schemas":      {"schemas", filepath.Join(fixtureDir, "manifest-types.man")},
+		"schemas -j":   {"schemas", "--json", filepath.Join(fixtureDir, "manifest-types.man")},
+		"dump":         {trace, "-of", "CSV", "-o", "-"},
+		"stacks":       {"stacks", filepath.Join(fixtureDir, "sample.etl")},
+	}
+}
+
+// TestOutputLost: a command whose standard output cannot be written exits
+// 1 with the reason (info, providers and stats exited 0 with their output
+// lost), whether the first write fails or a later one.
+func TestOutputLost(t *testing.T) {
+	for name, args := range outputCommands() {
+		var whole bytes.Buffer
+		if code := run(args, &whole, &bytes.Buffer{}); code != exitOK || whole.Len() == 0 {
+			t.Errorf("%s: exit %d with %d bytes of output", name, code, whole.Len())
+			continue
+		}
+		for _, after := range []int{0, whole.Len() / 2, whole.Len() - 1} {
+			var stderr bytes.Buffer
+			code := run(args, &failingWriter{n: after}, &stderr)
+			if code != exitFailure || !strings.Contains(stderr.String(), errFull.Error()) {
+				t.Errorf("%s, write failing after %d of %d bytes: exit %d, %q", name, after, whole.Len(), code, stderr.String())
+			}
+		}
+	}
+}
+
+// TestDevFull: the same with standard output on /dev/full.
+func TestDevFull(t *testing.T) {
+	full, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
+	if err != nil {
+		t.Skip("no /dev/full:", err)
+	}
+	defer full.Close()
+	for name, args := range outputCommands() {
+		var stderr bytes.Buffer
+		if code := run(args, full, &stderr); code != exitFailure || !strings.Contains(stderr.String(), "no space left") {
+			t.Errorf("%s > /dev/full: exit %d, %q", name, code, stderr.String())
+		}
+	}
+	var stderr bytes.Buffer
+	args := []string{filepath.Join(fixtureDir, "manifest-types.etl"), "-summary", "/dev/full", "-y"}
+	if code := run(args, &bytes.Buffer{}, &stderr); code != exitFailure || !strings.Contains(stderr.String(), "no space left") {
+		t.Errorf("-summary /dev/full: exit %d, %q", code, stderr.String())
+	}
+}
+
+// panickingWriter panics on the first write, as a bug in a command would.
+type panickingWriter struct{}
+
+func (panickingWriter) Write([]byte) (int, error) { panic("test panic") }
+
+// TestPanicIsInternalError: a panic in a command is an internal error
+// that names the input, exit status 1, never the runtime's 2 (which
+// means a bad command line).
+func TestPanicIsInternalError(t *testing.T) {
+	trace := filepath.Join(fixtureDir, "manifest-types.etl")
+	for _, args := range [][]string{{"info", trace}, {"stats", trace}, {"schemas", filepath.Join(fixtureDir, "manifest-types.man")}} {
+		var stderr bytes.Buffer
+		code := run(args, panickingWriter{}, &stderr)
+		if code != exitFailure || !strings.Contains(stderr.String(), "internal error while reading "+args[1]) || !strings.Contains(stderr.String(), "test panic") {
+			t.Errorf("%q: exit %d, %q", args, code, stderr.String())
+		}
 	}
 }

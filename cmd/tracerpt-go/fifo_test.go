@@ -14,12 +14,17 @@ import (
 	"github.com/etwkit/etw/etl"
 )
 
-// TestFIFOInput: a FIFO (with no writer) or a character device as input is
-// refused at once with exit status 3; opening the FIFO would block
-// forever.
+// TestFIFOInput: a FIFO (with no writer) or a character device as input,
+// trace or schema file, is refused at once with exit status 3 in every
+// command (info gave 1; a schema file blocked); opening the FIFO would
+// block forever.
 func TestFIFOInput(t *testing.T) {
 	fifo := filepath.Join(t.TempDir(), "trace.etl")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip(err)
+	}
+	man := filepath.Join(t.TempDir(), "schema.man")
+	if err := syscall.Mkfifo(man, 0o600); err != nil {
 		t.Skip(err)
 	}
 	for _, args := range [][]string{
@@ -27,6 +32,8 @@ func TestFIFOInput(t *testing.T) {
 		{"info", fifo},
 		{"relog", fifo, "-o", filepath.Join(t.TempDir(), "o.etl")},
 		{"/dev/null", "-of", "JSON", "-o", "-"},
+		{"schemas", man},
+		{sample, "-of", "JSON", "-o", "-", "-import", man},
 	} {
 		done := make(chan struct{})
 		var errs string
@@ -40,7 +47,7 @@ func TestFIFOInput(t *testing.T) {
 		case <-time.After(20 * time.Second):
 			t.Fatalf("%q blocks", args)
 		}
-		if code == 0 || !strings.Contains(errs, "not a regular file") {
+		if code != exitInput || !strings.Contains(errs, "not a regular file") {
 			t.Errorf("%q: exit %d, stderr %q", args, code, errs)
 		}
 	}

@@ -62,7 +62,9 @@ With --json it writes one JSON object per file (JSON Lines).`,
 				}
 			}
 			if failed > 0 {
-				return fmt.Errorf("%d of %d files could not be read", failed, len(args))
+				// As in every command: an input that is missing, not a
+				// regular file or not an ETL file is exit status 3.
+				return withCode(exitInput, fmt.Errorf("%d of %d files could not be read", failed, len(args)))
 			}
 			return nil
 		},

@@ -115,7 +115,7 @@ func runJobs(cmd *cobra.Command, args []string, o *dumpOptions, format tracerpt.
 				} else {
 					jo.output = outs[i]
 				}
-				if err := dumpInputs(cmd, jobs[i].Files, &jo, format, pq, ropts); err != nil {
+				if err := dumpJob(cmd, jobs[i].Files, &jo, format, pq, ropts); err != nil {
 					errs[i] = err
 					fmt.Fprintf(stderr, "tracerpt-go: %s: %v\n", jobs[i].Files[0], err)
 				}
@@ -142,4 +142,15 @@ func runJobs(cmd *cobra.Command, args []string, o *dumpOptions, format tracerpt.
 		return withCode(exitCode(first), fmt.Errorf("%d of %d inputs failed", failed, len(jobs)))
 	}
 	return nil
+}
+
+// dumpJob is dumpInputs for one job of --jobs, on its own goroutine: a
+// panic is that job's internal error.
+func dumpJob(cmd *cobra.Command, files []string, o *dumpOptions, format tracerpt.Format, pq bool, ropts *tracerpt.Options) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = internalError(r, files)
+		}
+	}()
+	return dumpInputs(cmd, files, o, format, pq, ropts)
 }

@@ -11,9 +11,10 @@
 //	tracerpt-go trace.etl -of JSON -o - | head    # JSON Lines on standard output
 //	tracerpt-go info trace.etl                    # header facts and record counts
 //
-// Exit status: 0 success, 1 failure while processing, 2 bad command line,
-// 3 an input file is missing or not an ETL file, 4 an output exists and -y
-// was not given, 5 damaged input with --strict (docs/cli.md).
+// Exit status: 0 success, 1 failure while processing (an internal error
+// too), 2 bad command line, 3 an input file is missing, unreadable or not
+// an ETL file, 4 an output exists and -y was not given, 5 damaged input
+// with --strict, 6 a schema file cannot be used (docs/cli.md).
 package main
 
 import (
@@ -33,12 +34,13 @@ import (
 
 // Exit codes (docs/cli.md).
 const (
-	exitOK      = 0
-	exitFailure = 1 // processing failed (output not writable, …)
-	exitUsage   = 2 // bad command line
-	exitInput   = 3 // an input file is missing, unreadable or not an ETL file
-	exitExists  = 4 // an output file exists and -y was not given
-	exitCorrupt = 5 // damaged input with --strict
+	exitOK        = 0
+	exitFailure   = 1 // processing failed (output not writable, …)
+	exitUsage     = 2 // bad command line
+	exitInput     = 3 // an input file is missing, unreadable or not an ETL file
+	exitExists    = 4 // an output file exists and -y was not given
+	exitCorrupt   = 5 // damaged input with --strict
+	exitMalformed = 6 // a schema file (-import, schemas) or synth's input is malformed, damaged, over a bound or holds no schemas
 )
 
 // exitError carries the exit code of an error.
@@ -98,19 +100,36 @@ func profiled(f func() int) int {
 	return f()
 }
 
-// run executes the command line args and returns the exit status.
+// run executes the command line args and returns the exit status. A
+// panic in a command is reported as an internal error naming the inputs
+// (exit status 1).
 func run(args []string, stdout, stderr io.Writer) int {
-	cmd := newRootCmd(stdout, stderr)
+	out := &checkedWriter{w: stdout}
+	cmd := newRootCmd(out, stderr)
 	err := checkUnsupported(args)
 	if err == nil {
-		cmd.SetArgs(normalizeArgs(args))
-		err = cmd.Execute()
+		nargs := normalizeArgs(args)
+		cmd.SetArgs(nargs)
+		err = execute(cmd, nargs)
+	}
+	if err == nil && out.err != nil {
+		err = withCode(exitFailure, fmt.Errorf("writing standard output: %w", out.err))
 	}
 	if err == nil || errors.Is(err, syscall.EPIPE) {
 		return exitOK
 	}
 	fmt.Fprintln(stderr, "tracerpt-go:", err)
 	return exitCode(err)
+}
+
+// execute runs the command, recovering a panic as an internal error.
+func execute(cmd *cobra.Command, args []string) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = internalError(r, commandInputs(cmd, args))
+		}
+	}()
+	return cmd.Execute()
 }
 
 // tracerptLongFlags are tracerpt's multi-letter options, written with one

@@ -206,7 +206,7 @@ func TestErrorsAndExitCodes(t *testing.T) {
 			t.Errorf("%q: exit %d, stderr %q; want exit %d with %q on one line", c.args, code, errs, c.code, c.msg)
 		}
 	}
-	if _, errs, code := runCLI(t, "info", "--json", notETL, sample); code != exitFailure || !strings.Contains(errs, "not an ETL file") {
+	if _, errs, code := runCLI(t, "info", "--json", notETL, sample); code != exitInput || !strings.Contains(errs, "not an ETL file") {
 		t.Errorf("info with a bad file: exit %d, stderr %q", code, errs)
 	}
 	if _, err := os.Stat("dumpfile.xml"); err == nil {
@@ -687,7 +687,7 @@ func TestSynthFromForeignJSON(t *testing.T) {
 		t.Errorf("provider GUID %s", ev.GUID)
 	}
 	os.WriteFile(in, []byte(`{"time":"2024-05-01T10:00:00Z","event_name":"x"}`+"\n"), 0o644)
-	if _, stderr, code := runCLI(t, "synth", in, "-o", out, "-y"); code != exitInput || !strings.Contains(stderr, "app.jsonl:1") {
+	if _, stderr, code := runCLI(t, "synth", in, "-o", out, "-y"); code != exitMalformed || !strings.Contains(stderr, "app.jsonl:1") {
 		t.Errorf("event without payload: exit %d, %s", code, stderr)
 	}
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"io"
-	"os"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -16,7 +15,7 @@ import (
 
 // isTerminal reports whether w is a terminal.
 func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
+	f, ok := file(w)
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 

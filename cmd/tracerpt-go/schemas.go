@@ -41,8 +41,13 @@ file per provider, that -import reads back (tracerpt's -export).`,
 			var all []*tdh.Event
 			for _, path := range args {
 				s, err := loadSource(cmd, path)
-				if err != nil {
+				if err != nil && len(args) == 1 {
 					return err
+				}
+				if err != nil {
+					// One damaged source does not stop the others
+					// (as with -import).
+					warn(cmd, err)
 				}
 				all = append(all, s...)
 			}
@@ -123,10 +128,7 @@ func loadSource(cmd *cobra.Command, path string) ([]*tdh.Event, error) {
 	}
 	s, skipped, err := decode.ReadSchemas(path)
 	if err != nil {
-		if errors.Is(err, decode.ErrNotSchema) {
-			return nil, usageError(err)
-		}
-		return nil, withCode(exitInput, err)
+		return nil, withCode(schemaCode(err), err)
 	}
 	for _, e := range skipped {
 		warn(cmd, e)

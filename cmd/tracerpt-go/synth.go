@@ -84,7 +84,7 @@ func runSynth(cmd *cobra.Command, in string, o *synthOptions) error {
 	err = synth.Convert(out.writer(), r, in, &synth.Options{BufferSize: o.bufferSize, Compress: o.compress, CPUs: o.cpus})
 	var ie *synth.InputError
 	if errors.As(err, &ie) {
-		return withCode(exitInput, err)
+		return withCode(exitMalformed, err)
 	}
 	if err != nil {
 		return err

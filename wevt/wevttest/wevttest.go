@@ -25,6 +25,9 @@ type Options struct {
 	// Version3 writes CRIM 3.1 (mc.exe before Windows 10), which does not
 	// hold the provider name; otherwise CRIM 5.1 with a PRVA element.
 	Version3 bool
+	// Damaged writes a CRIM header that claims more bytes than the blob
+	// has (0x7fffffff), as a damaged binary does: readers must refuse it.
+	Damaged bool
 }
 
 // Compile writes the providers of m as a binary manifest and returns it
@@ -56,6 +59,9 @@ func Compile(m *manifest.Manifest, opts Options) ([]byte, []petest.Message, erro
 		}
 	}
 	binary.LittleEndian.PutUint32(w.b[4:], uint32(w.len()))
+	if opts.Damaged {
+		binary.LittleEndian.PutUint32(w.b[4:], 0x7fffffff)
+	}
 	return w.b, w.messages, nil
 }
 
