@@ -212,9 +212,7 @@ func (r *Reader) advance(s *stream) bool {
 				s.ok = true
 				return true
 			}
-			if err := s.rr.Err(); err != nil {
-				r.errs = append(r.errs, err)
-			}
+			r.errs = append(r.errs, s.rr.Errors()...)
 			s.cur.Release()
 			s.cur = nil
 		}
