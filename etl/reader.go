@@ -43,7 +43,8 @@ const MaxWorkers = 256
 // decompressed ahead of use by up to Workers goroutines.
 //
 // Damaged buffers and records do not stop the reader: each is recorded in
-// [Reader.Errors] and reading goes on with the next buffer.
+// [Reader.Errors] and reading goes on with what the undamaged fields
+// support (the next record of the buffer, or the next buffer).
 type Reader struct {
 	files   []*File
 	order   Order

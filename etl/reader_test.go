@@ -141,34 +141,42 @@ func TestCompressedBuffers(t *testing.T) {
 // TestDamagedRecordResync: a damaged record costs only itself; the walk
 // goes on at the next record of its buffer and says what it skipped.
 func TestDamagedRecordResync(t *testing.T) {
-	tf := etltest.NewFile(1024, true)
 	bad := ev64(2, 80000000020)
 	bad[3] = 0x12 // not a trace header marker
-	tf.AddBuffer(0, 0, ev64(1, 80000000010), bad, ev64(3, 80000000030))
-	tf.AddBuffer(1, 0, ev64(4, 80000000040))
-	b := tf.Bytes()
-	f := open(t, b)
-	evs, errs := collect(t, []*etl.File{f}, etl.TimeOrder)
-	if got := ids(evs); !equalInts(got, []int{1, 3, 4}) {
-		t.Errorf("ids %v, want [1 3 4]", got)
-	}
-	var fe *etl.FormatError
-	if len(errs) != 1 || !errors.As(errs[0], &fe) {
-		t.Fatalf("errors %v", errs)
-	}
 	rec := (len(ev64(1, 0)) + 7) &^ 7
-	wantOff := int64(1024 + etl.BufferHeaderSize + rec)
-	want := fmt.Sprintf("skipped %d bytes to the next record at %#x", rec, wantOff+int64(rec))
-	if fe.Offset != wantOff || !strings.Contains(fe.Error(), "marker") || !strings.Contains(fe.Msg, want) {
-		t.Errorf("error %q at %#x, want offset %#x and %q", fe, fe.Offset, wantOff, want)
+	for _, compressed := range []bool{false, true} {
+		tf := etltest.NewFile(1024, true)
+		if compressed {
+			tf.Compress = etltest.LiteralLZ77
+		}
+		tf.AddBuffer(0, 0, ev64(1, 80000000010), bad, ev64(3, 80000000030))
+		tf.AddBuffer(1, 0, ev64(4, 80000000040))
+		f := open(t, tf.Bytes())
+		evs, errs := collect(t, []*etl.File{f}, etl.TimeOrder)
+		if got := ids(evs); !equalInts(got, []int{1, 3, 4}) {
+			t.Errorf("compressed=%v: ids %v, want [1 3 4]", compressed, got)
+		}
+		var fe *etl.FormatError
+		if len(errs) != 1 || !errors.As(errs[0], &fe) {
+			t.Fatalf("errors %v", errs)
+		}
+		wantOff, wantRec := int64(1024+etl.BufferHeaderSize+rec), int64(-1)
+		want := fmt.Sprintf("skipped %d bytes to the next record at %#x", rec, wantOff+int64(rec))
+		if compressed {
+			wantOff, wantRec = 1024, int64(etl.BufferHeaderSize+rec)
+			want = fmt.Sprintf("skipped %d bytes to the next record at +%#x", rec, wantRec+int64(rec))
+		}
+		if fe.Offset != wantOff || fe.RecordOffset != wantRec || !strings.Contains(fe.Error(), "marker") || !strings.Contains(fe.Msg, want) {
+			t.Errorf("compressed=%v: error %q at %#x/%#x, want %#x/%#x and %q", compressed, fe, fe.Offset, fe.RecordOffset, wantOff, wantRec, want)
+		}
 	}
 
 	// A size that runs past the data: nothing plausible after it.
 	bad = ev64(2, 80000000020)
 	etltest.LE16(bad, 0x300)
-	tf = etltest.NewFile(1024, true)
+	tf := etltest.NewFile(1024, true)
 	tf.AddBuffer(0, 0, ev64(1, 80000000010), bad)
-	evs, errs = collect(t, []*etl.File{open(t, tf.Bytes())}, etl.FileOrder)
+	evs, errs := collect(t, []*etl.File{open(t, tf.Bytes())}, etl.FileOrder)
 	if got := ids(evs); !equalInts(got, []int{1}) || len(errs) != 1 || !strings.Contains(errs[0].Error(), fmt.Sprintf("skipped the %d bytes left in the buffer", rec)) {
 		t.Errorf("ids %v errors %v", ids(evs), errs)
 	}

@@ -62,12 +62,20 @@ func (rr *RecordReader) Offset() int { return rr.off }
 // reader's scratch space: they are valid until the next call.
 func (rr *RecordReader) Next(ev *Event) bool {
 	for rr.off < rr.end {
-		size, err := rr.parse(ev, rr.off)
+		// parse, written out: this is the hot path.
+		data := rr.buf.Data[rr.off:rr.end]
+		t, size, err := classifyRecord(data)
+		if err == nil && size > len(data) {
+			err = pastDataEnd(size, len(data))
+		}
+		if err == nil {
+			rr.ext, err = parseRecord(ev, t, data[:size], &rr.rc, rr.ext)
+		}
 		if err != nil {
 			rr.skip(ev, err.Error())
 			continue
 		}
-		if ev.Header == HeaderMessage && ev.MessageFlags&(wppTimestamp|wppPerfTimestamp) == 0 {
+		if t == HeaderMessage && ev.MessageFlags&(wppTimestamp|wppPerfTimestamp) == 0 {
 			ev.Timestamp = rr.lastTS
 		}
 		rr.lastTS = ev.Timestamp
@@ -89,10 +97,14 @@ func (rr *RecordReader) parse(ev *Event, off int) (int, error) {
 		return 0, err
 	}
 	if size > len(data) {
-		return 0, errors.New("record of " + strconv.Itoa(size) + " bytes runs past the end of the buffer data (" + strconv.Itoa(len(data)) + " bytes left)")
+		return 0, pastDataEnd(size, len(data))
 	}
 	rr.ext, err = parseRecord(ev, t, data[:size], &rr.rc, rr.ext)
 	return size, err
+}
+
+func pastDataEnd(size, left int) error {
+	return errors.New("record of " + strconv.Itoa(size) + " bytes runs past the end of the buffer data (" + strconv.Itoa(left) + " bytes left)")
 }
 
 // skip records the damaged record at rr.off and moves to the next

@@ -56,6 +56,41 @@ func TestCorpusHeaderEventDamage(t *testing.T) {
 	}
 }
 
+// TestCorpusRecordResync damages one record in the middle of a real
+// buffer: only that record is lost, the walk resynchronises on the next
+// one and says what it skipped.
+func TestCorpusRecordResync(t *testing.T) {
+	p := etltest.CorpusFile(t, "airbus-cert+etl-parser/tests/example/ShutdownPerfDiagLogger.etl")
+	clean, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := open(t, clean)
+	total := f.Scan().Events
+	bi := f.Buffers()[3]
+	buf, err := f.ReadBuffer(bi)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rr := buf.Records()
+	var ev etl.Event
+	for i := 0; i < 10 && rr.Next(&ev); i++ {
+	}
+	victim, size := rr.Offset(), 0
+	if rr.Next(&ev) {
+		size = (len(ev.Raw) + 7) &^ 7
+	}
+	buf.Release()
+	b := bytes.Clone(clean)
+	at := bi.FileOffset + int64(victim)
+	b[at+3] = 0x12 // no trace header marker
+	st := open(t, b).Scan()
+	if st.Events != total-1 {
+		t.Errorf("%d events, want %d", st.Events, total-1)
+	}
+	firstError(t, st.Errors, 1, at, fmt.Sprintf("skipped %d bytes to the next record at %#x", size, at+int64(size)))
+}
+
 // TestDataEndDisagrees cuts each buffer's data end (uncompressed and
 // compressed) to an impossible or disagreeing value: every event is read,
 // the damage is reported at the buffer's offset.
