@@ -850,7 +850,12 @@ func (f *File) ReadBuffer(bi BufferInfo) (*Buffer, error) {
 	if _, err := f.r.ReadAt(*in, bi.FileOffset); err != nil && !errors.Is(err, io.EOF) {
 		return nil, f.errorf(bi.FileOffset, err, "reading buffer")
 	}
-	b.store = getStore(int(h.Offset))
+	want, saved := int(h.Offset), int(h.SavedOffset)
+	room := want
+	if saved > want && saved <= int(f.maxData()) {
+		room = saved // the size fields disagree: decompressing tells which is right
+	}
+	b.store = getStore(room)
 	b.Data = *b.store
 	copy(b.Data, (*in)[:BufferHeaderSize])
 	n, err := compress.Decompress(f.Format, b.Data[BufferHeaderSize:], (*in)[BufferHeaderSize:])
@@ -858,9 +863,15 @@ func (f *File) ReadBuffer(bi BufferInfo) (*Buffer, error) {
 		b.Release()
 		return nil, f.errorf(bi.FileOffset, err, "decompressing %v buffer", f.Format)
 	}
-	if n != int(h.Offset)-BufferHeaderSize {
-		b.Release()
-		return nil, f.errorf(bi.FileOffset, nil, "buffer decompressed to %d bytes, header says %d", n, int(h.Offset)-BufferHeaderSize)
+	if got := n + BufferHeaderSize; got != want {
+		if got != saved {
+			b.Release()
+			return nil, f.errorf(bi.FileOffset, nil, "buffer decompressed to %d bytes, header says %d", n, want-BufferHeaderSize)
+		}
+		// Not cached: each read reports the damage.
+		b.Data = b.Data[:got]
+		b.Header.Offset = uint32(got)
+		return b, f.errorf(bi.FileOffset, nil, "compressed buffer's data end %#x disagrees with SavedOffset %#x and the decompressed length: read up to %#x", want, saved, got)
 	}
 	if f.cache != nil && f.cache.put(f, bi.FileOffset, b.Data) {
 		b.store = nil // the cache owns the data now
