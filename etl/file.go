@@ -515,21 +515,27 @@ func (f *File) repairHeader(off int64, h *BufferHeader, p headerProblem, stride 
 	if chain <= BufferHeaderSize {
 		return "", false
 	}
-	// The data end is the field that agrees with the records, else where
-	// the records stop (a damaged record on the way is reported when the
-	// buffer is read).
-	end := uint32(chain)
+	// A size problem leaves the data end in force when it is possible; a
+	// data end in question gives way to SavedOffset when that is possible
+	// and not short of the records, else to where the records stop (a
+	// damaged record on the way is reported, and skipped, when the buffer
+	// is read).
 	var sizeMsg string
 	if size != int64(h.BufferSize) {
 		sizeMsg = fmt.Sprintf(", read as %#x bytes (the log's buffer size)", size)
 		h.BufferSize = uint32(size)
 	}
+	possible := func(v uint32) bool { return v >= BufferHeaderSize && int64(v) <= limit }
+	end := uint32(chain)
 	switch {
 	case p == headerDataDisagrees && int64(h.Offset) == int64(chain):
 		return fmt.Sprintf("buffer header: %s; the records end at the data end: SavedOffset ignored", what), true
-	case int64(h.Offset) == int64(chain) || int64(h.SavedOffset) == int64(chain):
-	case h.SavedOffset > h.Offset && int64(h.SavedOffset) <= limit && p == headerDataDisagrees:
-		end = h.SavedOffset // the records stop at damage before it
+	case p == headerTooSmall || p == headerTooBig:
+		if possible(h.Offset) && int64(h.Offset) >= int64(chain) {
+			end = h.Offset
+		}
+	case possible(h.SavedOffset) && int64(h.SavedOffset) >= int64(chain):
+		end = h.SavedOffset
 	}
 	old := h.Offset
 	h.Offset = end

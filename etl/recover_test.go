@@ -139,6 +139,20 @@ func TestDataEndDisagrees(t *testing.T) {
 			}
 		}
 	}
+	// A damaged data end and a damaged record: SavedOffset takes the walk
+	// past the record, which is skipped.
+	tf := etltest.NewFile(1024, true)
+	bad := ev64(2, 80000000020)
+	bad[3] = 0x12
+	tf.AddBuffer(0, 0, ev64(1, 80000000010), bad, ev64(3, 80000000030))
+	b2 := tf.Bytes()
+	etltest.LE32(b2[1024+0x30:], etl.BufferHeaderSize-1)
+	evs2, errs2 := collect(t, []*etl.File{open(t, b2)}, etl.FileOrder)
+	if got := ids(evs2); !equalInts(got, []int{1, 3}) || len(errs2) != 2 || !strings.Contains(errs2[1].Error(), "skipped") {
+		t.Errorf("data end and record damaged: ids %v errors %v", got, errs2)
+	}
+	firstError(t, errs2, 2, 1024, "data end 0x47 lies inside the buffer header")
+
 	// SavedOffset is the damaged one: the records end at the data end.
 	clean, bufs := damagedFile(t, n, false)
 	b := bytes.Clone(clean)
