@@ -207,7 +207,6 @@ func TestDamagedBufferHeaderResync(t *testing.T) {
 	if fe := st.Errors[0].(*etl.FormatError); fe.Offset != 2048 || !strings.Contains(fe.Msg, "skipped 1024 bytes") {
 		t.Errorf("error %v", fe)
 	}
-	b = tf.Bytes()
 
 	// Compressed files are scanned for the next header.
 	tf.Compress = etltest.LiteralLZ77
