@@ -511,7 +511,7 @@ func (f *File) repairHeader(off int64, h *BufferHeader, p headerProblem, stride 
 	if limit <= BufferHeaderSize {
 		return "", false
 	}
-	chain := f.recordsEnd(off, int(limit))
+	chain := f.recordsEnd(off, BufferHeaderSize, int(limit))
 	if chain <= BufferHeaderSize {
 		return "", false
 	}
@@ -553,11 +553,11 @@ func (f *File) repairHeader(off int64, h *BufferHeader, p headerProblem, stride 
 	return fmt.Sprintf("invalid buffer header: %s (%s)%s: read up to %#x%s", what, witness, sizeMsg, end, lost), true
 }
 
-// recordsEnd returns where the chain of record sizes that starts at the
-// first record of the uncompressed buffer at off stops, within its first
+// recordsEnd returns where the chain of record sizes that starts at
+// position from of the uncompressed buffer at off stops, within its first
 // limit bytes: at limit, at the buffer's 0xFF fill or at the first record
 // whose header does not parse.
-func (f *File) recordsEnd(off int64, limit int) int {
+func (f *File) recordsEnd(off int64, from, limit int) int {
 	st := getStore(limit)
 	defer storePool.Put(st)
 	b := *st
@@ -566,7 +566,7 @@ func (f *File) recordsEnd(off int64, limit int) int {
 		return 0
 	}
 	b = b[:n]
-	pos := BufferHeaderSize
+	pos := from
 	for pos < len(b) {
 		_, size, err := classifyRecord(b[pos:])
 		if err != nil || size > len(b)-pos {
@@ -575,6 +575,29 @@ func (f *File) recordsEnd(off int64, limit int) int {
 		pos = min(pos+(size+7)&^7, len(b))
 	}
 	return pos
+}
+
+// readPastDataEnd rereads the uncompressed buffer b, whose data end is
+// followed by a record header instead of the fill, up to where the records
+// that follow it end, and reports the damage.
+func (f *File) readPastDataEnd(b *Buffer) (*Buffer, error) {
+	h := b.Header
+	limit := min(int64(h.BufferSize), f.size-b.FileOffset, int64(f.maxData()))
+	end := f.recordsEnd(b.FileOffset, int(h.Offset), int(limit))
+	if end <= int(h.Offset) {
+		return b, nil // a header-like 8 bytes, no record
+	}
+	b.Release()
+	nb := &Buffer{BufferInfo: b.BufferInfo, file: f}
+	nb.store = getStore(end)
+	nb.Data = *nb.store
+	if _, err := f.r.ReadAt(nb.Data, b.FileOffset); err != nil && !errors.Is(err, io.EOF) {
+		nb.Release()
+		return nil, f.errorf(b.FileOffset, err, "reading buffer")
+	}
+	nb.Header.Offset = uint32(end)
+	return nb, f.errorf(b.FileOffset, nil, "records continue past the data end %#x (SavedOffset %#x) up to %#x: read up to %#x (%d bytes the data end left out)",
+		h.Offset, h.SavedOffset, end, end, end-int(h.Offset))
 }
 
 // nextHeader returns the offset of the first valid buffer header after the
@@ -831,14 +854,25 @@ func (f *File) ReadBuffer(bi BufferInfo) (*Buffer, error) {
 			n = avail
 			b.Truncated = true
 		}
-		b.store = getStore(int(n))
-		b.Data = *b.store
-		if _, err := f.r.ReadAt(b.Data, bi.FileOffset); err != nil && !errors.Is(err, io.EOF) {
+		// The 8 bytes after the data end are read too: the fill is
+		// there, or, when the data end was cut short, a record header.
+		peek := int64(0)
+		if n+8 <= min(int64(h.BufferSize), avail) {
+			peek = 8
+		}
+		b.store = getStore(int(n + peek))
+		if _, err := f.r.ReadAt(*b.store, bi.FileOffset); err != nil && !errors.Is(err, io.EOF) {
 			b.Release()
 			return nil, f.errorf(bi.FileOffset, err, "reading buffer")
 		}
+		b.Data = (*b.store)[:n]
 		if b.Truncated {
 			return b, f.errorf(bi.FileOffset, io.ErrUnexpectedEOF, "buffer truncated: data ends at +%#x, file ends at +%#x", h.Offset, avail)
+		}
+		if peek > 0 {
+			if _, _, err := classifyRecord((*b.store)[n:]); err == nil {
+				return f.readPastDataEnd(b)
+			}
 		}
 		return b, nil
 	}

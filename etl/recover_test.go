@@ -56,6 +56,21 @@ func TestCorpusHeaderEventDamage(t *testing.T) {
 	}
 }
 
+// TestAttackBothEndsCut: wu-151-silentloss.etl with SavedOffset cut to
+// 0x48 as well: the records after the data end still say more.
+func TestAttackBothEndsCut(t *testing.T) {
+	b, err := os.ReadFile(etltest.AttackFile(t, "wu-151-silentloss.etl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	etltest.LE32(b[0x6004:], etl.BufferHeaderSize)
+	st := open(t, b).Scan()
+	if st.Events != 82 {
+		t.Errorf("%d events, want 82", st.Events)
+	}
+	firstError(t, st.Errors, 1, 0x6000, "records continue past the data end 0x48 (SavedOffset 0x48) up to 0xdf0: read up to 0xdf0 (3496 bytes the data end left out)")
+}
+
 // TestCorpusCompressedDataEnd cuts the data end of one of net.4.5.2's
 // compressed buffers to 0x48, as wu-151-silentloss.etl does to an
 // uncompressed one: SavedOffset and the decompressed length agree, and
@@ -152,6 +167,22 @@ func TestDataEndDisagrees(t *testing.T) {
 		t.Errorf("data end and record damaged: ids %v errors %v", got, errs2)
 	}
 	firstError(t, errs2, 2, 1024, "data end 0x47 lies inside the buffer header")
+
+	// Data end and SavedOffset cut alike (to 0x48, or after the first
+	// record): the records after the data end, where the fill should be,
+	// say more.
+	for _, cut := range []uint32{etl.BufferHeaderSize, uint32(etl.BufferHeaderSize + (len(ev64(1, 0))+7)&^7)} {
+		clean, bufs := damagedFile(t, n, false)
+		b := bytes.Clone(clean)
+		at := bufs[3].FileOffset
+		etltest.LE32(b[at+4:], cut)
+		etltest.LE32(b[at+0x30:], cut)
+		evs, errs := collect(t, []*etl.File{open(t, b)}, etl.FileOrder)
+		if !equalInts(ids(evs), all) {
+			t.Errorf("both cut to %#x: ids %v", cut, ids(evs))
+		}
+		firstError(t, errs, 1, at, fmt.Sprintf("records continue past the data end %#x (SavedOffset %#x) up to %#x", cut, cut, bufs[3].Header.Offset))
+	}
 
 	// SavedOffset is the damaged one: the records end at the data end.
 	clean, bufs := damagedFile(t, n, false)
