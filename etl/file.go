@@ -1,6 +1,8 @@
 package etl
 
 import (
+	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -34,9 +36,11 @@ type File struct {
 	size   int64
 	closer io.Closer
 
+	bufSize uint32 // the buffers' size: the log-file header's, or the buffers' own when that is damaged
+
 	indexOnce sync.Once
 	buffers   []BufferInfo
-	indexErrs []error
+	indexErrs []error // damage found by newFile and by the buffer walk
 
 	cache *BufferCache // decompressed buffers, if set
 	hook  func(int64)  // SetReadHook
@@ -137,28 +141,13 @@ func newFile(r io.ReaderAt, size int64, name string) (*File, error) {
 		return nil, fmt.Errorf("etl: reading header: %w", err)
 	}
 	bh, _ := ParseBufferHeader(head)
-	rec := head[BufferHeaderSize:]
-	t, recSize, err := classifyRecord(rec)
-	if err != nil || (t != HeaderSystem32 && t != HeaderSystem64) || rec[6] != 0 || rec[7] != 0 {
-		return nil, notETL("no log-file header event at offset %#x", BufferHeaderSize)
-	}
-	if bh.BufferSize < BufferHeaderSize || bh.Offset < BufferHeaderSize {
-		return nil, notETL("first buffer header is invalid (size %#x, offset %#x)", bh.BufferSize, bh.Offset)
-	}
-	if recSize > len(rec) {
-		return nil, notETL("log-file header event (%d bytes) does not fit in the first %d bytes of the file", recSize, n)
-	}
-	var ev Event
-	if _, err := parseRecord(&ev, t, rec[:recSize], &recordContext{}, nil); err != nil {
-		return nil, notETL("log-file header event: %v", err)
-	}
-	h, err := ParseLogfileHeader(ev.UserData, t == HeaderSystem64)
+	h, err := f.parseHeaderEvent(head, &bh)
 	if err != nil {
-		return nil, notETL("%v", err)
+		return nil, err
 	}
-	h.HeaderTimestamp = ev.Timestamp
 	f.Header = h
 	f.Clock = NewClock(&f.Header)
+	f.bufSize = f.buffersSize(&bh)
 	if h.Compressed() {
 		if c := compress.Format(bh.State & 0xFFFF); c == compress.LZNT1 || c == compress.Xpress || c == compress.XpressHuffman {
 			f.Format = c
@@ -166,6 +155,135 @@ func newFile(r io.ReaderAt, size int64, name string) (*File, error) {
 	}
 	return f, nil
 }
+
+// parseHeaderEvent reads the log-file header event at offset 0x48 of
+// head, the file's first bytes. A header event whose record header is
+// damaged (one of marker, hook id and size wrong, or a record the parser
+// refuses) is read at its fixed offsets when the first buffer header and
+// the header's pointer size vouch for an ETL file: the damage is then
+// recorded for [File.IndexErrors] and the buffers, which carry their own
+// sizes, are read.
+func (f *File) parseHeaderEvent(head []byte, bh *BufferHeader) (LogfileHeader, error) {
+	rec := head[BufferHeaderSize:]
+	t, recSize, err := classifyRecord(rec)
+	var why string
+	switch {
+	case err != nil:
+		why = err.Error()
+	case t != HeaderSystem32 && t != HeaderSystem64:
+		why = fmt.Sprintf("a %v record, not a system header", t)
+	case rec[6] != 0 || rec[7] != 0:
+		why = fmt.Sprintf("hook id %#04x, not the log-file header's 0", binary.LittleEndian.Uint16(rec[6:]))
+	case recSize > len(rec):
+		why = fmt.Sprintf("the event (%d bytes) does not fit in the first %d bytes of the file", recSize, len(head))
+	default:
+		var ev Event
+		if _, err := parseRecord(&ev, t, rec[:recSize], &recordContext{}, nil); err != nil {
+			why = err.Error()
+			break
+		}
+		h, err := ParseLogfileHeader(ev.UserData, t == HeaderSystem64)
+		if err != nil {
+			why = err.Error()
+			break
+		}
+		h.HeaderTimestamp = ev.Timestamp
+		return h, nil
+	}
+	h, ok := salvageHeader(rec, bh)
+	if !ok {
+		return h, f.errorf(0, ErrNotETL, "no log-file header event at offset %#x: %s", BufferHeaderSize, why)
+	}
+	f.indexErrs = append(f.indexErrs, f.errorf(BufferHeaderSize, nil,
+		"log-file header event damaged (%s): its fields read at their fixed offsets, the buffers with their own sizes", why))
+	return h, nil
+}
+
+// salvageHeader reads the TRACE_LOGFILE_HEADER of a damaged header event
+// rec (the bytes from offset 0x48 of the file) at its fixed offset, when
+// enough is left to tell an ETL file: a first buffer whose size can hold
+// the header, a pointer size of 4 or 8 in the header, and at most one of
+// the record's marker, hook id and size damaged.
+func salvageHeader(rec []byte, bh *BufferHeader) (LogfileHeader, bool) {
+	le := binary.LittleEndian
+	if len(rec) < systemHeaderSize+tlh32Size || bh.BufferSize < BufferHeaderSize+systemHeaderSize+tlh32Size || bh.BufferSize > MaxBufferSize {
+		return LogfileHeader{}, false
+	}
+	var is64 bool
+	switch le.Uint32(rec[systemHeaderSize+0x2C:]) { // PointerSize
+	case 8:
+		is64 = true
+	case 4:
+	default:
+		return LogfileHeader{}, false
+	}
+	need := systemHeaderSize + tlh32Size
+	if is64 {
+		need = systemHeaderSize + tlh64Size
+	}
+	if len(rec) < need {
+		return LogfileHeader{}, false
+	}
+	size := int(le.Uint16(rec[4:]))
+	okMarker := rec[3] == 0xC0 && (rec[2] == byte(HeaderSystem32) || rec[2] == byte(HeaderSystem64))
+	okHook := rec[6] == 0 && rec[7] == 0
+	okSize := size >= need && size <= len(rec)
+	good := 0
+	for _, ok := range []bool{okMarker, okHook, okSize} {
+		if ok {
+			good++
+		}
+	}
+	if good < 2 || okMarker && (rec[2] == byte(HeaderSystem64)) != is64 {
+		return LogfileHeader{}, false
+	}
+	end := len(rec)
+	if okSize {
+		end = size
+	}
+	h, err := ParseLogfileHeader(rec[systemHeaderSize:end], is64)
+	if err != nil {
+		return LogfileHeader{}, false
+	}
+	h.HeaderTimestamp = int64(le.Uint64(rec[0x10:])) // SystemTime
+	return h, true
+}
+
+// buffersSize returns the size of the file's buffers. It is the log-file
+// header's BufferSize, unless the buffers say otherwise: in an
+// uncompressed file, when the first buffer's own size differs from it and
+// the buffer after it (or the end of the file) agrees with the first
+// buffer, the header is damaged and the buffers' size is used; in a
+// compressed file, whose buffers vary, a header value that cannot be a
+// buffer size (under 1 KiB, not a whole number of KiB, over the limit) is
+// replaced by [MaxBufferSize]. Either is recorded as damage.
+func (f *File) buffersSize(bh *BufferHeader) uint32 {
+	ts := f.Header.BufferSize
+	if f.Header.Compressed() {
+		if ts >= 1024 && ts%1024 == 0 && ts <= MaxBufferSize {
+			return ts
+		}
+		f.indexErrs = append(f.indexErrs, f.errorf(logfileBufferSizeOffset, nil,
+			"log-file header buffer size %#x cannot be a buffer size: data ends bounded by %#x instead", ts, MaxBufferSize))
+		return MaxBufferSize
+	}
+	b0 := bh.BufferSize
+	if b0 == ts || b0 < BufferHeaderSize+systemHeaderSize+tlh32Size || b0 > MaxBufferSize {
+		return ts // agreeing, or buffer 0's size is the damaged one (the walk reports it)
+	}
+	if int64(b0) != f.size {
+		if h1, ok := f.readHeader(int64(b0)); !ok || h1.BufferSize != b0 {
+			return ts
+		}
+	}
+	f.indexErrs = append(f.indexErrs, f.errorf(logfileBufferSizeOffset, nil,
+		"log-file header buffer size %#x disagrees with the buffers' own size %#x: buffers read as %#x bytes", ts, b0, b0))
+	return b0
+}
+
+// logfileBufferSizeOffset is the file offset of the log-file header's
+// BufferSize field (the header event's payload).
+const logfileBufferSizeOffset = BufferHeaderSize + systemHeaderSize
 
 // Buffers returns the buffers of the file in file order, reading only their
 // headers on the first call. Damaged buffer headers are left out and
@@ -185,7 +303,7 @@ func (f *File) IndexErrors() []error {
 // maxData bounds a buffer's data end: the buffer size from the log-file
 // header (ProcessTrace rejects larger), or MaxBufferSize if that is absurd.
 func (f *File) maxData() uint32 {
-	if bs := f.Header.BufferSize; bs >= BufferHeaderSize && bs <= MaxBufferSize {
+	if bs := f.bufSize; bs >= BufferHeaderSize && bs <= MaxBufferSize {
 		return bs
 	}
 	return MaxBufferSize
@@ -203,6 +321,7 @@ const (
 	headerDataInHeader
 	headerDataOverLog
 	headerDataOverSize
+	headerDataDisagrees // SavedOffset says more than the data end
 )
 
 // checkHeader checks a buffer header against the file.
@@ -235,6 +354,8 @@ func (f *File) headerMessage(h *BufferHeader, p headerProblem) string {
 		return fmt.Sprintf("data end %#x exceeds the file's buffer size %#x", h.Offset, f.maxData())
 	case headerDataOverSize:
 		return fmt.Sprintf("data end %#x lies beyond the buffer size %#x", h.Offset, h.BufferSize)
+	case headerDataDisagrees:
+		return fmt.Sprintf("data end %#x disagrees with SavedOffset %#x", h.Offset, h.SavedOffset)
 	}
 	return ""
 }
@@ -243,7 +364,7 @@ func (f *File) headerMessage(h *BufferHeader, p headerProblem) string {
 // log-file header's buffer size), or 0 for compressed files, whose buffers
 // vary, and for an implausible header value.
 func (f *File) stride() int64 {
-	bs := int64(f.Header.BufferSize)
+	bs := int64(f.bufSize)
 	if f.Header.Compressed() || bs < 1024 || bs > MaxBufferSize {
 		return 0
 	}
@@ -295,7 +416,18 @@ func (f *File) buildIndex() {
 			break
 		}
 		h, _ := ParseBufferHeader(hb[:])
-		if p := f.checkHeader(&h); p != headerOK {
+		p := f.checkHeader(&h)
+		if p == headerOK && !h.Compressed() && h.SavedOffset > h.Offset && h.SavedOffset <= h.BufferSize {
+			p = headerDataDisagrees
+		}
+		if p != headerOK {
+			if msg, ok := f.repairHeader(off, &h, p, stride); ok {
+				flushBad(off)
+				f.indexErrs = append(f.indexErrs, f.errorf(off, nil, "%s", msg))
+				p = headerOK
+			}
+		}
+		if p != headerOK {
 			if bad == nil {
 				bad = f.errorf(off, nil, "invalid buffer header: %s", f.headerMessage(&h, p))
 			}
@@ -352,6 +484,123 @@ func (f *File) buildIndex() {
 	f.checkCount(stride)
 }
 
+// repairHeader tries to read a buffer whose header has problem p with
+// what its other fields and its records support, and returns what it
+// did. An uncompressed buffer's data end is cross-checked with SavedOffset
+// and with the chain of record sizes from the first record; a size that
+// cannot be right is replaced by the log's buffer size. A compressed
+// buffer's impossible data end is replaced by SavedOffset when that is
+// possible (decompressing checks it). ok is false when nothing supports
+// reading the buffer: the header is then treated as unusable.
+func (f *File) repairHeader(off int64, h *BufferHeader, p headerProblem, stride int64) (msg string, ok bool) {
+	what := f.headerMessage(h, p)
+	if h.Compressed() {
+		if (p == headerDataInHeader || p == headerDataOverLog) && h.SavedOffset >= BufferHeaderSize && h.SavedOffset <= f.maxData() {
+			h.Offset = h.SavedOffset
+			return fmt.Sprintf("invalid buffer header: %s: read up to SavedOffset %#x", what, h.SavedOffset), true
+		}
+		return "", false
+	}
+	size := int64(h.BufferSize)
+	if p == headerTooSmall || p == headerTooBig {
+		if stride <= 0 {
+			return "", false
+		}
+		size = stride
+	}
+	limit := min(size, f.size-off, int64(f.maxData()))
+	if limit <= BufferHeaderSize {
+		return "", false
+	}
+	chain := f.recordsEnd(off, BufferHeaderSize, int(limit))
+	if chain <= BufferHeaderSize {
+		return "", false
+	}
+	// A size problem leaves the data end in force when it is possible; a
+	// data end in question gives way to SavedOffset when that is possible
+	// and not short of the records, else to where the records stop (a
+	// damaged record on the way is reported, and skipped, when the buffer
+	// is read).
+	var sizeMsg string
+	if size != int64(h.BufferSize) {
+		sizeMsg = fmt.Sprintf(", read as %#x bytes (the log's buffer size)", size)
+		h.BufferSize = uint32(size)
+	}
+	possible := func(v uint32) bool { return v >= BufferHeaderSize && int64(v) <= limit }
+	end := uint32(chain)
+	switch {
+	case p == headerDataDisagrees && int64(h.Offset) == int64(chain):
+		return fmt.Sprintf("buffer header: %s; the records end at the data end: SavedOffset ignored", what), true
+	case p == headerTooSmall || p == headerTooBig:
+		if possible(h.Offset) && int64(h.Offset) >= int64(chain) {
+			end = h.Offset
+		}
+	case possible(h.SavedOffset) && int64(h.SavedOffset) >= int64(chain):
+		end = h.SavedOffset
+	}
+	old := h.Offset
+	h.Offset = end
+	if end == old {
+		return fmt.Sprintf("invalid buffer header: %s%s", what, sizeMsg), true
+	}
+	witness := fmt.Sprintf("SavedOffset %#x, records to %#x", h.SavedOffset, chain)
+	if p == headerDataDisagrees {
+		witness = fmt.Sprintf("the records run to %#x", chain)
+	}
+	lost := ""
+	if end > old && old >= BufferHeaderSize {
+		lost = fmt.Sprintf(" (%d bytes of records the data end left out)", end-old)
+	}
+	return fmt.Sprintf("invalid buffer header: %s (%s)%s: read up to %#x%s", what, witness, sizeMsg, end, lost), true
+}
+
+// recordsEnd returns where the chain of record sizes that starts at
+// position from of the uncompressed buffer at off stops, within its first
+// limit bytes: at limit, at the buffer's 0xFF fill or at the first record
+// whose header does not parse.
+func (f *File) recordsEnd(off int64, from, limit int) int {
+	st := getStore(limit)
+	defer storePool.Put(st)
+	b := *st
+	n, err := f.r.ReadAt(b, off)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return 0
+	}
+	b = b[:n]
+	pos := from
+	for pos < len(b) {
+		_, size, err := classifyRecord(b[pos:])
+		if err != nil || size > len(b)-pos {
+			break
+		}
+		pos = min(pos+(size+7)&^7, len(b))
+	}
+	return pos
+}
+
+// readPastDataEnd rereads the uncompressed buffer b, whose data end is
+// followed by a record header instead of the fill, up to where the records
+// that follow it end, and reports the damage.
+func (f *File) readPastDataEnd(b *Buffer) (*Buffer, error) {
+	h := b.Header
+	limit := min(int64(h.BufferSize), f.size-b.FileOffset, int64(f.maxData()))
+	end := f.recordsEnd(b.FileOffset, int(h.Offset), int(limit))
+	if end <= int(h.Offset) {
+		return b, nil // a header-like 8 bytes, no record
+	}
+	b.Release()
+	nb := &Buffer{BufferInfo: b.BufferInfo, file: f}
+	nb.store = getStore(end)
+	nb.Data = *nb.store
+	if _, err := f.r.ReadAt(nb.Data, b.FileOffset); err != nil && !errors.Is(err, io.EOF) {
+		nb.Release()
+		return nil, f.errorf(b.FileOffset, err, "reading buffer")
+	}
+	nb.Header.Offset = uint32(end)
+	return nb, f.errorf(b.FileOffset, nil, "records continue past the data end %#x (SavedOffset %#x) up to %#x: read up to %#x (%d bytes the data end left out)",
+		h.Offset, h.SavedOffset, end, end, end-int(h.Offset))
+}
+
 // nextHeader returns the offset of the first valid buffer header after the
 // one at off and before end (at multiples of stride from off in an
 // uncompressed file, anywhere in a compressed one), or -1.
@@ -371,15 +620,29 @@ func (f *File) nextHeader(off, end, stride int64) int64 {
 }
 
 // checkCount compares the buffers found with the count the log-file header
-// gives (BuffersWritten; not for circular logs, whose count includes the
-// buffers overwritten). In a compressed file, buffers whose damaged size
-// swallowed the next ones are split first: their extent is searched for
-// buffer headers. An uncompressed file shorter than the buffers the header
-// counts is reported as cut short; any other shortfall is reported when
-// no damage found by the walk already accounts for it.
+// gives (BuffersWritten; for a circular log only when it never wrapped,
+// since a wrapped one counts the buffers overwritten). More buffers than
+// the count are searched for repeats (a buffer identical, header and
+// records, to an earlier one), which are left out; any excess left is
+// reported. In a compressed file, buffers whose damaged size swallowed the
+// next ones are split first: their extent is searched for buffer headers.
+// An uncompressed file shorter than the buffers the header counts is
+// reported as cut short; any other shortfall is reported when no damage
+// found by the walk already accounts for it.
 func (f *File) checkCount(stride int64) {
 	want := int64(f.Header.BuffersWritten)
-	if want == 0 || f.Header.LogFileMode&ModeCircular != 0 || int64(len(f.buffers)) >= want {
+	if want == 0 || f.wrapped() {
+		return
+	}
+	if int64(len(f.buffers)) > want {
+		f.dropRepeats()
+		if found := int64(len(f.buffers)); found > want && f.Header.LogFileMode&ModeAppend == 0 {
+			f.indexErrs = append(f.indexErrs, f.errorf(0, nil,
+				"the file holds %d buffers, the log-file header says %d were written", found, want))
+		}
+		return
+	}
+	if int64(len(f.buffers)) == want {
 		return
 	}
 	if f.Header.Compressed() {
@@ -406,6 +669,63 @@ func (f *File) checkCount(stride int64) {
 	}
 	f.indexErrs = append(f.indexErrs, f.errorf(end, nil,
 		"the log-file header says %d buffers were written, the file (%d bytes) holds %d: %d buffers not read", want, f.size, found, want-found))
+}
+
+// wrapped reports whether a circular log may have wrapped, overwriting
+// buffers that BuffersWritten still counts: it did not if the buffers
+// written fit in the log's maximum file size.
+func (f *File) wrapped() bool {
+	h := &f.Header
+	if h.LogFileMode&ModeCircular == 0 {
+		return false
+	}
+	unit := uint64(1) << 20
+	if h.LogFileMode&ModeUseKBytesForSize != 0 {
+		unit = 1 << 10
+	}
+	return h.MaximumFileSize == 0 || uint64(h.BuffersWritten)*uint64(f.bufSize) >= uint64(h.MaximumFileSize)*unit
+}
+
+// dropRepeats leaves out of the index every buffer that repeats an
+// earlier one byte for byte (header, then the records), reporting each.
+func (f *File) dropRepeats() {
+	type key [BufferHeaderSize]byte
+	first := make(map[key]int, len(f.buffers))
+	out := f.buffers[:0]
+	for _, b := range f.buffers {
+		var k key
+		if _, err := f.r.ReadAt(k[:], b.FileOffset); err == nil || errors.Is(err, io.EOF) {
+			if j, ok := first[k]; ok && f.sameData(&out[j], &b) {
+				f.indexErrs = append(f.indexErrs, f.errorf(b.FileOffset, nil,
+					"buffer repeats the one at %#x byte for byte (%#x bytes): read once", out[j].FileOffset, b.Header.BufferSize))
+				continue
+			}
+			if _, ok := first[k]; !ok {
+				first[k] = len(out)
+			}
+		}
+		b.Index = len(out)
+		out = append(out, b)
+	}
+	f.buffers = out
+}
+
+// sameData reports whether two buffers hold the same bytes on disk.
+func (f *File) sameData(a, b *BufferInfo) bool {
+	n := int64(a.Header.BufferSize)
+	if n != int64(b.Header.BufferSize) || a.FileOffset+n > f.size || b.FileOffset+n > f.size {
+		return false
+	}
+	x, y := getStore(int(n)), getStore(int(n))
+	defer storePool.Put(x)
+	defer storePool.Put(y)
+	if _, err := f.r.ReadAt(*x, a.FileOffset); err != nil && !errors.Is(err, io.EOF) {
+		return false
+	}
+	if _, err := f.r.ReadAt(*y, b.FileOffset); err != nil && !errors.Is(err, io.EOF) {
+		return false
+	}
+	return bytes.Equal(*x, *y)
 }
 
 // splitSwallowed looks inside each compressed buffer for the header of a
@@ -441,7 +761,7 @@ func (f *File) splitSwallowed() {
 // Uncompressed files have buffers of the header's BufferSize; compressed
 // files are scanned byte by byte for a compressed buffer's header.
 func (f *File) resync(off int64) int64 {
-	bs := int64(f.Header.BufferSize)
+	bs := int64(f.bufSize)
 	if !f.Header.Compressed() && bs >= 1024 && bs <= MaxBufferSize {
 		next := (off/bs + 1) * bs
 		if next >= f.size {
@@ -535,14 +855,25 @@ func (f *File) ReadBuffer(bi BufferInfo) (*Buffer, error) {
 			n = avail
 			b.Truncated = true
 		}
-		b.store = getStore(int(n))
-		b.Data = *b.store
-		if _, err := f.r.ReadAt(b.Data, bi.FileOffset); err != nil && !errors.Is(err, io.EOF) {
+		// The 8 bytes after the data end are read too: the fill is
+		// there, or, when the data end was cut short, a record header.
+		peek := int64(0)
+		if n+8 <= min(int64(h.BufferSize), avail) {
+			peek = 8
+		}
+		b.store = getStore(int(n + peek))
+		if _, err := f.r.ReadAt(*b.store, bi.FileOffset); err != nil && !errors.Is(err, io.EOF) {
 			b.Release()
 			return nil, f.errorf(bi.FileOffset, err, "reading buffer")
 		}
+		b.Data = (*b.store)[:n]
 		if b.Truncated {
 			return b, f.errorf(bi.FileOffset, io.ErrUnexpectedEOF, "buffer truncated: data ends at +%#x, file ends at +%#x", h.Offset, avail)
+		}
+		if peek > 0 {
+			if _, _, err := classifyRecord((*b.store)[n:]); err == nil {
+				return f.readPastDataEnd(b)
+			}
 		}
 		return b, nil
 	}
@@ -560,7 +891,12 @@ func (f *File) ReadBuffer(bi BufferInfo) (*Buffer, error) {
 	if _, err := f.r.ReadAt(*in, bi.FileOffset); err != nil && !errors.Is(err, io.EOF) {
 		return nil, f.errorf(bi.FileOffset, err, "reading buffer")
 	}
-	b.store = getStore(int(h.Offset))
+	want, saved := int(h.Offset), int(h.SavedOffset)
+	room := want
+	if saved > want && saved <= int(f.maxData()) {
+		room = saved // the size fields disagree: decompressing tells which is right
+	}
+	b.store = getStore(room)
 	b.Data = *b.store
 	copy(b.Data, (*in)[:BufferHeaderSize])
 	n, err := compress.Decompress(f.Format, b.Data[BufferHeaderSize:], (*in)[BufferHeaderSize:])
@@ -568,9 +904,15 @@ func (f *File) ReadBuffer(bi BufferInfo) (*Buffer, error) {
 		b.Release()
 		return nil, f.errorf(bi.FileOffset, err, "decompressing %v buffer", f.Format)
 	}
-	if n != int(h.Offset)-BufferHeaderSize {
-		b.Release()
-		return nil, f.errorf(bi.FileOffset, nil, "buffer decompressed to %d bytes, header says %d", n, int(h.Offset)-BufferHeaderSize)
+	if got := n + BufferHeaderSize; got != want {
+		if got != saved {
+			b.Release()
+			return nil, f.errorf(bi.FileOffset, nil, "buffer decompressed to %d bytes, header says %d", n, want-BufferHeaderSize)
+		}
+		// Not cached: each read reports the damage.
+		b.Data = b.Data[:got]
+		b.Header.Offset = uint32(got)
+		return b, f.errorf(bi.FileOffset, nil, "compressed buffer's data end %#x disagrees with SavedOffset %#x and the decompressed length: read up to %#x", want, saved, got)
 	}
 	if f.cache != nil && f.cache.put(f, bi.FileOffset, b.Data) {
 		b.store = nil // the cache owns the data now

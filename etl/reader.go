@@ -43,7 +43,8 @@ const MaxWorkers = 256
 // decompressed ahead of use by up to Workers goroutines.
 //
 // Damaged buffers and records do not stop the reader: each is recorded in
-// [Reader.Errors] and reading goes on with the next buffer.
+// [Reader.Errors] and reading goes on with what the undamaged fields
+// support (the next record of the buffer, or the next buffer).
 type Reader struct {
 	files   []*File
 	order   Order
@@ -212,9 +213,7 @@ func (r *Reader) advance(s *stream) bool {
 				s.ok = true
 				return true
 			}
-			if err := s.rr.Err(); err != nil {
-				r.errs = append(r.errs, err)
-			}
+			r.errs = append(r.errs, s.rr.Errors()...)
 			s.cur.Release()
 			s.cur = nil
 		}

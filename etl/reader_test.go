@@ -3,6 +3,7 @@ package etl_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -137,25 +138,47 @@ func TestCompressedBuffers(t *testing.T) {
 	}
 }
 
-func TestDamagedRecordCostsOnlyItsBuffer(t *testing.T) {
-	tf := etltest.NewFile(1024, true)
+// TestDamagedRecordResync: a damaged record costs only itself; the walk
+// goes on at the next record of its buffer and says what it skipped.
+func TestDamagedRecordResync(t *testing.T) {
 	bad := ev64(2, 80000000020)
 	bad[3] = 0x12 // not a trace header marker
-	tf.AddBuffer(0, 0, ev64(1, 80000000010), bad, ev64(3, 80000000030))
-	tf.AddBuffer(1, 0, ev64(4, 80000000040))
-	b := tf.Bytes()
-	f := open(t, b)
-	evs, errs := collect(t, []*etl.File{f}, etl.TimeOrder)
-	if got := ids(evs); !equalInts(got, []int{1, 4}) {
-		t.Errorf("ids %v, want [1 4]", got)
+	rec := (len(ev64(1, 0)) + 7) &^ 7
+	for _, compressed := range []bool{false, true} {
+		tf := etltest.NewFile(1024, true)
+		if compressed {
+			tf.Compress = etltest.LiteralLZ77
+		}
+		tf.AddBuffer(0, 0, ev64(1, 80000000010), bad, ev64(3, 80000000030))
+		tf.AddBuffer(1, 0, ev64(4, 80000000040))
+		f := open(t, tf.Bytes())
+		evs, errs := collect(t, []*etl.File{f}, etl.TimeOrder)
+		if got := ids(evs); !equalInts(got, []int{1, 3, 4}) {
+			t.Errorf("compressed=%v: ids %v, want [1 3 4]", compressed, got)
+		}
+		var fe *etl.FormatError
+		if len(errs) != 1 || !errors.As(errs[0], &fe) {
+			t.Fatalf("errors %v", errs)
+		}
+		wantOff, wantRec := int64(1024+etl.BufferHeaderSize+rec), int64(-1)
+		want := fmt.Sprintf("skipped %d bytes to the next record at %#x", rec, wantOff+int64(rec))
+		if compressed {
+			wantOff, wantRec = 1024, int64(etl.BufferHeaderSize+rec)
+			want = fmt.Sprintf("skipped %d bytes to the next record at +%#x", rec, wantRec+int64(rec))
+		}
+		if fe.Offset != wantOff || fe.RecordOffset != wantRec || !strings.Contains(fe.Error(), "marker") || !strings.Contains(fe.Msg, want) {
+			t.Errorf("compressed=%v: error %q at %#x/%#x, want %#x/%#x and %q", compressed, fe, fe.Offset, fe.RecordOffset, wantOff, wantRec, want)
+		}
 	}
-	var fe *etl.FormatError
-	if len(errs) != 1 || !errors.As(errs[0], &fe) {
-		t.Fatalf("errors %v", errs)
-	}
-	wantOff := int64(1024 + etl.BufferHeaderSize + (len(ev64(1, 0))+7)&^7)
-	if fe.Offset != wantOff || !strings.Contains(fe.Error(), "marker") {
-		t.Errorf("error %q at %#x, want offset %#x", fe, fe.Offset, wantOff)
+
+	// A size that runs past the data: nothing plausible after it.
+	bad = ev64(2, 80000000020)
+	etltest.LE16(bad, 0x300)
+	tf := etltest.NewFile(1024, true)
+	tf.AddBuffer(0, 0, ev64(1, 80000000010), bad)
+	evs, errs := collect(t, []*etl.File{open(t, tf.Bytes())}, etl.FileOrder)
+	if got := ids(evs); !equalInts(got, []int{1}) || len(errs) != 1 || !strings.Contains(errs[0].Error(), fmt.Sprintf("skipped the %d bytes left in the buffer", rec)) {
+		t.Errorf("ids %v errors %v", ids(evs), errs)
 	}
 }
 
@@ -165,9 +188,19 @@ func TestDamagedBufferHeaderResync(t *testing.T) {
 	tf.AddBuffer(0, 0, ev64(2, 80000000020))
 	tf.AddBuffer(0, 0, ev64(3, 80000000030))
 	b := tf.Bytes()
-	etltest.LE32(b[2048:], 0xFFFFFFF0) // buffer 2's size
+	etltest.LE32(b[2048:], 0xFFFFFFF0) // buffer 2's size: read as the log's
 	f := open(t, b)
 	st := f.Scan()
+	if st.Events != 5 || st.Buffers != 4 || len(st.Errors) != 1 {
+		t.Fatalf("stats %+v", st)
+	}
+	if fe := st.Errors[0].(*etl.FormatError); fe.Offset != 2048 || !strings.Contains(fe.Msg, "read as 0x400 bytes") {
+		t.Errorf("error %v", fe)
+	}
+	// A header that nothing supports (no records after it) is skipped.
+	copy(b[2048:3072], bytes.Repeat([]byte{0xEE}, 1024))
+	f = open(t, b)
+	st = f.Scan()
 	if st.Events != 4 || st.Buffers != 3 || len(st.Errors) != 1 {
 		t.Fatalf("stats %+v", st)
 	}
@@ -202,12 +235,45 @@ func TestTruncatedFile(t *testing.T) {
 	}
 }
 
-func TestHeaderEventTooShort(t *testing.T) {
-	b := etltest.NewFile(1024, true).Bytes()
-	etltest.LE16(b[etl.BufferHeaderSize+4:], 0x40) // header event size
-	_, err := etl.NewFile(bytes.NewReader(b), int64(len(b)))
-	if !errors.Is(err, etl.ErrNotETL) {
-		t.Errorf("err = %v", err)
+// TestHeaderEventDamaged: one damaged field of the log-file header
+// event's record header is reported and the file read; two make it not
+// an ETL file.
+func TestHeaderEventDamaged(t *testing.T) {
+	tf := etltest.NewFile(1024, true)
+	tf.AddBuffer(0, 0, ev64(1, 80000000010))
+	clean := tf.Bytes()
+	for _, tc := range []struct {
+		name string
+		off  int
+		v    []byte
+	}{
+		{"size", 4, []byte{0x40, 0}},
+		{"type", 2, []byte{0x77}},
+		{"hook", 6, []byte{0x00, 0x05}},
+	} {
+		b := append([]byte(nil), clean...)
+		copy(b[etl.BufferHeaderSize+tc.off:], tc.v)
+		f, err := etl.NewFile(bytes.NewReader(b), int64(len(b)))
+		if err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+			continue
+		}
+		if f.Header.LoggerName != "test session" || f.Header.BufferSize != 1024 || f.Header.HeaderTimestamp != 80000000000 {
+			t.Errorf("%s: header %+v", tc.name, f.Header)
+		}
+		errs := f.IndexErrors()
+		if len(errs) == 0 || errs[0].(*etl.FormatError).Offset != etl.BufferHeaderSize || !strings.Contains(errs[0].Error(), "log-file header event damaged") {
+			t.Errorf("%s: errors %v", tc.name, errs)
+		}
+		if st := f.Scan(); st.Events < 2 {
+			t.Errorf("%s: %d events", tc.name, st.Events)
+		}
+	}
+	b := append([]byte(nil), clean...)
+	etltest.LE16(b[etl.BufferHeaderSize+4:], 0x40) // size
+	b[etl.BufferHeaderSize+7] = 5                  // and hook id
+	if _, err := etl.NewFile(bytes.NewReader(b), int64(len(b))); !errors.Is(err, etl.ErrNotETL) {
+		t.Errorf("two damaged fields: err = %v", err)
 	}
 }
 

@@ -1,6 +1,7 @@
 package etl
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 )
@@ -21,7 +22,7 @@ type RecordReader struct {
 	end    int
 	lastTS int64
 	ext    []ExtendedItem
-	err    error
+	errs   []error
 }
 
 // Reset points the reader at the start of b's records.
@@ -35,59 +36,113 @@ func (rr *RecordReader) Reset(b *Buffer) {
 		rr.end = len(b.Data)
 	}
 	rr.lastTS = b.Header.TimeStamp
-	rr.err = nil
+	rr.errs = rr.errs[:0]
 }
 
-// Err returns the problem that stopped the walk early, or nil.
-func (rr *RecordReader) Err() error { return rr.err }
+// Err returns the first damaged record met in the buffer, or nil.
+func (rr *RecordReader) Err() error {
+	if len(rr.errs) == 0 {
+		return nil
+	}
+	return rr.errs[0]
+}
+
+// Errors returns every damaged record met in the buffer so far (as
+// [*FormatError] values, each saying what was skipped), valid until the
+// next [RecordReader.Reset].
+func (rr *RecordReader) Errors() []error { return rr.errs }
 
 // Offset returns the offset of the next record in the buffer.
 func (rr *RecordReader) Offset() int { return rr.off }
 
 // Next parses the next record into ev. It returns false at the end of the
-// buffer's data or at a damaged record (see [RecordReader.Err]); the rest of
-// the buffer is then skipped, as ProcessTrace does. ev's slices point into
-// the buffer and into the reader's scratch space: they are valid until the
-// next call.
+// buffer's data. A damaged record is recorded (see [RecordReader.Errors])
+// and skipped: the walk goes on at the next plausible record header in the
+// buffer, if there is one. ev's slices point into the buffer and into the
+// reader's scratch space: they are valid until the next call.
 func (rr *RecordReader) Next(ev *Event) bool {
-	if rr.err != nil || rr.off >= rr.end {
-		return false
+	for rr.off < rr.end {
+		// parse, written out: this is the hot path.
+		data := rr.buf.Data[rr.off:rr.end]
+		t, size, err := classifyRecord(data)
+		if err == nil && size > len(data) {
+			err = pastDataEnd(size, len(data))
+		}
+		if err == nil {
+			rr.ext, err = parseRecord(ev, t, data[:size], &rr.rc, rr.ext)
+		}
+		if err != nil {
+			rr.skip(ev, err.Error())
+			continue
+		}
+		if t == HeaderMessage && ev.MessageFlags&(wppTimestamp|wppPerfTimestamp) == 0 {
+			ev.Timestamp = rr.lastTS
+		}
+		rr.lastTS = ev.Timestamp
+		ev.Time = rr.clock.FileTime(ev.Timestamp)
+		ev.BufferOffset = rr.buf.FileOffset
+		ev.BufferIndex = rr.buf.Index
+		ev.RecordOffset = rr.off
+		rr.off += (size + 7) &^ 7
+		return true
 	}
-	data := rr.buf.Data[rr.off:rr.end]
-	t, size, err := classifyRecord(data)
-	if err != nil {
-		rr.fail(err.Error())
-		return false
-	}
-	if size > len(data) {
-		rr.fail("record of " + strconv.Itoa(size) + " bytes runs past the end of the buffer data (" + strconv.Itoa(len(data)) + " bytes left)")
-		return false
-	}
-	rr.ext, err = parseRecord(ev, t, data[:size], &rr.rc, rr.ext)
-	if err != nil {
-		rr.fail(err.Error())
-		return false
-	}
-	if t == HeaderMessage && ev.MessageFlags&(wppTimestamp|wppPerfTimestamp) == 0 {
-		ev.Timestamp = rr.lastTS
-	}
-	rr.lastTS = ev.Timestamp
-	ev.Time = rr.clock.FileTime(ev.Timestamp)
-	ev.BufferOffset = rr.buf.FileOffset
-	ev.BufferIndex = rr.buf.Index
-	ev.RecordOffset = rr.off
-	rr.off += (size + 7) &^ 7
-	return true
+	return false
 }
 
-func (rr *RecordReader) fail(msg string) {
-	b := rr.buf
-	fe := &FormatError{File: b.file.Name, Offset: b.FileOffset, RecordOffset: int64(rr.off), Msg: msg}
-	if !b.Compressed() {
-		fe.Offset += int64(rr.off)
-		fe.RecordOffset = -1
+// parse parses the record at off into ev and returns its size.
+func (rr *RecordReader) parse(ev *Event, off int) (int, error) {
+	data := rr.buf.Data[off:rr.end]
+	t, size, err := classifyRecord(data)
+	if err != nil {
+		return 0, err
 	}
-	rr.err = fe
+	if size > len(data) {
+		return 0, pastDataEnd(size, len(data))
+	}
+	rr.ext, err = parseRecord(ev, t, data[:size], &rr.rc, rr.ext)
+	return size, err
+}
+
+func pastDataEnd(size, left int) error {
+	return errors.New("record of " + strconv.Itoa(size) + " bytes runs past the end of the buffer data (" + strconv.Itoa(left) + " bytes left)")
+}
+
+// skip records the damaged record at rr.off and moves to the next
+// plausible record: an 8-byte aligned position where a record parses and
+// is followed by the end of the data or by another record header. Records
+// are aligned to 8 bytes, so the search steps by 8.
+func (rr *RecordReader) skip(ev *Event, msg string) {
+	from := rr.off
+	next := rr.end
+	for p := from + 8; p+8 <= rr.end; p += 8 {
+		size, err := rr.parse(ev, p)
+		if err != nil {
+			continue
+		}
+		after := p + (size+7)&^7
+		if after < rr.end {
+			if _, _, err := classifyRecord(rr.buf.Data[after:rr.end]); err != nil {
+				continue
+			}
+		}
+		next = p
+		break
+	}
+	b := rr.buf
+	fe := &FormatError{File: b.file.Name, Offset: b.FileOffset, RecordOffset: int64(from)}
+	where := fmt.Sprintf("+%#x", next)
+	if !b.Compressed() {
+		fe.Offset += int64(from)
+		fe.RecordOffset = -1
+		where = fmt.Sprintf("%#x", b.FileOffset+int64(next))
+	}
+	if next < rr.end {
+		fe.Msg = fmt.Sprintf("%s; skipped %d bytes to the next record at %s", msg, next-from, where)
+	} else {
+		fe.Msg = fmt.Sprintf("%s; skipped the %d bytes left in the buffer (no record header after it)", msg, next-from)
+	}
+	rr.errs = append(rr.errs, fe)
+	rr.off = next
 }
 
 // Compressed reports whether the buffer was stored compressed.
@@ -108,7 +163,7 @@ func ParseRecordIn(data []byte, off int, prevTimestamp int64) (*Event, error) {
 	rr.Reset(b)
 	rr.off, rr.lastTS = off, prevTimestamp
 	ev := new(Event)
-	if !rr.Next(ev) {
+	if !rr.Next(ev) || rr.Err() != nil {
 		if rr.Err() != nil {
 			return nil, rr.Err()
 		}

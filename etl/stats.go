@@ -70,9 +70,7 @@ func (f *File) Scan() Stats {
 						p.last = ev.Time
 					}
 				}
-				if err := rr.Err(); err != nil {
-					errs[i] = append(errs[i], err)
-				}
+				errs[i] = append(errs[i], rr.Errors()...)
 				b.Release()
 			}
 		}()

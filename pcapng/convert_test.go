@@ -251,7 +251,7 @@ func TestConverterStreamingNames(t *testing.T) {
 	}
 }
 
-// A damaged buffer costs only the packets it held: every other packet is
+// A damaged record costs only the packet it held: every other packet is
 // written, in order, and the damage is reported with its offset.
 func TestConvertDamagedBuffer(t *testing.T) {
 	b, err := capfixture.Stream(400, 120)
@@ -268,11 +268,12 @@ func TestConvertDamagedBuffer(t *testing.T) {
 		t.Fatalf("only %d buffers", len(bufs))
 	}
 	victim := bufs[len(bufs)/2]
-	// Packets in the victim buffer.
+	// The packet in the victim buffer's first record: the reader skips
+	// that record and resynchronises on the next.
 	lost := 0
 	r := etl.NewReader([]*etl.File{f}, &etl.ReaderOptions{Order: etl.FileOrder})
 	for r.Next() {
-		if ev := r.Event(); ev.BufferOffset == victim.FileOffset && ev.Descriptor.ID == 1001 {
+		if ev := r.Event(); ev.BufferOffset == victim.FileOffset && ev.RecordOffset == etl.BufferHeaderSize && ev.Descriptor.ID == 1001 {
 			lost++
 		}
 	}
@@ -281,15 +282,14 @@ func TestConvertDamagedBuffer(t *testing.T) {
 		t.Fatal("the chosen buffer holds no packet")
 	}
 	damaged := append([]byte(nil), b...)
-	// A record size running past the buffer's end: the buffer's records
-	// cannot be trusted.
+	// A record size running past the buffer's end.
 	binary.LittleEndian.PutUint16(damaged[victim.FileOffset+72:], 0xFFF8)
 	out, st := convertBytes(t, damaged, nil)
 	if len(st.Errors) == 0 {
 		t.Fatal("the damage is not reported")
 	}
 	if want := int64(400 - lost); st.Packets != want {
-		t.Errorf("%d packets written, want %d (%d lost with the buffer)", st.Packets, want, lost)
+		t.Errorf("%d packets written, want %d (%d lost with the damaged record)", st.Packets, want, lost)
 	}
 	fullPkts, _, _ := readAll(t, full)
 	gotPkts, _, _ := readAll(t, out)

@@ -13,9 +13,11 @@ import (
 )
 
 // TestAttackDamagedSizes: buffer sizes that run past the end of the file
-// or over the next buffers, and a file cut at a buffer boundary, are
-// reported on standard error with the offset, counted by info, fatal with
-// --strict (exit 5); the buffers after a damaged size are dumped.
+// or over the next buffers, a file cut at a buffer boundary, data ends and
+// a log-file header buffer size that disagree with the other fields,
+// repeated buffers are reported on standard error with the offset,
+// counted by info, fatal with --strict (exit 5); what the other fields
+// support is dumped.
 func TestAttackDamagedSizes(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
@@ -26,6 +28,13 @@ func TestAttackDamagedSizes(t *testing.T) {
 		{"bufsize_swallows_next.etl", 27, "offset 0x10000: buffer size 0x20000 exceeds the log's buffer size"},
 		{"trunc_at_buffer_boundary.etl", 1, "2 buffers (131072 bytes) not in the file"},
 		{"compressed_bufsize_swallows_next.etl", 1400, "offset 0x62b: compressed buffer size 0x7bae runs over the buffer header at 0x76a7"},
+		{"wu-151-silentloss.etl", 82, "offset 0x6000: invalid buffer header: data end 0x48 disagrees with SavedOffset 0xdf0"},
+		{"shutdown-253-silentloss.etl", 17078, "offset 0x40000: invalid buffer header: data end 0x48 disagrees with SavedOffset 0xffa0"},
+		{"trunc_circular_gc_64k.etl", 2, "4 buffers (262144 bytes) not in the file"},
+		{"lf_buffersize_0x49_wu.etl", 82, "offset 0x68: log-file header buffer size 0x49 disagrees with the buffers' own size 0x1000"},
+		{"buf0_dataend_0x47_wpp.etl", 17, "offset 0x0: invalid buffer header: data end 0x47 lies inside the buffer header"},
+		{"buf2_dataend_0x10001_classic.etl", 27, "offset 0x20000: invalid buffer header: data end 0x10001 exceeds"},
+		{"doubled.etl", 27, "offset 0x30000: buffer repeats the one at 0x0 byte for byte"},
 	} {
 		p := etltest.AttackFile(t, tc.name)
 		out, errs, code := runCLI(t, p, "-of", "JSON", "-o", "-", "--no-analysis")
@@ -147,17 +156,13 @@ func TestWorkersBound(t *testing.T) {
 	}
 }
 
-// TestAttackRelogDoubled: doubled.etl repeats its buffers, so a
-// processor's events go back in time. relog finishes (it stopped with exit
-// 1 and a partial file), warns, and its output reads back with every
-// event.
+// TestAttackRelogDoubled: doubled.etl repeats its buffers. Read, each
+// repeat is reported and its events given once; a repeat that differs in
+// one byte of its fill is read, so a processor's events go back in time:
+// relog finishes (it stopped with exit 1 and a partial file), warns, and
+// its output reads back with every event.
 func TestAttackRelogDoubled(t *testing.T) {
 	in := etltest.AttackFile(t, "doubled.etl")
-	out := filepath.Join(t.TempDir(), "relogged.etl")
-	_, errs, code := runCLI(t, "relog", in, "-o", out)
-	if code != 0 || !strings.Contains(errs, "started a new buffer") {
-		t.Fatalf("exit %d, stderr %q", code, errs)
-	}
 	count := func(p string) (int, int) {
 		f, err := etl.Open(p)
 		if err != nil {
@@ -172,6 +177,24 @@ func TestAttackRelogDoubled(t *testing.T) {
 			}
 		}
 		return n, len(st.Errors)
+	}
+	dir := t.TempDir()
+	out := filepath.Join(dir, "relogged.etl")
+	if _, errs, code := runCLI(t, "relog", in, "-o", out); code != 0 || !strings.Contains(errs, "offset 0x30000: buffer repeats the one at 0x0") {
+		t.Fatalf("exit %d, stderr %q", code, errs)
+	}
+	if nIn, _ := count(in); nIn != 26 {
+		t.Errorf("%d classic events read from doubled.etl, want each of the 26 once", nIn)
+	}
+	b, err := os.ReadFile(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[0x5F000] ^= 1 // the fill of the last repeat
+	in = writeFixture(t, "doubled-changed.etl", b)
+	_, errs, code := runCLI(t, "relog", in, "-o", out, "-y")
+	if code != 0 || !strings.Contains(errs, "started a new buffer") {
+		t.Fatalf("exit %d, stderr %q", code, errs)
 	}
 	nIn, _ := count(in)
 	nOut, errsOut := count(out)
