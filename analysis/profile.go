@@ -16,10 +16,10 @@ import (
 // inferno and speedscope's importer, [Profile.WriteSpeedscope] speedscope's
 // own file format.
 //
-// Frames are named by [Frame.Name]: "module!Type.Method" for managed
-// code, the module's file name for other code (no symbols are read, so
-// consecutive frames of one module fold into one), "?" for addresses no
-// module or method covers. The root of every stack is its process,
+// Frames are named by [Frame.Name]: "module!function" for managed code
+// and symbolized code, the module's file name for other code
+// (consecutive such frames of one module fold into one), "?" for
+// addresses no module or method covers. The root of every stack is its process,
 // "Name (pid)".
 type Profile struct {
 	names  []string
@@ -33,8 +33,9 @@ type Profile struct {
 }
 
 type frameKey struct {
-	im *Image
-	m  *Method
+	im  *Image
+	m   *Method
+	sym string // the symbol's function
 }
 
 type profileStack struct {
@@ -59,7 +60,10 @@ func (p *Profile) intern(s string) int32 {
 }
 
 func (p *Profile) frameID(f *Frame) int32 {
-	k := frameKey{f.Image, f.Method}
+	k := frameKey{im: f.Image, m: f.Method}
+	if f.Symbol != nil {
+		k.sym = f.Symbol.Function
+	}
 	if id, ok := p.frame[k]; ok {
 		return id
 	}
@@ -98,7 +102,7 @@ func (p *Profile) Add(proc *Process, pid uint32, stack []Frame, w int64) {
 	for i := len(stack) - 1; i >= 0; i-- {
 		f := &stack[i]
 		id := p.frameID(f)
-		if f.Method == nil && len(ids) > 0 && ids[len(ids)-1] == id {
+		if !f.HasFunction() && len(ids) > 0 && ids[len(ids)-1] == id {
 			continue // module-only frames of one module fold
 		}
 		ids = append(ids, id)
