@@ -3,6 +3,7 @@ package analysis
 import (
 	"time"
 
+	"github.com/etwkit/etw/catalog"
 	"github.com/etwkit/etw/etl"
 	"github.com/etwkit/etw/tdh"
 )
@@ -65,12 +66,12 @@ func (b *Builder) gcEvent(ev *etl.Event, p *Process, tid uint32, d *tdh.Decoded)
 	}
 	ft := ev.Time
 	switch ev.Descriptor.ID {
-	case gcSuspendEEBegin:
+	case catalog.DotNETGCSuspendEEBegin:
 		st.suspendTID = tid
 		if r, ok := getU(d, "Reason"); ok && (r == suspendForGC || r == suspendForGCPrep) {
 			st.suspendFT, st.pending = ft, true
 		}
-	case gcStart:
+	case catalog.DotNETGCStart:
 		n, ok := getU(d, "Count")
 		if !ok {
 			return
@@ -94,14 +95,14 @@ func (b *Builder) gcEvent(ev *etl.Event, p *Process, tid uint32, d *tdh.Decoded)
 		}
 		p.GC.GCs = append(p.GC.GCs, gc)
 		st.cur = &p.GC.GCs[len(p.GC.GCs)-1]
-	case gcEnd:
+	case catalog.DotNETGCEnd:
 		if g := st.cur; g != nil && !g.ended {
 			if n, ok := getU(d, "Count"); !ok || uint32(n) == g.Number {
 				g.Duration = time.Duration(ft-g.start) * 100
 				g.ended = true
 			}
 		}
-	case gcRestartEEEnd:
+	case catalog.DotNETGCRestartEEEnd:
 		g := st.cur
 		if g == nil || tid != st.suspendTID {
 			return

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/pprof/profile"
 
+	"github.com/etwkit/etw/catalog"
 	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
 )
@@ -156,7 +157,7 @@ func (m *Model) CollectPprof(files []*etl.File, dec *decode.Decoder, opts *Pprof
 // isIntervalEvent reports whether ev is a PerfInfo SetInterval,
 // CollectionStart or CollectionEnd event (see [intervalTimeline.observe]).
 func isIntervalEvent(ev *etl.Event) bool {
-	if ev.ProviderID != guidPerfInfo || ev.Flags&etl.FlagClassicHeader == 0 {
+	if ev.ProviderID != catalog.PerfInfoGUID || ev.Flags&etl.FlagClassicHeader == 0 {
 		return false
 	}
 	op := ev.Descriptor.Opcode

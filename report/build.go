@@ -14,105 +14,13 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/etwkit/etw/analysis"
+	"github.com/etwkit/etw/catalog"
 	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
 )
 
-// Event classes and providers the report reads. Kernel events are told
-// apart by their class GUID and opcode, .NET runtime events by provider
-// GUID and event id (as package analysis does).
-var (
-	guidDiskIo     = uuid.MustParse("3d6fa8d4-fe05-11d0-9dda-00c04fd7ba7c")
-	guidFileIo     = uuid.MustParse("90cbdc39-4a3e-11d1-84f4-0000f80464e3")
-	guidRTLost     = uuid.MustParse("6a399ae0-4bc6-4de9-870b-3657f8947e7e") // RT_LostEvent
-	guidClrRuntime = uuid.MustParse("e13c0d23-ccbc-4e12-931b-d9cc2eee27e4")
-)
-
-// Opcodes of DiskIo and FileIo, event ids of the .NET runtime.
-const (
-	opDiskRead    = 10
-	opDiskWrite   = 11
-	opFileName    = 0
-	opFileCreate  = 32
-	opFileDelete  = 35
-	opFileRundown = 36
-	opFileOpen    = 64 // FileIo Create: OpenPath
-	opFileRead    = 67
-	opFileWrite   = 68
-	opFileOpEnd   = 76
-
-	clrAllocTick         = 10
-	clrMethodLoad        = 141
-	clrMethodLoadVerbose = 143
-	clrMethodJitted      = 0x8 // MethodFlags: Jitted
-)
-
 // maxProcesses bounds the process list (the ones with most events stay).
 const maxProcesses = 500
-
-// maxPending bounds the FileIo operations waiting for their OpEnd.
-const maxPending = 1 << 16
-
-type procKey struct {
-	p   *analysis.Process
-	pid uint32
-}
-
-type fileKey struct {
-	key, alt uint64 // FileKey (or FileObject), FileObject
-}
-
-type pendingOp struct {
-	ft   int64
-	proc procKey
-	file fileKey
-}
-
-// ioAgg aggregates one kind of I/O.
-type ioAgg struct {
-	seen   bool
-	timed  bool
-	total  IORow
-	byProc map[procKey]*IORow
-	byFile map[fileKey]*IORow
-}
-
-func (a *ioAgg) add(pk procKey, fk fileKey, write bool, size uint64, ms float64, timed bool) {
-	if a.byProc == nil {
-		a.byProc, a.byFile = map[procKey]*IORow{}, map[fileKey]*IORow{}
-	}
-	a.seen = true
-	rows := [3]*IORow{&a.total, a.byProc[pk], a.byFile[fk]}
-	if rows[1] == nil {
-		rows[1] = &IORow{}
-		a.byProc[pk] = rows[1]
-	}
-	if rows[2] == nil {
-		rows[2] = &IORow{}
-		a.byFile[fk] = rows[2]
-	}
-	for _, r := range rows {
-		if write {
-			r.Writes++
-			r.WriteBytes += size
-		} else {
-			r.Reads++
-			r.ReadBytes += size
-		}
-		if timed {
-			r.addLatency(ms)
-		}
-	}
-	if timed {
-		a.timed = true
-	}
-}
-
-func (r *IORow) addLatency(ms float64) {
-	r.LatencyMS += ms
-	r.MaxMS = max(r.MaxMS, ms)
-	r.Timed++
-}
 
 // collector is the second pass: every event decoded, with its process and
 // stack.
@@ -143,15 +51,8 @@ type collector struct {
 	prof      *analysis.Profile
 	withStack int
 
-	jitProc   map[procKey]int
-	jitNS     map[string]int
-	alloc     map[string]*Allocation
-	allocProc map[procKey]*Allocation
-	clrProcs  map[procKey]bool
-
-	disk, file ioAgg
-	names      map[uint64]string
-	pending    map[uint64]pendingOp
+	io  *analysis.IOStats
+	clr *analysis.DotNetStats
 }
 
 func build(files []*etl.File, dec *decode.Decoder, o *Options) (*Data, error) {
@@ -180,10 +81,9 @@ func build(files []*etl.File, dec *decode.Decoder, o *Options) (*Data, error) {
 	c.processes(d)
 	c.cpu(d)
 	c.dotnet(d)
-	c.io(d)
+	c.ioSection(d)
 	for _, p := range c.pc.Providers() {
-		d.Providers = append(d.Providers, Provider{GUID: "{" + p.GUID.String() + "}", Name: p.Name, Class: p.Class,
-			Events: p.Events, Decoded: p.Decoded, Source: p.Source()})
+		d.Providers = append(d.Providers, NewProvider(&p))
 	}
 	return d, errors.Join(append(readErrs, warnings...)...)
 }
@@ -219,10 +119,7 @@ func (c *collector) prepare() {
 	c.fileFirst = make([]int64, n)
 	c.fileLast = make([]int64, n)
 	c.perProv = map[uuid.UUID][]int32{}
-	c.jitProc, c.jitNS = map[procKey]int{}, map[string]int{}
-	c.alloc, c.allocProc = map[string]*Allocation{}, map[procKey]*Allocation{}
-	c.clrProcs = map[procKey]bool{}
-	c.names, c.pending = map[uint64]string{}, map[uint64]pendingOp{}
+	c.io, c.clr = analysis.NewIOStats(c.m, c.files), analysis.NewDotNetStats(c.m)
 	if c.m.Events == 0 {
 		return
 	}
@@ -377,156 +274,23 @@ func coverageOf(kind string) int {
 	return covOther
 }
 
-// event reads the events the .NET and I/O sections use.
+// event reads the events the lost-event markers, .NET and I/O sections
+// use.
 func (c *collector) event(ev *etl.Event, res *decode.Result) {
-	classic := ev.Flags&etl.FlagClassicHeader != 0
-	switch {
-	case classic && ev.ProviderID == guidRTLost:
+	if ev.Flags&etl.FlagClassicHeader != 0 && ev.ProviderID == catalog.RTLostEventGUID {
 		kind := "lost"
 		switch ev.Descriptor.Opcode {
-		case 32:
+		case catalog.RTLostEvents:
 			kind = "events lost"
-		case 33:
+		case catalog.RTLostBuffer:
 			kind = "buffer lost"
-		case 34:
+		case catalog.RTLostFile:
 			kind = "file lost"
 		}
 		c.lost = append(c.lost, Marker{T: c.sec(ev.Time), Kind: kind, Detail: "real-time lost-event record"})
-	case classic && ev.ProviderID == guidDiskIo:
-		c.diskEvent(ev, res)
-	case classic && ev.ProviderID == guidFileIo:
-		c.fileEvent(ev, res)
-	case !classic && ev.ProviderID == guidClrRuntime:
-		c.clrEvent(ev, res)
 	}
-}
-
-func decoded(res *decode.Result) bool {
-	return res != nil && res.Schema != nil && res.Decoded != nil
-}
-
-func (c *collector) procOf(ev *etl.Event, res *decode.Result) procKey {
-	pid, _, p := c.m.EventProcess(ev, res)
-	return procKey{p, pid}
-}
-
-func (c *collector) diskEvent(ev *etl.Event, res *decode.Result) {
-	op := ev.Descriptor.Opcode
-	if (op != opDiskRead && op != opDiskWrite) || !decoded(res) {
-		return
-	}
-	d := res.Decoded
-	size, _ := d.Uint("TransferSize")
-	fo, _ := d.Uint("FileObject")
-	var ms float64
-	rt, timed := d.Uint("HighResResponseTime")
-	if f := c.files[ev.File].Header.PerfFreq; timed && f > 0 {
-		ms = float64(rt) * 1000 / float64(f)
-	} else {
-		timed = false
-	}
-	c.disk.add(c.procOf(ev, res), fileKey{fo, fo}, op == opDiskWrite, size, ms, timed)
-}
-
-func (c *collector) fileEvent(ev *etl.Event, res *decode.Result) {
-	if !decoded(res) {
-		return
-	}
-	d := res.Decoded
-	switch ev.Descriptor.Opcode {
-	case opFileName, opFileCreate, opFileDelete, opFileRundown:
-		fo, ok := d.Uint("FileObject")
-		if name, _ := d.String("FileName"); ok && name != "" {
-			c.names[fo] = name
-		}
-	case opFileOpen:
-		fo, ok := d.Uint("FileObject")
-		if name, _ := d.String("OpenPath"); ok && name != "" {
-			if _, known := c.names[fo]; !known {
-				c.names[fo] = name
-			}
-		}
-	case opFileRead, opFileWrite:
-		fo, _ := d.Uint("FileObject")
-		fk := fileKey{fo, fo}
-		if k, ok := d.Uint("FileKey"); ok && k != 0 {
-			fk.key = k
-		}
-		size, _ := d.Uint("IoSize")
-		pk := c.procOf(ev, res)
-		c.file.add(pk, fk, ev.Descriptor.Opcode == opFileWrite, size, 0, false)
-		if irp, ok := d.Uint("IrpPtr"); ok && len(c.pending) < maxPending {
-			c.pending[irp] = pendingOp{ev.Time, pk, fk}
-		}
-	case opFileOpEnd:
-		irp, ok := d.Uint("IrpPtr")
-		if !ok {
-			return
-		}
-		p, ok := c.pending[irp]
-		if !ok {
-			return
-		}
-		delete(c.pending, irp)
-		ms := float64(ev.Time-p.ft) / 1e4
-		c.file.timed = true
-		c.file.total.addLatency(ms)
-		if r := c.file.byProc[p.proc]; r != nil {
-			r.addLatency(ms)
-		}
-		if r := c.file.byFile[p.file]; r != nil {
-			r.addLatency(ms)
-		}
-	}
-}
-
-func (c *collector) clrEvent(ev *etl.Event, res *decode.Result) {
-	id := ev.Descriptor.ID
-	if id != clrAllocTick && id != clrMethodLoad && id != clrMethodLoadVerbose {
-		return
-	}
-	if !decoded(res) {
-		return
-	}
-	d := res.Decoded
-	pk := c.procOf(ev, res)
-	c.clrProcs[pk] = true
-	switch id {
-	case clrAllocTick:
-		amount, ok := d.Uint("AllocationAmount64")
-		if !ok {
-			amount, _ = d.Uint("AllocationAmount")
-		}
-		typ, _ := d.String("TypeName")
-		if typ == "" {
-			typ = "(type not logged)"
-		}
-		a := c.alloc[typ]
-		if a == nil {
-			a = &Allocation{Type: typ}
-			c.alloc[typ] = a
-		}
-		a.Ticks++
-		a.Bytes += amount
-		ap := c.allocProc[pk]
-		if ap == nil {
-			ap = &Allocation{}
-			c.allocProc[pk] = ap
-		}
-		ap.Ticks++
-		ap.Bytes += amount
-	default:
-		flags, _ := d.Uint("MethodFlags")
-		if flags&clrMethodJitted == 0 {
-			return
-		}
-		c.jitProc[pk]++
-		ns, _ := d.String("MethodNamespace")
-		if ns == "" {
-			ns = "(no namespace)"
-		}
-		c.jitNS[ns]++
-	}
+	c.io.Observe(ev, res)
+	c.clr.Observe(ev, res)
 }
 
 func rfc3339(t int64) string {
@@ -840,7 +604,7 @@ func (c *collector) dotnet(d *Data) {
 			procs = append(procs, p)
 		}
 	}
-	if len(procs) == 0 && len(c.clrProcs) == 0 {
+	if len(procs) == 0 && !c.clr.Seen() {
 		return
 	}
 	dn := &DotNet{Processes: []DotNetProcess{}, GCs: []GC{}, Generations: []Generation{}, Allocations: []Allocation{}, JIT: []JITCount{}}
@@ -868,11 +632,9 @@ func (c *collector) dotnet(d *Data) {
 				gs.PauseMSMax = max(gs.PauseMSMax, ms(gc.Pause))
 			}
 		}
-		pk := procKey{p, p.PID}
-		dp.Jitted = c.jitProc[pk]
-		if a := c.allocProc[pk]; a != nil {
-			dp.AllocTicks, dp.AllocBytes = a.Ticks, a.Bytes
-		}
+		var alloc analysis.Allocation
+		dp.Jitted, alloc = c.clr.Process(p)
+		dp.AllocTicks, dp.AllocBytes = alloc.Ticks, alloc.Bytes
 		dn.Processes = append(dn.Processes, dp)
 	}
 	slices.SortStableFunc(dn.GCs, func(a, b GC) int { return cmp.Compare(a.T, b.T) })
@@ -885,85 +647,18 @@ func (c *collector) dotnet(d *Data) {
 		dn.Generations = append(dn.Generations, *g)
 	}
 	slices.SortFunc(dn.Generations, func(a, b Generation) int { return cmp.Compare(a.Generation, b.Generation) })
-	for _, a := range c.alloc {
-		dn.Allocations = append(dn.Allocations, *a)
-	}
-	slices.SortFunc(dn.Allocations, func(a, b Allocation) int {
-		return cmp.Or(cmp.Compare(b.Bytes, a.Bytes), cmp.Compare(b.Ticks, a.Ticks), strings.Compare(a.Type, b.Type))
-	})
-	dn.Allocations = dn.Allocations[:min(len(dn.Allocations), c.o.MaxRows)]
-	for ns, n := range c.jitNS {
-		dn.JIT = append(dn.JIT, JITCount{ns, n})
-	}
-	slices.SortFunc(dn.JIT, func(a, b JITCount) int {
-		return cmp.Or(cmp.Compare(b.Methods, a.Methods), strings.Compare(a.Namespace, b.Namespace))
-	})
-	dn.JIT = dn.JIT[:min(len(dn.JIT), c.o.MaxRows)]
+	dn.Allocations = c.clr.Allocations(c.o.MaxRows)
+	dn.JIT = c.clr.JIT(c.o.MaxRows)
 	slices.SortStableFunc(dn.Processes, func(a, b DotNetProcess) int {
 		return cmp.Or(cmp.Compare(b.GCs, a.GCs), cmp.Compare(b.Jitted, a.Jitted), cmp.Compare(a.PID, b.PID))
 	})
 	d.DotNet = dn
 }
 
-func (c *collector) io(d *Data) {
-	disk, file := c.summary(&c.disk), c.summary(&c.file)
+func (c *collector) ioSection(d *Data) {
+	disk, file := c.io.Disk(c.o.MaxRows), c.io.File(c.o.MaxRows)
 	if disk == nil && file == nil {
 		return
 	}
 	d.IO = &IO{Disk: disk, File: file}
-}
-
-// summary turns an aggregate into the report's tables: rows by process
-// and by file name (file objects of one path merge), most bytes first.
-func (c *collector) summary(a *ioAgg) *IOSummary {
-	if !a.seen {
-		return nil
-	}
-	s := &IOSummary{Total: a.total, LatencyKnown: a.timed}
-	s.Total.Name = "all"
-	for pk, r := range a.byProc {
-		row := *r
-		row.Name = analysis.ProcessName(pk.p, pk.pid)
-		s.ByProcess = append(s.ByProcess, row)
-	}
-	byName := map[string]*IORow{}
-	for fk, r := range a.byFile {
-		name := c.names[fk.key]
-		if name == "" {
-			name = c.names[fk.alt]
-		}
-		if name == "" {
-			name = fmt.Sprintf("(file object %#x)", fk.key)
-		}
-		m := byName[name]
-		if m == nil {
-			m = &IORow{Name: name}
-			byName[name] = m
-		}
-		m.Reads += r.Reads
-		m.Writes += r.Writes
-		m.ReadBytes += r.ReadBytes
-		m.WriteBytes += r.WriteBytes
-		m.LatencyMS += r.LatencyMS
-		m.MaxMS = max(m.MaxMS, r.MaxMS)
-		m.Timed += r.Timed
-	}
-	for _, r := range byName {
-		s.ByFile = append(s.ByFile, *r)
-	}
-	for _, rows := range [][]IORow{s.ByProcess, s.ByFile, {s.Total}} {
-		for i := range rows {
-			rows[i].LatencyMS = round4(rows[i].LatencyMS)
-		}
-	}
-	s.Total.LatencyMS = round4(s.Total.LatencyMS)
-	order := func(a, b IORow) int {
-		return cmp.Or(cmp.Compare(b.ReadBytes+b.WriteBytes, a.ReadBytes+a.WriteBytes),
-			cmp.Compare(b.Reads+b.Writes, a.Reads+a.Writes), strings.Compare(a.Name, b.Name))
-	}
-	slices.SortFunc(s.ByProcess, order)
-	slices.SortFunc(s.ByFile, order)
-	s.ByProcess = s.ByProcess[:min(len(s.ByProcess), c.o.MaxRows)]
-	s.ByFile = s.ByFile[:min(len(s.ByFile), c.o.MaxRows)]
-	return s
 }
