@@ -18,6 +18,9 @@ import (
 // processes, not with the events.
 type DotNetStats struct {
 	m         *Model
+	axis      TimeAxis
+	series    []DotNetBucket
+	noSeries  DotNetBucket // counts nowhere: without an axis
 	jitProc   map[procKey]int
 	jitNS     map[string]int
 	alloc     map[string]*Allocation
@@ -38,11 +41,34 @@ type JITCount struct {
 	Methods   int    `json:"methods"`
 }
 
+// DotNetBucket is what the runtime logged in one bucket of time.
+type DotNetBucket struct {
+	AllocTicks int
+	AllocBytes uint64
+	Jitted     int
+}
+
 // NewDotNetStats returns an empty aggregate whose events m attributes to
-// processes.
-func NewDotNetStats(m *Model) *DotNetStats {
-	return &DotNetStats{m: m, jitProc: map[procKey]int{}, jitNS: map[string]int{},
+// processes. The totals are also kept per bucket of axis (see
+// [DotNetStats.Series]); the zero axis keeps none.
+func NewDotNetStats(m *Model, axis TimeAxis) *DotNetStats {
+	s := &DotNetStats{m: m, axis: axis, jitProc: map[procKey]int{}, jitNS: map[string]int{},
 		alloc: map[string]*Allocation{}, allocProc: map[procKey]*Allocation{}, procs: map[procKey]bool{}}
+	if axis.Bucket(axis.Start) >= 0 {
+		s.series = make([]DotNetBucket, axis.Buckets)
+	}
+	return s
+}
+
+// Series returns the allocation ticks and JIT compilations per bucket of
+// the time axis, nil without an axis. The slice is the aggregate's own.
+func (s *DotNetStats) Series() []DotNetBucket { return s.series }
+
+func (s *DotNetStats) bucket(ft int64) *DotNetBucket {
+	if s.series == nil {
+		return &s.noSeries
+	}
+	return &s.series[s.axis.Bucket(ft)]
 }
 
 // Observe counts ev, if it is an allocation tick or a method load of the
@@ -86,12 +112,16 @@ func (s *DotNetStats) Observe(ev *etl.Event, res *decode.Result) {
 		}
 		ap.Ticks++
 		ap.Bytes += amount
+		b := s.bucket(ev.Time)
+		b.AllocTicks++
+		b.AllocBytes += amount
 	default:
 		flags, _ := d.Uint("MethodFlags")
 		if flags&catalog.DotNETMethodFlagJitted == 0 {
 			return
 		}
 		s.jitProc[pk]++
+		s.bucket(ev.Time).Jitted++
 		ns, _ := d.String("MethodNamespace")
 		if ns == "" {
 			ns = "(no namespace)"

@@ -23,6 +23,7 @@ import (
 type IOStats struct {
 	m          *Model
 	files      []*etl.File
+	axis       TimeAxis
 	disk, file ioAgg
 	names      map[uint64]string
 	pending    map[uint64]pendingIO
@@ -52,6 +53,7 @@ type ioAgg struct {
 	seen   bool
 	timed  bool
 	total  IORow
+	series []IORow // totals per bucket of the time axis
 	byProc map[procKey]*IORow
 	byFile map[fileKey]*IORow
 }
@@ -81,9 +83,33 @@ type IORow struct {
 
 // NewIOStats returns an empty aggregate of the I/O of files (the files
 // whose events it will observe: DiskIo's latencies use their clock
-// frequency), whose events m attributes to processes.
-func NewIOStats(m *Model, files []*etl.File) *IOStats {
-	return &IOStats{m: m, files: files, names: map[uint64]string{}, pending: map[uint64]pendingIO{}}
+// frequency), whose events m attributes to processes. The totals are
+// also kept per bucket of axis (see [IOStats.DiskSeries]); the zero axis
+// keeps none.
+func NewIOStats(m *Model, files []*etl.File, axis TimeAxis) *IOStats {
+	s := &IOStats{m: m, files: files, axis: axis, names: map[uint64]string{}, pending: map[uint64]pendingIO{}}
+	if axis.Bucket(axis.Start) >= 0 {
+		s.disk.series, s.file.series = make([]IORow, axis.Buckets), make([]IORow, axis.Buckets)
+	}
+	return s
+}
+
+// DiskSeries returns the disk I/O totals per bucket of the time axis (an
+// operation counts in the bucket of its completion event), nil without
+// an axis. The slice is the aggregate's own.
+func (s *IOStats) DiskSeries() []IORow { return s.disk.series }
+
+// FileSeries returns the file I/O totals per bucket of the time axis
+// (reads and writes in the bucket of their request, latencies in that of
+// their OpEnd), nil without an axis.
+func (s *IOStats) FileSeries() []IORow { return s.file.series }
+
+// bucket returns the series row of time ft, nil without an axis.
+func (a *ioAgg) bucket(axis TimeAxis, ft int64) *IORow {
+	if a.series == nil {
+		return nil
+	}
+	return &a.series[axis.Bucket(ft)]
 }
 
 // Observe counts ev, if it is a DiskIo or FileIo event that decoded.
@@ -119,7 +145,7 @@ func (s *IOStats) diskEvent(ev *etl.Event, res *decode.Result) {
 	} else {
 		timed = false
 	}
-	s.disk.add(s.procOf(ev, res), fileKey{fo, fo}, op == catalog.DiskIoWrite, size, ms, timed)
+	s.disk.add(s.disk.bucket(s.axis, ev.Time), s.procOf(ev, res), fileKey{fo, fo}, op == catalog.DiskIoWrite, size, ms, timed)
 }
 
 func (s *IOStats) perfFreq(ev *etl.Event) int64 {
@@ -155,7 +181,7 @@ func (s *IOStats) fileEvent(ev *etl.Event, res *decode.Result) {
 		}
 		size, _ := d.Uint("IoSize")
 		pk := s.procOf(ev, res)
-		s.file.add(pk, fk, ev.Descriptor.Opcode == catalog.FileIoWrite, size, 0, false)
+		s.file.add(s.file.bucket(s.axis, ev.Time), pk, fk, ev.Descriptor.Opcode == catalog.FileIoWrite, size, 0, false)
 		if irp, ok := d.Uint("IrpPtr"); ok && len(s.pending) < maxPendingIO {
 			s.pending[irp] = pendingIO{ev.Time, pk, fk}
 		}
@@ -172,6 +198,9 @@ func (s *IOStats) fileEvent(ev *etl.Event, res *decode.Result) {
 		ms := float64(ev.Time-p.ft) / 1e4
 		s.file.timed = true
 		s.file.total.addLatency(ms)
+		if r := s.file.bucket(s.axis, ev.Time); r != nil {
+			r.addLatency(ms)
+		}
 		if r := s.file.byProc[p.proc]; r != nil {
 			r.addLatency(ms)
 		}
@@ -181,12 +210,14 @@ func (s *IOStats) fileEvent(ev *etl.Event, res *decode.Result) {
 	}
 }
 
-func (a *ioAgg) add(pk procKey, fk fileKey, write bool, size uint64, ms float64, timed bool) {
+// add counts one operation in the totals, its bucket (nil: none), its
+// process and its file.
+func (a *ioAgg) add(bucket *IORow, pk procKey, fk fileKey, write bool, size uint64, ms float64, timed bool) {
 	if a.byProc == nil {
 		a.byProc, a.byFile = map[procKey]*IORow{}, map[fileKey]*IORow{}
 	}
 	a.seen = true
-	rows := [3]*IORow{&a.total, a.byProc[pk], a.byFile[fk]}
+	rows := [4]*IORow{&a.total, a.byProc[pk], a.byFile[fk], bucket}
 	if rows[1] == nil {
 		rows[1] = &IORow{}
 		a.byProc[pk] = rows[1]
@@ -196,6 +227,9 @@ func (a *ioAgg) add(pk procKey, fk fileKey, write bool, size uint64, ms float64,
 		a.byFile[fk] = rows[2]
 	}
 	for _, r := range rows {
+		if r == nil {
+			continue
+		}
 		if write {
 			r.Writes++
 			r.WriteBytes += size
