@@ -195,7 +195,7 @@ func (s *IOStats) fileEvent(ev *etl.Event, res *decode.Result) {
 			return
 		}
 		delete(s.pending, irp)
-		ms := float64(ev.Time-p.ft) / 1e4
+		ms := float64(etl.SubTime(ev.Time, p.ft)) / 1e4
 		s.file.timed = true
 		s.file.total.addLatency(ms)
 		if r := s.file.bucket(s.axis, ev.Time); r != nil {

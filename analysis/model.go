@@ -328,6 +328,11 @@ func (m *Model) Start() time.Time { return ftTime(m.start) }
 // End returns the time of the last event observed.
 func (m *Model) End() time.Time { return ftTime(m.end) }
 
+// TimeRange returns the FILETIMEs of the first and last events observed
+// (first > last when there were none). Unlike Start and End, it keeps
+// the extreme values a damaged record can hold.
+func (m *Model) TimeRange() (first, last int64) { return m.start, m.end }
+
 // ProcessAt returns the record of process pid at time t: the newest one
 // that had started by then (or that events named by then), nil if none.
 func (m *Model) ProcessAt(pid uint32, t time.Time) *Process {

@@ -154,6 +154,10 @@ func (m *Model) CollectPprof(files []*etl.File, dec *decode.Decoder, opts *Pprof
 	return p, st, err
 }
 
+// maxInterval is the largest profile interval read (100 ns units: an
+// hour); a larger one is damage, and its nanoseconds could overflow.
+const maxInterval = 36e9
+
 // isIntervalEvent reports whether ev is a PerfInfo SetInterval,
 // CollectionStart or CollectionEnd event (see [intervalTimeline.observe]).
 func isIntervalEvent(ev *etl.Event) bool {
@@ -188,7 +192,7 @@ func (iv *intervalTimeline) observe(ev *etl.Event, res *decode.Result) {
 		return
 	}
 	nv, ok := getU(d, "NewInterval")
-	if !ok || nv == 0 {
+	if !ok || nv == 0 || nv > maxInterval {
 		return
 	}
 	c := intervalChange{ft: ev.Time, before: int64(nv) * 100, after: int64(nv) * 100}
@@ -196,7 +200,7 @@ func (iv *intervalTimeline) observe(ev *etl.Event, res *decode.Result) {
 	switch ev.Descriptor.Opcode {
 	case opSetInterval:
 		name = "PerfInfo/SetInterval"
-		if ov, ok := getU(d, "OldInterval"); ok && ov != 0 {
+		if ov, ok := getU(d, "OldInterval"); ok && ov != 0 && ov <= maxInterval {
 			c.before = int64(ov) * 100
 		}
 	case opCollectionEnd:
@@ -463,8 +467,8 @@ func (b *pprofBuilder) finish(iv *intervalTimeline, cpu bool) *profile.Profile {
 		p.Sample[i] = &profile.Sample{Location: s.locs, Value: v, Label: s.labels.str, NumLabel: s.labels.num}
 	}
 	if b.m.start <= b.m.end {
-		p.TimeNanos = etl.FiletimeToTime(b.m.start).UnixNano()
-		p.DurationNanos = (b.m.end - b.m.start) * 100
+		p.TimeNanos = etl.FiletimeUnixNano(b.m.start)
+		p.DurationNanos = int64(etl.FiletimeDuration(b.m.start, b.m.end))
 	}
 	for _, pm := range p.Mapping {
 		pm.HasFunctions = b.named[pm] == hasNamed

@@ -2,6 +2,7 @@ package report
 
 import (
 	"errors"
+	"math"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -21,6 +22,7 @@ type collector struct {
 	m     *analysis.Model
 	files []*etl.File
 	t0    int64 // FILETIME of the first event
+	t1    int64 // FILETIME of the last event
 	width int64 // bucket width, 100 ns
 	nb    int   // buckets; 0 without events
 	// axis is the same time axis, for the views' aggregates (the time
@@ -76,15 +78,17 @@ func fileName(files []*etl.File, o *Options, i int) string {
 // niceWidth returns the timeline's bucket width, in 100 ns: the
 // smallest 1, 2 or 5 × 10^k (at least 1 µs) that covers span in at most
 // maxBuckets buckets.
+// A span too long for any such width gives the largest int64.
 func niceWidth(span int64, maxBuckets int) int64 {
-	least := span/int64(maxBuckets) + 1
-	for w := int64(1); ; w *= 10 {
+	least := etl.AddTime(span/int64(max(maxBuckets, 1)), 1)
+	for w := int64(1); w <= math.MaxInt64/10; w *= 10 {
 		for _, f := range []int64{1, 2, 5} {
 			if w*f >= least && w*f >= 10 {
 				return w * f
 			}
 		}
 	}
+	return math.MaxInt64
 }
 
 // prepare sets the time axis (the first event and the buckets' width
@@ -102,15 +106,15 @@ func (c *collector) prepare() {
 	if c.m.Events == 0 {
 		return
 	}
-	c.t0 = etl.TimeToFiletime(c.m.Start())
-	span := etl.TimeToFiletime(c.m.End()) - c.t0
+	c.t0, c.t1 = c.m.TimeRange()
+	span := max(etl.SubTime(c.t1, c.t0), 0)
 	c.width = niceWidth(span, c.o.Buckets)
 	c.nb = int(span/c.width) + 1
 	c.axis = analysis.TimeAxis{Start: c.t0, Width: c.width, Buckets: c.nb}
 }
 
 // sec returns a FILETIME as seconds from the first event.
-func (c *collector) sec(t int64) float64 { return float64(t-c.t0) / 1e7 }
+func (c *collector) sec(t int64) float64 { return float64(etl.SubTime(t, c.t0)) / 1e7 }
 
 func (c *collector) pass(dec *decode.Decoder) []error {
 	opts := &analysis.CollectOptions{NeedsSchema: true, Observe: c.observe} // CPU samples

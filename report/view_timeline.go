@@ -56,7 +56,7 @@ func (v *timelineCollector) observe(ev *etl.Event, res *decode.Result) {
 		}
 		v.lastProv, v.lastCnt, v.lastIdx = ev.ProviderID, counts, v.provIdx[ev.ProviderID]
 	}
-	rel := max(ev.Time-c.t0, 0)
+	rel := max(etl.SubTime(ev.Time, c.t0), 0)
 	counts[min(int(rel/c.width), c.nb-1)]++
 	for i, l := range v.levels {
 		k := lkey{rel / l.width, v.lastIdx}
@@ -134,7 +134,7 @@ func (v *timelineCollector) finish(d *Data) {
 		tl.Series = append(tl.Series, other)
 	}
 	tl.Detail = v.details(len(tl.Series))
-	end := etl.TimeToFiletime(c.m.End())
+	end := c.t1
 	for i, f := range c.files {
 		for _, b := range f.Buffers() {
 			fl := b.Header.Flags
