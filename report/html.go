@@ -77,12 +77,10 @@ var tmpl = sync.OnceValue(func() *template.Template {
 // section is a tab of the page.
 type section struct{ ID, Title string }
 
-// page is what the page template reads: the tabs and the views' sections,
-// rendered.
+// page is what the page's head and foot read.
 type page struct {
 	D        *Data
-	Sections []section
-	Views    []template.HTML // one per view, empty when it has no data
+	Sections []section // the tabs: the views with data
 	CSS      template.CSS
 	JS       template.JS
 	Errors   template.JS
@@ -90,27 +88,37 @@ type page struct {
 
 // WriteHTML writes the report as one self-contained HTML page: styles,
 // script and data inline, no network access (a Content-Security-Policy
-// forbids any), readable from file://.
+// forbids any), readable from file://. The page is its head (with the
+// tabs), each view's section (a blank line between them, for views
+// without data too) and its foot.
 func (d *Data) WriteHTML(w io.Writer) error {
 	p := &page{D: d, CSS: template.CSS(pageCSS), JS: template.JS(pageJS), Errors: template.JS(errorsJS)}
-	t := tmpl()
-	var b strings.Builder
 	for _, v := range views {
-		b.Reset()
 		if v.present(d) {
-			data, err := v.page(d)
-			if err != nil {
-				return err
-			}
 			p.Sections = append(p.Sections, section{v.id, v.title})
-			if err := t.ExecuteTemplate(&b, v.id, data); err != nil {
-				return err
-			}
 		}
-		p.Views = append(p.Views, template.HTML(b.String())) // #nosec: the view's template escaped it
 	}
+	t := tmpl()
 	bw := bufio.NewWriterSize(w, 64<<10)
-	if err := t.Execute(bw, p); err != nil {
+	if err := t.ExecuteTemplate(bw, "head", p); err != nil {
+		return err
+	}
+	for i, v := range views {
+		if i > 0 {
+			bw.WriteString("\n\n")
+		}
+		if !v.present(d) {
+			continue
+		}
+		data, err := v.page(d)
+		if err != nil {
+			return err
+		}
+		if err := t.ExecuteTemplate(bw, v.id, data); err != nil {
+			return err
+		}
+	}
+	if err := t.ExecuteTemplate(bw, "foot", p); err != nil {
 		return err
 	}
 	return bw.Flush()
