@@ -35,7 +35,7 @@ type Profile struct {
 type frameKey struct {
 	im  *Image
 	m   *Method
-	sym string // the symbol's function
+	sym *Symbol // frames of one function may hold several: their names intern to one id
 }
 
 type profileStack struct {
@@ -60,10 +60,7 @@ func (p *Profile) intern(s string) int32 {
 }
 
 func (p *Profile) frameID(f *Frame) int32 {
-	k := frameKey{im: f.Image, m: f.Method}
-	if f.Symbol != nil {
-		k.sym = f.Symbol.Function
-	}
+	k := frameKey{f.Image, f.Method, f.Symbol}
 	if id, ok := p.frame[k]; ok {
 		return id
 	}
