@@ -46,6 +46,16 @@ var (
 	DotNETStressGUID  = uuid.MustParse("cc2bcbba-16b6-4cf3-8990-d74c2e8af500") // Microsoft-Windows-DotNETRuntimeStress
 )
 
+// Packet capture providers.
+var (
+	// NDISPacketCaptureGUID is Microsoft-Windows-NDIS-PacketCapture's
+	// provider GUID.
+	NDISPacketCaptureGUID = uuid.MustParse("2ed6006e-4729-4609-b423-3ee7bcd678ef")
+	// PktMonGUID is Microsoft-Windows-PktMon's provider GUID (its schemas
+	// come with the trace: pktmon relogs its captures with TDH metadata).
+	PktMonGUID = uuid.MustParse("4d4f80d9-c8bd-4d73-bb5b-19c90402c5ac")
+)
+
 // Opcodes of DiskIo and FileIo.
 const (
 	DiskIoRead  = 10
