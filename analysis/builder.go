@@ -3,6 +3,7 @@ package analysis
 import (
 	"errors"
 
+	"github.com/etwkit/etw/catalog"
 	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
 	"github.com/etwkit/etw/tdh"
@@ -512,8 +513,8 @@ func (b *Builder) method(ev *etl.Event, d *tdh.Decoded) {
 	key := methodKey{id, start}
 	mt := p.methodByID[key]
 	id16 := ev.Descriptor.ID
-	load := ev.ProviderID == guidClrRuntime && id16 == clrMethodLoadVerbose
-	unload := ev.ProviderID == guidClrRuntime && id16 == clrMethodUnloadVerbose
+	load := ev.ProviderID == catalog.DotNETRuntimeGUID && id16 == catalog.DotNETMethodLoadVerbose
+	unload := ev.ProviderID == catalog.DotNETRuntimeGUID && id16 == catalog.DotNETMethodUnloadVerbose
 	if mt == nil {
 		mt = &Method{ID: id, Start: start, load: minTime, unload: maxTime}
 		if load {

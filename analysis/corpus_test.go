@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/etwkit/etw/catalog"
 	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
 	"github.com/etwkit/etw/internal/etltest"
@@ -184,7 +185,7 @@ func TestCorpusNetGC(t *testing.T) {
 	pauses := 0
 	for r.Next() {
 		ev := r.Event()
-		if ev.ProviderID != guidClrRuntime || ev.ProcessID != 3676 {
+		if ev.ProviderID != catalog.DotNETRuntimeGUID || ev.ProcessID != 3676 {
 			continue
 		}
 		d := dec.Decode(ev).Decoded

@@ -3,6 +3,7 @@ package analysis
 import (
 	"time"
 
+	"github.com/etwkit/etw/catalog"
 	"github.com/etwkit/etw/etl"
 	"github.com/etwkit/etw/tdh"
 )
@@ -65,12 +66,12 @@ func (b *Builder) gcEvent(ev *etl.Event, p *Process, tid uint32, d *tdh.Decoded)
 	}
 	ft := ev.Time
 	switch ev.Descriptor.ID {
-	case gcSuspendEEBegin:
+	case catalog.DotNETGCSuspendEEBegin:
 		st.suspendTID = tid
 		if r, ok := getU(d, "Reason"); ok && (r == suspendForGC || r == suspendForGCPrep) {
 			st.suspendFT, st.pending = ft, true
 		}
-	case gcStart:
+	case catalog.DotNETGCStart:
 		n, ok := getU(d, "Count")
 		if !ok {
 			return
@@ -94,26 +95,26 @@ func (b *Builder) gcEvent(ev *etl.Event, p *Process, tid uint32, d *tdh.Decoded)
 		}
 		p.GC.GCs = append(p.GC.GCs, gc)
 		st.cur = &p.GC.GCs[len(p.GC.GCs)-1]
-	case gcEnd:
+	case catalog.DotNETGCEnd:
 		if g := st.cur; g != nil && !g.ended {
 			if n, ok := getU(d, "Count"); !ok || uint32(n) == g.Number {
-				g.Duration = time.Duration(ft-g.start) * 100
+				g.Duration = etl.FiletimeDuration(g.start, ft)
 				g.ended = true
 			}
 		}
-	case gcRestartEEEnd:
+	case catalog.DotNETGCRestartEEEnd:
 		g := st.cur
 		if g == nil || tid != st.suspendTID {
 			return
 		}
 		switch {
 		case !g.paused:
-			g.Pause = time.Duration(ft-g.pauseStart) * 100
+			g.Pause = etl.FiletimeDuration(g.pauseStart, ft)
 			g.paused, g.lastRestart = true, ft
 		case g.Type == 1 && st.suspendFT > g.lastRestart:
 			// A background GC suspends again (for its ephemeral GCs and
 			// its final phase): each suspension adds to its pause.
-			g.Pause += time.Duration(ft-st.suspendFT) * 100
+			g.Pause = time.Duration(etl.AddTime(int64(g.Pause), int64(etl.FiletimeDuration(st.suspendFT, ft))))
 			g.lastRestart = ft
 		}
 	}
@@ -130,7 +131,7 @@ func (st *gcState) finish(p *Process) {
 	for i := range s.GCs {
 		g := &s.GCs[i]
 		g.Start = ftTime(g.start)
-		s.PauseTotal += g.Pause
+		s.PauseTotal = time.Duration(etl.AddTime(int64(s.PauseTotal), int64(g.Pause)))
 		s.PauseMax = max(s.PauseMax, g.Pause)
 	}
 }

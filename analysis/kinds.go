@@ -1,33 +1,15 @@
 package analysis
 
 import (
-	"github.com/google/uuid"
-
+	"github.com/etwkit/etw/catalog"
 	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
 	"github.com/etwkit/etw/tdh"
 )
 
-// Event classes and providers the model reads. Kernel events are told
-// apart by their class (the event GUID ProcessTrace reports) and opcode,
-// .NET runtime events by provider GUID and event id: both stay the same
-// across versions and schema sources.
-var (
-	guidProcess    = uuid.MustParse("3d6fa8d0-fe05-11d0-9dda-00c04fd7ba7c")
-	guidThread     = uuid.MustParse("3d6fa8d1-fe05-11d0-9dda-00c04fd7ba7c")
-	guidFileIo     = uuid.MustParse("90cbdc39-4a3e-11d1-84f4-0000f80464e3")
-	guidTcpIp      = uuid.MustParse("9a280ac0-c8e0-11d1-84e2-00c04fb998a2")
-	guidUdpIp      = uuid.MustParse("bf3a50c5-a9c9-4988-a005-2df0b7c80f80")
-	guidImage      = uuid.MustParse("2cb15d1d-5fc1-11d2-abe1-00a0c911f518")
-	guidSysConfig  = uuid.MustParse("01853a65-418f-4f36-aefc-dc0f1d2fd235") // EventTraceConfig
-	guidPerfInfo   = uuid.MustParse("ce1dbfb4-137e-4da6-87b0-3f59aa102cbc")
-	guidStackWalk  = uuid.MustParse("def2fe46-7bd6-4b80-bd94-f57fe20d0ce3")
-	guidImageID    = uuid.MustParse("b3e675d7-2554-4f18-830b-2762732560de") // KernelTraceControl
-	guidClrRuntime = uuid.MustParse("e13c0d23-ccbc-4e12-931b-d9cc2eee27e4")
-	guidClrRundown = uuid.MustParse("a669021c-c450-4609-a035-5af59af4df18")
-	guidClrPrivate = uuid.MustParse("763fd754-7086-4dfe-95eb-c01a46faf4ca")
-	guidClrStress  = uuid.MustParse("cc2bcbba-16b6-4cf3-8990-d74c2e8af500")
-)
+// Events are matched by the well-known GUIDs and ids of package catalog:
+// kernel events by class (the event GUID ProcessTrace reports) and
+// opcode, .NET runtime events by provider GUID and event id.
 
 // kind is what the model does with an event.
 type kind uint8
@@ -71,41 +53,17 @@ const (
 	opRSDS         = 36
 )
 
-// Method events: Microsoft-Windows-DotNETRuntime MethodLoadVerbose (143),
-// MethodUnloadVerbose (144), MethodDCStartVerbose_V2 (139),
-// MethodDCEndVerbose_V2 (140); Microsoft-Windows-DotNETRuntimeRundown
-// MethodDCStartVerbose (143), MethodDCEndVerbose (144).
-const (
-	clrMethodLoadVerbose    = 143
-	clrMethodUnloadVerbose  = 144
-	clrMethodDCStartVerbose = 139
-	clrMethodDCEndVerbose   = 140
-	clrStackWalkID          = 82  // runtime; 0 rundown, 1 stress, 151 private
-	clrPrivateStackWalkID   = 151 // Microsoft-Windows-DotNETRuntimePrivate
-)
-
-// GC events of the runtime provider (task GC).
-const (
-	gcStart          = 1
-	gcEnd            = 2
-	gcRestartEEEnd   = 3
-	gcHeapStats      = 4
-	gcRestartEEBegin = 7
-	gcSuspendEEEnd   = 8
-	gcSuspendEEBegin = 9
-)
-
 func classify(ev *etl.Event) kind {
 	op := ev.Descriptor.Opcode
 	g := ev.ProviderID
 	classic := ev.Flags&etl.FlagClassicHeader != 0
 	if classic {
 		switch g {
-		case guidPerfInfo:
+		case catalog.PerfInfoGUID:
 			if op == opSampleProf {
 				return kSample
 			}
-		case guidStackWalk:
+		case catalog.StackWalkGUID:
 			switch op {
 			case opStack:
 				return kStack
@@ -114,38 +72,38 @@ func classify(ev *etl.Event) kind {
 			case opKeyDelete, opKeyRundown:
 				return kKeyDef
 			}
-		case guidProcess:
+		case catalog.ProcessGUID:
 			switch op {
 			case opStart, opEnd, opDCStart, opDCEnd, opDefunct:
 				return kProcess
 			case 11, 32, 33: // Terminate, PerfCtr, PerfCtrRundown
 				return kProcessCounters
 			}
-		case guidThread:
+		case catalog.ThreadGUID:
 			switch op {
 			case opStart, opEnd, opDCStart, opDCEnd:
 				return kThread
 			}
-		case guidImage:
+		case catalog.ImageLoadGUID:
 			switch op {
 			case opLoad, opEnd, opDCStart, opDCEnd:
 				return kImage
 			}
-		case guidImageID:
+		case catalog.ImageIDGUID:
 			switch op {
 			case opImageIDInfo:
 				return kImageID
 			case opRSDS:
 				return kImageRSDS
 			}
-		case guidFileIo:
+		case catalog.FileIoGUID:
 			switch op {
-			case 0, 32, 35, 36:
+			case catalog.FileIoName, catalog.FileIoCreate, catalog.FileIoDelete, catalog.FileIoRundown:
 				return kFileName
 			}
-		case guidTcpIp, guidUdpIp:
+		case catalog.TcpIpGUID, catalog.UdpIpGUID:
 			return kNetwork
-		case guidSysConfig:
+		case catalog.EventTraceConfigGUID:
 			if op == 15 {
 				return kService
 			}
@@ -153,31 +111,31 @@ func classify(ev *etl.Event) kind {
 		return kOther
 	}
 	switch g {
-	case guidClrRuntime:
+	case catalog.DotNETRuntimeGUID:
 		switch ev.Descriptor.ID {
-		case clrStackWalkID:
+		case catalog.DotNETStackWalk:
 			return kClrStack
-		case clrMethodLoadVerbose, clrMethodUnloadVerbose, clrMethodDCStartVerbose, clrMethodDCEndVerbose:
+		case catalog.DotNETMethodLoadVerbose, catalog.DotNETMethodUnloadVerbose, catalog.DotNETMethodDCStartVerbose, catalog.DotNETMethodDCEndVerbose:
 			return kClrMethod
-		case gcStart, gcEnd, gcRestartEEEnd, gcHeapStats, gcRestartEEBegin, gcSuspendEEEnd, gcSuspendEEBegin:
+		case catalog.DotNETGCStart, catalog.DotNETGCEnd, catalog.DotNETGCRestartEEEnd, catalog.DotNETGCHeapStats, catalog.DotNETGCRestartEEBegin, catalog.DotNETGCSuspendEEEnd, catalog.DotNETGCSuspendEEBegin:
 			return kClrGC
 		}
 		return kClrRuntime
-	case guidClrRundown:
+	case catalog.DotNETRundownGUID:
 		switch ev.Descriptor.ID {
-		case 0:
+		case catalog.DotNETRundownStackWalk:
 			return kClrStack
-		case clrMethodLoadVerbose, clrMethodUnloadVerbose:
+		case catalog.DotNETMethodLoadVerbose, catalog.DotNETMethodUnloadVerbose:
 			return kClrMethod
 		}
 		return kClrRuntime
-	case guidClrPrivate:
-		if ev.Descriptor.ID == clrPrivateStackWalkID {
+	case catalog.DotNETPrivateGUID:
+		if ev.Descriptor.ID == catalog.DotNETPrivateStackWalk {
 			return kClrStack
 		}
 		return kClrRuntime
-	case guidClrStress:
-		if ev.Descriptor.ID == 1 {
+	case catalog.DotNETStressGUID:
+		if ev.Descriptor.ID == catalog.DotNETStressStackWalk {
 			return kClrStack
 		}
 	}

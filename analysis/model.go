@@ -49,6 +49,8 @@ type Model struct {
 	// StackKeys is the number of stack-key definitions (KeyDelete and
 	// KeyRundown events) observed.
 	StackKeys int
+
+	sym Symbolizer // names code in images; nil: none (see SetSymbolizer)
 }
 
 func newModel() *Model {
@@ -201,42 +203,18 @@ func (m *Method) FullName() string {
 	if m.Namespace == "" {
 		return m.Name
 	}
-	return m.Namespace + "." + m.Name
+	return string(m.appendFullName(nil))
+}
+
+func (m *Method) appendFullName(dst []byte) []byte {
+	if m.Namespace != "" {
+		dst = append(dst, m.Namespace...)
+		dst = append(dst, '.')
+	}
+	return append(dst, m.Name...)
 }
 
 type methodKey struct{ id, start uint64 }
-
-// Frame is one resolved stack frame.
-type Frame struct {
-	Address uint64
-	// Image is the module holding the address, nil when none is known;
-	// Offset is Address - Image.Base.
-	Image  *Image
-	Offset uint64
-	// Method is the .NET method whose code holds the address, if any.
-	Method *Method
-}
-
-// Module returns the file name of the frame's image, or "".
-func (f *Frame) Module() string { return f.Image.FileName() }
-
-// Resolved reports whether the frame has a module or a method.
-func (f *Frame) Resolved() bool { return f.Image != nil || f.Method != nil }
-
-// Name returns the frame's name for aggregated views: "module!Type.Method"
-// for managed code, "module" for other code in a known image,
-// "Type.Method" for managed code outside any image, "?" otherwise.
-func (f *Frame) Name() string {
-	switch {
-	case f.Method != nil && f.Image != nil:
-		return f.Image.FileName() + "!" + f.Method.FullName()
-	case f.Method != nil:
-		return f.Method.FullName()
-	case f.Image != nil:
-		return f.Image.FileName()
-	}
-	return "?"
-}
 
 // span is what a rangeList holds: an address range with a lifetime.
 type span interface {
@@ -350,6 +328,11 @@ func (m *Model) Start() time.Time { return ftTime(m.start) }
 // End returns the time of the last event observed.
 func (m *Model) End() time.Time { return ftTime(m.end) }
 
+// TimeRange returns the FILETIMEs of the first and last events observed
+// (first > last when there were none). Unlike Start and End, it keeps
+// the extreme values a damaged record can hold.
+func (m *Model) TimeRange() (first, last int64) { return m.start, m.end }
+
 // ProcessAt returns the record of process pid at time t: the newest one
 // that had started by then (or that events named by then), nil if none.
 func (m *Model) ProcessAt(pid uint32, t time.Time) *Process {
@@ -438,6 +421,9 @@ func (m *Model) resolveStable(p *Process, addr uint64, ft int64) (Frame, bool) {
 	}
 	if f.Image != nil {
 		f.Offset = addr - f.Image.Base
+		if f.Method == nil && m.sym != nil {
+			f.Symbol = symbolize(m.sym, f.Image, f.Offset)
+		}
 	}
 	return f, stable
 }
@@ -455,7 +441,7 @@ type cachedFrame struct {
 	frame Frame    // frame.Address 0: empty slot
 }
 
-// frameCacheBits sizes a frameCache: 2^frameCacheBits slots of 40 bytes.
+// frameCacheBits sizes a frameCache: 2^frameCacheBits slots of 48 bytes.
 const frameCacheBits = 14
 
 // resolve is m.resolve through the cache.

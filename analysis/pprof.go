@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/pprof/profile"
 
+	"github.com/etwkit/etw/catalog"
 	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
 )
@@ -77,10 +78,11 @@ type PprofStats struct {
 //     with the mapping of its image (File the image's path, Start and
 //     Limit its address range, BuildID its PDB GUID and age as the
 //     symbol server writes them, "GUIDage" in upper-case hex, when the
-//     trace carries them) and one function: the .NET method's full name
-//     ("Namespace.Type.Method"), "module!0xOFFSET" for other code in an
-//     image (offset from the image base), "?!0xADDRESS" for addresses no
-//     image or method covers;
+//     trace carries them) and one function named by [FunctionName]: the
+//     .NET method's full name ("Namespace.Type.Method") or the
+//     symbolizer's function (with its file and line), "module!0xOFFSET"
+//     for other code in an image (offset from the image base),
+//     "?!0xADDRESS" for addresses no image or method covers;
 //   - string labels process ("Name (pid)", the root frame of the folded
 //     format; `go tool pprof -tagroot=process` puts it back at the root)
 //     and thread (its name, else its id), numeric labels pid and tid
@@ -89,8 +91,9 @@ type PprofStats struct {
 //   - TimeNanos and DurationNanos the time of the first event and the
 //     time to the last, Period the sampling interval.
 //
-// No symbols are read: every mapping says it has functions, so pprof
-// does not try to symbolize the addresses.
+// A mapping says it has functions (HasFunctions) only when every
+// location in it has a real function name (a method or a symbol), so
+// that pprof can symbolize the others from the binaries and PDBs.
 func (m *Model) CollectPprof(files []*etl.File, dec *decode.Decoder, opts *PprofOptions) (*profile.Profile, PprofStats, error) {
 	var o PprofOptions
 	if opts != nil {
@@ -151,10 +154,14 @@ func (m *Model) CollectPprof(files []*etl.File, dec *decode.Decoder, opts *Pprof
 	return p, st, err
 }
 
+// maxInterval is the largest profile interval read (100 ns units: an
+// hour); a larger one is damage, and its nanoseconds could overflow.
+const maxInterval = 36e9
+
 // isIntervalEvent reports whether ev is a PerfInfo SetInterval,
 // CollectionStart or CollectionEnd event (see [intervalTimeline.observe]).
 func isIntervalEvent(ev *etl.Event) bool {
-	if ev.ProviderID != guidPerfInfo || ev.Flags&etl.FlagClassicHeader == 0 {
+	if ev.ProviderID != catalog.PerfInfoGUID || ev.Flags&etl.FlagClassicHeader == 0 {
 		return false
 	}
 	op := ev.Descriptor.Opcode
@@ -185,7 +192,7 @@ func (iv *intervalTimeline) observe(ev *etl.Event, res *decode.Result) {
 		return
 	}
 	nv, ok := getU(d, "NewInterval")
-	if !ok || nv == 0 {
+	if !ok || nv == 0 || nv > maxInterval {
 		return
 	}
 	c := intervalChange{ft: ev.Time, before: int64(nv) * 100, after: int64(nv) * 100}
@@ -193,7 +200,7 @@ func (iv *intervalTimeline) observe(ev *etl.Event, res *decode.Result) {
 	switch ev.Descriptor.Opcode {
 	case opSetInterval:
 		name = "PerfInfo/SetInterval"
-		if ov, ok := getU(d, "OldInterval"); ok && ov != 0 {
+		if ov, ok := getU(d, "OldInterval"); ok && ov != 0 && ov <= maxInterval {
 			c.before = int64(ov) * 100
 		}
 	case opCollectionEnd:
@@ -233,7 +240,8 @@ type pprofBuilder struct {
 	locs     map[locationKey]*profile.Location
 	stacks   map[string][]*profile.Location // identical stacks share a slice
 	labels   map[labelKey]*pprofLabels
-	weight   map[*Process]int // samples per process, for the main mapping
+	weight   map[*Process]int           // samples per process, for the main mapping
+	named    map[*profile.Mapping]uint8 // hasNamed | hasSynthetic
 	samples  []pprofSample
 	key      []byte
 	locBuf   []*profile.Location
@@ -281,6 +289,7 @@ func newPprofBuilder(m *Model) *pprofBuilder {
 		stacks:   map[string][]*profile.Location{},
 		labels:   map[labelKey]*pprofLabels{},
 		weight:   map[*Process]int{},
+		named:    map[*profile.Mapping]uint8{},
 	}
 }
 
@@ -330,49 +339,17 @@ func (b *pprofBuilder) mapping(im *Image) *profile.Mapping {
 	pm := b.mappings[k]
 	if pm == nil {
 		pm = &profile.Mapping{
-			ID:           uint64(len(b.p.Mapping) + 1),
-			Start:        k.base,
-			Limit:        k.limit,
-			File:         path,
-			BuildID:      k.buildID,
-			HasFunctions: true,
+			ID:      uint64(len(b.p.Mapping) + 1),
+			Start:   k.base,
+			Limit:   k.limit,
+			File:    path,
+			BuildID: k.buildID,
 		}
 		b.p.Mapping = append(b.p.Mapping, pm)
 		b.mappings[k] = pm
 	}
 	b.byImage[im] = pm
 	return pm
-}
-
-// FunctionName returns the name the pprof profile gives a frame's code:
-// the .NET method's full name, "module!0xOFFSET" for other code in an
-// image, "?!0xADDRESS" for an address nothing covers.
-func FunctionName(f *Frame) string {
-	return string(appendFunctionName(nil, f))
-}
-
-func appendFunctionName(dst []byte, f *Frame) []byte {
-	switch {
-	case f.Method != nil:
-		return append(dst, f.Method.FullName()...)
-	case f.Image != nil:
-		dst = append(dst, f.Image.FileName()...)
-		dst = append(dst, "!0x"...)
-		return appendHexUpper(dst, f.Offset)
-	}
-	dst = append(dst, "?!0x"...)
-	return appendHexUpper(dst, f.Address)
-}
-
-func appendHexUpper(dst []byte, v uint64) []byte {
-	start := len(dst)
-	dst = strconv.AppendUint(dst, v, 16)
-	for i := start; i < len(dst); i++ {
-		if c := dst[i]; 'a' <= c && c <= 'f' {
-			dst[i] = c - 'a' + 'A'
-		}
-	}
-	return dst
 }
 
 func (b *pprofBuilder) function(f *Frame) *profile.Function {
@@ -382,6 +359,9 @@ func (b *pprofBuilder) function(f *Frame) *profile.Function {
 	}
 	name := string(b.name)
 	fn := &profile.Function{ID: uint64(len(b.p.Function) + 1), Name: name, SystemName: name}
+	if f.Symbol != nil {
+		fn.Filename = f.Symbol.File
+	}
 	b.p.Function = append(b.p.Function, fn)
 	b.funcs[name] = fn
 	return fn
@@ -395,10 +375,26 @@ func (b *pprofBuilder) location(f *Frame) *profile.Location {
 		return l
 	}
 	l := &profile.Location{ID: uint64(len(b.p.Location) + 1), Mapping: pm, Address: f.Address, Line: []profile.Line{{Function: fn}}}
+	if f.Symbol != nil {
+		l.Line[0].Line = int64(f.Symbol.Line)
+	}
+	if pm != nil {
+		if f.HasFunction() {
+			b.named[pm] |= hasNamed
+		} else {
+			b.named[pm] |= hasSynthetic
+		}
+	}
 	b.p.Location = append(b.p.Location, l)
 	b.locs[k] = l
 	return l
 }
+
+// Kinds of function names in a mapping (pprofBuilder.named).
+const (
+	hasNamed     = 1 << iota // a method or a symbol
+	hasSynthetic             // "module!0xOFFSET"
+)
 
 // labelsOf returns the labels of an event's sample; samples of one
 // thread share them.
@@ -471,8 +467,11 @@ func (b *pprofBuilder) finish(iv *intervalTimeline, cpu bool) *profile.Profile {
 		p.Sample[i] = &profile.Sample{Location: s.locs, Value: v, Label: s.labels.str, NumLabel: s.labels.num}
 	}
 	if b.m.start <= b.m.end {
-		p.TimeNanos = etl.FiletimeToTime(b.m.start).UnixNano()
-		p.DurationNanos = (b.m.end - b.m.start) * 100
+		p.TimeNanos = etl.FiletimeUnixNano(b.m.start)
+		p.DurationNanos = int64(etl.FiletimeDuration(b.m.start, b.m.end))
+	}
+	for _, pm := range p.Mapping {
+		pm.HasFunctions = b.named[pm] == hasNamed
 	}
 	b.mainMappingFirst()
 	return p

@@ -16,10 +16,10 @@ import (
 // inferno and speedscope's importer, [Profile.WriteSpeedscope] speedscope's
 // own file format.
 //
-// Frames are named by [Frame.Name]: "module!Type.Method" for managed
-// code, the module's file name for other code (no symbols are read, so
-// consecutive frames of one module fold into one), "?" for addresses no
-// module or method covers. The root of every stack is its process,
+// Frames are named by [Frame.Name]: "module!function" for managed code
+// and symbolized code, the module's file name for other code
+// (consecutive such frames of one module fold into one), "?" for
+// addresses no module or method covers. The root of every stack is its process,
 // "Name (pid)".
 type Profile struct {
 	names  []string
@@ -33,8 +33,9 @@ type Profile struct {
 }
 
 type frameKey struct {
-	im *Image
-	m  *Method
+	im  *Image
+	m   *Method
+	sym *Symbol // frames of one function may hold several: their names intern to one id
 }
 
 type profileStack struct {
@@ -59,7 +60,7 @@ func (p *Profile) intern(s string) int32 {
 }
 
 func (p *Profile) frameID(f *Frame) int32 {
-	k := frameKey{f.Image, f.Method}
+	k := frameKey{f.Image, f.Method, f.Symbol}
 	if id, ok := p.frame[k]; ok {
 		return id
 	}
@@ -98,7 +99,7 @@ func (p *Profile) Add(proc *Process, pid uint32, stack []Frame, w int64) {
 	for i := len(stack) - 1; i >= 0; i-- {
 		f := &stack[i]
 		id := p.frameID(f)
-		if f.Method == nil && len(ids) > 0 && ids[len(ids)-1] == id {
+		if !f.HasFunction() && len(ids) > 0 && ids[len(ids)-1] == id {
 			continue // module-only frames of one module fold
 		}
 		ids = append(ids, id)

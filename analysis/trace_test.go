@@ -63,6 +63,16 @@ func (t *traceWriter) clr(us int, id uint16, pid, tid uint32, name string, field
 }
 
 func exampleTrace() ([]*etl.File, *decode.Decoder) {
+	b := exampleTraceBytes()
+	f, err := etl.NewFile(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		panic(err)
+	}
+	return []*etl.File{f}, decode.New()
+}
+
+// exampleTraceBytes returns the bytes of the example trace.
+func exampleTraceBytes() []byte {
 	t := newTraceWriter()
 	w, err := etl.NewWriter(&t.buf, &etl.WriterOptions{Header: etl.LogfileHeader{
 		StartTime: fileTime(traceStart), Is64: true, NumberOfProcessors: 2, LoggerName: "analysis example"}})
@@ -162,9 +172,5 @@ func exampleTrace() ([]*etl.File, *decode.Decoder) {
 	if err := w.Close(); err != nil {
 		panic(err)
 	}
-	f, err := etl.NewFile(bytes.NewReader(t.buf.Bytes()), int64(t.buf.Len()))
-	if err != nil {
-		panic(err)
-	}
-	return []*etl.File{f}, decode.New()
+	return t.buf.Bytes()
 }

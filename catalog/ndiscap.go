@@ -3,8 +3,6 @@ package catalog
 import (
 	"sync"
 
-	"github.com/google/uuid"
-
 	"github.com/etwkit/etw/tdh"
 )
 
@@ -33,14 +31,6 @@ import (
 // them. The VMSwitch event's Destination array has in-type Double, as
 // TDH reports it (8 bytes per destination port; nothing public says
 // more).
-
-// NDISPacketCaptureGUID is Microsoft-Windows-NDIS-PacketCapture's
-// provider GUID.
-var NDISPacketCaptureGUID = uuid.MustParse("2ed6006e-4729-4609-b423-3ee7bcd678ef")
-
-// PktMonGUID is Microsoft-Windows-PktMon's provider GUID (its schemas come
-// with the trace: pktmon relogs its captures with TDH metadata).
-var PktMonGUID = uuid.MustParse("4d4f80d9-c8bd-4d73-bb5b-19c90402c5ac")
 
 // NDIS-PacketCapture keywords (the manifest's masks).
 const (

@@ -109,7 +109,7 @@ func NewConverter(w *Writer, opts *Options) *Converter {
 // fallbackRegistry holds the layouts used for events without a schema.
 func fallbackRegistry() *tdh.Registry {
 	r := tdh.NewRegistry()
-	r.Add(pktmonSchemas()...)
+	r.Add(catalog.PktMon()...)
 	r.Add(catalog.NDISPacketCapture()...)
 	return r
 }
@@ -135,7 +135,7 @@ func IsPacketEvent(ev *etl.Event) bool {
 
 func isPktMonRundown(id uint16) bool {
 	switch id {
-	case pktmonComponent, pktmonPropUint32, pktmonPropIPv4, pktmonPropIPv6, pktmonPropMAC:
+	case catalog.PktMonComponent, catalog.PktMonPropUint32, catalog.PktMonPropIPv4, catalog.PktMonPropIPv6, catalog.PktMonPropMAC:
 		return true
 	}
 	return false

@@ -4,14 +4,18 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"io"
+	"math"
 	"net/netip"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/etwkit/etw/catalog"
 	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
 	"github.com/etwkit/etw/internal/capfixture"
+	"github.com/etwkit/etw/internal/etltest"
 )
 
 func fixture(t testing.TB, is32 bool) *capfixture.Fixture {
@@ -374,5 +378,36 @@ func TestNDISReassemblyRules(t *testing.T) {
 	}
 	if p := pkts[3]; p.OriginalLength != 300<<10 {
 		t.Errorf("truncated packet: original length %d", p.OriginalLength)
+	}
+}
+
+// Packet times from damaged records can be any FILETIME: the pcapng
+// timestamp saturates instead of wrapping around.
+func TestTimestampExtremes(t *testing.T) {
+	for _, c := range []struct {
+		ft   int64
+		want uint64
+	}{
+		{math.MinInt64, 0},
+		{0, 0}, // 1601, before 1970
+		{math.MaxInt64, uint64(math.MaxInt64 - 116444736000000000)},
+		{116444736000000000 + 15, 15},
+	} {
+		if got := timestamp(etl.FiletimeToTime(c.ft)); got != c.want {
+			t.Errorf("timestamp(%d) = %d, want %d", c.ft, got, c.want)
+		}
+	}
+	if got := timestamp(time.Unix(math.MaxInt64/2, 0)); got != math.MaxUint64 {
+		t.Errorf("a time past 2^64 ticks: %d", got)
+	}
+}
+
+// pktmon-159.etl (ETL_ATTACK): a PktMon capture with garbage timestamps
+// converts without a panic.
+func TestConvertExtremeTimestamps(t *testing.T) {
+	files := etltest.OpenFiles(t, etltest.AttackFile(t, "pktmon-159.etl"))
+	st, _ := Convert(io.Discard, files, nil) // damage is expected
+	if st == nil || st.Packets == 0 {
+		t.Errorf("stats %+v", st)
 	}
 }

@@ -24,26 +24,10 @@ import (
 // PktMonGUID is Microsoft-Windows-PktMon's provider GUID.
 var PktMonGUID = catalog.PktMonGUID
 
-// PktMon event ids.
-const (
-	pktmonComponent     = 20  // Id, Type, Name, Description
-	pktmonPropUint32    = 30  // ComponentId, Type, Value u32 (IfIndex, MiniportIfIndex, …)
-	pktmonPropIPv4      = 65  // ComponentId, Type, IpAddress (IPv4)
-	pktmonPropIPv6      = 66  // ComponentId, Type, IpAddress (IPv6)
-	pktmonPropMAC       = 70  // ComponentId, Type, Size, Value[Size]
-	pktmonFlow          = 160 // packet
-	pktmonDrop          = 170 // dropped packet
-	pktmonFlowV4        = 200 // packet without group id, parsed IPv4 addresses
-	pktmonDropV4        = 210
-	pktmonFlowV6        = 220 // packet without group id, parsed IPv6 addresses
-	pktmonDropV6        = 230
-	pktmonDuplicateDrop = 240 // drop of a packet already reported
-)
-
 // isPktMonPacket reports whether id is a PktMon event carrying a frame.
 func isPktMonPacket(id uint16) bool {
 	switch id {
-	case pktmonFlow, pktmonDrop, pktmonDuplicateDrop, pktmonFlowV4, pktmonDropV4, pktmonFlowV6, pktmonDropV6:
+	case catalog.PktMonFlow, catalog.PktMonDrop, catalog.PktMonDuplicateDrop, catalog.PktMonFlowV4, catalog.PktMonDropV4, catalog.PktMonFlowV6, catalog.PktMonDropV6:
 		return true
 	}
 	return false
@@ -51,7 +35,7 @@ func isPktMonPacket(id uint16) bool {
 
 // isPktMonDrop reports whether a PktMon packet event is a drop.
 func isPktMonDrop(id uint16) bool {
-	return id == pktmonDrop || id == pktmonDuplicateDrop || id == pktmonDropV4 || id == pktmonDropV6
+	return id == catalog.PktMonDrop || id == catalog.PktMonDuplicateDrop || id == catalog.PktMonDropV4 || id == catalog.PktMonDropV6
 }
 
 // PktMon PacketType values (the manifest's PacketType map: 0 Unknown,
@@ -137,7 +121,7 @@ func (c *Converter) learnPktMon(id uint16, d *tdh.Decoded) {
 		return comp, true
 	}
 	switch id {
-	case pktmonComponent:
+	case catalog.PktMonComponent:
 		comp, ok := compID("Id")
 		if !ok {
 			return
@@ -150,7 +134,7 @@ func (c *Converter) learnPktMon(id uint16, d *tdh.Decoded) {
 				comp.typ = "type " + strconv.FormatUint(t, 10)
 			}
 		}
-	case pktmonPropUint32:
+	case catalog.PktMonPropUint32:
 		comp, ok := compID("ComponentId")
 		if !ok {
 			return
@@ -158,7 +142,7 @@ func (c *Converter) learnPktMon(id uint16, d *tdh.Decoded) {
 		if t, _ := d.Uint("Type"); t == 1 { // IfIndex
 			comp.ifIndex, _ = d.Uint("Value")
 		}
-	case pktmonPropIPv4, pktmonPropIPv6:
+	case catalog.PktMonPropIPv4, catalog.PktMonPropIPv6:
 		comp, ok := compID("ComponentId")
 		if !ok {
 			return
@@ -173,7 +157,7 @@ func (c *Converter) learnPktMon(id uint16, d *tdh.Decoded) {
 			}
 			comp.addrs = append(comp.addrs, p)
 		}
-	case pktmonPropMAC:
+	case catalog.PktMonPropMAC:
 		comp, ok := compID("ComponentId")
 		if !ok {
 			return
@@ -308,11 +292,11 @@ func (c *Converter) pktmonComment(id uint16, d *tdh.Decoded, dirTag, ptype uint6
 		b = append(b, v...)
 	}
 	switch id {
-	case pktmonDrop:
+	case catalog.PktMonDrop:
 		b = append(b, "Drop: "...)
-	case pktmonDuplicateDrop:
+	case catalog.PktMonDuplicateDrop:
 		b = append(b, "Duplicate Drop: "...)
-	case pktmonDropV4, pktmonDropV6:
+	case catalog.PktMonDropV4, catalog.PktMonDropV6:
 		b = append(b, "Drop: "...)
 	}
 	if g, ok := d.Uint("PktGroupId"); ok {
@@ -377,52 +361,4 @@ func (c *Converter) wantComponent(id uint16) bool {
 		}
 	}
 	return false
-}
-
-// pktmonSchemas are the layouts of the PktMon events the converter
-// reads, for traces that do not carry PktMon's schemas (pktmon's own
-// captures do: it relogs them with TDH metadata). They follow the
-// provider's manifest field lists (Windows 11 22H2 as TDH reports them):
-// every field before the payload has a fixed size, so the payload's
-// place does not depend on any guess.
-func pktmonSchemas() []*tdh.Event {
-	p := tdh.ScalarProperty
-	u16 := func(name string) tdh.Property { return p(name, tdh.InTypeUInt16) }
-	u32 := func(name string) tdh.Property { return p(name, tdh.InTypeUInt32) }
-	bin := func(name string, length uint16, lengthIndex int) tdh.Property {
-		q := p(name, tdh.InTypeBinary)
-		q.Length, q.LengthIndex = length, lengthIndex
-		return q
-	}
-	packet := []tdh.Property{p("PktGroupId", tdh.InTypeUInt64), u16("PktNumber"), u16("AppearanceCount"), u16("DirTag"),
-		u16("PacketType"), u16("ComponentId"), u16("EdgeId"), u16("FilterId"), u32("DropReason"), p("DropLocation", tdh.InTypeHexInt32),
-		u16("OriginalPayloadSize"), u16("LoggedPayloadSize"), bin("Payload", 0, 11)}
-	// The short forms: IPv4 addresses (UInt32 with an IPv4 out-type in
-	// the manifest) or IPv6 ones (16 bytes), read here as bytes.
-	short := func(ipLen uint16) []tdh.Property {
-		return []tdh.Property{u16("DirTag"), u16("PacketType"), u16("ComponentId"), u16("EdgeId"), u16("FilterId"),
-			u32("DropReason"), p("DropLocation", tdh.InTypeHexInt32), bin("DestinationIP", ipLen, -1), bin("SourceIP", ipLen, -1),
-			p("Protocol", tdh.InTypeUInt8), u16("DestinationPort"), u16("SourcePort"), u16("OriginalPayloadSize"),
-			u16("LoggedPayloadSize"), bin("Payload", 0, 13)}
-	}
-	events := map[uint16][]tdh.Property{
-		pktmonComponent:     {u16("Id"), u16("Type"), p("Name", tdh.InTypeUnicodeString), p("Description", tdh.InTypeUnicodeString)},
-		pktmonPropUint32:    {u16("ComponentId"), u16("Type"), u32("Value")},
-		pktmonPropIPv4:      {u16("ComponentId"), u16("Type"), bin("IpAddress", 4, -1)},
-		pktmonPropIPv6:      {u16("ComponentId"), u16("Type"), bin("IpAddress", 16, -1)},
-		pktmonPropMAC:       {u16("ComponentId"), u16("Type"), u32("Size"), bin("Value", 0, 2)},
-		pktmonFlow:          packet,
-		pktmonDrop:          packet,
-		pktmonDuplicateDrop: packet,
-		pktmonFlowV4:        short(4),
-		pktmonDropV4:        short(4),
-		pktmonFlowV6:        short(16),
-		pktmonDropV6:        short(16),
-	}
-	var out []*tdh.Event
-	for id, props := range events {
-		out = append(out, &tdh.Event{Source: tdh.SourceManifest, ProviderName: "Microsoft-Windows-PktMon", ProviderGUID: PktMonGUID,
-			ID: id, Properties: props})
-	}
-	return out
 }

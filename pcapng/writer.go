@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/netip"
 	"time"
 	"unicode/utf8"
@@ -333,8 +334,11 @@ func (w *Writer) WritePacket(p *Packet) error {
 // earlier times.
 func timestamp(t time.Time) uint64 {
 	s := t.Unix()
-	if s < 0 {
+	switch {
+	case s < 0:
 		return 0
+	case uint64(s) > (math.MaxUint64-1e7)/uint64(1e7):
+		return math.MaxUint64 // saturated: a damaged record's time
 	}
 	return uint64(s)*1e7 + uint64(t.Nanosecond()/100)
 }

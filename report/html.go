@@ -3,7 +3,6 @@ package report
 import (
 	"bufio"
 	_ "embed"
-	"encoding/json"
 	"fmt"
 	"html/template"
 	"io"
@@ -25,10 +24,11 @@ var pageJS string
 //go:embed assets/errors.js
 var errorsJS string
 
-// tmpl is the page template, parsed on first use (not at every start of
+// tmpl is the page template with the views' templates (named by their
+// ids), parsed on first use (not at every start of
 // the program that links the package).
 var tmpl = sync.OnceValue(func() *template.Template {
-	return template.Must(template.New("report").Funcs(template.FuncMap{
+	t := template.Must(template.New("report").Funcs(template.FuncMap{
 		"thousands": func(v any) string {
 			switch n := v.(type) {
 			case int:
@@ -68,189 +68,60 @@ var tmpl = sync.OnceValue(func() *template.Template {
 		},
 		"add": func(a, b int) int { return a + b },
 	}).Parse(pageTemplate))
+	for _, v := range views {
+		template.Must(t.New(v.id).Parse(v.tmpl))
+	}
+	return t
 })
 
 // section is a tab of the page.
 type section struct{ ID, Title string }
 
-// page is what the template reads.
+// page is what the page's head and foot read.
 type page struct {
 	D        *Data
-	Sections []section
+	Sections []section // the tabs: the views with data
 	CSS      template.CSS
 	JS       template.JS
 	Errors   template.JS
-	// Flame is the flame-graph tree as JSON for the script; TimelineData
-	// the timeline's counts (timelineJS), which the script redraws when
-	// zoomed.
-	Flame, TimelineData template.JS
-	// Charts drawn in Go.
-	Timeline, Coverage, Gantt, CPUBars, GC, Gens, Alloc, JIT template.HTML
-	DiskProc, DiskFile, FileProc, FileFile                   template.HTML
-	// Largest values, for the tables' inline bars.
-	MaxEvents, MaxSamples, MaxProvider int
-	HeaderLost                         bool // the headers count lost events the timeline cannot place
-	OtherSeries                        int  // index of the "other providers" series, -1 if none
 }
 
 // WriteHTML writes the report as one self-contained HTML page: styles,
 // script and data inline, no network access (a Content-Security-Policy
-// forbids any), readable from file://.
+// forbids any), readable from file://. The page is its head (with the
+// tabs), each view's section (a blank line between them, for views
+// without data too) and its foot.
 func (d *Data) WriteHTML(w io.Writer) error {
-	p := &page{D: d, CSS: template.CSS(pageCSS), JS: template.JS(pageJS), Errors: template.JS(errorsJS), OtherSeries: -1}
-	p.Sections = append(p.Sections, section{"overview", "Overview"})
-	p.Coverage = coverageSVG(d.Overview.Coverage)
-	dur := max(d.Overview.DurationSec, 1e-6)
-	if tl := d.Timeline; tl != nil {
-		p.Sections = append(p.Sections, section{"timeline", "Timeline"})
-		p.Timeline = timelineSVG(tl, dur)
-		for i, s := range tl.Series {
-			if s.GUID == "" {
-				p.OtherSeries = i
-			}
-		}
-		p.HeaderLost = d.Overview.EventsLost > 0 && len(tl.Lost) == 0
-		td := timelineJS{BucketSec: tl.BucketSec, Detail: tl.Detail}
-		for i, s := range tl.Series {
-			col := seriesColor(i)
-			if s.GUID == "" {
-				col = otherColor
-			}
-			td.Colors = append(td.Colors, col)
-			td.Names = append(td.Names, s.Name)
-			td.Counts = append(td.Counts, s.Counts)
-		}
-		b, err := json.Marshal(td)
-		if err != nil {
-			return err
-		}
-		p.TimelineData = template.JS(b)
-	}
-	if ps := d.Processes; ps != nil {
-		p.Sections = append(p.Sections, section{"processes", "Processes"})
-		p.Gantt = ganttSVG(ps.List, dur)
-		var bars []bar
-		for _, pr := range topBy(ps.List, 20, func(p Process) float64 { return float64(p.CPUSamples) }) {
-			bars = append(bars, bar{Label: fmt.Sprintf("%s (%d)", pr.Name, pr.PID), Values: []float64{float64(pr.CPUSamples)}})
-		}
-		p.CPUBars = barsSVG("cpu-bars", "CPU samples by process", bars, []string{"CPU samples"}, countFmt)
-		for _, pr := range ps.List {
-			p.MaxEvents = max(p.MaxEvents, pr.Events)
-			p.MaxSamples = max(p.MaxSamples, pr.CPUSamples)
+	p := &page{D: d, CSS: template.CSS(pageCSS), JS: template.JS(pageJS), Errors: template.JS(errorsJS)}
+	for _, v := range views {
+		if v.present(d) {
+			p.Sections = append(p.Sections, section{v.id, v.title})
 		}
 	}
-	if d.CPU != nil {
-		p.Sections = append(p.Sections, section{"cpu", "CPU"})
-		b, err := json.Marshal(d.CPU.Root) // escapes <, > and & for the script element
-		if err != nil {
-			return err
-		}
-		p.Flame = template.JS(b)
-	}
-	if dn := d.DotNet; dn != nil {
-		p.Sections = append(p.Sections, section{"dotnet", ".NET"})
-		if len(dn.GCs) > 0 {
-			p.GC = gcSVG(dn.GCs, dur)
-			var bars []bar
-			for _, g := range dn.Generations {
-				bars = append(bars, bar{Label: fmt.Sprintf("generation %d: %s GCs", g.Generation, thousands(int64(g.Count))),
-					Color: genColors[min(g.Generation, 2)], Values: []float64{g.PauseMSTotal}, Title: fmt.Sprintf("generation %d: %d GCs, pauses %s ms in all, longest %s ms",
-						g.Generation, g.Count, fmtMS(g.PauseMSTotal), fmtMS(g.PauseMSMax))})
-			}
-			p.Gens = barsSVG("gc-gens", "GC pause time by generation", bars, []string{"pause ms"}, func(v float64) string { return fmtMS(v) + " ms" })
-		}
-		var bars []bar
-		for _, a := range dn.Allocations {
-			bars = append(bars, bar{Label: a.Type, Values: []float64{float64(a.Bytes)},
-				Title: fmt.Sprintf("%s: %s allocation ticks, %s", a.Type, thousands(int64(a.Ticks)), fmtBytes(a.Bytes))})
-		}
-		p.Alloc = barsSVG("alloc", "allocations by type", bars, []string{"bytes"}, func(v float64) string { return fmtBytes(uint64(v)) })
-		bars = nil
-		for _, j := range dn.JIT {
-			bars = append(bars, bar{Label: j.Namespace, Values: []float64{float64(j.Methods)}})
-		}
-		p.JIT = barsSVG("jit", "methods JIT-compiled by type", bars, []string{"methods"}, countFmt)
-	}
-	if io := d.IO; io != nil {
-		p.Sections = append(p.Sections, section{"io", "I/O"})
-		p.DiskProc, p.DiskFile = ioBars("disk", io.Disk)
-		p.FileProc, p.FileFile = ioBars("file", io.File)
-	}
-	if len(d.Providers) > 0 {
-		p.Sections = append(p.Sections, section{"providers", "Providers"})
-		for _, pr := range d.Providers {
-			p.MaxProvider = max(p.MaxProvider, pr.Events)
-		}
-	}
+	t := tmpl()
 	bw := bufio.NewWriterSize(w, 64<<10)
-	if err := tmpl().Execute(bw, p); err != nil {
+	if err := t.ExecuteTemplate(bw, "head", p); err != nil {
+		return err
+	}
+	for i, v := range views {
+		if i > 0 {
+			bw.WriteString("\n\n")
+		}
+		if !v.present(d) {
+			continue
+		}
+		data, err := v.page(d)
+		if err != nil {
+			return err
+		}
+		if err := t.ExecuteTemplate(bw, v.id, data); err != nil {
+			return err
+		}
+	}
+	if err := t.ExecuteTemplate(bw, "foot", p); err != nil {
 		return err
 	}
 	return bw.Flush()
-}
-
-// genColors are the colours of GC generations 0, 1 and 2 (as in the
-// stylesheet's dots).
-var genColors = []string{palette[0], palette[1], palette[2]}
-
-// timelineJS is what the script needs to redraw the timeline.
-type timelineJS struct {
-	BucketSec float64  `json:"bucket_sec"`
-	Colors    []string `json:"colors"`
-	Names     []string `json:"names"`
-	Counts    [][]int  `json:"counts"`
-	Detail    []Detail `json:"detail"`
-}
-
-func ioBars(kind string, s *IOSummary) (byProc, byFile template.HTML) {
-	if s == nil {
-		return "", ""
-	}
-	mk := func(rows []IORow, path bool) []bar {
-		var bars []bar
-		for _, r := range rows {
-			label := r.Name
-			if path {
-				label = shortPath(r.Name)
-			}
-			title := fmt.Sprintf("%s\nread %s in %s operations, written %s in %s", r.Name, fmtBytes(r.ReadBytes), thousands(int64(r.Reads)),
-				fmtBytes(r.WriteBytes), thousands(int64(r.Writes)))
-			if r.Timed > 0 {
-				title += fmt.Sprintf("\nlatency: average %s ms, longest %s ms", fmtMS(r.LatencyMS/float64(r.Timed)), fmtMS(r.MaxMS))
-			}
-			bars = append(bars, bar{Label: label, Values: []float64{float64(r.ReadBytes), float64(r.WriteBytes)}, Title: title})
-		}
-		return bars
-	}
-	f := func(v float64) string { return fmtBytes(uint64(v)) }
-	series := []string{"read", "written"}
-	return barsSVG(kind+"-proc", kind+" I/O bytes by process", mk(s.ByProcess, false), series, f),
-		barsSVG(kind+"-file", kind+" I/O bytes by file", mk(s.ByFile, true), series, f)
-}
-
-// shortPath keeps the end of a long path, where the file name is.
-func shortPath(p string) string {
-	r := []rune(p)
-	if len(r) <= 46 {
-		return p
-	}
-	return "…" + string(r[len(r)-45:])
-}
-
-func topBy[T any](list []T, n int, key func(T) float64) []T {
-	out := make([]T, 0, len(list))
-	for _, x := range list {
-		if key(x) > 0 {
-			out = append(out, x)
-		}
-	}
-	// insertion sort keeps equal keys in list order; n is small
-	for i := 1; i < len(out); i++ {
-		for j := i; j > 0 && key(out[j]) > key(out[j-1]); j-- {
-			out[j], out[j-1] = out[j-1], out[j]
-		}
-	}
-	return out[:min(n, len(out))]
 }
 
 func countFmt(v float64) string { return thousands(int64(v)) }

@@ -25,6 +25,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/etwkit/etw/analysis"
 	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
 )
@@ -357,17 +358,10 @@ type Generation struct {
 }
 
 // Allocation counts the allocation ticks of one type.
-type Allocation struct {
-	Type  string `json:"type"`
-	Ticks int    `json:"ticks"`
-	Bytes uint64 `json:"bytes"`
-}
+type Allocation = analysis.Allocation
 
 // JITCount is the number of methods compiled in one namespace.
-type JITCount struct {
-	Namespace string `json:"namespace"`
-	Methods   int    `json:"methods"`
-}
+type JITCount = analysis.JITCount
 
 // IO is disk and file I/O, when the trace holds the kernel's DiskIo or
 // FileIo events.
@@ -378,26 +372,10 @@ type IO struct {
 
 // IOSummary totals one kind of I/O and breaks it down by process and by
 // file (top rows by bytes).
-type IOSummary struct {
-	Total     IORow   `json:"total"`
-	ByProcess []IORow `json:"by_process"`
-	ByFile    []IORow `json:"by_file"`
-	// LatencyKnown says whether latencies were measured (DiskIo's
-	// response time; FileIo operations matched with their OpEnd).
-	LatencyKnown bool `json:"latency_known"`
-}
+type IOSummary = analysis.IOSummary
 
 // IORow is the I/O of one process or file.
-type IORow struct {
-	Name       string  `json:"name"`
-	Reads      int     `json:"reads"`
-	Writes     int     `json:"writes"`
-	ReadBytes  uint64  `json:"read_bytes"`
-	WriteBytes uint64  `json:"write_bytes"`
-	LatencyMS  float64 `json:"latency_ms_total"` // sum over the timed operations
-	MaxMS      float64 `json:"latency_ms_max"`
-	Timed      int     `json:"timed"` // operations with a latency
-}
+type IORow = analysis.IORow
 
 // Provider is one line of the providers table ("tracerpt-go providers").
 type Provider struct {
@@ -407,6 +385,13 @@ type Provider struct {
 	Events  int    `json:"events"`
 	Decoded int    `json:"decoded"`
 	Source  string `json:"source"`
+}
+
+// NewProvider returns the line of provider p: what "tracerpt-go
+// providers --json" writes, one object per line.
+func NewProvider(p *decode.ProviderStat) Provider {
+	return Provider{GUID: "{" + p.GUID.String() + "}", Name: p.Name, Class: p.Class,
+		Events: p.Events, Decoded: p.Decoded, Source: p.Source()}
 }
 
 // Build reads files (in time order, twice: the analysis model, then every

@@ -106,7 +106,7 @@ func TestSynthetic(t *testing.T) {
 		t.Errorf("GCs %+v", dn.GCs)
 	}
 	if len(dn.Generations) != 2 || dn.Generations[0].Count != 1 || len(dn.Allocations) != 2 ||
-		dn.Allocations[0] != (Allocation{"System.String", 2, 200000}) || len(dn.JIT) != 1 || dn.JIT[0] != (JITCount{"App.Program", 2}) {
+		dn.Allocations[0] != (Allocation{Type: "System.String", Ticks: 2, Bytes: 200000}) || len(dn.JIT) != 1 || dn.JIT[0] != (JITCount{Namespace: "App.Program", Methods: 2}) {
 		t.Errorf("generations %+v, allocations %+v, JIT %+v", dn.Generations, dn.Allocations, dn.JIT)
 	}
 

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/etwkit/etw/analysis/analysistest"
+	"github.com/etwkit/etw/catalog"
 	"github.com/etwkit/etw/etl"
 	"github.com/etwkit/etw/tracelogging"
 )
@@ -170,7 +171,7 @@ func synthTrace() []byte {
 	gc(820, 3, "GCRestartEEEnd")
 
 	// A real-time lost-event record.
-	t.Write(etl.Event{Header: etl.HeaderClassic64, ProviderID: guidRTLost, ProcessID: 4, ThreadID: 8, Timestamp: t.Raw(850),
+	t.Write(etl.Event{Header: etl.HeaderClassic64, ProviderID: catalog.RTLostEventGUID, ProcessID: 4, ThreadID: 8, Timestamp: t.Raw(850),
 		Descriptor: etl.EventDescriptor{Opcode: 32, Version: 0}})
 
 	// The child exits; the names of the file objects (rundown, at the end).

@@ -184,17 +184,9 @@ func appendFrameJSON(b []byte, f *analysis.Frame) []byte {
 		b = tdh.AppendJSONUint(b, f.Offset)
 	}
 	if f.Method != nil {
+		var name [128]byte
 		b = append(b, `,"method":`...)
-		if f.Method.Namespace != "" {
-			// "Namespace.Name" without building the string.
-			b = appendJSONString(b, f.Method.Namespace)
-			b = append(b[:len(b)-1], '.')
-			n := len(b)
-			b = appendJSONString(b, f.Method.Name)
-			b = append(b[:n], b[n+1:]...) // without the name's opening quote
-		} else {
-			b = appendJSONString(b, f.Method.Name)
-		}
+		b = appendJSONString(b, f.AppendFunction(name[:0]))
 	}
 	return append(b, '}')
 }

@@ -8,8 +8,7 @@ import (
 	"time"
 	"unicode/utf16"
 
-	"github.com/google/uuid"
-
+	"github.com/etwkit/etw/catalog"
 	"github.com/etwkit/etw/etl"
 	"github.com/etwkit/etw/tracelogging"
 )
@@ -20,7 +19,7 @@ const None = 0xFFFFFFFF
 
 // GUIDRuntime is the provider GUID of the .NET runtime
 // (Microsoft-Windows-DotNETRuntime).
-var GUIDRuntime = uuid.MustParse("e13c0d23-ccbc-4e12-931b-d9cc2eee27e4")
+var GUIDRuntime = catalog.DotNETRuntimeGUID
 
 // Payload builds an event payload, little-endian.
 type Payload struct{ B []byte }

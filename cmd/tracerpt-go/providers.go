@@ -9,17 +9,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/etwkit/etw/decode"
+	"github.com/etwkit/etw/report"
 )
-
-// providerJSON is one line of "providers --json" (docs/cli.md).
-type providerJSON struct {
-	GUID    string `json:"provider_guid"`
-	Name    string `json:"provider_name"`
-	Class   string `json:"class,omitempty"`
-	Events  int    `json:"events"`
-	Decoded int    `json:"decoded"`
-	Source  string `json:"source"`
-}
 
 func newProvidersCmd() *cobra.Command {
 	var asJSON, verbose bool
@@ -58,7 +49,7 @@ With --json it writes one JSON object per provider (JSON Lines).`,
 			if asJSON {
 				enc := json.NewEncoder(w)
 				for _, p := range stats {
-					if err := enc.Encode(providerJSON{"{" + p.GUID.String() + "}", p.Name, p.Class, p.Events, p.Decoded, p.Source()}); err != nil {
+					if err := enc.Encode(report.NewProvider(&p)); err != nil {
 						return err
 					}
 				}

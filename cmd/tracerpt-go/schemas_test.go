@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"github.com/etwkit/etw/report"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,11 +15,11 @@ func TestProvidersCommand(t *testing.T) {
 	path := filepath.Join(fixtureDir, "manifest-types.etl")
 	man := filepath.Join(fixtureDir, "manifest-types.man")
 	// Without the manifest its provider is counted but not decoded.
-	var before, after map[string]providerJSON
+	var before, after map[string]report.Provider
 	for i, args := range [][]string{{"providers", "--json", path}, {"providers", "--json", "-import", man, path}} {
-		got := map[string]providerJSON{}
+		got := map[string]report.Provider{}
 		for _, line := range strings.Split(strings.TrimSpace(mustRun(t, args...)), "\n") {
-			var p providerJSON
+			var p report.Provider
 			if err := json.Unmarshal([]byte(line), &p); err != nil {
 				t.Fatalf("%q: %v", line, err)
 			}

@@ -14,18 +14,27 @@ import (
 // folder next to it does not exist.
 func AttackDir(t testing.TB) string {
 	t.Helper()
+	dir, why := attackDir()
+	if why != "" {
+		t.Skip(why)
+	}
+	return dir
+}
+
+// attackDir returns the folder of hostile inputs, or why there is none.
+func attackDir() (dir, why string) {
 	if dir := os.Getenv("ETL_ATTACK"); dir != "" {
-		return dir
+		return dir, ""
 	}
 	c := os.Getenv("ETL_CORPUS")
 	if c == "" {
-		t.Skip("neither ETL_ATTACK nor ETL_CORPUS is set: no hostile inputs to test against")
+		return "", "neither ETL_ATTACK nor ETL_CORPUS is set: no hostile inputs to test against"
 	}
-	dir := filepath.Join(c, "..", "attack")
+	dir = filepath.Join(c, "..", "attack")
 	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
-		t.Skipf("no hostile inputs at %s (set ETL_ATTACK)", dir)
+		return "", "no hostile inputs at " + dir + " (set ETL_ATTACK)"
 	}
-	return dir
+	return dir, ""
 }
 
 // AttackFile returns the path of the hostile input name (a path relative

@@ -1,0 +1,103 @@
+package report
+
+import (
+	"fmt"
+	"html/template"
+
+	"github.com/etwkit/etw/analysis"
+	"github.com/etwkit/etw/decode"
+	"github.com/etwkit/etw/etl"
+)
+
+// ioCollector aggregates the DiskIo and FileIo events.
+type ioCollector struct {
+	c     *collector
+	stats *analysis.IOStats
+}
+
+func (v *ioCollector) observe(ev *etl.Event, res *decode.Result) { v.stats.Observe(ev, res) }
+
+func (v *ioCollector) finish(d *Data) {
+	disk, file := v.stats.Disk(v.c.o.MaxRows), v.stats.File(v.c.o.MaxRows)
+	if disk == nil && file == nil {
+		return
+	}
+	d.IO = &IO{Disk: disk, File: file}
+}
+
+func ioBars(kind string, s *IOSummary) (byProc, byFile template.HTML) {
+	if s == nil {
+		return "", ""
+	}
+	mk := func(rows []IORow, path bool) []bar {
+		var bars []bar
+		for _, r := range rows {
+			label := r.Name
+			if path {
+				label = shortPath(r.Name)
+			}
+			title := fmt.Sprintf("%s\nread %s in %s operations, written %s in %s", r.Name, fmtBytes(r.ReadBytes), thousands(int64(r.Reads)),
+				fmtBytes(r.WriteBytes), thousands(int64(r.Writes)))
+			if r.Timed > 0 {
+				title += fmt.Sprintf("\nlatency: average %s ms, longest %s ms", fmtMS(r.LatencyMS/float64(r.Timed)), fmtMS(r.MaxMS))
+			}
+			bars = append(bars, bar{Label: label, Values: []float64{float64(r.ReadBytes), float64(r.WriteBytes)}, Title: title})
+		}
+		return bars
+	}
+	f := func(v float64) string { return fmtBytes(uint64(v)) }
+	series := []string{"read", "written"}
+	return barsSVG(kind+"-proc", kind+" I/O bytes by process", mk(s.ByProcess, false), series, f),
+		barsSVG(kind+"-file", kind+" I/O bytes by file", mk(s.ByFile, true), series, f)
+}
+
+// shortPath keeps the end of a long path, where the file name is.
+func shortPath(p string) string {
+	r := []rune(p)
+	if len(r) <= 46 {
+		return p
+	}
+	return "…" + string(r[len(r)-45:])
+}
+
+// ioView: disk and file I/O by process and by file.
+var ioView = &view{id: "io", title: "I/O", tmpl: ioTmpl,
+	present: func(d *Data) bool { return d.IO != nil },
+	collect: func(c *collector) finisher { return &ioCollector{c, analysis.NewIOStats(c.m, c.files, c.axis)} },
+	page: func(d *Data) (any, error) {
+		io := d.IO
+		p := &struct {
+			D                                      *Data
+			DiskProc, DiskFile, FileProc, FileFile template.HTML
+		}{D: d}
+		p.DiskProc, p.DiskFile = ioBars("disk", io.Disk)
+		p.FileProc, p.FileFile = ioBars("file", io.File)
+		return p, nil
+	},
+}
+
+// ioTmpl is the section's template.
+const ioTmpl = `{{with .D.IO}}
+<section id="io" class="sect">
+<h2>Disk and file I/O</h2>
+{{with .Disk}}
+<h3>Disk I/O</h3>
+<p class="note">Kernel DiskIo completions: {{thousands .Total.Reads}} reads ({{bytes .Total.ReadBytes}}), {{thousands .Total.Writes}} writes ({{bytes .Total.WriteBytes}}){{if .LatencyKnown}}; disk response time averages {{ms (avg .Total.LatencyMS .Total.Timed)}} ms, longest {{ms .Total.MaxMS}} ms{{end}}. Processes are the ones that issued the I/O.</p>
+<h4>By process</h4>{{$.DiskProc}}
+<h4>By file</h4>{{$.DiskFile}}
+{{template "iotable" .ByFile}}
+{{end}}
+{{with .File}}
+<h3>File I/O</h3>
+<p class="note">Kernel FileIo reads and writes: {{thousands .Total.Reads}} reads ({{bytes .Total.ReadBytes}}), {{thousands .Total.Writes}} writes ({{bytes .Total.WriteBytes}}){{if .LatencyKnown}}; from request to completion (OpEnd) {{ms (avg .Total.LatencyMS .Total.Timed)}} ms on average, longest {{ms .Total.MaxMS}} ms{{end}}.</p>
+<h4>By process</h4>{{$.FileProc}}
+<h4>By file</h4>{{$.FileFile}}
+{{template "iotable" .ByFile}}
+{{end}}
+</section>
+{{end}}{{define "iotable"}}
+<table class="sortable">
+<thead><tr><th>File</th><th>Reads</th><th>Read</th><th>Writes</th><th>Written</th><th>Average latency ms</th><th>Longest ms</th></tr></thead>
+<tbody>{{range .}}<tr><td class="path">{{.Name}}</td><td class="num">{{thousands .Reads}}</td><td class="num" data-v="{{.ReadBytes}}">{{bytes .ReadBytes}}</td><td class="num">{{thousands .Writes}}</td><td class="num" data-v="{{.WriteBytes}}">{{bytes .WriteBytes}}</td><td class="num">{{if .Timed}}{{ms (avg .LatencyMS .Timed)}}{{end}}</td><td class="num">{{if .Timed}}{{ms .MaxMS}}{{end}}</td></tr>{{end}}</tbody>
+</table>
+{{end}}`
