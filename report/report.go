@@ -182,7 +182,7 @@ func NewFileFacts(name string, f *etl.File, st *etl.Stats) FileFacts {
 		StartTime:         rfc3339(h.StartTime),
 		EndTime:           rfc3339(h.EndTime),
 		TimeZoneBias:      h.TimeZone.Bias,
-		TimeZoneName:      h.TimeZone.StandardName,
+		TimeZoneName:      timeZoneName(h.TimeZone),
 	}
 	if st.CompressedBuffers > 0 {
 		ff.Compression = f.Format.String()
@@ -405,4 +405,11 @@ func NewProvider(p *decode.ProviderStat) Provider {
 func Build(files []*etl.File, dec *decode.Decoder, opts *Options) (*Data, error) {
 	o := opts.withDefaults()
 	return build(files, dec, &o)
+}
+
+// timeZoneName is the header's zone name with a tzres.dll reference
+// resolved where it is a well-known zone (else the reference as stored).
+func timeZoneName(tz etl.TimeZone) string {
+	name, _ := tz.Name()
+	return name
 }

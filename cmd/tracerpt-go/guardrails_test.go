@@ -1,12 +1,17 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/internal/etltest"
 )
 
 // cliCase is one command line and what it must answer.
@@ -213,9 +218,31 @@ func TestInfoLongPathAndTimeZone(t *testing.T) {
 		{"Pacific Standard Time", 480, "Pacific Standard Time (bias 480 min, UTC-08:00)"},
 		{"", 0, "bias 0 min, UTC+00:00"},
 	} {
-		if got := timeZoneText(c.name, c.bias); got != c.want {
+		if got := timeZoneText(etl.TimeZone{StandardName: c.name, Bias: c.bias}); got != c.want {
 			t.Errorf("timeZoneText(%q, %d) = %q, want %q", c.name, c.bias, got, c.want)
 		}
+	}
+}
+
+// TestCorpusTimeZoneName: info --json and the report name the zone as
+// Windows shows it, not by its tzres.dll reference.
+func TestCorpusTimeZoneName(t *testing.T) {
+	in := etltest.CorpusFile(t, "microsoft+perfview/src/TraceEvent/TraceEvent.Tests/inputs/net.4.5.2.x64.etl.zip.unzipped/net.4.5.2.x64.etl")
+	var fi fileInfo
+	if err := json.Unmarshal([]byte(mustRun(t, "info", "--json", in)), &fi); err != nil {
+		t.Fatal(err)
+	}
+	if fi.TimeZoneName != "Pacific Standard Time" {
+		t.Errorf("info --json: time_zone_name %q", fi.TimeZoneName)
+	}
+	out := filepath.Join(t.TempDir(), "r.json")
+	mustRun(t, "report", "--json", in, "-o", out)
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(b, []byte(`"time_zone_name":"Pacific Standard Time"`)) || bytes.Contains(b, []byte("@tzres")) {
+		t.Errorf("report --json does not name the zone Pacific Standard Time")
 	}
 }
 

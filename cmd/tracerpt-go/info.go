@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
-	"strings"
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/spf13/cobra"
@@ -137,7 +135,7 @@ func printInfoTable(w io.Writer, fi *fileInfo) error {
 	add("First event", fi.FirstEventTime)
 	add("Last event", fi.LastEventTime)
 	add("Boot time", fi.BootTime)
-	add("Time zone", timeZoneText(fi.TimeZoneName, fi.TimeZoneBias))
+	add("Time zone", timeZoneText(etl.TimeZone{StandardName: fi.TimeZoneName, Bias: fi.TimeZoneBias}))
 	add("Errors", len(fi.Errors))
 	for _, e := range fi.Errors {
 		add(fmt.Sprintf("  at %#x", e.Offset), e.Message)
@@ -149,43 +147,18 @@ func printInfoTable(w io.Writer, fi *fileInfo) error {
 // printed above it.
 const maxCell = 48
 
-// tzresNames are the names of the common Windows time zones by their
-// tzres.dll string ids (the header has "@tzres.dll,-212" where Windows
-// resolves it to "Pacific Standard Time"), with the zone's bias in
-// minutes: a name is shown only when the header's bias agrees.
-var tzresNames = map[int]struct {
-	name string
-	bias int32
-}{
-	111: {"Eastern Daylight Time", 300}, 112: {"Eastern Standard Time", 300},
-	161: {"Central Daylight Time", 360}, 162: {"Central Standard Time", 360},
-	191: {"Mountain Daylight Time", 420}, 192: {"Mountain Standard Time", 420},
-	211: {"Pacific Daylight Time", 480}, 212: {"Pacific Standard Time", 480},
-	261: {"GMT Daylight Time", 0}, 262: {"GMT Standard Time", 0},
-	301: {"Romance Daylight Time", -60}, 302: {"Romance Standard Time", -60},
-	321: {"W. Europe Daylight Time", -60}, 322: {"W. Europe Standard Time", -60},
-	491: {"India Daylight Time", -330}, 492: {"India Standard Time", -330},
-	571: {"China Daylight Time", -480}, 572: {"China Standard Time", -480},
-}
-
 // timeZoneText is the info table's time zone: its name (a tzres.dll
 // reference resolved when it is a well-known one, else left out) and its
 // bias.
-func timeZoneText(name string, bias int32) string {
-	off := -bias
+func timeZoneText(tz etl.TimeZone) string {
+	off := -tz.Bias
 	sign := "+"
 	if off < 0 {
 		sign, off = "-", -off
 	}
-	b := fmt.Sprintf("bias %d min, UTC%s%02d:%02d", bias, sign, off/60, off%60)
-	if id, ok := strings.CutPrefix(strings.ToLower(name), "@tzres.dll,-"); ok {
-		name = ""
-		if n, err := strconv.Atoi(id); err == nil && tzresNames[n].name != "" && tzresNames[n].bias == bias {
-			name = tzresNames[n].name
-		}
+	b := fmt.Sprintf("bias %d min, UTC%s%02d:%02d", tz.Bias, sign, off/60, off%60)
+	if name, ok := tz.Name(); ok {
+		return name + " (" + b + ")"
 	}
-	if name == "" {
-		return b
-	}
-	return name + " (" + b + ")"
+	return b
 }
