@@ -1,0 +1,145 @@
+package pdb_test
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/etwkit/etw/internal/symtest"
+	"github.com/etwkit/etw/pdb"
+)
+
+func TestSynthetic(t *testing.T) {
+	data := symtest.SynthPDB(symtest.SynthGUID, 3)
+	f, err := pdb.NewFile(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.ID() != "12DC0A4FBD7D4F2AA9BE263BACAEB4673" || f.HasOMAP() || f.Age != 3 || f.DBIAge != 3 || f.Machine != 0x8664 {
+		t.Errorf("identity %s age %d/%d machine %#x", f.ID(), f.Age, f.DBIAge, f.Machine)
+	}
+	g, err := pdb.ParseGUID(f.GUID.String())
+	if err != nil || g != f.GUID {
+		t.Errorf("ParseGUID(%s) = %s, %v", f.GUID, g, err)
+	}
+	if g, err := pdb.ParseGUID(strings.ToLower(f.GUID.Hex())); err != nil || g != f.GUID {
+		t.Errorf("ParseGUID(hex) = %s, %v", g, err)
+	}
+	cases := []struct {
+		rva    uint32
+		name   string
+		off    uint32
+		line   uint32
+		public bool
+	}{
+		{0x1010, "work", 0, 10, false},
+		{0x1017, "work", 7, 10, false},
+		{0x1018, "work", 8, 12, false},
+		{0x102F, "work", 0x1F, 12, false},
+		{0x1044, "helper", 4, 0, true},
+		{0x2008, "data", 0, 0, true},
+	}
+	for _, c := range cases {
+		s, ok, err := f.Lookup(c.rva)
+		if err != nil || !ok || s.Name != c.name || s.Offset != c.off || s.Line != c.line || s.Public != c.public {
+			t.Errorf("Lookup(%#x) = %+v %v %v; want %+v", c.rva, s, ok, err, c)
+		}
+		if c.line != 0 && s.File != `c:\src\work.c` {
+			t.Errorf("Lookup(%#x) file %q", c.rva, s.File)
+		}
+	}
+	for _, rva := range []uint32{0x1000, 0x100F, 0x3000, 0x2040} {
+		if s, ok, err := f.Lookup(rva); ok || err != nil {
+			t.Errorf("Lookup(%#x) = %+v %v %v; want nothing", rva, s, ok, err)
+		}
+	}
+	ann, err := f.Annotations()
+	if err != nil || len(ann) != 1 || ann[0].RVA != 0x1018 || strings.Join(ann[0].Strings, "|") != "TMF:|hello %d" {
+		t.Errorf("Annotations = %+v, %v", ann, err)
+	}
+	mods, err := f.Modules()
+	if err != nil || len(mods) != 1 || mods[0].Name != "work.obj" || mods[0].SymStream != 4 {
+		t.Errorf("Modules = %+v, %v", mods, err)
+	}
+}
+
+// hostile describes one damage to the synthetic PDB and the error it
+// must cost.
+type hostile struct {
+	name string
+	edit func(b []byte)
+	want string // in the error text
+}
+
+func TestHostile(t *testing.T) {
+	le := binary.LittleEndian
+	base := symtest.SynthPDB(symtest.SynthGUID, 3)
+	dirBlock := func(b []byte) int { return int(le.Uint32(b[2*symtest.MSFBlock:])) * symtest.MSFBlock }
+	cases := []hostile{
+		{"not MSF", func(b []byte) { b[0] = 'X' }, "not a PDB 7.0"},
+		{"block size", func(b []byte) { le.PutUint32(b[32:], 1000) }, "offset 0x20: block size 1000"},
+		{"block count over the file", func(b []byte) { le.PutUint32(b[40:], 1<<20) }, "offset 0x28: 1048576 blocks"},
+		{"directory over the file", func(b []byte) { le.PutUint32(b[44:], 1<<30) }, "offset 0x2c: stream directory of"},
+		{"block map past the end", func(b []byte) { le.PutUint32(b[52:], 9999) }, "offset 0x34: block number 9999"},
+		{"directory cycle", func(b []byte) { le.PutUint32(b[2*symtest.MSFBlock:], 2) }, "offset 0x400: stream directory block 2 listed twice (a cycle)"},
+		{"directory block zero", func(b []byte) { le.PutUint32(b[2*symtest.MSFBlock:], 0) }, "offset 0x400: block number 0"},
+		{"huge stream count", func(b []byte) { le.PutUint32(b[dirBlock(b):], 0x7FFFFFFF) }, "2147483647 streams"},
+		{"stream over the file", func(b []byte) { le.PutUint32(b[dirBlock(b)+4*4:], 1<<30) }, "stream 3 of 1073741824 bytes is larger than the file"},
+		{"stream block past the end", func(b []byte) {
+			d := dirBlock(b)
+			n := int(le.Uint32(b[d:]))
+			le.PutUint32(b[d+4+4*n:], 77777) // first block of the first non-empty stream
+		}, "block 77777"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			b := append([]byte(nil), base...)
+			c.edit(b)
+			_, err := pdb.NewFile(bytes.NewReader(b), int64(len(b)))
+			var fe *pdb.FormatError
+			if err == nil || !errors.As(err, &fe) || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("error %v; want a *FormatError with %q", err, c.want)
+			}
+		})
+	}
+}
+
+// TestHostileStreams damages streams, not the container: errors come from
+// the accessors and name the stream.
+func TestHostileStreams(t *testing.T) {
+	data := symtest.SynthPDB(symtest.SynthGUID, 3)
+	f, err := pdb.NewFile(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = f
+	le := binary.LittleEndian
+	// Locate the module symbol stream's first block through the directory
+	// and break the S_GPROC32 record length.
+	d := int(le.Uint32(data[2*symtest.MSFBlock:])) * symtest.MSFBlock
+	n := int(le.Uint32(data[d:]))
+	pos := d + 4 + 4*n
+	for i := 0; i < 4; i++ { // blocks of streams 0–3
+		size := le.Uint32(data[d+4+4*i:])
+		if size == 0xFFFFFFFF {
+			size = 0
+		}
+		pos += 4 * int((size+symtest.MSFBlock-1)/symtest.MSFBlock)
+	}
+	modBlock := int(le.Uint32(data[pos:]))
+	b := append([]byte(nil), data...)
+	le.PutUint16(b[modBlock*symtest.MSFBlock+4:], 0xFFF0)
+	f, err = pdb.NewFile(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = f.Functions()
+	if err == nil || !strings.Contains(err.Error(), "stream 4 offset 0x4") {
+		t.Errorf("Functions: %v; want an error at stream 4 offset 0x4", err)
+	}
+	if _, _, err := f.Lookup(0x1010); err == nil {
+		t.Errorf("Lookup: no error from a broken module")
+	}
+}
