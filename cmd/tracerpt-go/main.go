@@ -101,6 +101,7 @@ func profiled(f func() int) int {
 // run executes the command line args and returns the exit status.
 func run(args []string, stdout, stderr io.Writer) int {
 	cmd := newRootCmd(stdout, stderr)
+	cmd.AddCommand(newPDBCmd())
 	err := checkUnsupported(args)
 	if err == nil {
 		cmd.SetArgs(normalizeArgs(args))
