@@ -5,7 +5,8 @@ import "sort"
 // Symbol is what [File.Lookup] finds at an address.
 type Symbol struct {
 	// Name is the function's name as its record has it, or the public's
-	// undecorated name (the decorated one when it cannot be undecorated).
+	// undecorated name (the decorated one when it cannot be undecorated;
+	// on x86, C names lose their "_", "_…@N" or "@…@N" decoration).
 	Name string
 	// RVA and Size are the function's start and code size; Size is 0 for
 	// a public (its extent is not recorded).
@@ -100,7 +101,7 @@ func (f *File) publicLookup(rva uint32) (Symbol, bool, error) {
 		if err != nil {
 			return Symbol{}, false, err
 		}
-		name = pub.Undecorated()
+		name = f.publicName(pub)
 		if idx.names == nil {
 			idx.names = map[uint32]string{}
 		}
@@ -108,6 +109,25 @@ func (f *File) publicLookup(rva uint32) (Symbol, bool, error) {
 	}
 	return Symbol{Name: name, RVA: p.rva, Offset: rva - p.rva, Module: -1, Public: true}, true, nil
 }
+
+// publicName names a public in a lookup: C++ names undecorated to their
+// qualified name; on x86, the C names of functions without their
+// calling-convention decoration ("_main" → "main", "_Sleep@4" → "Sleep");
+// others as stored.
+func (f *File) publicName(p Public) string {
+	if s, ok := UndecorateName(p.Name); ok {
+		return s
+	}
+	if f.Machine == machineI386 && p.IsFunction() {
+		if s, ok := undecorateX86C(p.Name); ok {
+			return s
+		}
+	}
+	return p.Name
+}
+
+// machineI386 is IMAGE_FILE_MACHINE_I386.
+const machineI386 = 0x14C
 
 // LineAt returns the source file and line of an RVA, when the module that
 // holds it has line tables for it.

@@ -243,7 +243,8 @@ func buildShapes(t *testing.T, target string) (exe, pdbPath string) {
 	t.Helper()
 	return symtest.Build(t, t.TempDir(), target, "shapes",
 		symtest.Source{Path: filepath.Join("testdata", "shapes.cpp"), Debug: true},
-		symtest.Source{Path: filepath.Join("testdata", "util.cpp")})
+		symtest.Source{Path: filepath.Join("testdata", "util.cpp")},
+		symtest.Source{Path: filepath.Join("testdata", "cfuncs.c")})
 }
 
 func TestClangLLVM(t *testing.T) {
@@ -307,16 +308,17 @@ func TestClangLLVM(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := map[string]bool{"util::mix": true, "util::Acc::add": true, "util::Acc::get": true, "util::clamp<int>": true, "util::clamp<unsigned char>": true}
+			want := map[string]bool{"util::mix": true, "util::Acc::add": true, "util::Acc::get": true, "util::clamp<int>": true,
+				"util::clamp<unsigned char>": true, "c_plain": true, "c_std": true, "c_fast": true}
 			for _, p := range pubs {
-				if !want[p.Undecorated()] {
+				s, ok, err := f.Lookup(p.RVA + 2)
+				if !want[s.Name] {
 					continue
 				}
-				s, ok, err := f.Lookup(p.RVA + 2)
-				if err != nil || !ok || !s.Public || s.Name != p.Undecorated() || s.Offset != 2 || s.RVA != p.RVA {
+				if err != nil || !ok || !s.Public || s.Offset != 2 || s.RVA != p.RVA {
 					t.Errorf("Lookup(%s+2) = %+v %v %v", p.Name, s, ok, err)
 				}
-				delete(want, p.Undecorated())
+				delete(want, s.Name)
 			}
 			if len(want) != 0 {
 				t.Errorf("publics not found: %v", want)

@@ -676,3 +676,50 @@ func (p *undParser) throwSpec() {
 		p.fail = true
 	}
 }
+
+// undecorateX86C reads the decorations of C names on x86 (32-bit)
+// Windows: "_name" (__cdecl), "_name@N" (__stdcall) and "@name@N"
+// (__fastcall), N the decimal bytes of arguments. It returns ok false
+// for anything else, and for import pointers ("__imp_…").
+func undecorateX86C(s string) (string, bool) {
+	if strings.HasPrefix(s, "__imp_") || len(s) < 2 {
+		return "", false
+	}
+	var name string
+	switch s[0] {
+	case '_':
+		name = s[1:]
+		if i := strings.LastIndexByte(name, '@'); i >= 0 {
+			if !argBytes(name[i+1:]) {
+				return "", false
+			}
+			name = name[:i]
+		}
+	case '@':
+		i := strings.LastIndexByte(s, '@')
+		if i <= 1 || !argBytes(s[i+1:]) {
+			return "", false
+		}
+		name = s[1:i]
+	default:
+		return "", false
+	}
+	if name == "" || strings.ContainsAny(name, "@?$") {
+		return "", false
+	}
+	return name, true
+}
+
+// argBytes reports whether s is a stdcall/fastcall argument size: 1 to 4
+// decimal digits.
+func argBytes(s string) bool {
+	if len(s) == 0 || len(s) > 4 {
+		return false
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}

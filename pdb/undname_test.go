@@ -195,3 +195,17 @@ func FuzzUndecorate(f *testing.F) {
 		}
 	})
 }
+
+func TestUndecorateX86C(t *testing.T) {
+	for in, want := range map[string]string{
+		"_main": "main", "_Sleep@4": "Sleep", "@fast@8": "fast", "___security_cookie": "__security_cookie",
+		"__SEH_prolog4": "_SEH_prolog4", "_f@1024": "f",
+		"__imp__Sleep@4": "", "main": "", "_": "", "@x": "", "@@4": "", "_x@12345": "", "_x@a": "",
+		"?f@@YAXXZ": "", "__real@4000000000000000": "", "_a@b@4": "",
+	} {
+		got, ok := undecorateX86C(in)
+		if ok != (want != "") || got != want {
+			t.Errorf("undecorateX86C(%q) = %q, %v; want %q", in, got, ok, want)
+		}
+	}
+}
