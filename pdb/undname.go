@@ -64,10 +64,7 @@ func (s *undSym) full() string {
 		b.WriteString("virtual ")
 	}
 	if !s.isFunc {
-		b.WriteString(s.varType)
-		if !strings.HasSuffix(s.varType, "*") && !strings.HasSuffix(s.varType, "&") {
-			b.WriteString(" ")
-		}
+		b.WriteString(spaceIfNeeded(s.varType))
 		b.WriteString(s.name)
 		return b.String()
 	}
@@ -97,6 +94,8 @@ type undParser struct {
 	fail  bool
 	depth int
 	br    backrefs
+	// fnptr tells that the type just read is a function pointer.
+	fnptr bool
 	// pending is the qualifier a pointer's code gives its pointee when
 	// that is a pointer: it is printed after the pointee's '*'.
 	pending string
@@ -157,10 +156,17 @@ func (p *undParser) symbol() undSym {
 	// instance, or a simple name.
 	var leaf string
 	structor := 0 // 1 constructor, 2 destructor
-	switch {
+	switch c := p.peek(); {
+	case c >= '0' && c <= '9':
+		p.pos++
+		if int(c-'0') >= len(p.br.names) {
+			p.fail = true
+			return sym
+		}
+		leaf = p.br.names[c-'0']
 	case p.eat("?$"):
 		leaf = p.templateName()
-	case p.peek() == '?':
+	case c == '?':
 		p.pos++
 		leaf, structor = p.operatorName()
 	default:
@@ -186,8 +192,22 @@ func (p *undParser) symbol() undSym {
 	case c >= '0' && c <= '4':
 		sym.access = [...]string{"private: ", "protected: ", "public: ", "", ""}[c-'0']
 		sym.static = c <= '2'
+		_, ptr := pointerOwnQual[p.peek()]
+		ptr = ptr || strings.HasPrefix(p.s[p.pos:], "$$Q")
 		t := p.typ()
-		sym.varType = t + p.storageQuals()
+		if ptr {
+			// A pointer variable: __ptr64, then qualifiers of the
+			// pointee, which are not read here.
+			p.eat("E")
+			if p.next() != 'A' {
+				p.fail = true
+			}
+			sym.varType = t
+		} else if q := p.cvQuals(); q != "" {
+			sym.varType = t + " " + q
+		} else {
+			sym.varType = t
+		}
 	default:
 		sym.isFunc = true
 		member := true
@@ -212,7 +232,7 @@ func (p *undParser) symbol() undSym {
 				sym.virtual = true
 			}
 			if !sym.static {
-				sym.quals = p.storageQuals()
+				sym.quals = p.thisQuals()
 			}
 		}
 		sym.cc = p.callConv()
@@ -239,10 +259,11 @@ func qualify(scopes []string, leaf string) string {
 	return b.String()
 }
 
-// simpleName reads chars up to '@'.
+// simpleName reads chars up to '@' (a name never starts with a digit:
+// that is a back-reference).
 func (p *undParser) simpleName(memo bool) string {
 	i := strings.IndexByte(p.s[p.pos:], '@')
-	if i <= 0 {
+	if i <= 0 || p.s[p.pos] >= '0' && p.s[p.pos] <= '9' {
 		p.fail = true
 		return ""
 	}
@@ -287,6 +308,8 @@ func (p *undParser) templateArgs() string {
 		switch {
 		case p.eat("$0"):
 			args = append(args, p.number())
+		case p.eat("$$V"):
+			// An empty template parameter pack: no argument.
 		case p.peek() == '$' || p.peek() == '?':
 			p.fail = true
 		default:
@@ -406,7 +429,7 @@ func (p *undParser) scopePiece() string {
 	case p.eat("?A"):
 		// Anonymous namespace: ?A0x<hex>@
 		if i := strings.IndexByte(p.s[p.pos:], '@'); i >= 0 {
-			p.memoName(p.s[p.pos-2 : p.pos+i])
+			p.memoName(p.s[p.pos : p.pos+i])
 			p.pos += i + 1
 			return "`anonymous namespace'"
 		}
@@ -455,8 +478,14 @@ var primitives2 = map[byte]string{
 	'S': "char16_t", 'U': "char32_t", 'Q': "char8_t",
 }
 
-// typ reads one type.
+// typ reads one type; p.fnptr tells whether it is a function pointer.
 func (p *undParser) typ() string {
+	p.fnptr = false
+	t := p.typ1()
+	return t
+}
+
+func (p *undParser) typ1() string {
 	p.depth++
 	defer func() { p.depth-- }()
 	if p.depth > maxDepth {
@@ -473,29 +502,34 @@ func (p *undParser) typ() string {
 			return n
 		}
 	case 'T':
-		return "union " + p.fullTypeName()
+		return p.tagType("union ")
 	case 'U':
-		return "struct " + p.fullTypeName()
+		return p.tagType("struct ")
 	case 'V':
-		return "class " + p.fullTypeName()
+		return p.tagType("class ")
 	case 'W':
 		if p.eat("4") {
-			return "enum " + p.fullTypeName()
+			return p.tagType("enum ")
 		}
 	case 'P', 'Q', 'R', 'S':
 		return p.pointer(c, "*")
-	case 'A', 'B':
+	case 'A':
 		return p.pointer(c, "&")
 	case '$':
 		if p.eat("$Q") {
 			return p.pointer('A', "&&")
 		}
-		if p.eat("$R") {
-			return p.pointer('B', "&&")
-		}
+
 	}
 	p.fail = true
 	return ""
+}
+
+// tagType reads the qualified name of a union, struct, class or enum.
+func (p *undParser) tagType(kw string) string {
+	n := p.fullTypeName()
+	p.fnptr = false // function pointers among template arguments
+	return kw + n
 }
 
 // pointer reads the rest of a pointer or reference type.
@@ -504,7 +538,7 @@ func (p *undParser) pointer(kind byte, op string) string {
 	switch kind {
 	case 'Q':
 		own = "const"
-	case 'R', 'B':
+	case 'R':
 		own = "volatile"
 	case 'S':
 		own = "const volatile"
@@ -526,17 +560,12 @@ func (p *undParser) pointer(kind byte, op string) string {
 		ret := p.returnType()
 		params := p.params()
 		p.throwSpec()
+		p.fnptr = true
 		return ret + " (" + cc + " " + op + ")(" + params + ")"
 	}
-	for {
-		switch {
-		case p.eat("E"): // __ptr64: not printed
-			continue
-		case p.eat("I"):
-			own = joinQual(own, "__restrict")
-			continue
-		}
-		break
+	p.eat("E") // __ptr64: not printed
+	if p.eat("I") {
+		own = joinQual(own, "__restrict")
 	}
 	cv := p.cvQuals()
 	// A pointer pointee carries its qualifier in its own code as well
@@ -545,21 +574,40 @@ func (p *undParser) pointer(kind byte, op string) string {
 	if _, ok := pointerOwnQual[p.peek()]; ok {
 		ptrPointee = true
 		p.pending = cv
+	} else if cv != "" && strings.HasPrefix(p.s[p.pos:], "$$Q") {
+		p.fail = true
+		return ""
 	}
 	pointee := p.typ()
+	if p.fnptr {
+		// A pointer to a function pointer is spelled inside its
+		// parentheses; not read here.
+		p.fail = true
+		return ""
+	}
 	if cv != "" && !ptrPointee {
 		pointee += " " + cv
 	}
-	s := pointee
-	if !strings.HasSuffix(s, "*") && !strings.HasSuffix(s, "&") {
-		s += " "
+	return spaceIfNeeded(pointee) + op + own
+}
+
+// spaceIfNeeded appends the space that undname puts between a type and a
+// following '*', '&' or name: only after a letter, a digit or '>'
+// ("int *", "char const *", but "int **" and "struct HWND__*").
+func spaceIfNeeded(t string) string {
+	if t == "" {
+		return t
 	}
-	return s + op + own
+	c := t[len(t)-1]
+	if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '>' {
+		return t + " "
+	}
+	return t
 }
 
 // pointerOwnQual lists the pointer and reference codes with the qualifier
 // each gives the pointer itself.
-var pointerOwnQual = map[byte]string{'P': "", 'Q': "const", 'R': "volatile", 'S': "const volatile", 'A': "", 'B': "volatile"}
+var pointerOwnQual = map[byte]string{'P': "", 'Q': "const", 'R': "volatile", 'S': "const volatile", 'A': ""}
 
 func joinQual(a, b string) string {
 	if a == "" {
@@ -584,10 +632,9 @@ func (p *undParser) cvQuals() string {
 	return ""
 }
 
-// storageQuals reads a variable's storage class or the qualifiers of a
-// member function's this pointer (each with an optional __ptr64 marker)
-// and returns " const" etc.
-func (p *undParser) storageQuals() string {
+// thisQuals reads the qualifiers of a member function's this pointer
+// (with an optional __ptr64 marker) and returns " const" etc.
+func (p *undParser) thisQuals() string {
 	p.eat("E")
 	if q := p.cvQuals(); q != "" {
 		return " " + q
@@ -619,15 +666,32 @@ func (p *undParser) callConv() string {
 // returnType reads a function's return type; "?A".."?D" prefix a
 // cv-qualified one.
 func (p *undParser) returnType() string {
+	cv := ""
 	if p.eat("?") {
-		cv := p.cvQuals()
-		t := p.typ()
-		if cv != "" {
-			t += " " + cv
-		}
-		return t
+		cv = p.cvQuals()
 	}
-	return p.typ()
+	ptr := false
+	if cv != "" {
+		switch c := p.peek(); {
+		case c == 'P' || c == 'Q' || c == 'R' || c == 'S':
+			// The qualifier is the pointer's own ("char const *const").
+			p.pending, ptr = cv, true
+		case c == 'A' || c == '$':
+			p.fail = true
+			return ""
+		}
+	}
+	t := p.typ()
+	if p.fnptr {
+		// A function returning a function pointer is spelled inside
+		// the pointer's parentheses; not read here.
+		p.fail = true
+		return ""
+	}
+	if cv != "" && !ptr {
+		t += " " + cv
+	}
+	return t
 }
 
 // params reads a parameter list: "X" (void), or types ended by '@', or
