@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -141,5 +142,45 @@ func TestHostileStreams(t *testing.T) {
 	}
 	if _, _, err := f.Lookup(0x1010); err == nil {
 		t.Errorf("Lookup: no error from a broken module")
+	}
+}
+
+// TestConcurrent calls every accessor from several goroutines at once (run
+// with -race to check the lazily built indexes).
+func TestConcurrent(t *testing.T) {
+	data := symtest.SynthPDB(symtest.SynthGUID, 3)
+	f, err := pdb.NewFile(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error)
+	for g := 0; g < 8; g++ {
+		go func() {
+			for i := 0; i < 50; i++ {
+				s, ok, err := f.Lookup(0x1018)
+				if err != nil || !ok || s.Name != "work" {
+					done <- fmt.Errorf("Lookup = %+v %v %v", s, ok, err)
+					return
+				}
+				if s, ok, err := f.Lookup(0x1044); err != nil || !ok || s.Name != "helper" {
+					done <- fmt.Errorf("Lookup public = %+v %v %v", s, ok, err)
+					return
+				}
+				if _, err := f.Lines(0); err != nil {
+					done <- err
+					return
+				}
+				if _, err := f.Annotations(); err != nil {
+					done <- err
+					return
+				}
+			}
+			done <- nil
+		}()
+	}
+	for g := 0; g < 8; g++ {
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
 	}
 }
