@@ -94,19 +94,21 @@ type File struct {
 	names  map[string]int // named streams ("/names", …)
 	dbi    *dbiInfo       // nil: no DBI stream (a type-only PDB)
 
-	mu       sync.Mutex
-	sections []Section
-	secErr   error
-	secDone  bool
-	strtab   *stringTable
-	strErr   error
-	strDone  bool
-	mods     []*modState
-	pubs     *publicIndex
-	pubErr   error
-	contribs []contrib
-	conErr   error
-	conDone  bool
+	mu          sync.Mutex
+	sections    []Section
+	secErr      error
+	secDone     bool
+	strtab      *stringTable
+	strErr      error
+	strDone     bool
+	mods        []*modState
+	pubs        *publicIndex
+	pubErr      error
+	pubOffs     []uint32 // the publics stream's address map, sorted
+	pubOffsDone bool
+	contribs    []contrib
+	conErr      error
+	conDone     bool
 }
 
 // Open opens the named file; [File.Close] closes it.

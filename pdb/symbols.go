@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/binary"
 	"io"
+	"slices"
 	"sort"
 )
 
@@ -151,32 +152,91 @@ func (f *File) symRecStream() (*stream, error) {
 	return f.m.stream(f.dbi.symRecStream)
 }
 
-// Publics returns every S_PUB32 record of the symbol record stream, in
-// stream order.
+// Publics returns the public symbols: the S_PUB32 records that the
+// publics stream's address map lists, in symbol record stream order (every
+// S_PUB32 record of that stream when the PDB has no publics stream).
 func (f *File) Publics() ([]Public, error) {
 	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []Public
+	err := f.eachPublicLocked(func(p Public, _ int64) { out = append(out, p) })
+	return out, err
+}
+
+// eachPublicLocked calls fn for each public and its record's offset in the
+// symbol record stream.
+func (f *File) eachPublicLocked(fn func(p Public, recOff int64)) error {
 	secs, err := f.sectionsLocked()
-	f.mu.Unlock()
+	var listed []uint32
+	if err == nil {
+		listed, err = f.publicOffsetsLocked()
+	}
 	if err != nil {
-		return nil, err
+		return err
 	}
 	s, err := f.symRecStream()
 	if s == nil || err != nil {
-		return nil, err
+		return err
 	}
-	var out []Public
 	r := newRecords(s, 0, s.size)
 	for r.scan() {
 		if r.kind != SymPub32 {
 			continue
 		}
+		if listed != nil {
+			// Both ascend: skip the listed offsets before this record.
+			for len(listed) > 0 && int64(listed[0]) < r.pos {
+				listed = listed[1:]
+			}
+			if len(listed) == 0 || int64(listed[0]) != r.pos {
+				continue // a record no table refers to
+			}
+		}
 		p, ok := parsePub(r.data, secs)
 		if !ok {
-			return out, s.errorf(r.pos, "S_PUB32 record of %d bytes", len(r.data))
+			return s.errorf(r.pos, "S_PUB32 record of %d bytes", len(r.data))
 		}
-		out = append(out, p)
+		fn(p, r.pos)
 	}
-	return out, r.err
+	return r.err
+}
+
+// publicOffsetsLocked reads the publics stream's address map: the symbol
+// record stream offsets of the publics, returned sorted. nil (no error)
+// when the PDB has no publics stream.
+func (f *File) publicOffsetsLocked() ([]uint32, error) {
+	if f.pubOffsDone {
+		return f.pubOffs, nil
+	}
+	if f.dbi == nil || f.dbi.publicStream < 0 {
+		f.pubOffsDone = true
+		return nil, nil
+	}
+	s, err := f.m.stream(f.dbi.publicStream)
+	if err != nil {
+		return nil, err
+	}
+	h, err := s.read(0, 28, "publics stream header")
+	if err != nil {
+		return nil, err
+	}
+	le := binary.LittleEndian
+	hashBytes := int64(le.Uint32(h))
+	mapBytes := int64(le.Uint32(h[4:]))
+	if hashBytes > s.size-28 || mapBytes > s.size-28-hashBytes || mapBytes%4 != 0 {
+		return nil, s.errorf(0, "publics stream: %d bytes of hash and %d of address map in %d", hashBytes, mapBytes, s.size)
+	}
+	b, err := s.read(28+hashBytes, int(mapBytes), "publics address map")
+	if err != nil {
+		return nil, err
+	}
+	offs := make([]uint32, mapBytes/4)
+	for i := range offs {
+		offs[i] = le.Uint32(b[4*i:])
+	}
+	slices.Sort(offs)
+	f.pubOffs, f.pubOffsDone = offs, true
+	return offs, nil
 }
 
 // publicIndex is the publics sorted by RVA; names are read again from the
@@ -197,11 +257,6 @@ func (f *File) publicsLocked() (*publicIndex, error) {
 	if f.pubs != nil || f.pubErr != nil {
 		return f.pubs, f.pubErr
 	}
-	secs, err := f.sectionsLocked()
-	if err != nil {
-		f.pubErr = err
-		return nil, err
-	}
 	s, err := f.symRecStream()
 	if err != nil {
 		f.pubErr = err
@@ -209,19 +264,14 @@ func (f *File) publicsLocked() (*publicIndex, error) {
 	}
 	idx := &publicIndex{s: s}
 	if s != nil {
-		r := newRecords(s, 0, s.size)
-		for r.scan() {
-			if r.kind != SymPub32 {
-				continue
+		err := f.eachPublicLocked(func(p Public, recOff int64) {
+			if p.HasRVA {
+				idx.entries = append(idx.entries, pubEntry{rva: p.RVA, recOff: uint32(recOff), sec: p.Section})
 			}
-			p, ok := parsePub(r.data, secs)
-			if ok && p.HasRVA {
-				idx.entries = append(idx.entries, pubEntry{rva: p.RVA, recOff: uint32(r.pos), sec: p.Section})
-			}
-		}
-		if r.err != nil {
-			f.pubErr = r.err
-			return nil, r.err
+		})
+		if err != nil {
+			f.pubErr = err
+			return nil, err
 		}
 		sort.SliceStable(idx.entries, func(i, j int) bool { return idx.entries[i].rva < idx.entries[j].rva })
 	}

@@ -51,6 +51,14 @@ func TestSynthetic(t *testing.T) {
 			t.Errorf("Lookup(%#x) file %q", c.rva, s.File)
 		}
 	}
+	// The S_PUB32 record the publics stream does not list is no public.
+	pubs, err := f.Publics()
+	if err != nil || len(pubs) != 2 || pubs[0].Name != "?helper@@YAXXZ" || pubs[1].Name != "data" {
+		t.Errorf("Publics = %+v, %v", pubs, err)
+	}
+	if s, ok, err := f.Lookup(0x1084); err != nil || !ok || s.Name != "helper" || s.Offset != 0x44 {
+		t.Errorf("Lookup(0x1084) = %+v %v %v; want helper+0x44", s, ok, err)
+	}
 	for _, rva := range []uint32{0x1000, 0x100F, 0x3000, 0x2040} {
 		if s, ok, err := f.Lookup(rva); ok || err != nil {
 			t.Errorf("Lookup(%#x) = %+v %v %v; want nothing", rva, s, ok, err)
@@ -107,32 +115,41 @@ func TestHostile(t *testing.T) {
 	}
 }
 
-// TestHostileStreams damages streams, not the container: errors come from
-// the accessors and name the stream.
-func TestHostileStreams(t *testing.T) {
+// TestNoPublicsStream: without a publics stream, every S_PUB32 record of
+// the symbol record stream is a public.
+func TestNoPublicsStream(t *testing.T) {
 	data := symtest.SynthPDB(symtest.SynthGUID, 3)
+	binary.LittleEndian.PutUint16(data[symtest.StreamOffset(data, 3)+16:], 0xFFFF)
 	f, err := pdb.NewFile(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	_ = f
-	le := binary.LittleEndian
-	// Locate the module symbol stream's first block through the directory
-	// and break the S_GPROC32 record length.
-	d := int(le.Uint32(data[2*symtest.MSFBlock:])) * symtest.MSFBlock
-	n := int(le.Uint32(data[d:]))
-	pos := d + 4 + 4*n
-	for i := 0; i < 4; i++ { // blocks of streams 0–3
-		size := le.Uint32(data[d+4+4*i:])
-		if size == 0xFFFFFFFF {
-			size = 0
-		}
-		pos += 4 * int((size+symtest.MSFBlock-1)/symtest.MSFBlock)
+	pubs, err := f.Publics()
+	if err != nil || len(pubs) != 3 || pubs[2].Name != "?stale@@YAXXZ" {
+		t.Errorf("Publics = %+v, %v", pubs, err)
 	}
-	modBlock := int(le.Uint32(data[pos:]))
-	b := append([]byte(nil), data...)
-	le.PutUint16(b[modBlock*symtest.MSFBlock+4:], 0xFFF0)
-	f, err = pdb.NewFile(bytes.NewReader(b), int64(len(b)))
+	if s, ok, err := f.Lookup(0x1084); err != nil || !ok || s.Name != "stale" || s.Offset != 4 {
+		t.Errorf("Lookup(0x1084) = %+v %v %v", s, ok, err)
+	}
+	// A damaged publics stream header is an error naming the stream.
+	data = symtest.SynthPDB(symtest.SynthGUID, 3)
+	binary.LittleEndian.PutUint32(data[symtest.StreamOffset(data, 8)+4:], 1<<20)
+	f, err = pdb.NewFile(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Publics(); err == nil || !strings.Contains(err.Error(), "stream 8 offset 0x0") {
+		t.Errorf("damaged publics stream: %v", err)
+	}
+}
+
+// TestHostileStreams damages streams, not the container: errors come from
+// the accessors and name the stream.
+func TestHostileStreams(t *testing.T) {
+	// Break the length of the module symbol stream's S_GPROC32 record.
+	b := symtest.SynthPDB(symtest.SynthGUID, 3)
+	binary.LittleEndian.PutUint16(b[symtest.StreamOffset(b, 4)+4:], 0xFFF0)
+	f, err := pdb.NewFile(bytes.NewReader(b), int64(len(b)))
 	if err != nil {
 		t.Fatal(err)
 	}

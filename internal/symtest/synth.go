@@ -78,7 +78,8 @@ func appendRecord(b []byte, kind uint16, payload []byte) []byte {
 // SynthPDB builds a small PDB by hand, of identity guid and age: one module with a function
 // "work" at 0001:0x10 (size 0x20, lines 10 and 12 of "c:\src\work.c"), an
 // S_ANNOTATION, and publics "?helper@@YAXXZ" at 0001:0x40 and "data" in
-// section 2; sections .text at RVA 0x1000 and .data at 0x2000.
+// section 2 (and an S_PUB32 record "?stale@@YAXXZ" at 0001:0x80 that the
+// publics stream does not list); sections .text at RVA 0x1000 and .data at 0x2000.
 func SynthPDB(guid [16]byte, age uint32) []byte {
 	le := binary.LittleEndian
 	// /names: signature, version, size, strings ("" at 0, the file at 1).
@@ -153,7 +154,23 @@ func SynthPDB(guid [16]byte, age uint32) []byte {
 		return append(p, name+"\x00"...)
 	}
 	symrec := appendRecord(nil, 0x110E, pub(2, 0x40, 1, "?helper@@YAXXZ"))
+	dataOff := len(symrec)
 	symrec = appendRecord(symrec, 0x110E, pub(0, 0x8, 2, "data"))
+	// A record no hash table refers to (what incremental linking leaves):
+	// not a public.
+	symrec = appendRecord(symrec, 0x110E, pub(2, 0x80, 1, "?stale@@YAXXZ"))
+
+	// Publics stream: header, an empty GSI hash, the address map (the
+	// record offsets of helper and data, in address order).
+	pubs := make([]byte, 28)
+	le.PutUint32(pubs, 16)    // GSI hash bytes
+	le.PutUint32(pubs[4:], 8) // address map bytes
+	pubs = le.AppendUint32(pubs, 0xFFFFFFFF)
+	pubs = le.AppendUint32(pubs, 0xeffe0000+19990810)
+	pubs = le.AppendUint32(pubs, 0)
+	pubs = le.AppendUint32(pubs, 0)
+	pubs = le.AppendUint32(pubs, 0)
+	pubs = le.AppendUint32(pubs, uint32(dataOff))
 
 	// Section headers.
 	var sh []byte
@@ -198,7 +215,7 @@ func SynthPDB(guid [16]byte, age uint32) []byte {
 	le.PutUint32(dbi[4:], 19990903)
 	le.PutUint32(dbi[8:], age)
 	le.PutUint16(dbi[12:], 0xFFFF)
-	le.PutUint16(dbi[16:], 0xFFFF)
+	le.PutUint16(dbi[16:], 8) // publics
 	le.PutUint16(dbi[20:], 6) // symbol records
 	le.PutUint32(dbi[24:], uint32(len(mi)))
 	le.PutUint32(dbi[28:], uint32(len(sc)))
@@ -206,5 +223,22 @@ func SynthPDB(guid [16]byte, age uint32) []byte {
 	le.PutUint16(dbi[58:], 0x8664)
 	dbi = append(append(append(dbi, mi...), sc...), dbg...)
 
-	return MSF([][]byte{{}, info, nil, dbi, mod, names, symrec, sh})
+	return MSF([][]byte{{}, info, nil, dbi, mod, names, symrec, sh, pubs})
+}
+
+// StreamOffset returns the file offset of the first block of stream i of
+// an MSF file written by [MSF] (for tests that damage a stream).
+func StreamOffset(data []byte, i int) int {
+	le := binary.LittleEndian
+	dir := int(le.Uint32(data[2*MSFBlock:])) * MSFBlock
+	n := int(le.Uint32(data[dir:]))
+	pos := dir + 4 + 4*n
+	for k := 0; k < i; k++ {
+		size := le.Uint32(data[dir+4+4*k:])
+		if size == 0xFFFFFFFF {
+			size = 0
+		}
+		pos += 4 * int((size+MSFBlock-1)/MSFBlock)
+	}
+	return int(le.Uint32(data[pos:])) * MSFBlock
 }
