@@ -129,6 +129,7 @@ type modState struct {
 	Module
 	fnDone bool
 	fns    []Function
+	index  []Function // fns and S_SEPCODE blocks, by RVA: what lookups search
 	fnErr  error
 	lnDone bool
 	lines  *modLines

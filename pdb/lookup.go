@@ -8,8 +8,9 @@ type Symbol struct {
 	// undecorated name (the decorated one when it cannot be undecorated;
 	// on x86, C names lose their "_", "_…@N" or "@…@N" decoration).
 	Name string
-	// RVA and Size are the function's start and code size; Size is 0 for
-	// a public (its extent is not recorded).
+	// RVA and Size are the function's start and code size (for an
+	// address in a function's separated code, S_SEPCODE, that block's);
+	// Size is 0 for a public (its extent is not recorded).
 	RVA  uint32
 	Size uint32
 	// Offset is the looked-up RVA minus RVA.
@@ -45,11 +46,10 @@ func (f *File) Lookup(rva uint32) (sym Symbol, ok bool, err error) {
 			return Symbol{}, false, err
 		}
 		if m != nil {
-			fns, err := f.functionsLocked(mi, m)
-			if err != nil {
+			if _, err := f.functionsLocked(mi, m); err != nil {
 				return Symbol{}, false, err
 			}
-			if fn, found := functionAt(fns, rva); found {
+			if fn, found := functionAt(m.index, rva); found {
 				sym = Symbol{Name: fn.Name, RVA: fn.RVA, Size: fn.Size, Offset: rva - fn.RVA, Module: mi}
 				file, line, lok, err := f.lineAt(m, rva)
 				if err != nil {

@@ -22,6 +22,7 @@ const (
 	SymGProc32ID    SymKind = 0x1147 // S_GPROC32_ID
 	SymLProc32DPC   SymKind = 0x1155 // S_LPROC32_DPC
 	SymLProc32DPCID SymKind = 0x1156 // S_LPROC32_DPC_ID
+	SymSepCode      SymKind = 0x1132 // S_SEPCODE: a procedure's separated (cold) code
 )
 
 // String returns the CodeView name of the kind ("S_GPROC32", …).
@@ -45,6 +46,8 @@ func (k SymKind) String() string {
 		return "S_LPROC32_DPC"
 	case SymLProc32DPCID:
 		return "S_LPROC32_DPC_ID"
+	case SymSepCode:
+		return "S_SEPCODE"
 	}
 	return "S_0x" + hex16(uint16(k))
 }
@@ -319,17 +322,17 @@ type Function struct {
 
 func parseFunction(kind SymKind, b []byte) (Function, bool) {
 	le := binary.LittleEndian
-	switch kind {
-	case SymGProc32, SymLProc32, SymGProc32ID, SymLProc32ID, SymLProc32DPC, SymLProc32DPCID:
-		if len(b) < 35 {
-			return Function{}, false
-		}
-		return Function{Kind: kind, Size: le.Uint32(b[12:]), Offset: le.Uint32(b[28:]), Section: le.Uint16(b[32:]), Name: cstring(b[35:])}, true
-	case SymThunk32:
+	switch {
+	case kind == SymThunk32:
 		if len(b) < 21 {
 			return Function{}, false
 		}
 		return Function{Kind: kind, Offset: le.Uint32(b[12:]), Section: le.Uint16(b[16:]), Size: uint32(le.Uint16(b[18:])), Name: cstring(b[21:])}, true
+	case isFunctionKind(kind):
+		if len(b) < 35 {
+			return Function{}, false
+		}
+		return Function{Kind: kind, Size: le.Uint32(b[12:]), Offset: le.Uint32(b[28:]), Section: le.Uint16(b[32:]), Name: cstring(b[35:])}, true
 	}
 	return Function{}, false
 }
@@ -401,12 +404,30 @@ func (f *File) functionsLocked(module int, m *modState) ([]Function, error) {
 		m.fnErr = err
 		return nil, err
 	}
-	var fns []Function
+	var fns, seps []Function
+	procAt := map[uint32]string{} // procedure names by record offset, for S_SEPCODE
 	r := newRecords(s, start, end)
 	for r.scan() {
+		if r.kind == SymSepCode {
+			// {parent, end, length, flags, offset, parent offset, section, parent section}
+			if len(r.data) < 28 {
+				m.fnErr = s.errorf(r.pos, "S_SEPCODE record of %d bytes", len(r.data))
+				return nil, m.fnErr
+			}
+			le := binary.LittleEndian
+			name, ok := procAt[le.Uint32(r.data)]
+			if !ok {
+				continue // no enclosing procedure to name it
+			}
+			sep := Function{Name: name, Kind: SymSepCode, Size: le.Uint32(r.data[8:]), Offset: le.Uint32(r.data[16:]),
+				Section: le.Uint16(r.data[24:]), Module: module, RecordOffset: uint32(r.pos)}
+			sep.RVA, sep.HasRVA = rvaOf(secs, sep.Section, sep.Offset)
+			seps = append(seps, sep)
+			continue
+		}
 		fn, ok := parseFunction(r.kind, r.data)
 		if !ok {
-			if r.kind == SymThunk32 || (r.kind >= SymLProc32 && r.kind <= SymGProc32) || r.kind == SymGProc32ID || r.kind == SymLProc32ID {
+			if isFunctionKind(r.kind) {
 				m.fnErr = s.errorf(r.pos, "%v record of %d bytes", r.kind, len(r.data))
 				return nil, m.fnErr
 			}
@@ -416,20 +437,40 @@ func (f *File) functionsLocked(module int, m *modState) ([]Function, error) {
 		fn.RecordOffset = uint32(r.pos)
 		fn.RVA, fn.HasRVA = rvaOf(secs, fn.Section, fn.Offset)
 		fns = append(fns, fn)
+		if fn.Kind != SymThunk32 {
+			procAt[fn.RecordOffset] = fn.Name
+		}
 	}
 	if r.err != nil {
 		m.fnErr = r.err
 		return nil, r.err
 	}
-	sort.SliceStable(fns, func(i, j int) bool {
-		a, b := fns[i], fns[j]
-		if a.HasRVA != b.HasRVA {
-			return a.HasRVA
-		}
-		return a.RVA < b.RVA
-	})
+	byRVA := func(fns []Function) {
+		sort.SliceStable(fns, func(i, j int) bool {
+			a, b := fns[i], fns[j]
+			if a.HasRVA != b.HasRVA {
+				return a.HasRVA
+			}
+			return a.RVA < b.RVA
+		})
+	}
+	byRVA(fns)
 	m.fns = fns
+	m.index = fns
+	if len(seps) > 0 {
+		m.index = append(append([]Function(nil), fns...), seps...)
+		byRVA(m.index)
+	}
 	return fns, nil
+}
+
+// isFunctionKind reports whether records of the kind are functions.
+func isFunctionKind(k SymKind) bool {
+	switch k {
+	case SymGProc32, SymLProc32, SymGProc32ID, SymLProc32ID, SymLProc32DPC, SymLProc32DPCID, SymThunk32:
+		return true
+	}
+	return false
 }
 
 // Functions returns the procedures and thunks of every module, module by

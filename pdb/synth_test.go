@@ -40,6 +40,7 @@ func TestSynthetic(t *testing.T) {
 		{0x1018, "work", 8, 12, false},
 		{0x102F, "work", 0x1F, 12, false},
 		{0x1044, "helper", 4, 0, true},
+		{0x1094, "work", 4, 0, false}, // separated code
 		{0x2008, "data", 0, 0, true},
 	}
 	for _, c := range cases {
@@ -71,6 +72,10 @@ func TestSynthetic(t *testing.T) {
 	mods, err := f.Modules()
 	if err != nil || len(mods) != 1 || mods[0].Name != "work.obj" || mods[0].SymStream != 4 {
 		t.Errorf("Modules = %+v, %v", mods, err)
+	}
+	// S_SEPCODE names lookups but is not a function of its own.
+	if fns, err := f.ModuleFunctions(0); err != nil || len(fns) != 1 || fns[0].Name != "work" || fns[0].Kind != pdb.SymGProc32 {
+		t.Errorf("ModuleFunctions = %+v, %v", fns, err)
 	}
 }
 

@@ -79,7 +79,8 @@ func appendRecord(b []byte, kind uint16, payload []byte) []byte {
 // "work" at 0001:0x10 (size 0x20, lines 10 and 12 of "c:\src\work.c"), an
 // S_ANNOTATION, and publics "?helper@@YAXXZ" at 0001:0x40 and "data" in
 // section 2 (and an S_PUB32 record "?stale@@YAXXZ" at 0001:0x80 that the
-// publics stream does not list); sections .text at RVA 0x1000 and .data at 0x2000.
+// publics stream does not list); work's separated code (S_SEPCODE) at
+// 0001:0x90, 0x10 bytes; sections .text at RVA 0x1000 and .data at 0x2000.
 func SynthPDB(guid [16]byte, age uint32) []byte {
 	le := binary.LittleEndian
 	// /names: signature, version, size, strings ("" at 0, the file at 1).
@@ -121,6 +122,16 @@ func SynthPDB(guid [16]byte, age uint32) []byte {
 	ann = le.AppendUint16(ann, 2)
 	ann = append(ann, "TMF:\x00hello %d\x00"...)
 	syms = appendRecord(syms, 0x1019, ann)
+	// S_SEPCODE: work's separated code at 0001:0x90, 0x10 bytes.
+	sep := le.AppendUint32(nil, 4) // parent: the S_GPROC32 at offset 4
+	sep = le.AppendUint32(sep, 0)
+	sep = le.AppendUint32(sep, 0x10)
+	sep = le.AppendUint32(sep, 0)
+	sep = le.AppendUint32(sep, 0x90)
+	sep = le.AppendUint32(sep, 0x10)
+	sep = le.AppendUint16(sep, 1)
+	sep = le.AppendUint16(sep, 1)
+	syms = appendRecord(syms, 0x1132, sep)
 	// C13: file checksums (one entry: name offset 1, no checksum), lines.
 	chk := le.AppendUint32(nil, 1)
 	chk = append(chk, 0, 0, 0, 0)
@@ -200,11 +211,13 @@ func SynthPDB(guid [16]byte, age uint32) []byte {
 		mi = append(mi, 0)
 	}
 	sc := le.AppendUint32(nil, 0xeffe0000+19970605)
-	e := make([]byte, 28)
-	le.PutUint16(e, 1)
-	le.PutUint32(e[4:], 0x10)
-	le.PutUint32(e[8:], 0x20)
-	sc = append(sc, e...)
+	for _, c := range [][2]uint32{{0x10, 0x20}, {0x90, 0x10}} {
+		e := make([]byte, 28)
+		le.PutUint16(e, 1)
+		le.PutUint32(e[4:], c[0])
+		le.PutUint32(e[8:], c[1])
+		sc = append(sc, e...)
+	}
 	dbg := make([]byte, 22)
 	for i := range 11 {
 		le.PutUint16(dbg[2*i:], 0xFFFF)
