@@ -6,8 +6,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"sort"
+	"sync"
+	"time"
 
+	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
 	"github.com/etwkit/etw/pdb"
@@ -122,6 +126,9 @@ func findPDB(ctx context.Context, stderr io.Writer, name, id, symPath string, of
 		ctx = context.Background()
 	}
 	l := &sympath.Locator{Path: p, Offline: offline}
+	if isTerminal(stderr) || forceProgress {
+		l.Progress = downloadProgress(stderr)
+	}
 	found, err := l.Find(ctx, sympath.Identity{Name: name, GUID: guid, Age: age})
 	for _, m := range l.Mismatches() {
 		fmt.Fprintf(stderr, "tracerpt-go: pdb: not used: %s\n", m)
@@ -239,5 +246,33 @@ type errWriter struct {
 func (e *errWriter) printf(format string, args ...any) {
 	if e.err == nil {
 		_, e.err = fmt.Fprintf(e.w, format, args...)
+	}
+}
+
+// downloadProgress draws a download's progress bar on w (a terminal).
+func downloadProgress(w io.Writer) func(url string, done, total int64) {
+	var (
+		mu   sync.Mutex
+		bar  *progressbar.ProgressBar
+		last string
+	)
+	return func(url string, done, total int64) {
+		mu.Lock()
+		defer mu.Unlock()
+		if bar == nil || url != last {
+			last = url
+			bar = progressbar.NewOptions64(total,
+				progressbar.OptionSetWriter(w),
+				progressbar.OptionSetDescription("downloading "+path.Base(url)),
+				progressbar.OptionShowBytes(true),
+				progressbar.OptionSetWidth(30),
+				progressbar.OptionThrottle(100*time.Millisecond),
+				progressbar.OptionClearOnFinish(),
+			)
+		}
+		bar.Set64(done)
+		if total > 0 && done >= total {
+			bar.Finish()
+		}
 	}
 }

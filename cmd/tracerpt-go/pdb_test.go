@@ -151,9 +151,14 @@ func TestPDBFind(t *testing.T) {
 	defer srv.Close()
 	cache := t.TempDir()
 	path := "srv*" + cache + "*" + srv.URL
-	out := mustRun(t, "pdb", "app.pdb", "--id", "12DC0A4FBD7D4F2AA9BE263BACAEB4673", "--symbols", path, "--json")
-	if !strings.Contains(out, `"guid":"{12DC0A4F-BD7D-4F2A-A9BE-263BACAEB467}"`) || requests != 1 {
-		t.Errorf("from the server (%d requests): %s", requests, out)
+	forceProgress = true // as on a terminal
+	out, errs, code := runCLI(t, "pdb", "app.pdb", "--id", "12DC0A4FBD7D4F2AA9BE263BACAEB4673", "--symbols", path, "--json")
+	forceProgress = false
+	if code != 0 || !strings.Contains(out, `"guid":"{12DC0A4F-BD7D-4F2A-A9BE-263BACAEB467}"`) || requests != 1 {
+		t.Errorf("from the server (%d requests): exit %d %s %s", requests, code, out, errs)
+	}
+	if !strings.Contains(errs, "downloading app.pdb") {
+		t.Errorf("no download progress on stderr: %q", errs)
 	}
 	srv.Close()
 	t.Setenv("_NT_SYMBOL_PATH", path)
@@ -162,7 +167,7 @@ func TestPDBFind(t *testing.T) {
 	}
 
 	// A wrong age: refused, the PDB found named, exit status 1.
-	_, errs, code := runCLI(t, "pdb", "app.pdb", "--id", "12DC0A4FBD7D4F2AA9BE263BACAEB4674", "--symbols", store, "--offline")
+	_, errs, code = runCLI(t, "pdb", "app.pdb", "--id", "12DC0A4FBD7D4F2AA9BE263BACAEB4674", "--symbols", store, "--offline")
 	if code != 1 || !strings.Contains(errs, "PDB not found") {
 		t.Errorf("wrong age: exit %d: %s", code, errs)
 	}
