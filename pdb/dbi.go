@@ -105,9 +105,9 @@ func (f *File) readDBI() error {
 }
 
 // HasOMAP reports whether the PDB has OMAP address maps (its image was
-// rearranged after linking). This package does not translate through
-// them: its RVAs are those of the image as linked, which such an image's
-// addresses do not follow.
+// rearranged after linking). Lookups then translate an image RVA to the
+// layout the symbols describe, and the RVAs this package returns are
+// translated back to the image's.
 func (f *File) HasOMAP() bool {
 	return f.dbi != nil && (f.dbi.debugStream(dbgOmapToSrc) >= 0 || f.dbi.debugStream(dbgOmapFromSrc) >= 0)
 }
@@ -228,7 +228,7 @@ func (f *File) readContribs() ([]contrib, error) {
 	if d == nil || d.scSize < 4 {
 		return nil, nil
 	}
-	secs, err := f.sectionsLocked()
+	secs, err := f.symSectionsLocked()
 	if err != nil {
 		return nil, err
 	}

@@ -67,7 +67,18 @@
 // # Not read
 //
 // Portable PDBs (.NET Core's "BSJB" format) and MSF 2.0 files give
-// [ErrNotPDB]. Type records (TPI, IPI), local variables, inline sites,
-// frame data and OMAP address translation (used by some operating system
-// PDBs whose images were rearranged after linking) are not read.
+// [ErrNotPDB]. Type records (TPI, IPI), local variables, inline sites and
+// frame data are not read.
+//
+// # OMAP
+//
+// Some operating system images were rearranged after linking (by BBT);
+// their PDBs keep the symbols at their addresses as linked, with the
+// original section headers (DBI debug header entry 10) and two tables,
+// OMAP_TO_SRC (entry 3: image RVA → RVA as linked) and OMAP_FROM_SRC
+// (entry 4: the reverse), each {u32 from, u32 to} pairs sorted by from.
+// An address maps to to + (address − from) of the last pair at or below
+// it, or nowhere when that pair's to is 0. [File.Lookup] translates the
+// image RVA it is given, and every RVA this package returns is an image
+// RVA.
 package pdb

@@ -106,6 +106,9 @@ type File struct {
 	pubErr      error
 	pubOffs     []uint32 // the publics stream's address map, sorted
 	pubOffsDone bool
+	omap        *omapInfo
+	omapErr     error
+	omapDone    bool
 	contribs    []contrib
 	conErr      error
 	conDone     bool
@@ -302,6 +305,11 @@ func (f *File) readSections() ([]Section, error) {
 	if idx < 0 {
 		return nil, nil
 	}
+	return f.readSectionStream(idx)
+}
+
+// readSectionStream reads a stream of IMAGE_SECTION_HEADERs.
+func (f *File) readSectionStream(idx int) ([]Section, error) {
 	s, err := f.m.stream(idx)
 	if err != nil {
 		return nil, err

@@ -16,6 +16,7 @@ import (
 // no list may hold more entries than its bytes can describe.
 func FuzzFile(f *testing.F) {
 	f.Add(symtest.SynthPDB(symtest.SynthGUID, 3))
+	f.Add(symtest.SynthOMAPPDB(symtest.SynthGUID, 3))
 	if dir := os.Getenv("ETL_SYMBOLS"); dir != "" {
 		if b, err := os.ReadFile(filepath.Join(dir, "perfview", "CsDesktopProj.pdb")); err == nil {
 			f.Add(b)

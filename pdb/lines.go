@@ -81,7 +81,7 @@ func (f *File) readLines(m *modState) (*modLines, error) {
 	if m.SymStream < 0 || m.c13Bytes == 0 {
 		return &modLines{}, nil
 	}
-	secs, err := f.sectionsLocked()
+	secs, err := f.symSectionsLocked()
 	if err != nil {
 		return nil, err
 	}
@@ -204,6 +204,10 @@ func (f *File) Lines(module int) ([]LineBlock, error) {
 	if err != nil {
 		return nil, err
 	}
+	o, err := f.omapLocked()
+	if err != nil {
+		return nil, err
+	}
 	var out []LineBlock
 	for _, sub := range ml.subs {
 		for _, lf := range sub.files {
@@ -211,7 +215,9 @@ func (f *File) Lines(module int) ([]LineBlock, error) {
 			if err != nil {
 				return out, err
 			}
-			out = append(out, LineBlock{File: name, Section: sub.sec, Offset: sub.off, Size: sub.size, RVA: sub.rva, HasRVA: sub.hasRVA, Lines: lf.lines})
+			b := LineBlock{File: name, Section: sub.sec, Offset: sub.off, Size: sub.size, Lines: lf.lines}
+			b.RVA, b.HasRVA = o.toImage(sub.rva, sub.hasRVA)
+			out = append(out, b)
 		}
 	}
 	return out, nil

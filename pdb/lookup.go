@@ -13,7 +13,9 @@ type Symbol struct {
 	// Size is 0 for a public (its extent is not recorded).
 	RVA  uint32
 	Size uint32
-	// Offset is the looked-up RVA minus RVA.
+	// Offset is the looked-up RVA minus RVA. With OMAP it is the offset
+	// in the function as linked, and RVA is where the function's start
+	// went in the image: RVA+Offset may then differ from the address.
 	Offset uint32
 	// Module is the module index of the function record, or -1 for a
 	// public.
@@ -27,7 +29,8 @@ type Symbol struct {
 	Line uint32
 }
 
-// Lookup finds the function that holds an RVA. It reads the section
+// Lookup finds the function that holds an RVA (of the image: with OMAP,
+// translated to the layout the symbols describe first). It reads the section
 // contributions once to find the module that owns the address, then that
 // module's symbols (kept for later lookups) and, for file and line, its
 // line tables. Without a function record, the nearest public symbol at or
@@ -36,6 +39,29 @@ type Symbol struct {
 func (f *File) Lookup(rva uint32) (sym Symbol, ok bool, err error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	o, err := f.omapLocked()
+	if err != nil {
+		return Symbol{}, false, err
+	}
+	src, mapped := o.toSource(rva)
+	if !mapped {
+		return Symbol{}, false, nil
+	}
+	sym, ok, err = f.lookupSource(src)
+	if ok && o != nil {
+		// The function's start in the image; Offset stays the offset in
+		// the function as linked.
+		if start, in := o.toImage(sym.RVA, true); in {
+			sym.RVA = start
+		} else {
+			sym.RVA = rva - sym.Offset
+		}
+	}
+	return sym, ok, err
+}
+
+// lookupSource is Lookup of an RVA as the symbols spell it.
+func (f *File) lookupSource(rva uint32) (sym Symbol, ok bool, err error) {
 	mi, err := f.moduleAt(rva)
 	if err != nil {
 		return Symbol{}, false, err
@@ -83,7 +109,10 @@ func (f *File) publicLookup(rva uint32) (Symbol, bool, error) {
 	if err != nil || idx == nil {
 		return Symbol{}, false, err
 	}
-	secs := f.sections
+	secs, err := f.symSectionsLocked()
+	if err != nil {
+		return Symbol{}, false, err
+	}
 	e := idx.entries
 	i := sort.Search(len(e), func(i int) bool { return e[i].rva > rva }) - 1
 	if i < 0 {
@@ -134,6 +163,14 @@ const machineI386 = 0x14C
 func (f *File) LineAt(rva uint32) (file string, line uint32, ok bool, err error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	o, err := f.omapLocked()
+	if err != nil {
+		return "", 0, false, err
+	}
+	rva, mapped := o.toSource(rva)
+	if !mapped {
+		return "", 0, false, nil
+	}
 	mi, err := f.moduleAt(rva)
 	if err != nil || mi < 0 {
 		return "", 0, false, err

@@ -116,8 +116,9 @@ type Public struct {
 	Flags   uint32 // CV_PUBSYMFLAGS: 1 code, 2 function, 4 managed, 8 MSIL
 	Section uint16
 	Offset  uint32
-	// RVA is Section:Offset as an image RVA; HasRVA is false when the
-	// section is not among the PDB's section headers.
+	// RVA is Section:Offset as an image RVA (through the OMAP tables
+	// when the PDB has them); HasRVA is false when the section is not
+	// among the PDB's section headers, or OMAP maps the address nowhere.
 	RVA    uint32
 	HasRVA bool
 }
@@ -161,15 +162,22 @@ func (f *File) symRecStream() (*stream, error) {
 func (f *File) Publics() ([]Public, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	o, err := f.omapLocked()
+	if err != nil {
+		return nil, err
+	}
 	var out []Public
-	err := f.eachPublicLocked(func(p Public, _ int64) { out = append(out, p) })
+	err = f.eachPublicLocked(func(p Public, _ int64) {
+		p.RVA, p.HasRVA = o.toImage(p.RVA, p.HasRVA)
+		out = append(out, p)
+	})
 	return out, err
 }
 
 // eachPublicLocked calls fn for each public and its record's offset in the
 // symbol record stream.
 func (f *File) eachPublicLocked(fn func(p Public, recOff int64)) error {
-	secs, err := f.sectionsLocked()
+	secs, err := f.symSectionsLocked()
 	var listed []uint32
 	if err == nil {
 		listed, err = f.publicOffsetsLocked()
@@ -309,8 +317,9 @@ type Function struct {
 	Kind    SymKind
 	Section uint16
 	Offset  uint32
-	// RVA is Section:Offset as an image RVA; HasRVA is false when the
-	// section is not among the PDB's section headers.
+	// RVA is Section:Offset as an image RVA (through the OMAP tables
+	// when the PDB has them); HasRVA is false when the section is not
+	// among the PDB's section headers, or OMAP maps the address nowhere.
 	RVA    uint32
 	HasRVA bool
 	Size   uint32 // code size in bytes
@@ -348,7 +357,18 @@ func (f *File) ModuleFunctions(module int) ([]Function, error) {
 		return nil, err
 	}
 	fns, err := f.functionsLocked(module, m)
-	return append([]Function(nil), fns...), err
+	if err != nil {
+		return nil, err
+	}
+	out := append([]Function(nil), fns...)
+	o, err := f.omapLocked()
+	if err != nil || o == nil {
+		return out, err
+	}
+	for i := range out {
+		out[i].RVA, out[i].HasRVA = o.toImage(out[i].RVA, out[i].HasRVA)
+	}
+	return out, nil
 }
 
 func (f *File) moduleLocked(module int) (*modState, error) {
@@ -394,7 +414,7 @@ func (f *File) functionsLocked(module int, m *modState) ([]Function, error) {
 		return m.fns, m.fnErr
 	}
 	m.fnDone = true
-	secs, err := f.sectionsLocked()
+	secs, err := f.symSectionsLocked()
 	if err != nil {
 		m.fnErr = err
 		return nil, err
@@ -512,7 +532,11 @@ func (f *File) Annotations() ([]Annotation, error) {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	secs, err := f.sectionsLocked()
+	secs, err := f.symSectionsLocked()
+	if err != nil {
+		return nil, err
+	}
+	o, err := f.omapLocked()
 	if err != nil {
 		return nil, err
 	}
@@ -536,7 +560,7 @@ func (f *File) Annotations() ([]Annotation, error) {
 			}
 			le := binary.LittleEndian
 			a := Annotation{Offset: le.Uint32(b), Section: le.Uint16(b[4:]), Module: i}
-			a.RVA, a.HasRVA = rvaOf(secs, a.Section, a.Offset)
+			a.RVA, a.HasRVA = o.toImage(rvaOf(secs, a.Section, a.Offset))
 			n := int(le.Uint16(b[6:]))
 			rest := b[8:]
 			for k := 0; k < n; k++ {

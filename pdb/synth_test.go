@@ -206,3 +206,71 @@ func TestConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// TestOMAP looks addresses of a rearranged image up through its OMAP
+// tables (symtest.SynthOMAPPDB).
+func TestOMAP(t *testing.T) {
+	data := symtest.SynthOMAPPDB(symtest.SynthGUID, 3)
+	f, err := pdb.NewFile(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !f.HasOMAP() {
+		t.Fatal("HasOMAP false")
+	}
+	cases := []struct {
+		rva       uint32
+		name      string
+		start     uint32
+		off, line uint32
+	}{
+		{0x1050, "work", 0x1050, 0, 10}, // source 0x1010
+		{0x1058, "work", 0x1050, 8, 12}, // source 0x1018
+		{0x1012, "helper", 0x1010, 2, 0},
+		{0x1018, "helper", 0x1010, 8, 0}, // work's address in the symbols, helper's in the image
+		{0x2008, "data", 0x2008, 0, 0},
+	}
+	for _, c := range cases {
+		s, ok, err := f.Lookup(c.rva)
+		if err != nil || !ok || s.Name != c.name || s.RVA != c.start || s.Offset != c.off || s.Line != c.line {
+			t.Errorf("Lookup(%#x) = %+v %v %v; want %+v", c.rva, s, ok, err, c)
+		}
+		if c.line != 0 {
+			if _, line, ok, err := f.LineAt(c.rva); err != nil || !ok || line != c.line {
+				t.Errorf("LineAt(%#x) = %d %v %v", c.rva, line, ok, err)
+			}
+		}
+	}
+	// Unmapped image addresses name nothing.
+	for _, rva := range []uint32{0x1030, 0x1005, 0x1090} {
+		if s, ok, err := f.Lookup(rva); ok || err != nil {
+			t.Errorf("Lookup(%#x) = %+v %v %v; want nothing", rva, s, ok, err)
+		}
+	}
+	fns, err := f.Functions()
+	if err != nil || len(fns) != 1 || fns[0].RVA != 0x1050 || !fns[0].HasRVA {
+		t.Errorf("Functions = %+v, %v", fns, err)
+	}
+	pubs, err := f.Publics()
+	if err != nil || len(pubs) != 2 || pubs[0].RVA != 0x1010 || pubs[1].RVA != 0x2008 {
+		t.Errorf("Publics = %+v, %v", pubs, err)
+	}
+	blocks, err := f.Lines(0)
+	if err != nil || len(blocks) != 1 || blocks[0].RVA != 0x1050 {
+		t.Errorf("Lines = %+v, %v", blocks, err)
+	}
+	ann, err := f.Annotations()
+	if err != nil || len(ann) != 1 || ann[0].RVA != 0x1058 {
+		t.Errorf("Annotations = %+v, %v", ann, err)
+	}
+	// Entries out of order are an error naming the OMAP stream.
+	le := binary.LittleEndian
+	le.PutUint32(data[symtest.StreamOffset(data, 9)+8:], 0x500)
+	f, err = pdb.NewFile(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := f.Lookup(0x1050); err == nil || !strings.Contains(err.Error(), "stream 9 offset 0x8") {
+		t.Errorf("disordered OMAP: %v", err)
+	}
+}

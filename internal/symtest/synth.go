@@ -81,7 +81,10 @@ func appendRecord(b []byte, kind uint16, payload []byte) []byte {
 // section 2 (and an S_PUB32 record "?stale@@YAXXZ" at 0001:0x80 that the
 // publics stream does not list); work's separated code (S_SEPCODE) at
 // 0001:0x90, 0x10 bytes; sections .text at RVA 0x1000 and .data at 0x2000.
-func SynthPDB(guid [16]byte, age uint32) []byte {
+func SynthPDB(guid [16]byte, age uint32) []byte { return MSF(synthStreams(guid, age)) }
+
+// synthStreams returns the streams of [SynthPDB].
+func synthStreams(guid [16]byte, age uint32) [][]byte {
 	le := binary.LittleEndian
 	// /names: signature, version, size, strings ("" at 0, the file at 1).
 	strs := []byte("\x00c:\\src\\work.c\x00")
@@ -236,7 +239,34 @@ func SynthPDB(guid [16]byte, age uint32) []byte {
 	le.PutUint16(dbi[58:], 0x8664)
 	dbi = append(append(append(dbi, mi...), sc...), dbg...)
 
-	return MSF([][]byte{{}, info, nil, dbi, mod, names, symrec, sh, pubs})
+	return [][]byte{{}, info, nil, dbi, mod, names, symrec, sh, pubs}
+}
+
+// SynthOMAPPDB is [SynthPDB] for an image rearranged after linking: its
+// symbols keep the addresses above (the original section headers are
+// SynthPDB's), and OMAP tables move them. Source → image: 0x1010–0x103F →
+// 0x1050–0x107F (work), 0x1040–0x104F → 0x1010–0x101F (helper),
+// 0x2000… unchanged; everything else is unmapped.
+func SynthOMAPPDB(guid [16]byte, age uint32) []byte {
+	le := binary.LittleEndian
+	st := synthStreams(guid, age)
+	table := func(pairs ...uint32) []byte {
+		var b []byte
+		for _, v := range pairs {
+			b = le.AppendUint32(b, v)
+		}
+		return b
+	}
+	toSrc := table(0x1000, 0, 0x1010, 0x1040, 0x1020, 0, 0x1050, 0x1010, 0x1080, 0, 0x2000, 0x2000)
+	fromSrc := table(0x1000, 0, 0x1010, 0x1050, 0x1040, 0x1010, 0x1050, 0, 0x2000, 0x2000)
+	st = append(st, toSrc, fromSrc, st[7]) // streams 9, 10, 11: the original headers
+	dbi := append([]byte(nil), st[3]...)
+	dbg := dbi[len(dbi)-22:]
+	le.PutUint16(dbg[2*3:], 9)
+	le.PutUint16(dbg[2*4:], 10)
+	le.PutUint16(dbg[2*10:], 11)
+	st[3] = dbi
+	return MSF(st)
 }
 
 // StreamOffset returns the file offset of the first block of stream i of
