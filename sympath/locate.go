@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	neturl "net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -166,8 +167,8 @@ func (l *Locator) Downloads() int {
 // downloads ([*DownloadError]) and the mismatches met.
 func (l *Locator) Find(ctx context.Context, id Identity) (string, error) {
 	l.init()
-	if id.file() == "" {
-		return "", fmt.Errorf("sympath: no PDB name")
+	if err := checkName(id.file()); err != nil {
+		return "", err
 	}
 	key := strings.ToLower(id.file()) + "/" + id.ID()
 	l.mu.Lock()
@@ -294,6 +295,15 @@ func (l *Locator) addMismatch(m Mismatch) {
 	l.mu.Unlock()
 }
 
+// checkName refuses PDB names that are not one plain file name: a trace
+// names the PDB, and the name becomes a path in the cache.
+func checkName(n string) error {
+	if n == "" || n == "." || n == ".." || strings.ContainsAny(n, "\x00:") || len(n) > 255 {
+		return fmt.Errorf("sympath: %q is not a PDB file name", n)
+	}
+	return nil
+}
+
 // storePath is DIR/name.pdb/<id>/name.pdb.
 func storePath(dir string, id Identity) string {
 	return filepath.Join(dir, id.file(), id.ID(), id.file())
@@ -320,7 +330,8 @@ func matches(path string, id Identity) (ok bool, got string, err error) {
 // download fetches URL/name.pdb/<id>/name.pdb into the cache's store
 // layout, through a temporary file renamed into place.
 func (l *Locator) download(ctx context.Context, server, cache string, id Identity) (string, error) {
-	url := strings.TrimRight(server, "/") + "/" + id.file() + "/" + id.ID() + "/" + id.file()
+	name := neturl.PathEscape(id.file())
+	url := strings.TrimRight(server, "/") + "/" + name + "/" + id.ID() + "/" + name
 	select {
 	case l.sem <- struct{}{}:
 	case <-ctx.Done():

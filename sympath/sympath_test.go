@@ -313,3 +313,36 @@ func TestRealPDB(t *testing.T) {
 		t.Errorf("Find = %q, %v", got, err)
 	}
 }
+
+// TestHostileNames: a trace names the PDB; a name that is not one plain
+// file name is refused before any path or URL is made of it, and an odd
+// but plain one is escaped in the URL.
+func TestHostileNames(t *testing.T) {
+	var paths []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		paths = append(paths, r.URL.EscapedPath())
+		http.NotFound(w, r)
+	}))
+	defer srv.Close()
+	cache := t.TempDir()
+	p, _ := sympath.Parse("srv*" + cache + "*" + srv.URL)
+	l := &sympath.Locator{Path: p}
+	for _, name := range []string{"", ".", "..", `C:\x\..`, "a\x00b.pdb", "c:evil.pdb", "x/"} {
+		id := goodID
+		id.Name = name
+		if _, err := l.Find(context.Background(), id); err == nil || !strings.Contains(err.Error(), "not a PDB file name") {
+			t.Errorf("Find(%q): %v", name, err)
+		}
+	}
+	if len(paths) != 0 {
+		t.Errorf("requests for refused names: %q", paths)
+	}
+	id := goodID
+	id.Name = "my app#1?.pdb"
+	if _, err := l.Find(context.Background(), id); !errors.Is(err, sympath.ErrNotFound) {
+		t.Errorf("Find: %v", err)
+	}
+	if len(paths) != 1 || paths[0] != "/my%20app%231%3F.pdb/12DC0A4FBD7D4F2AA9BE263BACAEB4673/my%20app%231%3F.pdb" {
+		t.Errorf("request paths %q", paths)
+	}
+}
