@@ -346,3 +346,23 @@ func TestHostileNames(t *testing.T) {
 		t.Errorf("request paths %q", paths)
 	}
 }
+
+// TestServerNotPDB: a server answering with something else than a PDB
+// (a proxy's HTML page) costs that PDB, with an error, and nothing stays
+// in the cache.
+func TestServerNotPDB(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte("<html>sign in first</html>"))
+	}))
+	defer srv.Close()
+	cache := t.TempDir()
+	p, _ := sympath.Parse("srv*" + cache + "*" + srv.URL)
+	l := &sympath.Locator{Path: p}
+	_, err := l.Find(context.Background(), goodID)
+	if !errors.Is(err, sympath.ErrNotFound) || !strings.Contains(err.Error(), "not a PDB 7.0") {
+		t.Errorf("Find: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(cache, "app.pdb", goodID.ID(), "app.pdb")); err == nil {
+		t.Errorf("the HTML answer stayed in the cache")
+	}
+}
