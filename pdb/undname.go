@@ -192,8 +192,7 @@ func (p *undParser) symbol() undSym {
 	case c >= '0' && c <= '4':
 		sym.access = [...]string{"private: ", "protected: ", "public: ", "", ""}[c-'0']
 		sym.static = c <= '2'
-		_, ptr := pointerOwnQual[p.peek()]
-		ptr = ptr || strings.HasPrefix(p.s[p.pos:], "$$Q")
+		ptr := isPointerCode(p.peek(), true) || strings.HasPrefix(p.s[p.pos:], "$$Q")
 		t := p.typ()
 		if ptr {
 			// A pointer variable: __ptr64, then qualifiers of the
@@ -567,28 +566,35 @@ func (p *undParser) pointer(kind byte, op string) string {
 	if p.eat("I") {
 		own = joinQual(own, "__restrict")
 	}
-	cv := p.cvQuals()
 	// A pointer pointee carries its qualifier in its own code as well
-	// (PBQAH: pointer to const pointer); other pairings are not read.
-	ptrPointee := false
-	if _, ok := pointerOwnQual[p.peek()]; ok {
-		ptrPointee = true
-		p.pending = cv
-	} else if cv != "" && strings.HasPrefix(p.s[p.pos:], "$$Q") {
-		p.fail = true
-		return ""
-	}
-	pointee := p.typ()
-	if p.fnptr {
-		// A pointer to a function pointer is spelled inside its
-		// parentheses; not read here.
-		p.fail = true
-		return ""
-	}
-	if cv != "" && !ptrPointee {
-		pointee += " " + cv
-	}
+	// (PBQAH: pointer to const pointer).
+	pointee := p.qualifiedType(p.cvQuals(), true)
 	return spaceIfNeeded(pointee) + op + own
+}
+
+// qualifiedType reads a type that cv qualifies: a pointer (or, with refs,
+// a reference) takes cv as its own qualifier ("char const *const"),
+// another type gets it after its name ("int const"). Function pointers,
+// and cv on other references, are not read.
+func (p *undParser) qualifiedType(cv string, refs bool) string {
+	c := p.peek()
+	ptr := isPointerCode(c, refs)
+	if ptr {
+		p.pending = cv
+	} else if cv != "" && (c == 'A' || c == '$') {
+		p.fail = true
+		return ""
+	}
+	t := p.typ()
+	if p.fnptr {
+		// Spelled inside the function pointer's parentheses.
+		p.fail = true
+		return ""
+	}
+	if cv != "" && !ptr {
+		t += " " + cv
+	}
+	return t
 }
 
 // spaceIfNeeded appends the space that undname puts between a type and a
@@ -605,9 +611,11 @@ func spaceIfNeeded(t string) string {
 	return t
 }
 
-// pointerOwnQual lists the pointer and reference codes with the qualifier
-// each gives the pointer itself.
-var pointerOwnQual = map[byte]string{'P': "", 'Q': "const", 'R': "volatile", 'S': "const volatile", 'A': ""}
+// isPointerCode reports whether a type code is a pointer (P, Q, R, S) or,
+// with refs, a reference (A).
+func isPointerCode(c byte, refs bool) bool {
+	return c == 'P' || c == 'Q' || c == 'R' || c == 'S' || refs && c == 'A'
+}
 
 func joinQual(a, b string) string {
 	if a == "" {
@@ -670,28 +678,7 @@ func (p *undParser) returnType() string {
 	if p.eat("?") {
 		cv = p.cvQuals()
 	}
-	ptr := false
-	if cv != "" {
-		switch c := p.peek(); {
-		case c == 'P' || c == 'Q' || c == 'R' || c == 'S':
-			// The qualifier is the pointer's own ("char const *const").
-			p.pending, ptr = cv, true
-		case c == 'A' || c == '$':
-			p.fail = true
-			return ""
-		}
-	}
-	t := p.typ()
-	if p.fnptr {
-		// A function returning a function pointer is spelled inside
-		// the pointer's parentheses; not read here.
-		p.fail = true
-		return ""
-	}
-	if cv != "" && !ptr {
-		t += " " + cv
-	}
-	return t
+	return p.qualifiedType(cv, false)
 }
 
 // params reads a parameter list: "X" (void), or types ended by '@', or
