@@ -12,7 +12,8 @@ import (
 // through a [Locator] the first time an image is asked about, keeps it
 // open, and answers later addresses from it. An image whose PDB cannot be
 // found (or opened) is searched for once; its later addresses answer
-// false at once, with no error. A Resolver may be used from several
+// false at once, with no error. Each PDB found stays open (one file
+// descriptor) until [Resolver.Close]. A Resolver may be used from several
 // goroutines.
 type Resolver struct {
 	Locator *Locator
