@@ -1,6 +1,7 @@
 // Package pe reads the resources of Windows PE (Portable Executable) files
-// — EXE, DLL, SYS, MUI — on any operating system, in the style of
-// debug/pe: a [File] wraps an [io.ReaderAt] and its size and reads only
+// — EXE, DLL, SYS, MUI — and the CodeView entry of their debug directory
+// (the identity of the image's PDB) on any operating system, in the style
+// of debug/pe: a [File] wraps an [io.ReaderAt] and its size and reads only
 // what is asked for.
 //
 // # Layout
@@ -36,6 +37,13 @@
 // whole entry, u16 Flags, text}: flags 0 is ANSI (read here as Windows-1252),
 // 1 UTF-16LE, 2 UTF-8. [ParseMessageTable] returns the texts as written,
 // NUL padding removed; message-compiler output ends most texts with "\r\n".
+//
+// Data directory 6 is the debug directory: 28-byte entries {…, u32 Type at
+// 12, u32 SizeOfData at 16, u32 AddressOfRawData at 20, u32
+// PointerToRawData at 24}. Type 2 is CodeView; its data, in PDB 7.0 form,
+// is "RSDS", the PDB's GUID (16 bytes), its age (u32) and its path (NUL
+// terminated). [File.CodeView] returns them: the name, GUID and age by
+// which a symbol server stores the PDB.
 //
 // # Hostile input
 //

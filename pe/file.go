@@ -5,8 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
+
+	"github.com/etwkit/etw/internal/readerat"
 )
 
 // ErrNotPE is returned (wrapped in a [*FormatError]) for input that is not
@@ -79,6 +80,10 @@ type File struct {
 	// has no resources).
 	ResourceRVA  uint32
 	ResourceSize uint32
+	// DebugRVA and DebugSize are data directory 6, the debug directory
+	// (0 when the file has none); see [File.CodeView].
+	DebugRVA  uint32
+	DebugSize uint32
 
 	r      io.ReaderAt
 	size   int64
@@ -93,19 +98,9 @@ func (f *File) Size() int64 { return f.size }
 
 // Open opens the named file; [File.Close] closes it.
 func Open(name string) (*File, error) {
-	fh, err := os.Open(name)
+	f, fh, err := readerat.Open(name, NewFile)
 	if err != nil {
 		return nil, err
-	}
-	st, err := fh.Stat()
-	if err != nil {
-		fh.Close()
-		return nil, err
-	}
-	f, err := NewFile(fh, st.Size())
-	if err != nil {
-		fh.Close()
-		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	f.closer = fh
 	return f, nil
@@ -125,21 +120,14 @@ func (f *File) Close() error {
 // readAt reads exactly n bytes at off, checking the range against the file
 // size first.
 func readAt(r io.ReaderAt, size, off int64, n int, what string) ([]byte, error) {
-	if off < 0 || n < 0 || off > size || int64(n) > size-off {
+	b, err := readerat.Read(r, size, off, n)
+	if err == readerat.ErrRange {
 		return nil, errorf(off, "%s (%d bytes) beyond the end of the file (%d bytes)", what, n, size)
 	}
-	b := make([]byte, n)
-	if n == 0 {
-		return b, nil
+	if err != nil {
+		return nil, &FormatError{Offset: off, Msg: "reading " + what, Err: err}
 	}
-	m, err := r.ReadAt(b, off)
-	if m == n {
-		return b, nil
-	}
-	if err == nil || err == io.EOF {
-		err = io.ErrUnexpectedEOF
-	}
-	return nil, &FormatError{Offset: off, Msg: "reading " + what, Err: err}
+	return b, nil
 }
 
 // NewFile reads the headers and section table of a PE file of the given
@@ -199,6 +187,10 @@ func NewFile(r io.ReaderAt, size int64) (*File, error) {
 		if e := dirOff + 8*resDir; n > resDir && optSize >= e+8 {
 			f.ResourceRVA = binary.LittleEndian.Uint32(opt[e:])
 			f.ResourceSize = binary.LittleEndian.Uint32(opt[e+4:])
+		}
+		if e := dirOff + 8*debugDir; n > debugDir && optSize >= e+8 {
+			f.DebugRVA = binary.LittleEndian.Uint32(opt[e:])
+			f.DebugSize = binary.LittleEndian.Uint32(opt[e+4:])
 		}
 	}
 	secOff := optOff + int64(optSize)

@@ -68,6 +68,11 @@ func FuzzPE(f *testing.F) {
 		if _, err := file.MessageTable(); err != nil && !isFormatError(err) {
 			t.Fatalf("MessageTable: %T %v", err, err)
 		}
+		if cv, err := file.CodeView(); err != nil && !isFormatError(err) {
+			t.Fatalf("CodeView: %T %v", err, err)
+		} else if len(cv.PDBPath) > len(data) {
+			t.Fatalf("%d-byte PDB path from %d bytes", len(cv.PDBPath), len(data))
+		}
 	})
 }
 
