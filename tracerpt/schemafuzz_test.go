@@ -19,6 +19,7 @@ import (
 	"github.com/etwkit/etw/eventinfo"
 	"github.com/etwkit/etw/internal/etltest"
 	"github.com/etwkit/etw/manifest"
+	"github.com/etwkit/etw/pipeline"
 	"github.com/etwkit/etw/tdh"
 	"github.com/etwkit/etw/tracelogging"
 	"github.com/etwkit/etw/tracerpt"
@@ -47,7 +48,7 @@ func runSchemaFile(t *testing.T, b []byte, events int, sel uint8) {
 	format := []tracerpt.Format{tracerpt.XML, tracerpt.CSV, tracerpt.JSON}[int(sel)%3]
 	var out bytes.Buffer
 	start := time.Now()
-	_, err = tracerpt.Run(context.Background(), &tracerpt.Config{Files: files, Workers: 1, Decoder: decode.New(),
+	_, err = pipeline.Run(context.Background(), &pipeline.Config[byte]{Files: files, Workers: 1, Decoder: decode.New(),
 		Encoder: tracerpt.NewEncoder(format, files, &tracerpt.Options{}), Output: &out})
 	if err != nil {
 		t.Fatalf("%v: %v", format, err)

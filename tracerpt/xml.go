@@ -1,8 +1,11 @@
 package tracerpt
 
 import (
+	"github.com/etwkit/etw/analysis"
 	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/eventjson"
+	"github.com/etwkit/etw/pipeline"
 	"github.com/etwkit/etw/tdh"
 )
 
@@ -40,7 +43,7 @@ func NewXMLEncoder(files []*etl.File, o *Options) *XMLEncoder {
 }
 
 // Clone returns an encoder with the same settings for another goroutine.
-func (e *XMLEncoder) Clone() Encoder {
+func (e *XMLEncoder) Clone() pipeline.Encoder[byte] {
 	c := *e
 	c.tf = newTimeFormatter(e.o.Zone)
 	c.scratch = nil
@@ -56,7 +59,7 @@ func (e *XMLEncoder) End(b []byte) []byte { return append(b, "</Events>\n"...) }
 // AppendEvent appends one <Event> element. res is the event's decoding
 // (nil or a nil Schema for an unknown event). Error records, which
 // ProcessTrace does not deliver, append nothing.
-func (e *XMLEncoder) AppendEvent(b []byte, ev *etl.Event, res *decode.Result) []byte {
+func (e *XMLEncoder) AppendEvent(b []byte, ev *etl.Event, res *decode.Result, _ *analysis.Annotation) []byte {
 	if ev.Header == etl.HeaderError {
 		return b
 	}
@@ -83,10 +86,10 @@ func (e *XMLEncoder) AppendEvent(b []byte, ev *etl.Event, res *decode.Result) []
 		b = tdh.AppendInt(b, ev.Timestamp)
 	}
 	b = append(b, "\" />\n\t\t<Correlation ActivityID=\""...)
-	b = appendGUID(b, ev.ActivityID)
+	b = eventjson.AppendGUID(b, ev.ActivityID)
 	if g, ok := ev.RelatedActivityID(); ok {
 		b = append(b, "\" RelatedActivityID=\""...)
-		b = appendGUID(b, g)
+		b = eventjson.AppendGUID(b, g)
 	}
 	b = append(b, "\" />\n\t\t<Execution ProcessID=\""...)
 	b = tdh.AppendUint(b, uint64(ev.ProcessID))
@@ -133,7 +136,7 @@ func (e *XMLEncoder) AppendEvent(b []byte, ev *etl.Event, res *decode.Result) []
 	}
 	if isClassic(ev) && ev.Header != etl.HeaderMessage {
 		b = append(b, "\t<ExtendedTracingInfo xmlns=\""+traceNS+"\">\n\t\t<EventGuid>"...)
-		b = appendGUID(b, ev.ProviderID)
+		b = eventjson.AppendGUID(b, ev.ProviderID)
 		b = append(b, "</EventGuid>\n"...)
 		if ev.Header == etl.HeaderInstance32 || ev.Header == etl.HeaderInstance64 {
 			b = append(b, "\t\t<InstanceID>"...)
@@ -155,7 +158,7 @@ func (e *XMLEncoder) appendProvider(b []byte, ev *etl.Event, s *tdh.Event) []byt
 		// RenderingInfo/Provider); the class GUID is the EventGuid.
 		if g, ok := e.o.mofProviderGUID(s.ProviderName); ok {
 			b = append(b, " Guid=\""...)
-			b = appendGUID(b, g)
+			b = eventjson.AppendGUID(b, g)
 			b = append(b, '"')
 		}
 	case s != nil:
@@ -165,17 +168,17 @@ func (e *XMLEncoder) appendProvider(b []byte, ev *etl.Event, s *tdh.Event) []byt
 			b = append(b, '"')
 		}
 		b = append(b, " Guid=\""...)
-		b = appendGUID(b, ev.ProviderID)
+		b = eventjson.AppendGUID(b, ev.ProviderID)
 		b = append(b, '"')
-	case isKernelHeader(ev.Header):
+	case ev.Header.Kernel():
 		b = append(b, " Guid=\""...)
-		b = appendGUID(b, etl.SystemTraceControlGUID)
+		b = eventjson.AppendGUID(b, etl.SystemTraceControlGUID)
 		b = append(b, '"')
 	case ev.Flags&etl.FlagClassicHeader == 0 || ev.Header == etl.HeaderMessage:
 		// EVENT_HEADER and WPP events name their provider (or message
 		// GUID) even when no schema is known.
 		b = append(b, " Guid=\""...)
-		b = appendGUID(b, ev.ProviderID)
+		b = eventjson.AppendGUID(b, ev.ProviderID)
 		b = append(b, '"')
 	}
 	return b
@@ -283,7 +286,7 @@ func (e *XMLEncoder) appendDebugData(b []byte, ev *etl.Event) []byte {
 	b = append(b, "</FileLine>\n\t\t<Function></Function>\n\t\t<Message>Unknown("...)
 	b = appendUintRight(b, uint64(ev.Descriptor.ID), 3)
 	b = append(b, "): GUID="...)
-	g := appendGUID(e.scratch[:0], ev.ProviderID)
+	g := eventjson.AppendGUID(e.scratch[:0], ev.ProviderID)
 	b = append(b, g[1:len(g)-1]...)
 	e.scratch = g
 	b = append(b, " (No Format Information found).</Message>\n\t</DebugData>\n"...)

@@ -16,6 +16,7 @@ import (
 	"github.com/etwkit/etw/analysis"
 	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/pipeline"
 	"github.com/etwkit/etw/tracerpt"
 )
 
@@ -325,7 +326,7 @@ func dumpInputs(cmd *cobra.Command, args []string, o *dumpOptions, format tracer
 	}
 	dec.Nearest = o.nearest
 
-	cfg := &tracerpt.Config{
+	cfg := &pipeline.Config[byte]{
 		Files:   files,
 		Order:   etl.TimeOrder,
 		Workers: o.workers,
@@ -391,14 +392,16 @@ func dumpInputs(cmd *cobra.Command, args []string, o *dumpOptions, format tracer
 			return err
 		}
 	}
+	var sum *tracerpt.Summary
 	if o.summary != "" {
 		paths := make([]string, len(files))
 		for i, f := range files {
 			paths[i] = f.Name
 		}
-		cfg.Summary = tracerpt.NewSummary(files, paths)
+		sum = tracerpt.NewSummary(files, paths)
+		cfg.Counter = sum
 	}
-	st, err := tracerpt.Run(context.Background(), cfg)
+	st, err := pipeline.Run(context.Background(), cfg)
 	endProgress()
 	if err == nil && st.Written == 0 && o.filtered() && !said {
 		reportNoMatch(cmd, dec, files, &filter.Filter)
@@ -410,7 +413,7 @@ func dumpInputs(cmd *cobra.Command, args []string, o *dumpOptions, format tracer
 		}
 	}
 	if err != nil {
-		var ce *tracerpt.CorruptError
+		var ce *pipeline.CorruptError
 		if errors.As(err, &ce) {
 			return withCode(exitCorrupt, err)
 		}
@@ -421,7 +424,7 @@ func dumpInputs(cmd *cobra.Command, args []string, o *dumpOptions, format tracer
 			return err
 		}
 	}
-	if cfg.Summary != nil {
+	if sum != nil {
 		var w io.Writer = cmd.OutOrStdout()
 		if summaryPath != "-" {
 			f, err := os.Create(summaryPath)
@@ -431,7 +434,7 @@ func dumpInputs(cmd *cobra.Command, args []string, o *dumpOptions, format tracer
 			defer f.Close()
 			w = f
 		}
-		if _, err := cfg.Summary.WriteTo(w, ropts); err != nil {
+		if _, err := sum.WriteTo(w, ropts); err != nil {
 			return err
 		}
 	}
@@ -495,10 +498,10 @@ func warnInapplicable(cmd *cobra.Command, o *dumpOptions, format tracerpt.Format
 	}
 }
 
-// filterOptions is a tracerpt.Filter with its time bounds still as text
+// filterOptions is a pipeline.Filter with its time bounds still as text
 // (relative bounds need the trace start).
 type filterOptions struct {
-	tracerpt.Filter
+	pipeline.Filter
 	start, end string
 }
 
@@ -513,10 +516,10 @@ func (o *dumpOptions) filter() (*filterOptions, error) {
 	}
 	for _, list := range []struct {
 		in  []string
-		out *[]tracerpt.Provider
+		out *[]pipeline.Provider
 	}{{o.providers, &f.Providers}, {o.excludeProviders, &f.ExcludeProviders}} {
 		for _, s := range list.in {
-			p, err := tracerpt.ParseProvider(s)
+			p, err := pipeline.ParseProvider(s)
 			if err != nil {
 				return nil, err
 			}
@@ -524,7 +527,7 @@ func (o *dumpOptions) filter() (*filterOptions, error) {
 		}
 	}
 	for _, s := range o.eventNames {
-		n, err := tracerpt.ParseEventName(s)
+		n, err := pipeline.ParseEventName(s)
 		if err != nil {
 			return nil, fmt.Errorf("--event-name: %w", err)
 		}
@@ -532,12 +535,12 @@ func (o *dumpOptions) filter() (*filterOptions, error) {
 	}
 	var err error
 	if o.eventIDs != "" {
-		if f.EventIDs, err = tracerpt.ParseRanges(o.eventIDs, 65535); err != nil {
+		if f.EventIDs, err = pipeline.ParseRanges(o.eventIDs, 65535); err != nil {
 			return nil, fmt.Errorf("--event-id: %w", err)
 		}
 	}
 	if o.levels != "" {
-		if f.Levels, err = tracerpt.ParseLevels(o.levels); err != nil {
+		if f.Levels, err = pipeline.ParseLevels(o.levels); err != nil {
 			return nil, fmt.Errorf("--level: %w", err)
 		}
 	}
@@ -549,19 +552,19 @@ func (o *dumpOptions) filter() (*filterOptions, error) {
 		if k.s == "" {
 			continue
 		}
-		r, err := tracerpt.ParseRanges(k.s, ^uint64(0))
+		r, err := pipeline.ParseRanges(k.s, ^uint64(0))
 		if err != nil || len(r) != 1 || r[0].Lo != r[0].Hi {
 			return nil, fmt.Errorf("%s %q: want one number such as 0x10", k.n, k.s)
 		}
 		*k.out = r[0].Lo
 	}
 	if o.pids != "" {
-		if f.PIDs, err = tracerpt.ParseUint32List(o.pids); err != nil {
+		if f.PIDs, err = pipeline.ParseUint32List(o.pids); err != nil {
 			return nil, fmt.Errorf("--pid: %w", err)
 		}
 	}
 	if o.tids != "" {
-		if f.TIDs, err = tracerpt.ParseUint32List(o.tids); err != nil {
+		if f.TIDs, err = pipeline.ParseUint32List(o.tids); err != nil {
 			return nil, fmt.Errorf("--tid: %w", err)
 		}
 	}
@@ -579,13 +582,13 @@ func (f *filterOptions) resolveTimes(files []*etl.File) error {
 	}
 	var err error
 	if f.start != "" {
-		if f.Start, err = tracerpt.ParseTime(f.start, start); err != nil {
+		if f.Start, err = pipeline.ParseTime(f.start, start); err != nil {
 			return fmt.Errorf("--start: %w", err)
 		}
 		f.HasStart = true // 0 is the FILETIME epoch, not "no bound"
 	}
 	if f.end != "" {
-		if f.End, err = tracerpt.ParseTime(f.end, start); err != nil {
+		if f.End, err = pipeline.ParseTime(f.end, start); err != nil {
 			return fmt.Errorf("--end: %w", err)
 		}
 		f.HasEnd = true

@@ -10,7 +10,7 @@ import (
 	"github.com/etwkit/etw/analysis"
 	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
-	"github.com/etwkit/etw/tracerpt"
+	"github.com/etwkit/etw/pipeline"
 )
 
 // filtered reports whether any event filter was given.
@@ -23,7 +23,7 @@ func (o *dumpOptions) filtered() bool {
 // reportNoMatch says on standard error that the filters kept no event,
 // and, for --provider, which of the providers named the trace does not
 // hold, with the providers it does.
-func reportNoMatch(cmd *cobra.Command, dec *decode.Decoder, files []*etl.File, f *tracerpt.Filter) {
+func reportNoMatch(cmd *cobra.Command, dec *decode.Decoder, files []*etl.File, f *pipeline.Filter) {
 	w := cmd.ErrOrStderr()
 	if len(f.Providers) == 0 {
 		fmt.Fprintln(w, "tracerpt-go: no event matched the filters")

@@ -10,6 +10,7 @@ import (
 
 	"github.com/etwkit/etw/etl"
 	"github.com/etwkit/etw/parquetout"
+	"github.com/etwkit/etw/pipeline"
 	"github.com/etwkit/etw/tracerpt"
 )
 
@@ -77,7 +78,7 @@ func checkSplitDir(dir string, yes bool) error {
 
 // startParquet makes cfg write Parquet: to out, or with --split-by-event
 // to the tables under that directory.
-func startParquet(cfg *tracerpt.Config, out io.Writer, files []*etl.File, o *dumpOptions, toTerminal bool) (*parquetOutput, error) {
+func startParquet(cfg *pipeline.Config[byte], out io.Writer, files []*etl.File, o *dumpOptions, toTerminal bool) (*parquetOutput, error) {
 	if toTerminal && o.splitDir == "" {
 		return nil, usageError(errors.New("a Parquet dump is binary: it is not written to a terminal (give -o FILE or redirect)"))
 	}

@@ -14,7 +14,7 @@ import (
 	"github.com/etwkit/etw/analysis"
 	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
-	"github.com/etwkit/etw/tracerpt"
+	"github.com/etwkit/etw/pipeline"
 )
 
 type analysisOptions struct {
@@ -140,7 +140,7 @@ the values samples/count and cpu/nanoseconds (the trace's sampling interval,
 				copts.Select, copts.NeedsSchema = f, true
 			}
 			if pids != "" {
-				l, err := tracerpt.ParseUint32List(pids)
+				l, err := pipeline.ParseUint32List(pids)
 				if err != nil {
 					return usageError(fmt.Errorf("--pid: %w", err))
 				}

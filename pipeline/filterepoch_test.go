@@ -1,4 +1,4 @@
-package tracerpt
+package pipeline
 
 import (
 	"testing"

@@ -1,4 +1,4 @@
-package tracerpt
+package pipeline
 
 import (
 	"fmt"
@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/mof"
 	"github.com/etwkit/etw/tdh"
 )
 
@@ -289,12 +290,12 @@ func (f *Filter) MatchSchema(ev *etl.Event, s *tdh.Event) bool {
 // provider GUID tracerpt shows for kernel events, and the schema's
 // provider name.
 func (p *Provider) matches(ev *etl.Event, s *tdh.Event) bool {
-	kernel := isKernelHeader(ev.Header) || (s != nil && s.Source == tdh.SourceMOF && s.ProviderName == KernelProviderName)
+	kernel := ev.Header.Kernel() || (s != nil && s.Source == tdh.SourceMOF && s.ProviderName == mof.KernelProviderName)
 	if p.IsGUID {
 		return ev.ProviderID == p.GUID || (kernel && p.GUID == etl.SystemTraceControlGUID)
 	}
 	if s != nil && strings.EqualFold(s.ProviderName, p.Name) {
 		return true
 	}
-	return kernel && strings.EqualFold(p.Name, KernelProviderName)
+	return kernel && strings.EqualFold(p.Name, mof.KernelProviderName)
 }
