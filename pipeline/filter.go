@@ -41,6 +41,9 @@ type Filter struct {
 	HasStart, HasEnd bool
 	// MaxEvents stops after this many events are written (0: no limit).
 	MaxEvents int
+	// None keeps no event: a selection that matched nothing (image names
+	// no process of the trace had). The output is written, empty.
+	None bool
 }
 
 // Provider names a provider by GUID or by name.
@@ -222,6 +225,9 @@ func inList(l []uint32, n uint32) bool {
 // ids, levels, keywords, process and thread, time, and providers given by
 // GUID.
 func (f *Filter) MatchHeader(ev *etl.Event) bool {
+	if f.None {
+		return false
+	}
 	d := &ev.Descriptor
 	if len(f.EventIDs) > 0 && !inRanges(f.EventIDs, uint64(d.ID)) {
 		return false

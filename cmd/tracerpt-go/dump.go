@@ -1,21 +1,20 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/etwkit/etw/analysis"
 	"github.com/etwkit/etw/decode"
+	"github.com/etwkit/etw/driver"
 	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/parquetout"
 	"github.com/etwkit/etw/pipeline"
 	"github.com/etwkit/etw/tracerpt"
 )
@@ -219,11 +218,11 @@ func runDump(cmd *cobra.Command, args []string, o *dumpOptions) error {
 	if !fl.Changed("jobs") {
 		inferFormat(cmd, o, fl.Changed("of"))
 	}
-	format, pq, err := parseDumpFormat(o, fl.Changed("of"))
+	format, err := parseDumpFormat(o, fl.Changed("of"))
 	if err != nil {
 		return usageError(err)
 	}
-	warnInapplicable(cmd, o, format, pq)
+	warnInapplicable(cmd, o, format)
 	if o.export != "" {
 		return usageError(errors.New("-export is not supported; 'tracerpt-go schemas FILE --export DIR' exports schemas as manifests"))
 	}
@@ -270,14 +269,14 @@ func runDump(cmd *cobra.Command, args []string, o *dumpOptions) error {
 		return usageError(fmt.Errorf("encoding %q: want ANSI, Unicode or UTF8", o.encoding))
 	}
 	if fl.Changed("jobs") {
-		return runJobs(cmd, args, o, format, pq, ropts)
+		return runJobs(cmd, args, o, format, ropts)
 	}
-	return dumpInputs(cmd, args, o, format, pq, ropts)
+	return dumpInputs(cmd, args, o, format, ropts)
 }
 
 // dumpInputs dumps the events of the inputs args, merged, to the outputs
 // o names.
-func dumpInputs(cmd *cobra.Command, args []string, o *dumpOptions, format tracerpt.Format, pq bool, ropts *tracerpt.Options) error {
+func dumpInputs(cmd *cobra.Command, args []string, o *dumpOptions, format driver.Format, ropts *tracerpt.Options) error {
 	fl := cmd.Flags()
 	// Inputs.
 	files, filter, err := o.openFiltered(args)
@@ -317,6 +316,15 @@ func dumpInputs(cmd *cobra.Command, args []string, o *dumpOptions, format tracer
 			return err
 		}
 	}
+	toTerminal := dump && dumpPath == "-" && isTerminal(cmd.OutOrStdout())
+	if format == driver.Parquet && toTerminal && o.splitDir == "" {
+		return usageError(errors.New("a Parquet dump is binary: it is not written to a terminal (give -o FILE or redirect)"))
+	}
+	if dump && o.splitDir != "" {
+		if err := checkSplitDir(o.splitDir, o.yes); err != nil {
+			return err
+		}
+	}
 
 	var dec *decode.Decoder
 	if o.base != nil {
@@ -326,92 +334,40 @@ func dumpInputs(cmd *cobra.Command, args []string, o *dumpOptions, format tracer
 	}
 	dec.Nearest = o.nearest
 
-	cfg := &pipeline.Config[byte]{
-		Files:   files,
-		Order:   etl.TimeOrder,
-		Workers: o.workers,
-		Decoder: dec,
-		Filter:  &filter.Filter,
-		Strict:  o.strict,
-		Warn:    func(err error) { warn(cmd, err) },
+	d := &driver.Options{
+		Files:      files,
+		Order:      etl.TimeOrder,
+		Decoder:    dec,
+		Workers:    o.workers,
+		Strict:     o.strict,
+		Warn:       func(err error) { warn(cmd, err) },
+		Filter:     filter.Filter,
+		Processes:  o.processes,
+		NoAnalysis: o.noAnalyze,
+		NoProcess: func(names, known []string) {
+			fmt.Fprintf(cmd.ErrOrStderr(), "tracerpt-go: no event matched: no process named %s in this trace; known: %s\n", strings.Join(names, ", "), strings.Join(known, ", "))
+		},
+		Format:  format,
+		Stdout:  cmd.OutOrStdout(),
+		Render:  *ropts,
+		Summary: summaryPath,
 	}
 	if o.fileOrder {
-		cfg.Order = etl.FileOrder
+		d.Order = etl.FileOrder
 	}
+	if dump {
+		d.Output, d.SplitDir = dumpPath, o.splitDir
+		if o.splitDir != "" {
+			d.Output = ""
+		}
+	}
+	d.Compression, _ = parquetout.ParseCompression(o.compression)
 	// Progress over both passes (the prescan or the analysis model, then
 	// the dump); no bar when the dump itself goes to the terminal.
-	quiet := o.quiet || (dump && dumpPath == "-" && isTerminal(cmd.OutOrStdout()))
-	endProgress := passProgress(cmd.ErrOrStderr(), quiet, files, 2)
+	endProgress := passProgress(cmd.ErrOrStderr(), o.quiet || toTerminal, files, 2)
 	defer endProgress()
-	var model *analysis.Model
-	said := false // the no-match line is written
-	annotate := dump && (format == tracerpt.JSON || pq) && !o.noAnalyze
-	if len(o.processes) > 0 || annotate {
-		// One pass builds the analysis model (each event's process name
-		// and stack) and registers the schemas the trace carries, so the
-		// dump needs no prescan of its own. The model decodes kernel,
-		// KernelTraceControl and .NET events with the imports and the
-		// built-in schemas (the trace's TDH metadata is registered at the
-		// end of the pass). The reader's warnings come from the dump.
-		ps := dec.NewPrescanner()
-		model, _ = analysis.Build(files, dec, &analysis.Options{Observe: ps.Observe})
-		if err := ps.Finish(); err != nil {
-			warn(cmd, err)
-		}
-		cfg.Prescanned = true
-	}
-	if len(o.processes) > 0 && !filter.selectProcesses(cmd, model, o.processes) {
-		// Said on stderr: no such process. The dump is written empty.
-		said = true
-		filter.Start, filter.HasStart, filter.End, filter.HasEnd = 1, true, 0, true
-	}
-	if annotate {
-		cfg.Analysis = model
-	}
-	var out *bufio.Writer
-	var outFile *os.File
-	var pqOut *parquetOutput
-	if dump && o.splitDir == "" {
-		var w io.Writer = cmd.OutOrStdout()
-		if dumpPath != "-" {
-			if outFile, err = os.Create(dumpPath); err != nil {
-				return err
-			}
-			defer outFile.Close()
-			w = outFile
-		}
-		out = bufio.NewWriterSize(w, 256<<10)
-		cfg.Output = out
-		if format == tracerpt.CSV && ropts.Encoding == tracerpt.Unicode {
-			cfg.Output = tracerpt.NewUTF16Writer(out)
-		}
-		cfg.Encoder = tracerpt.NewEncoder(format, files, ropts)
-	}
-	if dump && pq {
-		if pqOut, err = startParquet(cfg, out, files, o, dumpPath == "-" && isTerminal(cmd.OutOrStdout())); err != nil {
-			return err
-		}
-	}
-	var sum *tracerpt.Summary
-	if o.summary != "" {
-		paths := make([]string, len(files))
-		for i, f := range files {
-			paths[i] = f.Name
-		}
-		sum = tracerpt.NewSummary(files, paths)
-		cfg.Counter = sum
-	}
-	st, err := pipeline.Run(context.Background(), cfg)
+	res, err := driver.Dump(context.Background(), d)
 	endProgress()
-	if err == nil && st.Written == 0 && o.filtered() && !said {
-		reportNoMatch(cmd, dec, files, &filter.Filter)
-	}
-	err = pqOut.finish(err)
-	if out != nil {
-		if ferr := out.Flush(); err == nil {
-			err = ferr
-		}
-	}
 	if err != nil {
 		var ce *pipeline.CorruptError
 		if errors.As(err, &ce) {
@@ -419,24 +375,8 @@ func dumpInputs(cmd *cobra.Command, args []string, o *dumpOptions, format tracer
 		}
 		return err
 	}
-	if outFile != nil {
-		if err := outFile.Close(); err != nil {
-			return err
-		}
-	}
-	if sum != nil {
-		var w io.Writer = cmd.OutOrStdout()
-		if summaryPath != "-" {
-			f, err := os.Create(summaryPath)
-			if err != nil {
-				return err
-			}
-			defer f.Close()
-			w = f
-		}
-		if _, err := sum.WriteTo(w, ropts); err != nil {
-			return err
-		}
+	if res.Written == 0 && o.filtered() && !res.NoProcess {
+		reportNoMatch(cmd, dec, files, &filter.Filter)
 	}
 	return nil
 }
@@ -481,16 +421,16 @@ func inferFormat(cmd *cobra.Command, o *dumpOptions, ofGiven bool) {
 
 // warnInapplicable reports the options given that do not apply to the
 // dump format (they change nothing).
-func warnInapplicable(cmd *cobra.Command, o *dumpOptions, format tracerpt.Format, pq bool) {
+func warnInapplicable(cmd *cobra.Command, o *dumpOptions, format driver.Format) {
 	fl := cmd.Flags()
 	name := strings.ToUpper(o.format)
-	if fl.Changed("raw") && format != tracerpt.JSON {
+	if fl.Changed("raw") && !format.Annotates() {
 		warn(cmd, fmt.Errorf("--raw adds user_data to JSON and Parquet; -of %s has no such field", name))
 	}
-	if fl.Changed("rts") && (format != tracerpt.XML || pq) {
+	if fl.Changed("rts") && format != driver.XML {
 		warn(cmd, fmt.Errorf("-rts adds RawTime to the XML dump; -of %s has no such field", name))
 	}
-	if fl.Changed("en") && (format != tracerpt.CSV || pq) {
+	if fl.Changed("en") && format != driver.CSV {
 		warn(cmd, fmt.Errorf("-en sets the CSV encoding; -of %s is always UTF-8", name))
 	}
 	if fl.Changed("summary") && !fl.Changed("o") && fl.Changed("of") && o.splitDir == "" {

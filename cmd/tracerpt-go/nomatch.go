@@ -2,12 +2,10 @@ package main
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/etwkit/etw/analysis"
 	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
 	"github.com/etwkit/etw/pipeline"
@@ -59,31 +57,4 @@ func reportNoMatch(cmd *cobra.Command, dec *decode.Decoder, files []*etl.File, f
 	if !said {
 		fmt.Fprintln(w, "tracerpt-go: no event matched the filters")
 	}
-}
-
-// selectProcesses narrows the filter to the process ids that carried one
-// of the image names (with or without extension) in the trace. If none
-// did, it says so with the names the trace has and returns false.
-func (f *filterOptions) selectProcesses(cmd *cobra.Command, m *analysis.Model, names []string) bool {
-	var pids []uint32
-	var known []string
-	for _, p := range m.Processes() {
-		if p.ImageFileName != "" && !slices.Contains(known, p.ImageFileName) {
-			known = append(known, p.ImageFileName)
-		}
-		for _, n := range names {
-			if strings.EqualFold(n, p.ImageFileName) || strings.EqualFold(n, p.Name) {
-				if len(f.PIDs) == 0 || slices.Contains(f.PIDs, p.PID) {
-					pids = append(pids, p.PID)
-				}
-			}
-		}
-	}
-	if len(pids) == 0 {
-		slices.Sort(known)
-		fmt.Fprintf(cmd.ErrOrStderr(), "tracerpt-go: no event matched: no process named %s in this trace; known: %s\n", strings.Join(names, ", "), strings.Join(known, ", "))
-		return false
-	}
-	f.PIDs = pids
-	return true
 }
