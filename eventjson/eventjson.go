@@ -16,6 +16,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/internal/decimal"
 	"github.com/etwkit/etw/tdh"
 )
 
@@ -94,15 +95,15 @@ func appendItem(b []byte, x etl.ExtendedItem) []byte {
 	case etl.ExtTSID:
 		if len(d) >= 4 {
 			b = append(b, `,"value":`...)
-			b = tdh.AppendUint(b, uint64(le.Uint32(d)))
+			b = decimal.AppendUint(b, uint64(le.Uint32(d)))
 			return append(b, '}')
 		}
 	case etl.ExtInstanceInfo:
 		if len(d) >= 24 {
 			b = append(b, `,"value":{"instance_id":`...)
-			b = tdh.AppendUint(b, uint64(le.Uint32(d)))
+			b = decimal.AppendUint(b, uint64(le.Uint32(d)))
 			b = append(b, `,"parent_instance_id":`...)
-			b = tdh.AppendUint(b, uint64(le.Uint32(d[4:])))
+			b = decimal.AppendUint(b, uint64(le.Uint32(d[4:])))
 			b = append(b, `,"parent_guid":"`...)
 			b = AppendGUID(b, etl.GUIDFromWindows(d[8:]))
 			return append(b, `"}}`...)
@@ -118,7 +119,7 @@ func appendItem(b []byte, x etl.ExtendedItem) []byte {
 					if i > 0 {
 						b = append(b, ',')
 					}
-					b = tdh.AppendUint(b, uint64(le.Uint32(rest[i:])))
+					b = decimal.AppendUint(b, uint64(le.Uint32(rest[i:])))
 				}
 			} else {
 				for i := 0; i+8 <= len(rest); i += 8 {
@@ -182,7 +183,7 @@ func appendItem(b []byte, x etl.ExtendedItem) []byte {
 				b = append(b, ',')
 			}
 			b = append(b, `{"type":`...)
-			b = tdh.AppendUint(b, uint64(t.Type))
+			b = decimal.AppendUint(b, uint64(t.Type))
 			if t.GUID != nil {
 				b = append(b, `,"guid":"`...)
 				b = AppendGUID(b, *t.GUID)

@@ -10,6 +10,7 @@ import (
 	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
 	"github.com/etwkit/etw/eventjson"
+	"github.com/etwkit/etw/internal/decimal"
 	"github.com/etwkit/etw/pipeline"
 	"github.com/etwkit/etw/tdh"
 )
@@ -193,15 +194,15 @@ func (e *JSONEncoder) appendEvent(b []byte, ev *etl.Event, res *decode.Result, a
 	b = tdh.AppendJSONInt(b, ev.Timestamp)
 	if multiFile {
 		b = append(b, `,"file":`...)
-		b = tdh.AppendInt(b, int64(ev.File))
+		b = decimal.AppendInt(b, int64(ev.File))
 	}
 	b = append(b, `,"cpu":`...)
-	b = tdh.AppendUint(b, uint64(ev.Processor))
+	b = decimal.AppendUint(b, uint64(ev.Processor))
 	pid, tid := a.FillIDs(ev.ProcessID, ev.ThreadID)
 	b = append(b, `,"pid":`...)
-	b = tdh.AppendUint(b, uint64(pid))
+	b = decimal.AppendUint(b, uint64(pid))
 	b = append(b, `,"tid":`...)
-	b = tdh.AppendUint(b, uint64(tid))
+	b = decimal.AppendUint(b, uint64(tid))
 	if a != nil {
 		if p := a.ProcessOf(pid); p != nil && p.ImageFileName != "" {
 			b = append(b, `,"process_name":`...)
@@ -213,22 +214,22 @@ func (e *JSONEncoder) appendEvent(b []byte, ev *etl.Event, res *decode.Result, a
 	switch ev.Header {
 	case etl.HeaderSystem32, etl.HeaderSystem64, etl.HeaderCompact32, etl.HeaderCompact64, etl.HeaderPerfInfo32, etl.HeaderPerfInfo64:
 		b = append(b, `,"hook_id":`...)
-		b = tdh.AppendUint(b, uint64(ev.HookID))
+		b = decimal.AppendUint(b, uint64(ev.HookID))
 	case etl.HeaderInstance32, etl.HeaderInstance64:
 		b = append(b, `,"instance_id":`...)
-		b = tdh.AppendUint(b, uint64(ev.InstanceID))
+		b = decimal.AppendUint(b, uint64(ev.InstanceID))
 		b = append(b, `,"parent_instance_id":`...)
-		b = tdh.AppendUint(b, uint64(ev.ParentInstanceID))
+		b = decimal.AppendUint(b, uint64(ev.ParentInstanceID))
 		b = append(b, `,"parent_guid":"`...)
 		b = eventjson.AppendGUID(b, ev.ParentGUID)
 		b = append(b, '"')
 	case etl.HeaderMessage:
 		b = append(b, `,"message_flags":`...)
-		b = tdh.AppendUint(b, uint64(ev.MessageFlags))
+		b = decimal.AppendUint(b, uint64(ev.MessageFlags))
 		b = append(b, `,"sequence":`...)
-		b = tdh.AppendUint(b, uint64(ev.SequenceNumber))
+		b = decimal.AppendUint(b, uint64(ev.SequenceNumber))
 		b = append(b, `,"component_id":`...)
-		b = tdh.AppendUint(b, uint64(ev.ComponentID))
+		b = decimal.AppendUint(b, uint64(ev.ComponentID))
 	}
 	if ev.Flags&etl.FlagNoCPUTime == 0 {
 		if ev.Flags&etl.FlagPrivateSession != 0 {
@@ -236,9 +237,9 @@ func (e *JSONEncoder) appendEvent(b []byte, ev *etl.Event, res *decode.Result, a
 			b = tdh.AppendJSONUint(b, ev.ProcessorTime)
 		} else {
 			b = append(b, `,"kernel_time":`...)
-			b = tdh.AppendUint(b, uint64(ev.KernelTime))
+			b = decimal.AppendUint(b, uint64(ev.KernelTime))
 			b = append(b, `,"user_time":`...)
-			b = tdh.AppendUint(b, uint64(ev.UserTime))
+			b = decimal.AppendUint(b, uint64(ev.UserTime))
 		}
 	}
 	if ev.ActivityID != uuid.Nil {
@@ -260,7 +261,7 @@ func (e *JSONEncoder) appendEvent(b []byte, ev *etl.Event, res *decode.Result, a
 		b = e.appendNames(b, ev, res.Schema)
 		if !res.Exact {
 			b = append(b, `,"schema_version":`...)
-			b = tdh.AppendUint(b, uint64(res.Schema.Version))
+			b = decimal.AppendUint(b, uint64(res.Schema.Version))
 		}
 		if res.Fallback {
 			// The schema of highest precedence did not fit: say which one did.
@@ -308,10 +309,10 @@ func appendUnixNanos(b []byte, ft int64) []byte {
 		t = 0
 	}
 	if t >= -tdh.MaxExactJSONInt/100 && t <= tdh.MaxExactJSONInt/100 {
-		return tdh.AppendInt(b, t*100)
+		return decimal.AppendInt(b, t*100)
 	}
 	b = append(b, '"')
-	b = tdh.AppendInt(b, t)
+	b = decimal.AppendInt(b, t)
 	return append(b, '0', '0', '"')
 }
 
@@ -323,7 +324,7 @@ func appendRelMillis(b []byte, d int64) []byte {
 		b = append(b, '-')
 		u = -u
 	}
-	b = tdh.AppendUint(b, u/10000)
+	b = decimal.AppendUint(b, u/10000)
 	frac := u % 10000
 	if frac == 0 {
 		return b
@@ -398,22 +399,22 @@ func appendHeaderJSON(b []byte, ev *etl.Event) []byte {
 	b = append(b, `,"header":"`...)
 	b = append(b, ev.Header.String()...)
 	b = append(b, `","flags":`...)
-	b = tdh.AppendUint(b, uint64(ev.Flags))
+	b = decimal.AppendUint(b, uint64(ev.Flags))
 	b = append(b, `,"provider_guid":"`...)
 	b = eventjson.AppendGUID(b, ev.ProviderID)
 	d := &ev.Descriptor
 	b = append(b, `","event_id":`...)
-	b = tdh.AppendUint(b, uint64(d.ID))
+	b = decimal.AppendUint(b, uint64(d.ID))
 	b = append(b, `,"version":`...)
-	b = tdh.AppendUint(b, uint64(d.Version))
+	b = decimal.AppendUint(b, uint64(d.Version))
 	b = append(b, `,"channel":`...)
-	b = tdh.AppendUint(b, uint64(d.Channel))
+	b = decimal.AppendUint(b, uint64(d.Channel))
 	b = append(b, `,"level":`...)
-	b = tdh.AppendUint(b, uint64(d.Level))
+	b = decimal.AppendUint(b, uint64(d.Level))
 	b = append(b, `,"opcode":`...)
-	b = tdh.AppendUint(b, uint64(d.Opcode))
+	b = decimal.AppendUint(b, uint64(d.Opcode))
 	b = append(b, `,"task":`...)
-	b = tdh.AppendUint(b, uint64(d.Task))
+	b = decimal.AppendUint(b, uint64(d.Task))
 	b = append(b, `,"keywords":`...)
 	b = tdh.AppendJSONUint(b, d.Keyword)
 	return b
@@ -434,7 +435,7 @@ func (e *JSONEncoder) appendTime(b []byte, ft int64) []byte {
 		e.dateSec = sec
 	}
 	b = append(b, e.date...)
-	b = tdh.AppendUintWidth(b, uint64(frac), 7)
+	b = decimal.AppendUintWidth(b, uint64(frac), 7)
 	return append(b, 'Z')
 }
 

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
-	"github.com/etwkit/etw/tdh"
+	"github.com/etwkit/etw/internal/decimal"
 )
 
 // Small allocation-free appenders shared by the encoders.
@@ -115,7 +115,7 @@ func appendDigits(b []byte, n, width int) []byte {
 		}
 		return append(b, s...)
 	}
-	return tdh.AppendUintWidth(b, uint64(n), width)
+	return decimal.AppendUintWidth(b, uint64(n), width)
 }
 
 // xmlPlain marks the bytes appendXMLEscaped copies as they are, in

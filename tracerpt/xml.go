@@ -5,6 +5,7 @@ import (
 	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
 	"github.com/etwkit/etw/eventjson"
+	"github.com/etwkit/etw/internal/decimal"
 	"github.com/etwkit/etw/pipeline"
 	"github.com/etwkit/etw/tdh"
 )
@@ -68,22 +69,22 @@ func (e *XMLEncoder) AppendEvent(b []byte, ev *etl.Event, res *decode.Result, _ 
 	b = e.appendProvider(b, ev, s)
 	d := &ev.Descriptor
 	b = append(b, " />\n\t\t<EventID>"...)
-	b = tdh.AppendUint(b, uint64(d.ID))
+	b = decimal.AppendUint(b, uint64(d.ID))
 	b = append(b, "</EventID>\n\t\t<Version>"...)
-	b = tdh.AppendUint(b, uint64(d.Version))
+	b = decimal.AppendUint(b, uint64(d.Version))
 	b = append(b, "</Version>\n\t\t<Level>"...)
-	b = tdh.AppendUint(b, uint64(d.Level))
+	b = decimal.AppendUint(b, uint64(d.Level))
 	b = append(b, "</Level>\n\t\t<Task>"...)
-	b = tdh.AppendUint(b, uint64(d.Task))
+	b = decimal.AppendUint(b, uint64(d.Task))
 	b = append(b, "</Task>\n\t\t<Opcode>"...)
-	b = tdh.AppendUint(b, uint64(d.Opcode))
+	b = decimal.AppendUint(b, uint64(d.Opcode))
 	b = append(b, "</Opcode>\n\t\t<Keywords>"...)
 	b = appendHex0x(b, d.Keyword)
 	b = append(b, "</Keywords>\n\t\t<TimeCreated SystemTime=\""...)
 	b = e.tf.appendTimeCreated(b, ev.Time)
 	if e.o.RawTimestamp {
 		b = append(b, "\" RawTime=\""...)
-		b = tdh.AppendInt(b, ev.Timestamp)
+		b = decimal.AppendInt(b, ev.Timestamp)
 	}
 	b = append(b, "\" />\n\t\t<Correlation ActivityID=\""...)
 	b = eventjson.AppendGUID(b, ev.ActivityID)
@@ -92,20 +93,20 @@ func (e *XMLEncoder) AppendEvent(b []byte, ev *etl.Event, res *decode.Result, _ 
 		b = eventjson.AppendGUID(b, g)
 	}
 	b = append(b, "\" />\n\t\t<Execution ProcessID=\""...)
-	b = tdh.AppendUint(b, uint64(ev.ProcessID))
+	b = decimal.AppendUint(b, uint64(ev.ProcessID))
 	b = append(b, "\" ThreadID=\""...)
-	b = tdh.AppendUint(b, uint64(ev.ThreadID))
+	b = decimal.AppendUint(b, uint64(ev.ThreadID))
 	b = append(b, "\" ProcessorID=\""...)
-	b = tdh.AppendUint(b, uint64(ev.Processor))
+	b = decimal.AppendUint(b, uint64(ev.Processor))
 	if ev.Flags&etl.FlagPrivateSession != 0 && ev.Flags&etl.FlagNoCPUTime == 0 {
 		b = append(b, "\" ProcessorTime=\""...)
-		b = tdh.AppendUint(b, ev.ProcessorTime)
+		b = decimal.AppendUint(b, ev.ProcessorTime)
 	} else {
 		mul := msPerTick(e.files, ev)
 		b = append(b, "\" KernelTime=\""...)
-		b = tdh.AppendUint(b, uint64(ev.KernelTime)*mul)
+		b = decimal.AppendUint(b, uint64(ev.KernelTime)*mul)
 		b = append(b, "\" UserTime=\""...)
-		b = tdh.AppendUint(b, uint64(ev.UserTime)*mul)
+		b = decimal.AppendUint(b, uint64(ev.UserTime)*mul)
 	}
 	b = append(b, "\" />\n"...)
 	if s != nil && s.Source == tdh.SourceManifest && s.ChannelName != "" {
@@ -140,9 +141,9 @@ func (e *XMLEncoder) AppendEvent(b []byte, ev *etl.Event, res *decode.Result, _ 
 		b = append(b, "</EventGuid>\n"...)
 		if ev.Header == etl.HeaderInstance32 || ev.Header == etl.HeaderInstance64 {
 			b = append(b, "\t\t<InstanceID>"...)
-			b = tdh.AppendUint(b, uint64(ev.InstanceID))
+			b = decimal.AppendUint(b, uint64(ev.InstanceID))
 			b = append(b, "</InstanceID>\n\t\t<ParentInstanceID>"...)
-			b = tdh.AppendUint(b, uint64(ev.ParentInstanceID))
+			b = decimal.AppendUint(b, uint64(ev.ParentInstanceID))
 			b = append(b, "</ParentInstanceID>\n"...)
 		}
 		b = append(b, "\t</ExtendedTracingInfo>\n"...)
@@ -280,7 +281,7 @@ func (e *XMLEncoder) appendRenderingInfo(b []byte, s *tdh.Event, res *decode.Res
 // message whose format (TMF) is unknown.
 func (e *XMLEncoder) appendDebugData(b []byte, ev *etl.Event) []byte {
 	b = append(b, "\t<DebugData>\n\t\t<SequenceNumber>"...)
-	b = tdh.AppendUint(b, uint64(ev.SequenceNumber))
+	b = decimal.AppendUint(b, uint64(ev.SequenceNumber))
 	b = append(b, "</SequenceNumber>\n\t\t<FlagsName></FlagsName>\n\t\t<LevelName></LevelName>\n\t\t<Component></Component>\n\t\t<SubComponent></SubComponent>\n\t\t<FileLine>"...)
 	b = appendUintRight(b, uint64(ev.Descriptor.ID), 3)
 	b = append(b, "</FileLine>\n\t\t<Function></Function>\n\t\t<Message>Unknown("...)
