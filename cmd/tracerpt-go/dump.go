@@ -278,16 +278,10 @@ func runDump(cmd *cobra.Command, args []string, o *dumpOptions) error {
 // o names.
 func dumpInputs(cmd *cobra.Command, args []string, o *dumpOptions, format driver.Format, ropts *tracerpt.Options) error {
 	fl := cmd.Flags()
-	// Inputs.
-	files, filter, err := o.openFiltered(args)
-	defer closeAll(files)
+	filter, err := o.filter()
 	if err != nil {
-		return err
+		return usageError(err)
 	}
-	// The prescan, the analysis and the dump each read the inputs: a
-	// compressed buffer is decompressed once (within inputCache's bound).
-	shareBuffers(files)
-
 	// Outputs: the dump unless only -summary was asked for.
 	dump := fl.Changed("o") || !fl.Changed("summary") || o.splitDir != ""
 	dumpPath := o.output
@@ -301,36 +295,31 @@ func dumpInputs(cmd *cobra.Command, args []string, o *dumpOptions, format driver
 		}
 		return usageError(fmt.Errorf("the dump and the summary cannot both be %s", dumpPath))
 	}
-	outs := []string{summaryPath}
-	if dump {
-		outs = append(outs, dumpPath)
-	}
-	if err := checkOutputs(inputPaths(files, o.manifests), outs...); err != nil {
-		return err
-	}
-	for _, p := range []string{dumpPath, summaryPath} {
-		if p == dumpPath && !dump {
-			continue
-		}
-		if err := refuseExisting(p, o.yes); err != nil {
-			return err
-		}
-	}
 	toTerminal := dump && dumpPath == "-" && isTerminal(cmd.OutOrStdout())
 	if format == driver.Parquet && toTerminal && o.splitDir == "" {
 		return usageError(errors.New("a Parquet dump is binary: it is not written to a terminal (give -o FILE or redirect)"))
+	}
+	// The inputs, read twice (the prescan or the analysis model, then the
+	// dump; a compressed buffer is decompressed once), with a progress bar
+	// over both passes unless the dump itself goes to the terminal.
+	t := &traceOptions{imports: o.manifests, verbose: o.verbose, outputs: []string{summaryPath}, yes: o.yes,
+		reread: true, passes: 2, quiet: o.quiet || toTerminal, base: o.base}
+	if dump {
+		t.outputs = append(t.outputs, dumpPath)
+	}
+	files, dec, err := openTrace(cmd, args, t)
+	defer closeAll(files)
+	defer t.endProgress()
+	if err != nil {
+		return err
+	}
+	if err := filter.resolveTimes(files); err != nil {
+		return usageError(err)
 	}
 	if dump && o.splitDir != "" {
 		if err := checkSplitDir(o.splitDir, o.yes); err != nil {
 			return err
 		}
-	}
-
-	var dec *decode.Decoder
-	if o.base != nil {
-		dec = o.base.Fork() // --jobs: the imports were read once
-	} else if dec, err = newImportDecoder(cmd, o.manifests, o.verbose); err != nil {
-		return err
 	}
 	dec.Nearest = o.nearest
 
@@ -362,12 +351,8 @@ func dumpInputs(cmd *cobra.Command, args []string, o *dumpOptions, format driver
 		}
 	}
 	d.Compression, _ = parquetout.ParseCompression(o.compression)
-	// Progress over both passes (the prescan or the analysis model, then
-	// the dump); no bar when the dump itself goes to the terminal.
-	endProgress := passProgress(cmd.ErrOrStderr(), o.quiet || toTerminal, files, 2)
-	defer endProgress()
 	res, err := driver.Dump(context.Background(), d)
-	endProgress()
+	t.endProgress()
 	if err != nil {
 		var ce *pipeline.CorruptError
 		if errors.As(err, &ce) {
