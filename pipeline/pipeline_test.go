@@ -133,3 +133,41 @@ func TestRunSameWhateverTheWorkers(t *testing.T) {
 		})
 	}
 }
+
+// heavyEncoder renders rows that say they hold a megabyte each (Sizer).
+type heavyEncoder struct{ rowEncoder }
+
+func (e heavyEncoder) Clone() pipeline.Encoder[row] { return heavyEncoder{e.rowEncoder} }
+func (heavyEncoder) Size(rendered []row) int        { return len(rendered) << 20 }
+
+// writes counts the calls to Write and the rows of the largest.
+type writes struct {
+	rows
+	calls, most int
+}
+
+func (w *writes) Write(p []row) (int, error) {
+	w.calls++
+	w.most = max(w.most, len(p))
+	return w.rows.Write(p)
+}
+
+// TestRunSizer: what a Sizer says bounds the rendering held before it is
+// written, on the calling goroutine and on workers (batches of rows that
+// hold 1 MiB each are cut after 16).
+func TestRunSizer(t *testing.T) {
+	path := etltest.CorpusFile(t, "microsoft+perfview/src/TraceEvent/TraceEvent.Tests/inputs/net.4.5.2.x64.etl.zip.unzipped/net.4.5.2.x64.etl")
+	files := etltest.OpenFiles(t, path)
+	for _, workers := range []int{1, 2} {
+		var clones atomic.Int32
+		w := &writes{}
+		st, err := pipeline.Run(context.Background(), &pipeline.Config[row]{Files: files, Workers: workers, Decoder: decode.New(),
+			Encoder: heavyEncoder{rowEncoder{&clones}}, Output: w, Filter: &pipeline.Filter{MaxEvents: 2000}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Written != 2000 || len(w.got) != 2002 || w.most > 16 {
+			t.Errorf("workers %d: %d written, %d rows, at most %d rows a write; want 2000, 2002, 16", workers, st.Written, len(w.got), w.most)
+		}
+	}
+}
