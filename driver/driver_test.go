@@ -18,7 +18,7 @@ import (
 const net452 = "microsoft+perfview/src/TraceEvent/TraceEvent.Tests/inputs/net.4.5.2.x64.etl.zip.unzipped/net.4.5.2.x64.etl"
 
 // TestDumpFormats: each format's dump is the pipeline's rendering with the
-// format's encoder (XML and CSV as tracerpt.Run would), the summary counts
+// format's encoder (as pipeline.Run renders it with tracerpt's encoder), the summary counts
 // what the dump holds, and Parquet is a file of its own format.
 func TestDumpFormats(t *testing.T) {
 	path := etltest.CorpusFile(t, net452)

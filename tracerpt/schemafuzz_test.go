@@ -27,7 +27,7 @@ import (
 
 // The schema sources a trace carries, fuzzed end to end: hostile schema
 // content goes into an .etl file with events that use it, and the file
-// through tracerpt.Run (prescan, registry, decoder, rendering, an
+// through pipeline.Run (prescan, registry, decoder, rendering, an
 // encoder: each input picks one of the three formats, which keeps the
 // fuzzer's minimisation of new inputs short). Invariants: no panic, no hang, JSON Lines stay
 // valid, and each event's rendering stays within the documented bounds.
