@@ -78,11 +78,14 @@ func (f Format) Annotates() bool { return f == JSON || f == Parquet }
 // Options say what Dump reads and writes.
 type Options struct {
 	// Files are the inputs, merged in Order; Names are what the summary
-	// lists them as (nil: their names).
-	Files []*etl.File
-	Names []string
-	Order etl.Order
-	// Decoder finds the schemas (with the imports); it is required.
+	// lists them as (nil: their names). Without Files, Dump opens Inputs
+	// (Open) and closes them when done.
+	Files  []*etl.File
+	Inputs []string
+	Names  []string
+	Order  etl.Order
+	// Decoder finds the schemas (with the imports); nil means
+	// decode.New().
 	Decoder *decode.Decoder
 	// Workers, Strict, Warn and Progress are pipeline.Config's.
 	Workers  int
@@ -129,7 +132,24 @@ type Result struct {
 // pipeline's (a *pipeline.CorruptError in strict mode) and the outputs'.
 func Dump(ctx context.Context, o *Options) (Result, error) {
 	var res Result
+	if o.Files == nil {
+		files, err := Open(o.Inputs)
+		defer func() {
+			for _, f := range files {
+				f.Close()
+			}
+		}()
+		if err != nil {
+			return res, err
+		}
+		c := *o
+		c.Files = files
+		o = &c
+	}
 	dec := o.Decoder
+	if dec == nil {
+		dec = decode.New()
+	}
 	dump := o.Output != "" || o.SplitDir != ""
 	cfg := &pipeline.Config[byte]{
 		Files: o.Files, Order: o.Order, Workers: o.Workers, Decoder: dec,

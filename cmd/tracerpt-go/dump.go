@@ -190,17 +190,13 @@ func closeAll(files []*etl.File) {
 // openInputs expands globs and .etl.NNN sequences and opens the files.
 // On error the files opened so far are returned for closing.
 func openInputs(args []string) ([]*etl.File, error) {
-	paths, err := tracerpt.ExpandInputs(args)
-	if err != nil {
-		return nil, withCode(exitInput, err)
+	files, err := driver.Open(args)
+	var oe *driver.OpenError
+	if errors.As(err, &oe) {
+		return files, withCode(exitInput, explainNotETL(oe.Path, oe.Err))
 	}
-	var files []*etl.File
-	for _, p := range paths {
-		f, err := etl.Open(p)
-		if err != nil {
-			return files, withCode(exitInput, explainNotETL(p, err))
-		}
-		files = append(files, f)
+	if err != nil {
+		return files, withCode(exitInput, err)
 	}
 	return files, nil
 }
