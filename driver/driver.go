@@ -12,6 +12,7 @@ import (
 	"bufio"
 	"context"
 	"io"
+	"os"
 	"slices"
 	"strings"
 
@@ -107,7 +108,7 @@ type Options struct {
 	NoAnalysis bool
 
 	// Format and Output are the dump: a file written atomically, "-" for
-	// Stdout, "" for none. SplitDir, with Parquet, writes a table per
+	// Stdout (nil: os.Stdout), "" for none. SplitDir, with Parquet, writes a table per
 	// event type under that directory instead.
 	Format   Format
 	Output   string
@@ -144,6 +145,11 @@ func Dump(ctx context.Context, o *Options) (Result, error) {
 		}
 		c := *o
 		c.Files = files
+		o = &c
+	}
+	if o.Stdout == nil {
+		c := *o
+		c.Stdout = os.Stdout
 		o = &c
 	}
 	dec := o.Decoder
