@@ -89,6 +89,9 @@ func TestRunSameWhateverTheWorkers(t *testing.T) {
 		{"analysis", model, nil, 100, 0},
 		{"limit", model, &pipeline.Filter{MaxEvents: 57}, 57, 57},
 		{"kernel", nil, &pipeline.Filter{Providers: []pipeline.Provider{{Name: "MSNT_SystemTrace"}}}, 1, 0},
+		// The 777th .NET event's stack is logged after it: the limit must
+		// not cut the enricher short (one worker once lost that stack).
+		{"limit-stack", model, &pipeline.Filter{MaxEvents: 777, Providers: []pipeline.Provider{{Name: "Microsoft-Windows-DotNETRuntime"}}}, 777, 777},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var first []row
@@ -129,6 +132,9 @@ func TestRunSameWhateverTheWorkers(t *testing.T) {
 				if named == 0 {
 					t.Error("no row has a process name from the model")
 				}
+			}
+			if c.name == "limit-stack" && first[len(first)-2].frames == 0 {
+				t.Error("the last event written has no stack")
 			}
 		})
 	}
