@@ -4,6 +4,7 @@
 package atomicfile
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -50,7 +51,13 @@ func Create(path string) (*File, error) {
 	}
 	f, err := os.CreateTemp(dir, "."+base+".*.tmp")
 	if err != nil {
-		return nil, fmt.Errorf("creating %s: %w", path, err)
+		// Said of the path asked for, as os.Create says it, not of the
+		// temporary name.
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, &os.PathError{Op: "open", Path: path, Err: err}
 	}
 	return &File{File: f, path: path, mode: mode}, nil
 }

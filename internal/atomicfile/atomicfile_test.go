@@ -50,4 +50,9 @@ func TestCommitAndAbort(t *testing.T) {
 	if _, err := Create(dir); err == nil {
 		t.Error("Create of a directory succeeded")
 	}
+	missing := filepath.Join(dir, "no", "out.txt")
+	_, err = Create(missing)
+	if _, want := os.Create(missing); err == nil || err.Error() != want.Error() {
+		t.Errorf("Create in a missing folder: %v, want %v (as os.Create says it)", err, want)
+	}
 }
