@@ -38,6 +38,17 @@ var HeaderTypes = []HeaderType{
 	HeaderMessage, HeaderError,
 }
 
+// Kernel reports whether records of type t come from the NT kernel
+// logger: the system, compact and perfinfo headers, whose events tracerpt
+// shows as MSNT_SystemTrace's.
+func (t HeaderType) Kernel() bool {
+	switch t {
+	case HeaderSystem32, HeaderSystem64, HeaderCompact32, HeaderCompact64, HeaderPerfInfo32, HeaderPerfInfo64:
+		return true
+	}
+	return false
+}
+
 // String returns the short name used in output: system32, system64,
 // compact32, compact64, perfinfo32, perfinfo64, classic32, classic64,
 // instance32, instance64, event32, event64, wpp or error.

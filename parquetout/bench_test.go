@@ -13,6 +13,7 @@ import (
 	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
 	"github.com/etwkit/etw/parquetout"
+	"github.com/etwkit/etw/pipeline"
 	"github.com/etwkit/etw/tracerpt"
 )
 
@@ -44,7 +45,7 @@ func BenchmarkDumpNet(b *testing.B) {
 				out.n = 0
 				files[0].SetBufferCache(etl.NewBufferCache(256 << 20))
 				dec := decode.New()
-				cfg := &tracerpt.Config{Files: files, Decoder: dec, Output: &out}
+				cfg := &pipeline.Config[byte]{Files: files, Decoder: dec, Output: &out}
 				if format == "JSON" || format == "PARQUET" || format == "PARQUET-split" {
 					ps := dec.NewPrescanner()
 					cfg.Analysis, _ = analysis.Build(files, dec, &analysis.Options{Observe: ps.Observe})
@@ -72,7 +73,7 @@ func BenchmarkDumpNet(b *testing.B) {
 				default:
 					cfg.Encoder = tracerpt.NewEncoder(tracerpt.JSON, files, nil)
 				}
-				if _, err := tracerpt.Run(context.Background(), cfg); err != nil {
+				if _, err := pipeline.Run(context.Background(), cfg); err != nil {
 					b.Fatal(err)
 				}
 				if w != nil {

@@ -4,7 +4,7 @@
 // from the analysis model, each event's process and stack; or one table
 // per event type with a typed column per property.
 //
-// It plugs into tracerpt.Run: the [Encoder] renders each event into a
+// It plugs into pipeline.Run as a peer of tracerpt's formats: the [Encoder] renders each event into a
 // record on the pipeline's workers, and a [Writer] (or [SplitWriter]),
 // given to Run as the output, turns the records into rows. Row groups are
 // encoded and compressed on other goroutines and committed in order, so
@@ -12,7 +12,7 @@
 //
 //	enc := parquetout.NewEncoder(files, false)
 //	w := parquetout.NewWriter(out, enc, nil)
-//	_, err := tracerpt.Run(ctx, &tracerpt.Config{Files: files, Encoder: enc, Output: w})
+//	_, err := pipeline.Run(ctx, &pipeline.Config[byte]{Files: files, Encoder: enc, Output: w})
 //	if cerr := w.Close(); err == nil {
 //		err = cerr
 //	}

@@ -10,16 +10,17 @@ import (
 	"github.com/etwkit/etw/analysis"
 	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/eventjson"
+	"github.com/etwkit/etw/pipeline"
 	"github.com/etwkit/etw/tdh"
-	"github.com/etwkit/etw/tracerpt"
 )
 
-// Encoder is the tracerpt.Encoder half of a Parquet dump: it renders each
+// Encoder is the pipeline.Encoder half of a Parquet dump: it renders each
 // event (decoded, with its analysis annotation) into a record that a
 // [Writer] or [SplitWriter] turns into a table row. It runs on the
 // pipeline's workers, so the rendering (properties JSON, typed values,
 // stacks) is done in parallel; the writer only copies values into
-// columns. Give tracerpt.Run the Encoder and, as Config.Output, the writer
+// columns. Give pipeline.Run the Encoder and, as Config.Output, the writer
 // made with the same Encoder.
 type Encoder struct {
 	multiFile bool
@@ -116,13 +117,13 @@ func (s *schemaSet) get(id uint32) *tdh.Event {
 }
 
 // NewEncoder returns an Encoder for the events of files. raw keeps
-// "user_data" for decoded events too (tracerpt.Options.Raw).
+// "user_data" for decoded events too (the JSON dump's raw option).
 func NewEncoder(files []*etl.File, raw bool) *Encoder {
-	return &Encoder{multiFile: len(files) > 1, raw: raw, start: tracerpt.TraceStart(files), schemas: &schemaSet{}}
+	return &Encoder{multiFile: len(files) > 1, raw: raw, start: eventjson.TraceStart(files), schemas: &schemaSet{}}
 }
 
 // Clone returns an encoder with the same settings for another goroutine.
-func (e *Encoder) Clone() tracerpt.Encoder {
+func (e *Encoder) Clone() pipeline.Encoder[byte] {
 	c := *e
 	c.scratch = nil
 	c.infos, c.last, c.lastInfo = nil, nil, nil
@@ -135,14 +136,9 @@ func (e *Encoder) Begin(b []byte) []byte { return b }
 // End appends nothing.
 func (e *Encoder) End(b []byte) []byte { return b }
 
-// AppendEvent appends the record of one event.
-func (e *Encoder) AppendEvent(b []byte, ev *etl.Event, res *decode.Result) []byte {
-	return e.AppendAnnotatedEvent(b, ev, res, nil)
-}
-
-// AppendAnnotatedEvent appends the record of one event with what the
-// analysis model says of it (process, thread, stack); a may be nil.
-func (e *Encoder) AppendAnnotatedEvent(b []byte, ev *etl.Event, res *decode.Result, a *analysis.Annotation) []byte {
+// AppendEvent appends the record of one event with what the analysis
+// model says of it (process, thread, stack); a may be nil.
+func (e *Encoder) AppendEvent(b []byte, ev *etl.Event, res *decode.Result, a *analysis.Annotation) []byte {
 	start := len(b)
 	b = append(b, make([]byte, fixedSize)...)
 	f := b[start:]
@@ -232,7 +228,7 @@ func (e *Encoder) AppendAnnotatedEvent(b []byte, ev *etl.Event, res *decode.Resu
 	if len(ev.Extended) > 0 {
 		var at int
 		b, at = beginStr(b)
-		b = endStr(tracerpt.AppendExtendedJSON(b, ev.Extended), at)
+		b = endStr(eventjson.AppendExtended(b, ev.Extended), at)
 	} else {
 		b = appendAbsent(b)
 	}
@@ -247,7 +243,7 @@ func (e *Encoder) AppendAnnotatedEvent(b []byte, ev *etl.Event, res *decode.Resu
 		b = name(b, s.EventName)
 		b = name(b, s.TaskName)
 		b = name(b, s.OpcodeName)
-		b = name(b, tracerpt.LevelName(d.Level, s.LevelName))
+		b = name(b, eventjson.LevelName(d.Level, s.LevelName))
 		if res.Fallback {
 			b = appendStr(b, res.Origin.String())
 		} else {
@@ -257,7 +253,7 @@ func (e *Encoder) AppendAnnotatedEvent(b []byte, ev *etl.Event, res *decode.Resu
 		for range 4 {
 			b = appendAbsent(b)
 		}
-		b = name(b, tracerpt.LevelName(d.Level, ""))
+		b = name(b, eventjson.LevelName(d.Level, ""))
 		b = appendAbsent(b)
 	}
 	if decoded {
@@ -450,7 +446,7 @@ func (e *Encoder) appendGUIDStr(b []byte, g uuid.UUID, ok bool) []byte {
 		return appendAbsent(b)
 	}
 	b = binary.LittleEndian.AppendUint32(b, 38)
-	return tracerpt.AppendGUID(b, g)
+	return eventjson.AppendGUID(b, g)
 }
 
 // processOf returns the image name of the process pid names, or "".

@@ -9,7 +9,7 @@ import (
 
 	"github.com/etwkit/etw/etl"
 	"github.com/etwkit/etw/parquetout"
-	"github.com/etwkit/etw/tracerpt"
+	"github.com/etwkit/etw/pipeline"
 )
 
 // Write the events of a trace as a Parquet table and read two columns
@@ -25,7 +25,7 @@ func ExampleWriter() {
 	var out bytes.Buffer
 	enc := parquetout.NewEncoder(files, false)
 	w := parquetout.NewWriter(&out, enc, nil)
-	if _, err := tracerpt.Run(context.Background(), &tracerpt.Config{Files: files, Encoder: enc, Output: w}); err != nil {
+	if _, err := pipeline.Run(context.Background(), &pipeline.Config[byte]{Files: files, Encoder: enc, Output: w}); err != nil {
 		panic(err)
 	}
 	if err := w.Close(); err != nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/etwkit/etw/etl"
 	"github.com/etwkit/etw/internal/etltest"
 	"github.com/etwkit/etw/parquetout"
+	"github.com/etwkit/etw/pipeline"
 	"github.com/etwkit/etw/tracerpt"
 )
 
@@ -44,7 +45,7 @@ func decoder(t testing.TB, imports ...string) *decode.Decoder {
 // dumpJSON returns the JSON dump's lines.
 func dumpJSON(t testing.TB, files []*etl.File, dec *decode.Decoder, m *analysis.Model, workers int) []string {
 	var out bytes.Buffer
-	_, err := tracerpt.Run(context.Background(), &tracerpt.Config{Files: files, Decoder: dec, Encoder: tracerpt.NewEncoder(tracerpt.JSON, files, nil),
+	_, err := pipeline.Run(context.Background(), &pipeline.Config[byte]{Files: files, Decoder: dec, Encoder: tracerpt.NewEncoder(tracerpt.JSON, files, nil),
 		Output: &out, Workers: workers, Analysis: m})
 	if err != nil {
 		t.Fatal(err)
@@ -57,7 +58,7 @@ func dumpParquet(t testing.TB, files []*etl.File, dec *decode.Decoder, m *analys
 	var out bytes.Buffer
 	enc := parquetout.NewEncoder(files, false)
 	w := parquetout.NewWriter(&out, enc, o)
-	_, err := tracerpt.Run(context.Background(), &tracerpt.Config{Files: files, Decoder: dec, Encoder: enc, Output: w, Workers: workers, Analysis: m})
+	_, err := pipeline.Run(context.Background(), &pipeline.Config[byte]{Files: files, Decoder: dec, Encoder: enc, Output: w, Workers: workers, Analysis: m})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -266,7 +267,7 @@ func TestRecordsCutAnywhere(t *testing.T) {
 	dec := decoder(t, fixture(t, "manifest-types.man"))
 	var recs bytes.Buffer
 	enc := parquetout.NewEncoder(files, false)
-	if _, err := tracerpt.Run(context.Background(), &tracerpt.Config{Files: files, Decoder: dec, Encoder: enc, Output: &recs, Workers: 1}); err != nil {
+	if _, err := pipeline.Run(context.Background(), &pipeline.Config[byte]{Files: files, Decoder: dec, Encoder: enc, Output: &recs, Workers: 1}); err != nil {
 		t.Fatal(err)
 	}
 	whole := dumpParquet(t, files, dec, nil, 1, nil)
@@ -307,7 +308,7 @@ func TestSplitTables(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tracerpt.Run(context.Background(), &tracerpt.Config{Files: files, Decoder: dec, Encoder: enc, Output: w, Workers: 2}); err != nil {
+	if _, err := pipeline.Run(context.Background(), &pipeline.Config[byte]{Files: files, Decoder: dec, Encoder: enc, Output: w, Workers: 2}); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.Close(); err != nil {
@@ -375,7 +376,7 @@ func TestCorpusWriterMatchesJSON(t *testing.T) {
 	dec := decode.New()
 	m, _ := analysis.Build(files, dec, nil)
 	var out bytes.Buffer
-	_, err := tracerpt.Run(context.Background(), &tracerpt.Config{Files: files, Decoder: dec, Encoder: tracerpt.NewEncoder(tracerpt.JSON, files, nil), Output: &out, Analysis: m})
+	_, err := pipeline.Run(context.Background(), &pipeline.Config[byte]{Files: files, Decoder: dec, Encoder: tracerpt.NewEncoder(tracerpt.JSON, files, nil), Output: &out, Analysis: m})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -414,8 +415,8 @@ func TestEncoderDoesNotAllocate(t *testing.T) {
 			if res.Schema == nil || res.Err != nil {
 				continue
 			}
-			buf = e.AppendEvent(buf[:0], &evs[i], res) // warm: schema numbers, buffer
-			if n := testing.AllocsPerRun(50, func() { buf = e.AppendEvent(buf[:0], &evs[i], res) }); n != 0 {
+			buf = e.AppendEvent(buf[:0], &evs[i], res, nil) // warm: schema numbers, buffer
+			if n := testing.AllocsPerRun(50, func() { buf = e.AppendEvent(buf[:0], &evs[i], res, nil) }); n != 0 {
 				t.Errorf("%s: %v allocations per event", res.Schema.EventName, n)
 			}
 		}

@@ -8,7 +8,12 @@ import (
 
 // The Encoder renders each event into a record, on the pipeline's
 // workers; the Writer reads the records, in order, into column values.
-// A record is private to this package:
+// The pipeline could carry typed rows (pipeline.Encoder is generic over
+// what a worker renders), but a flat record is what the Writer needs: it
+// copies each record once, whole, into the chunk of its row group, and the
+// chunk's byte values point into that copy while an encoder goroutine
+// converts and compresses it (no copy per value, no parsing on the writer
+// goroutine). A record is private to this package:
 //
 //	u32 length of the record, these 4 bytes included
 //	fixed part (fixedSize bytes, little-endian, offsets below)

@@ -19,7 +19,7 @@ import (
 // column per top-level property (docs/cli.md, "--split-by-event"):
 // DIR/<provider>/<event>.parquet. Events that no schema decodes go to
 // DIR/_undecoded.parquet, in the events table's columns. Like Writer, it
-// is the io.Writer that tracerpt.Run writes the Encoder's records to.
+// is the io.Writer that pipeline.Run writes the Encoder's records to.
 type SplitWriter struct {
 	dir     string
 	o       Options

@@ -14,6 +14,8 @@ import (
 	"github.com/parquet-go/parquet-go/compress/uncompressed"
 	"github.com/parquet-go/parquet-go/compress/zstd"
 	"github.com/parquet-go/parquet-go/format"
+
+	"github.com/etwkit/etw/pipeline"
 )
 
 // Compression names a Parquet compression codec.
@@ -419,20 +421,7 @@ func (t *table) writeChunk(crg *parquet.ConcurrentRowGroupWriter, c *chunk) erro
 // commitLoop commits finished row groups in sequence order.
 func (t *table) commitLoop() {
 	defer t.commitW.Done()
-	pending := map[int]rgDone{}
-	next := 0
-	for d := range t.commits {
-		pending[d.seq] = d
-		for {
-			d, ok := pending[next]
-			if !ok {
-				break
-			}
-			delete(pending, next)
-			next++
-			t.commit(d.crg, d.err)
-		}
-	}
+	pipeline.InOrder(t.commits, func(d rgDone) int { return d.seq }, func(d rgDone) { t.commit(d.crg, d.err) })
 }
 
 func (t *table) commit(crg *parquet.ConcurrentRowGroupWriter, err error) {

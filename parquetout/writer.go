@@ -8,7 +8,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/etwkit/etw/etl"
-	"github.com/etwkit/etw/tracerpt"
+	"github.com/etwkit/etw/eventjson"
 )
 
 // The columns of the events table, in order (docs/cli.md).
@@ -126,7 +126,7 @@ func mainFields() []field {
 
 // metadata is the key-value metadata of every file written.
 func metadata() map[string]string {
-	return map[string]string{"etwkit.schema": tracerpt.SchemaName}
+	return map[string]string{"etwkit.schema": eventjson.SchemaName}
 }
 
 // recordReader cuts the pipeline's output into records; a record split
@@ -177,7 +177,7 @@ func (rr *recordReader) each(p []byte, fn func(r *rec) error) error {
 // Writer writes the events table: one row per event, typed columns for
 // the header fields, the properties as a JSON column, process and stack
 // from the analysis model (docs/cli.md, "-of PARQUET"). It is the
-// io.Writer that tracerpt.Run writes the Encoder's records to; Close
+// io.Writer that pipeline.Run writes the Encoder's records to; Close
 // finishes the file.
 type Writer struct {
 	t     *table

@@ -10,6 +10,7 @@ import (
 	"github.com/etwkit/etw/analysis"
 	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/pipeline"
 )
 
 // collector is the second pass: every event decoded, with its process and
@@ -43,10 +44,9 @@ func build(files []*etl.File, dec *decode.Decoder, o *Options) (*Data, error) {
 	// One pass builds the model and registers the schemas the trace
 	// carries (a prescan). The model's own reader meets the same damaged
 	// buffers as the pass below, which reports them.
-	ps := dec.NewPrescanner()
-	m, _ := analysis.Build(files, dec, &analysis.Options{Observe: ps.Observe})
-	if err := ps.Finish(); err != nil {
-		warnings = append(warnings, err)
+	m, _, prescanErr := pipeline.Prepare(files, dec)
+	if prescanErr != nil {
+		warnings = append(warnings, prescanErr)
 	}
 	d := &Data{Title: o.Title}
 	if d.Title == "" {

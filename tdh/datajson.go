@@ -1,10 +1,13 @@
 package tdh
 
-// JSON for programs ("data JSON", the etwkit.event/2 schema of
-// docs/cli.md). AppendJSON and AppendPropertiesJSON follow TDH's
-// rendering (hex out-types as "0x…" strings, mapped values as their map
-// text, error codes as their message), which is what a person reading a
-// dump expects. The functions here give programs the values instead:
+import "github.com/etwkit/etw/internal/decimal"
+
+// JSON for programs ("data JSON": the values of the properties; the
+// dumps' own keys and the schema that names them, etwkit.event/2, are the
+// output side's, package eventjson). AppendJSON and AppendPropertiesJSON
+// follow TDH's rendering (hex out-types as "0x…" strings, mapped values
+// as their map text, error codes as their message), which is what a
+// person reading a dump expects. The functions here give programs the values instead:
 //
 //   - Every integer (whatever its out-type: decimal, hex, pointer, PID,
 //     TID, error code, port, mapped) is a JSON number when its magnitude
@@ -30,10 +33,10 @@ const MaxExactJSONInt = 1 << 53
 // string of its decimal digits.
 func AppendJSONUint(dst []byte, n uint64) []byte {
 	if n <= MaxExactJSONInt {
-		return AppendUint(dst, n)
+		return decimal.AppendUint(dst, n)
 	}
 	dst = append(dst, '"')
-	dst = AppendUint(dst, n)
+	dst = decimal.AppendUint(dst, n)
 	return append(dst, '"')
 }
 
@@ -41,10 +44,10 @@ func AppendJSONUint(dst []byte, n uint64) []byte {
 // string of its decimal digits (with the sign).
 func AppendJSONInt(dst []byte, n int64) []byte {
 	if n >= -MaxExactJSONInt && n <= MaxExactJSONInt {
-		return AppendInt(dst, n)
+		return decimal.AppendInt(dst, n)
 	}
 	dst = append(dst, '"')
-	dst = AppendInt(dst, n)
+	dst = decimal.AppendInt(dst, n)
 	return append(dst, '"')
 }
 

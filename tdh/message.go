@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/etwkit/etw/internal/decimal"
 )
 
 // Message-string expansion the way FormatMessage does it for event
@@ -321,11 +323,11 @@ func appendPrintfInt(dst []byte, f printfSpec, n uint64, ptrSize int) []byte {
 		// The common inserts (%1!d!, %2!u!, %3!I64x!…) need no fmt.
 		switch v := arg.(type) {
 		case int64:
-			return AppendInt(dst, v)
+			return decimal.AppendInt(dst, v)
 		case uint64:
 			switch verb {
 			case 'd':
-				return AppendUint(dst, v)
+				return decimal.AppendUint(dst, v)
 			case 'x':
 				return strconv.AppendUint(dst, v, 16)
 			case 'X':

@@ -8,6 +8,8 @@ import (
 	"time"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/etwkit/etw/internal/decimal"
 )
 
 // Rendering of decoded values as TDH/tracerpt text and as typed JSON
@@ -650,14 +652,14 @@ func appendScalarText(dst []byte, d *Decoded, v *Value, o *RenderOptions, k rkin
 	case kDec:
 		if p.InType.IsSigned() {
 			i, _ := v.Int()
-			return AppendInt(dst, i)
+			return decimal.AppendInt(dst, i)
 		}
 		n, _ := v.Uint()
 		if o != nil && o.MOFPadding && d != nil && d.Schema != nil && d.Schema.Source == SourceMOF &&
 			p.InType == InTypeUInt32 && (p.OutType == OutTypeNull || p.OutType == OutTypeUnsignedInt) {
 			return appendPadded(dst, n, mofUInt32Width)
 		}
-		return AppendUint(dst, n)
+		return decimal.AppendUint(dst, n)
 	case kHex:
 		n, _ := v.Uint()
 		return appendHex0x(dst, n)
@@ -682,7 +684,7 @@ func appendScalarText(dst []byte, d *Decoded, v *Value, o *RenderOptions, k rkin
 	case kIPv6:
 		return appendIPv6(dst, b)
 	case kPort:
-		return AppendUint(dst, uint64(binary.BigEndian.Uint16(b)))
+		return decimal.AppendUint(dst, uint64(binary.BigEndian.Uint16(b)))
 	case kSockAddr:
 		return appendSockAddr(dst, b)
 	case kWin32, kNTStatus, kHResult:
@@ -1039,10 +1041,10 @@ func appendSID(dst, b []byte) []byte {
 		return appendHexBytes0x(dst, b)
 	}
 	dst = append(dst, 'S', '-')
-	dst = AppendUint(dst, uint64(b[0]))
+	dst = decimal.AppendUint(dst, uint64(b[0]))
 	dst = append(dst, '-')
 	if b[2] == 0 && b[3] == 0 {
-		dst = AppendUint(dst, uint64(binary.BigEndian.Uint32(b[4:8])))
+		dst = decimal.AppendUint(dst, uint64(binary.BigEndian.Uint32(b[4:8])))
 	} else {
 		dst = append(dst, '0', 'x')
 		for _, c := range b[2:8] {
@@ -1051,7 +1053,7 @@ func appendSID(dst, b []byte) []byte {
 	}
 	for i := 0; i < int(b[1]); i++ {
 		dst = append(dst, '-')
-		dst = AppendUint(dst, uint64(binary.LittleEndian.Uint32(b[8+4*i:])))
+		dst = decimal.AppendUint(dst, uint64(binary.LittleEndian.Uint32(b[8+4*i:])))
 	}
 	return dst
 }
@@ -1062,7 +1064,7 @@ func appendIPv4(dst, b []byte) []byte {
 		if i > 0 {
 			dst = append(dst, '.')
 		}
-		dst = AppendUint(dst, uint64(c))
+		dst = decimal.AppendUint(dst, uint64(c))
 	}
 	return dst
 }
@@ -1129,7 +1131,7 @@ func appendSockAddr(dst, b []byte) []byte {
 			dst = appendIPv4(dst, b[4:8])
 			if port != 0 {
 				dst = append(dst, ':')
-				dst = AppendUint(dst, uint64(port))
+				dst = decimal.AppendUint(dst, uint64(port))
 			}
 			return dst
 		case afInet6:
@@ -1146,11 +1148,11 @@ func appendSockAddr(dst, b []byte) []byte {
 			dst = appendIPv6(dst, b[8:24])
 			if scope != 0 {
 				dst = append(dst, '%')
-				dst = AppendUint(dst, uint64(scope))
+				dst = decimal.AppendUint(dst, uint64(scope))
 			}
 			if port != 0 {
 				dst = append(dst, ']', ':')
-				dst = AppendUint(dst, uint64(port))
+				dst = decimal.AppendUint(dst, uint64(port))
 			}
 			return dst
 		}

@@ -18,6 +18,7 @@ import (
 	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
 	"github.com/etwkit/etw/internal/etltest"
+	"github.com/etwkit/etw/pipeline"
 	"github.com/etwkit/etw/tdh"
 )
 
@@ -51,11 +52,11 @@ func TestAttackMessageBomb(t *testing.T) {
 		for _, workers := range []int{1, 2} {
 			var out bytes.Buffer
 			sum := NewSummary(files, []string{"bomb.etl"})
-			var st Stats
+			var st pipeline.Stats
 			var err error
 			el, alloc := measured(func() {
-				st, err = Run(context.Background(), &Config{Files: files, Workers: workers, Decoder: decode.New(),
-					Encoder: NewEncoder(format, files, &Options{}), Output: &out, Summary: sum})
+				st, err = pipeline.Run(context.Background(), &pipeline.Config[byte]{Files: files, Workers: workers, Decoder: decode.New(),
+					Encoder: NewEncoder(format, files, &Options{}), Output: &out, Counter: sum})
 			})
 			if err != nil {
 				t.Fatalf("%v workers %d: %v", format, workers, err)
@@ -101,7 +102,7 @@ func TestAttackMessageRepeat(t *testing.T) {
 	for _, format := range []Format{JSON, XML, CSV} {
 		enc := NewEncoder(format, nil, &Options{})
 		var out []byte
-		_, alloc := measured(func() { out = enc.AppendEvent(nil, ev, res) })
+		_, alloc := measured(func() { out = enc.AppendEvent(nil, ev, res, nil) })
 		if len(out) > 1<<20 || alloc > 32<<20 {
 			t.Errorf("%v: %d bytes, %d allocated", format, len(out), alloc)
 		}
@@ -119,7 +120,7 @@ func TestAttackHostileNames(t *testing.T) {
 	files := openAttack(t, "tl_hostile_names.etl")
 	dump := func(format Format) []byte {
 		var out bytes.Buffer
-		if _, err := Run(context.Background(), &Config{Files: files, Workers: 1, Decoder: decode.New(),
+		if _, err := pipeline.Run(context.Background(), &pipeline.Config[byte]{Files: files, Workers: 1, Decoder: decode.New(),
 			Encoder: NewEncoder(format, files, &Options{}), Output: &out}); err != nil {
 			t.Fatal(err)
 		}
@@ -210,11 +211,11 @@ func TestAttackBombsDecompressOnce(t *testing.T) {
 				}
 			}
 		}
-		var st Stats
+		var st pipeline.Stats
 		var err error
 		var after runtime.MemStats
 		el, alloc := measured(func() {
-			st, err = Run(context.Background(), &Config{Files: files, Workers: 2, Decoder: decode.New(),
+			st, err = pipeline.Run(context.Background(), &pipeline.Config[byte]{Files: files, Workers: 2, Decoder: decode.New(),
 				Encoder: NewEncoder(JSON, files, &Options{}), Output: io.Discard})
 		})
 		if err != nil {
@@ -249,7 +250,7 @@ func TestJSONRenderBounds(t *testing.T) {
 	if res.Err != nil {
 		t.Fatal(res.Err)
 	}
-	out := NewJSONEncoder(nil, &Options{}).AppendEvent(nil, ev, res)
+	out := NewJSONEncoder(nil, &Options{}).AppendEvent(nil, ev, res, nil)
 	var m map[string]any
 	if err := json.Unmarshal(out, &m); err != nil {
 		t.Fatalf("invalid JSON: %v", err)
@@ -258,7 +259,7 @@ func TestJSONRenderBounds(t *testing.T) {
 		t.Errorf("%d bytes, decode_error %q", len(out), m["decode_error"])
 	}
 	for _, format := range []Format{XML, CSV} {
-		out := NewEncoder(format, nil, &Options{}).AppendEvent(nil, ev, res)
+		out := NewEncoder(format, nil, &Options{}).AppendEvent(nil, ev, res, nil)
 		if !bytes.Contains(out, []byte("[truncated]")) || len(out) > tdh.MaxTextBytes+64<<10 {
 			t.Errorf("%v: %d bytes", format, len(out))
 		}

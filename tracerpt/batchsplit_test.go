@@ -12,6 +12,7 @@ import (
 	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
 	"github.com/etwkit/etw/internal/etltest"
+	"github.com/etwkit/etw/pipeline"
 	"github.com/etwkit/etw/tracerpt"
 )
 
@@ -40,8 +41,8 @@ func TestLargeRenderingInParts(t *testing.T) {
 		files := []*etl.File{f}
 		var out bytes.Buffer
 		sum := tracerpt.NewSummary(files, []string{"big.etl"})
-		st, err := tracerpt.Run(context.Background(), &tracerpt.Config{Files: files, Workers: workers, Decoder: decode.New(),
-			Encoder: tracerpt.NewEncoder(format, files, &tracerpt.Options{}), Output: &out, Summary: sum})
+		st, err := pipeline.Run(context.Background(), &pipeline.Config[byte]{Files: files, Workers: workers, Decoder: decode.New(),
+			Encoder: tracerpt.NewEncoder(format, files, &tracerpt.Options{}), Output: &out, Counter: sum})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
 	"github.com/etwkit/etw/internal/etltest"
+	"github.com/etwkit/etw/pipeline"
 	"github.com/etwkit/etw/tracerpt"
 )
 
@@ -69,7 +70,7 @@ func BenchmarkEncode(b *testing.B) {
 				b.ResetTimer()
 				for i := 0; i < b.N; i++ {
 					ev := &evs[i%len(evs)]
-					buf = enc.AppendEvent(buf[:0], ev, dec.Decode(ev))
+					buf = enc.AppendEvent(buf[:0], ev, dec.Decode(ev), nil)
 					bytesOut += int64(len(buf))
 				}
 				b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
@@ -138,7 +139,7 @@ func BenchmarkRun(b *testing.B) {
 				b.SetBytes(int64(len(data)))
 				b.ReportAllocs()
 				for i := 0; i < b.N; i++ {
-					_, err := tracerpt.Run(context.Background(), &tracerpt.Config{
+					_, err := pipeline.Run(context.Background(), &pipeline.Config[byte]{
 						Files: files, Decoder: decode.New(), Workers: workers,
 						Encoder: tracerpt.NewEncoder(fm, files, nil), Output: io.Discard,
 					})
@@ -161,7 +162,7 @@ func BenchmarkCorpus(b *testing.B) {
 		for _, fm := range []tracerpt.Format{tracerpt.XML, tracerpt.CSV, tracerpt.JSON} {
 			b.Run(fm.String()+"/workers="+string(rune('0'+workers)), func(b *testing.B) {
 				for i := 0; i < b.N; i++ {
-					_, err := tracerpt.Run(context.Background(), &tracerpt.Config{
+					_, err := pipeline.Run(context.Background(), &pipeline.Config[byte]{
 						Files: files, Decoder: decode.New(), Workers: workers,
 						Encoder: tracerpt.NewEncoder(fm, files, nil), Output: io.Discard,
 					})

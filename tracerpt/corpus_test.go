@@ -16,6 +16,7 @@ import (
 	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
 	"github.com/etwkit/etw/internal/etltest"
+	"github.com/etwkit/etw/pipeline"
 	"github.com/etwkit/etw/tracerpt"
 	"github.com/etwkit/etw/tracerpt/tracerpttest"
 )
@@ -39,7 +40,7 @@ func open(t testing.TB, paths ...string) []*etl.File { return etltest.OpenFiles(
 // dump runs the pipeline and returns what it wrote.
 func dump(t testing.TB, files []*etl.File, dec *decode.Decoder, f tracerpt.Format, o *tracerpt.Options, workers int) []byte {
 	var out bytes.Buffer
-	_, err := tracerpt.Run(context.Background(), &tracerpt.Config{
+	_, err := pipeline.Run(context.Background(), &pipeline.Config[byte]{
 		Files: files, Decoder: dec, Encoder: tracerpt.NewEncoder(f, files, o), Output: &out, Workers: workers,
 	})
 	if err != nil {
@@ -115,7 +116,7 @@ func TestCorpusPktMonSummary(t *testing.T) {
 	}
 	for _, workers := range []int{1, 2} {
 		sum := tracerpt.NewSummary(files, []string{"PktMon.etl"})
-		if _, err := tracerpt.Run(context.Background(), &tracerpt.Config{Files: files, Decoder: dec, Summary: sum, Workers: workers}); err != nil {
+		if _, err := pipeline.Run(context.Background(), &pipeline.Config[byte]{Files: files, Decoder: dec, Counter: sum, Workers: workers}); err != nil {
 			t.Fatal(err)
 		}
 		var b bytes.Buffer

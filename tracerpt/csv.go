@@ -4,8 +4,11 @@ import (
 	"io"
 	"unicode/utf8"
 
+	"github.com/etwkit/etw/analysis"
 	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/eventjson"
+	"github.com/etwkit/etw/pipeline"
 	"github.com/etwkit/etw/tdh"
 )
 
@@ -36,7 +39,7 @@ func NewCSVEncoder(files []*etl.File, o *Options) *CSVEncoder {
 }
 
 // Clone returns an encoder with the same settings for another goroutine.
-func (e *CSVEncoder) Clone() Encoder {
+func (e *CSVEncoder) Clone() pipeline.Encoder[byte] {
 	c := *e
 	c.scratch = nil
 	return &c
@@ -54,7 +57,7 @@ func (e *CSVEncoder) Begin(b []byte) []byte {
 func (e *CSVEncoder) End(b []byte) []byte { return b }
 
 // AppendEvent appends one CSV line. Error records append nothing.
-func (e *CSVEncoder) AppendEvent(b []byte, ev *etl.Event, res *decode.Result) []byte {
+func (e *CSVEncoder) AppendEvent(b []byte, ev *etl.Event, res *decode.Result, _ *analysis.Annotation) []byte {
 	if ev.Header == etl.HeaderError {
 		return b
 	}
@@ -99,11 +102,11 @@ func (e *CSVEncoder) AppendEvent(b []byte, ev *etl.Event, res *decode.Result) []
 		b = append(b, "            ,                     "...)
 	}
 	b = append(b, ",   "...)
-	b = appendGUID(b, ev.ActivityID)
+	b = eventjson.AppendGUID(b, ev.ActivityID)
 	b = append(b, ", "...)
 	if g, ok := ev.RelatedActivityID(); ok {
 		b = append(b, "  "...)
-		b = appendGUID(b, g)
+		b = eventjson.AppendGUID(b, g)
 	} else {
 		b = append(b, "                                        "...)
 	}

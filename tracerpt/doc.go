@@ -3,16 +3,15 @@
 // selects events with filters, so that Go programs can produce tracerpt
 // output without Windows.
 //
-// The pieces can be used alone or through Run:
+// The pieces can be used alone or through pipeline.Run, which reads
+// files, decodes, filters and renders on several goroutines and writes the
+// result in order, with bounded memory:
 //
-//   - an Encoder (NewXMLEncoder, NewCSVEncoder, NewJSONEncoder) appends one
-//     event, with its decode.Result, to a byte slice;
-//   - a Summary counts events and writes tracerpt's summary.txt;
-//   - a Filter keeps events by provider, id, level, keywords, process,
-//     thread and time;
-//   - Run reads files through an etl.Reader, decodes, filters and renders on
-//     several goroutines and writes the result in order, with bounded
-//     memory; the bytes do not depend on the number of goroutines.
+//   - an encoder (NewXMLEncoder, NewCSVEncoder, NewJSONEncoder; a
+//     pipeline.Encoder[byte]) appends one event, with its decode.Result
+//     and, for JSON, its analysis annotation, to a byte slice;
+//   - a Summary (a pipeline.Counter) counts events and writes tracerpt's
+//     summary.txt.
 //
 // For example, tracerpt's CSV of a trace, as on an en-CA machine at UTC−5:
 //
@@ -21,7 +20,7 @@
 //	c, _, _ := tracerpt.ParseCulture("en-CA")
 //	zone, _ := tracerpt.ParseZone("-05:00")
 //	opts := &tracerpt.Options{Zone: zone, Culture: c}
-//	_, err := tracerpt.Run(ctx, &tracerpt.Config{
+//	_, err := pipeline.Run(ctx, &pipeline.Config[byte]{
 //		Files:   files,
 //		Encoder: tracerpt.NewCSVEncoder(files, opts),
 //		Output:  w,

@@ -4,39 +4,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/etwkit/etw/analysis"
-	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/pipeline"
 )
-
-// Encoder renders events in one output format. Encoders append to byte
-// slices so that a caller controls buffering and can render on several
-// goroutines (one Encoder each, from Clone) and write in order.
-type Encoder interface {
-	// Begin appends what comes before the first event (XML root, CSV
-	// header line).
-	Begin(dst []byte) []byte
-	// AppendEvent appends one event. res is its decoding (nil when not
-	// decoded). It may append nothing (tracerpt formats skip error
-	// records).
-	AppendEvent(dst []byte, ev *etl.Event, res *decode.Result) []byte
-	// End appends what comes after the last event.
-	End(dst []byte) []byte
-	// Clone returns an encoder with the same settings, for another
-	// goroutine.
-	Clone() Encoder
-}
-
-// AnnotatingEncoder is an Encoder that also writes what the analysis
-// model says of each event (Config.Analysis): the JSON encoder, and the
-// Parquet encoder of package parquetout. With Config.Analysis, Run calls
-// AppendAnnotatedEvent for every event instead of AppendEvent.
-type AnnotatingEncoder interface {
-	Encoder
-	// AppendAnnotatedEvent appends one event with its annotation (its
-	// process, thread and resolved stack); a may be nil.
-	AppendAnnotatedEvent(dst []byte, ev *etl.Event, res *decode.Result, a *analysis.Annotation) []byte
-}
 
 // Format is an output format.
 type Format int
@@ -90,7 +60,7 @@ func (f Format) DefaultOutput() string {
 }
 
 // NewEncoder returns the encoder of format f for the events of files.
-func NewEncoder(f Format, files []*etl.File, o *Options) Encoder {
+func NewEncoder(f Format, files []*etl.File, o *Options) pipeline.Encoder[byte] {
 	switch f {
 	case CSV:
 		return NewCSVEncoder(files, o)

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/pipeline"
 	"github.com/etwkit/etw/tracerpt"
 )
 
@@ -20,7 +21,7 @@ func Example() {
 	defer f.Close()
 	files := []*etl.File{f}
 	var out bytes.Buffer
-	stats, err := tracerpt.Run(context.Background(), &tracerpt.Config{
+	stats, err := pipeline.Run(context.Background(), &pipeline.Config[byte]{
 		Files:   files,
 		Workers: 1,
 		Encoder: tracerpt.NewEncoder(tracerpt.XML, files, &tracerpt.Options{}),

@@ -13,6 +13,7 @@ import (
 	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
 	"github.com/etwkit/etw/internal/etltest"
+	"github.com/etwkit/etw/pipeline"
 	"github.com/etwkit/etw/tracerpt"
 )
 
@@ -58,9 +59,9 @@ func FuzzPipeline(f *testing.F) {
 		files := []*etl.File{file}
 		var out bytes.Buffer
 		sum := tracerpt.NewSummary(files, []string{"fuzz.etl"})
-		_, err = tracerpt.Run(context.Background(), &tracerpt.Config{
+		_, err = pipeline.Run(context.Background(), &pipeline.Config[byte]{
 			Files: files, Workers: 1, Decoder: dec.Clone(),
-			Encoder: tracerpt.NewEncoder(format, files, &tracerpt.Options{}), Output: &out, Summary: sum,
+			Encoder: tracerpt.NewEncoder(format, files, &tracerpt.Options{}), Output: &out, Counter: sum,
 		})
 		if err != nil && err != io.EOF {
 			return

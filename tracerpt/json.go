@@ -3,13 +3,15 @@ package tracerpt
 import (
 	"encoding/binary"
 	"encoding/hex"
-	"fmt"
 
 	"github.com/google/uuid"
 
 	"github.com/etwkit/etw/analysis"
 	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/eventjson"
+	"github.com/etwkit/etw/internal/decimal"
+	"github.com/etwkit/etw/pipeline"
 	"github.com/etwkit/etw/tdh"
 )
 
@@ -41,27 +43,10 @@ type namesKey struct {
 // maxNamesCache bounds the schemas whose names an encoder keeps rendered.
 const maxNamesCache = 4096
 
-// SchemaName names the JSON Lines schema the encoder writes (docs/cli.md):
-// "info --json" reports it, and it changes when a key changes meaning.
-const SchemaName = "etwkit.event/2"
-
-// TraceStart returns the start of a trace made of files: the earliest
-// log-file header StartTime that is set (0 if none is). The JSON dump's
-// "rel_ms" counts from it.
-func TraceStart(files []*etl.File) int64 {
-	var start int64
-	for _, f := range files {
-		if st := f.Header.StartTime; st > 0 && (start == 0 || st < start) {
-			start = st
-		}
-	}
-	return start
-}
-
 // NewJSONEncoder returns a JSON Lines encoder for the events of files. With
 // several files each object carries a "file" key (the index in files).
 func NewJSONEncoder(files []*etl.File, o *Options) *JSONEncoder {
-	e := &JSONEncoder{multiFile: len(files) > 1, start: TraceStart(files)}
+	e := &JSONEncoder{multiFile: len(files) > 1, start: eventjson.TraceStart(files)}
 	if o != nil {
 		e.raw = o.Raw
 	}
@@ -69,7 +54,7 @@ func NewJSONEncoder(files []*etl.File, o *Options) *JSONEncoder {
 }
 
 // Clone returns an encoder with the same settings for another goroutine.
-func (e *JSONEncoder) Clone() Encoder {
+func (e *JSONEncoder) Clone() pipeline.Encoder[byte] {
 	c := *e
 	c.msg, c.names, c.date, c.frames, c.headers = nil, nil, nil, nil, nil
 	return &c
@@ -81,29 +66,18 @@ func (e *JSONEncoder) Begin(b []byte) []byte { return b }
 // End appends nothing.
 func (e *JSONEncoder) End(b []byte) []byte { return b }
 
-// AppendEvent appends one JSON object and a newline.
-func (e *JSONEncoder) AppendEvent(b []byte, ev *etl.Event, res *decode.Result) []byte {
-	b = e.appendEvent(b, ev, res, nil)
-	return append(b, '}', '\n')
-}
-
-// AppendAnnotatedEvent appends one JSON object and a newline, with what
+// AppendEvent appends one JSON object and a newline. With a, it adds what
 // the analysis model says of the event: "pid" and "tid" where the header
-// has none, "process_name" and "stack" (docs/cli.md). a may be nil.
-func (e *JSONEncoder) AppendAnnotatedEvent(b []byte, ev *etl.Event, res *decode.Result, a *analysis.Annotation) []byte {
+// has none, "process_name" and "stack" (docs/cli.md).
+func (e *JSONEncoder) AppendEvent(b []byte, ev *etl.Event, res *decode.Result, a *analysis.Annotation) []byte {
 	b = e.appendEvent(b, ev, res, a)
-	if a != nil {
-		b = e.appendStack(b, a.Stack)
+	if a != nil && len(a.Stack) > 0 {
+		if e.frames == nil {
+			e.frames = new(frameJSONCache)
+		}
+		b = appendStackJSON(b, a.Stack, e.frames)
 	}
 	return append(b, '}', '\n')
-}
-
-// appendStack is AppendStackJSON through the encoder's frame cache.
-func (e *JSONEncoder) appendStack(b []byte, stack []analysis.Frame) []byte {
-	if e.frames == nil && len(stack) > 0 {
-		e.frames = new(frameJSONCache)
-	}
-	return appendStackJSON(b, stack, e.frames)
 }
 
 // AppendEventJSON appends one event as a JSON object (docs/cli.md), without
@@ -179,14 +153,14 @@ func appendFrameJSON(b []byte, f *analysis.Frame) []byte {
 	b = tdh.AppendJSONUint(b, f.Address)
 	if f.Image != nil {
 		b = append(b, `,"module":`...)
-		b = appendJSONString(b, f.Image.FileName())
+		b = eventjson.AppendString(b, f.Image.FileName())
 		b = append(b, `,"offset":`...)
 		b = tdh.AppendJSONUint(b, f.Offset)
 	}
 	if f.Method != nil {
 		var name [128]byte
 		b = append(b, `,"method":`...)
-		b = appendJSONString(b, f.AppendFunction(name[:0]))
+		b = eventjson.AppendString(b, f.AppendFunction(name[:0]))
 	}
 	return append(b, '}')
 }
@@ -212,19 +186,19 @@ func (e *JSONEncoder) appendEvent(b []byte, ev *etl.Event, res *decode.Result, a
 	b = tdh.AppendJSONInt(b, ev.Timestamp)
 	if multiFile {
 		b = append(b, `,"file":`...)
-		b = tdh.AppendInt(b, int64(ev.File))
+		b = decimal.AppendInt(b, int64(ev.File))
 	}
 	b = append(b, `,"cpu":`...)
-	b = tdh.AppendUint(b, uint64(ev.Processor))
+	b = decimal.AppendUint(b, uint64(ev.Processor))
 	pid, tid := a.FillIDs(ev.ProcessID, ev.ThreadID)
 	b = append(b, `,"pid":`...)
-	b = tdh.AppendUint(b, uint64(pid))
+	b = decimal.AppendUint(b, uint64(pid))
 	b = append(b, `,"tid":`...)
-	b = tdh.AppendUint(b, uint64(tid))
+	b = decimal.AppendUint(b, uint64(tid))
 	if a != nil {
 		if p := a.ProcessOf(pid); p != nil && p.ImageFileName != "" {
 			b = append(b, `,"process_name":`...)
-			b = appendJSONString(b, p.ImageFileName)
+			b = eventjson.AppendString(b, p.ImageFileName)
 		}
 	}
 	b = e.appendHeader(b, ev)
@@ -232,22 +206,22 @@ func (e *JSONEncoder) appendEvent(b []byte, ev *etl.Event, res *decode.Result, a
 	switch ev.Header {
 	case etl.HeaderSystem32, etl.HeaderSystem64, etl.HeaderCompact32, etl.HeaderCompact64, etl.HeaderPerfInfo32, etl.HeaderPerfInfo64:
 		b = append(b, `,"hook_id":`...)
-		b = tdh.AppendUint(b, uint64(ev.HookID))
+		b = decimal.AppendUint(b, uint64(ev.HookID))
 	case etl.HeaderInstance32, etl.HeaderInstance64:
 		b = append(b, `,"instance_id":`...)
-		b = tdh.AppendUint(b, uint64(ev.InstanceID))
+		b = decimal.AppendUint(b, uint64(ev.InstanceID))
 		b = append(b, `,"parent_instance_id":`...)
-		b = tdh.AppendUint(b, uint64(ev.ParentInstanceID))
+		b = decimal.AppendUint(b, uint64(ev.ParentInstanceID))
 		b = append(b, `,"parent_guid":"`...)
-		b = appendGUID(b, ev.ParentGUID)
+		b = eventjson.AppendGUID(b, ev.ParentGUID)
 		b = append(b, '"')
 	case etl.HeaderMessage:
 		b = append(b, `,"message_flags":`...)
-		b = tdh.AppendUint(b, uint64(ev.MessageFlags))
+		b = decimal.AppendUint(b, uint64(ev.MessageFlags))
 		b = append(b, `,"sequence":`...)
-		b = tdh.AppendUint(b, uint64(ev.SequenceNumber))
+		b = decimal.AppendUint(b, uint64(ev.SequenceNumber))
 		b = append(b, `,"component_id":`...)
-		b = tdh.AppendUint(b, uint64(ev.ComponentID))
+		b = decimal.AppendUint(b, uint64(ev.ComponentID))
 	}
 	if ev.Flags&etl.FlagNoCPUTime == 0 {
 		if ev.Flags&etl.FlagPrivateSession != 0 {
@@ -255,36 +229,36 @@ func (e *JSONEncoder) appendEvent(b []byte, ev *etl.Event, res *decode.Result, a
 			b = tdh.AppendJSONUint(b, ev.ProcessorTime)
 		} else {
 			b = append(b, `,"kernel_time":`...)
-			b = tdh.AppendUint(b, uint64(ev.KernelTime))
+			b = decimal.AppendUint(b, uint64(ev.KernelTime))
 			b = append(b, `,"user_time":`...)
-			b = tdh.AppendUint(b, uint64(ev.UserTime))
+			b = decimal.AppendUint(b, uint64(ev.UserTime))
 		}
 	}
 	if ev.ActivityID != uuid.Nil {
 		b = append(b, `,"activity_id":"`...)
-		b = appendGUID(b, ev.ActivityID)
+		b = eventjson.AppendGUID(b, ev.ActivityID)
 		b = append(b, '"')
 	}
 	if g, ok := ev.RelatedActivityID(); ok {
 		b = append(b, `,"related_activity_id":"`...)
-		b = appendGUID(b, g)
+		b = eventjson.AppendGUID(b, g)
 		b = append(b, '"')
 	}
 	if len(ev.Extended) > 0 {
 		b = append(b, `,"extended":`...)
-		b = AppendExtendedJSON(b, ev.Extended)
+		b = eventjson.AppendExtended(b, ev.Extended)
 	}
 	decoded := res != nil && res.Schema != nil && res.Err == nil
 	if res != nil && res.Schema != nil {
 		b = e.appendNames(b, ev, res.Schema)
 		if !res.Exact {
 			b = append(b, `,"schema_version":`...)
-			b = tdh.AppendUint(b, uint64(res.Schema.Version))
+			b = decimal.AppendUint(b, uint64(res.Schema.Version))
 		}
 		if res.Fallback {
 			// The schema of highest precedence did not fit: say which one did.
 			b = append(b, `,"schema_source":`...)
-			b = appendJSONString(b, res.Origin.String())
+			b = eventjson.AppendString(b, res.Origin.String())
 		}
 	} else {
 		b = appendLevelName(b, d.Level, "")
@@ -301,7 +275,7 @@ func (e *JSONEncoder) appendEvent(b []byte, ev *etl.Event, res *decode.Result, a
 		if res.Schema.Message != "" {
 			b = append(b, `,"message":`...)
 			e.msg = tdh.AppendMessage(e.msg[:0], res.Schema.Message, res.Decoded, nil)
-			b = appendJSONString(b, e.msg)
+			b = eventjson.AppendString(b, e.msg)
 		}
 	}
 	if !decoded || raw {
@@ -311,10 +285,10 @@ func (e *JSONEncoder) appendEvent(b []byte, ev *etl.Event, res *decode.Result, a
 	}
 	if res != nil && res.Err != nil {
 		b = append(b, `,"decode_error":`...)
-		b = appendJSONString(b, res.Err.Error())
+		b = eventjson.AppendString(b, res.Err.Error())
 	} else if rerr != nil {
 		b = append(b, `,"decode_error":`...)
-		b = appendJSONString(b, rerr.Error())
+		b = eventjson.AppendString(b, rerr.Error())
 	}
 	return b
 }
@@ -327,10 +301,10 @@ func appendUnixNanos(b []byte, ft int64) []byte {
 		t = 0
 	}
 	if t >= -tdh.MaxExactJSONInt/100 && t <= tdh.MaxExactJSONInt/100 {
-		return tdh.AppendInt(b, t*100)
+		return decimal.AppendInt(b, t*100)
 	}
 	b = append(b, '"')
-	b = tdh.AppendInt(b, t)
+	b = decimal.AppendInt(b, t)
 	return append(b, '0', '0', '"')
 }
 
@@ -342,7 +316,7 @@ func appendRelMillis(b []byte, d int64) []byte {
 		b = append(b, '-')
 		u = -u
 	}
-	b = tdh.AppendUint(b, u/10000)
+	b = decimal.AppendUint(b, u/10000)
 	frac := u % 10000
 	if frac == 0 {
 		return b
@@ -417,22 +391,22 @@ func appendHeaderJSON(b []byte, ev *etl.Event) []byte {
 	b = append(b, `,"header":"`...)
 	b = append(b, ev.Header.String()...)
 	b = append(b, `","flags":`...)
-	b = tdh.AppendUint(b, uint64(ev.Flags))
+	b = decimal.AppendUint(b, uint64(ev.Flags))
 	b = append(b, `,"provider_guid":"`...)
-	b = appendGUID(b, ev.ProviderID)
+	b = eventjson.AppendGUID(b, ev.ProviderID)
 	d := &ev.Descriptor
 	b = append(b, `","event_id":`...)
-	b = tdh.AppendUint(b, uint64(d.ID))
+	b = decimal.AppendUint(b, uint64(d.ID))
 	b = append(b, `,"version":`...)
-	b = tdh.AppendUint(b, uint64(d.Version))
+	b = decimal.AppendUint(b, uint64(d.Version))
 	b = append(b, `,"channel":`...)
-	b = tdh.AppendUint(b, uint64(d.Channel))
+	b = decimal.AppendUint(b, uint64(d.Channel))
 	b = append(b, `,"level":`...)
-	b = tdh.AppendUint(b, uint64(d.Level))
+	b = decimal.AppendUint(b, uint64(d.Level))
 	b = append(b, `,"opcode":`...)
-	b = tdh.AppendUint(b, uint64(d.Opcode))
+	b = decimal.AppendUint(b, uint64(d.Opcode))
 	b = append(b, `,"task":`...)
-	b = tdh.AppendUint(b, uint64(d.Task))
+	b = decimal.AppendUint(b, uint64(d.Task))
 	b = append(b, `,"keywords":`...)
 	b = tdh.AppendJSONUint(b, d.Keyword)
 	return b
@@ -453,7 +427,7 @@ func (e *JSONEncoder) appendTime(b []byte, ft int64) []byte {
 		e.dateSec = sec
 	}
 	b = append(b, e.date...)
-	b = tdh.AppendUintWidth(b, uint64(frac), 7)
+	b = decimal.AppendUintWidth(b, uint64(frac), 7)
 	return append(b, 'Z')
 }
 
@@ -490,7 +464,7 @@ func appendSchemaNames(b []byte, ev *etl.Event, s *tdh.Event) []byte {
 		b = append(b, ',', '"')
 		b = append(b, key...)
 		b = append(b, '"', ':')
-		return appendJSONString(b, v)
+		return eventjson.AppendString(b, v)
 	}
 	b = str(b, "provider_name", s.ProviderName)
 	b = str(b, "event_name", s.EventName)
@@ -499,198 +473,10 @@ func appendSchemaNames(b []byte, ev *etl.Event, s *tdh.Event) []byte {
 	return appendLevelName(b, ev.Descriptor.Level, s.LevelName)
 }
 
-// standardLevels are winmeta.xml's level names.
-var standardLevels = [...]string{"Log Always", "Critical", "Error", "Warning", "Information", "Verbose"}
-
-// LevelName returns name or, when it is empty, the standard (winmeta.xml)
-// name of level; "" when there is none.
-func LevelName(level uint8, name string) string {
-	if name == "" && int(level) < len(standardLevels) && level > 0 {
-		name = standardLevels[level]
-	}
-	return name
-}
-
 func appendLevelName(b []byte, level uint8, name string) []byte {
-	if name = LevelName(level, name); name == "" {
+	if name = eventjson.LevelName(level, name); name == "" {
 		return b
 	}
 	b = append(b, `,"level_name":`...)
-	return appendJSONString(b, name)
-}
-
-// AppendExtendedJSON appends extended items as the JSON dump's
-// "extended" array (docs/cli.md): [{"type":NAME,"value":V},…].
-func AppendExtendedJSON(b []byte, items []etl.ExtendedItem) []byte {
-	b = append(b, '[')
-	for i, x := range items {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendExtended(b, x)
-	}
-	return append(b, ']')
-}
-
-// appendExtended writes {"type":NAME,"value":V} with V the typed value of
-// the item, or {"type":NAME,"data":HEX,"error":MSG} when it does not
-// decode. Raw blobs (TraceLogging schemas, unknown types) are hex strings.
-// Integers follow the integer rule (numbers up to 2^53, decimal strings
-// above); nothing goes through reflection.
-func appendExtended(b []byte, x etl.ExtendedItem) []byte {
-	b = append(b, `{"type":"`...)
-	b = append(b, x.Type.String()...)
-	b = append(b, '"')
-	d := x.Data
-	le := binary.LittleEndian
-	switch x.Type {
-	case etl.ExtEventSchemaTL:
-		b = append(b, `,"value":"`...)
-		b = hex.AppendEncode(b, d)
-		return append(b, `"}`...)
-	case etl.ExtRelatedActivityID, etl.ExtControlGUID, etl.ExtContainerID:
-		if len(d) >= 16 {
-			b = append(b, `,"value":"`...)
-			b = appendGUID(b, etl.GUIDFromWindows(d))
-			return append(b, `"}`...)
-		}
-	case etl.ExtProvTraits:
-		if name, ok := plainTraitsName(d); ok {
-			b = append(b, `,"value":{"name":`...)
-			b = appendJSONString(b, name)
-			return append(b, `,"traits":[]}}`...)
-		}
-	case etl.ExtTSID:
-		if len(d) >= 4 {
-			b = append(b, `,"value":`...)
-			b = tdh.AppendUint(b, uint64(le.Uint32(d)))
-			return append(b, '}')
-		}
-	case etl.ExtInstanceInfo:
-		if len(d) >= 24 {
-			b = append(b, `,"value":{"instance_id":`...)
-			b = tdh.AppendUint(b, uint64(le.Uint32(d)))
-			b = append(b, `,"parent_instance_id":`...)
-			b = tdh.AppendUint(b, uint64(le.Uint32(d[4:])))
-			b = append(b, `,"parent_guid":"`...)
-			b = appendGUID(b, etl.GUIDFromWindows(d[8:]))
-			return append(b, `"}}`...)
-		}
-	case etl.ExtStackTrace32, etl.ExtStackTrace64:
-		if len(d) >= 8 {
-			b = append(b, `,"value":{"match_id":`...)
-			b = tdh.AppendJSONUint(b, le.Uint64(d))
-			b = append(b, `,"addresses":[`...)
-			rest := d[8:]
-			if x.Type == etl.ExtStackTrace32 {
-				for i := 0; i+4 <= len(rest); i += 4 {
-					if i > 0 {
-						b = append(b, ',')
-					}
-					b = tdh.AppendUint(b, uint64(le.Uint32(rest[i:])))
-				}
-			} else {
-				for i := 0; i+8 <= len(rest); i += 8 {
-					if i > 0 {
-						b = append(b, ',')
-					}
-					b = tdh.AppendJSONUint(b, le.Uint64(rest[i:]))
-				}
-			}
-			return append(b, `]}}`...)
-		}
-	case etl.ExtStackKey32, etl.ExtStackKey64:
-		if n := 12 + 4*btoi(x.Type == etl.ExtStackKey64); len(d) >= n {
-			key := uint64(le.Uint32(d[8:]))
-			if x.Type == etl.ExtStackKey64 {
-				key = le.Uint64(d[8:])
-			}
-			b = append(b, `,"value":{"match_id":`...)
-			b = tdh.AppendJSONUint(b, le.Uint64(d))
-			b = append(b, `,"stack_key":`...)
-			b = tdh.AppendJSONUint(b, key)
-			return append(b, `}}`...)
-		}
-	case etl.ExtPEBSIndex, etl.ExtPSMKey, etl.ExtEventKey, etl.ExtProcessStartKey, etl.ExtQPCDelta:
-		if len(d) >= 8 {
-			b = append(b, `,"value":`...)
-			b = tdh.AppendJSONUint(b, le.Uint64(d))
-			return append(b, '}')
-		}
-	case etl.ExtPMCCounters:
-		b = append(b, `,"value":[`...)
-		for i := 0; i+8 <= len(d); i += 8 {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = tdh.AppendJSONUint(b, le.Uint64(d[i:]))
-		}
-		return append(b, `]}`...)
-	}
-	v, err := x.Value()
-	if err != nil {
-		b = append(b, `,"data":"`...)
-		b = hex.AppendEncode(b, d)
-		b = append(b, `","error":`...)
-		return append(appendJSONString(b, err.Error()), '}')
-	}
-	b = append(b, `,"value":`...)
-	switch v := v.(type) {
-	case etl.SID:
-		b = appendJSONString(b, v.String())
-	case etl.ProviderTraits:
-		b = append(b, `{"name":`...)
-		b = appendJSONString(b, v.Name)
-		b = append(b, `,"traits":[`...)
-		for i, t := range v.Traits {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, `{"type":`...)
-			b = tdh.AppendUint(b, uint64(t.Type))
-			if t.GUID != nil {
-				b = append(b, `,"guid":"`...)
-				b = appendGUID(b, *t.GUID)
-			} else {
-				b = append(b, `,"data":"`...)
-				b = hex.AppendEncode(b, t.Data)
-			}
-			b = append(b, `"}`...)
-		}
-		b = append(b, `]}`...)
-	case []byte:
-		b = append(b, '"')
-		b = hex.AppendEncode(b, v)
-		b = append(b, '"')
-	default: // the types above cover every item Value decodes
-		b = appendJSONString(b, fmt.Sprint(v))
-	}
-	return append(b, '}')
-}
-
-func btoi(v bool) int {
-	if v {
-		return 1
-	}
-	return 0
-}
-
-// plainTraitsName returns the provider name of a provider-traits blob that
-// holds a name and no traits (what TraceLogging providers write), or false
-// for anything else, which takes the general path.
-func plainTraitsName(b []byte) ([]byte, bool) {
-	if len(b) < 2 {
-		return nil, false
-	}
-	total := int(binary.LittleEndian.Uint16(b))
-	if total > len(b) || total < 3 {
-		return nil, false
-	}
-	body := b[2:total]
-	for i, c := range body {
-		if c == 0 {
-			return body[:i], i == len(body)-1
-		}
-	}
-	return nil, false
+	return eventjson.AppendString(b, name)
 }

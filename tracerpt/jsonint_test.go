@@ -17,6 +17,8 @@ import (
 	"github.com/etwkit/etw/analysis"
 	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/eventjson"
+	"github.com/etwkit/etw/pipeline"
 	"github.com/etwkit/etw/tdh"
 	"github.com/etwkit/etw/tracerpt"
 )
@@ -310,7 +312,7 @@ func checkIntegerRule(t *testing.T, path string) map[string]int {
 	model, _ := analysis.Build(files, dec, nil)
 	pr, pw := io.Pipe()
 	go func() {
-		_, err := tracerpt.Run(context.Background(), &tracerpt.Config{
+		_, err := pipeline.Run(context.Background(), &pipeline.Config[byte]{
 			Files: files, Decoder: dec, Encoder: tracerpt.NewEncoder(tracerpt.JSON, files, nil),
 			Output: pw, Workers: 2, Analysis: model,
 		})
@@ -322,7 +324,7 @@ func checkIntegerRule(t *testing.T, path string) map[string]int {
 	ref.Prescan(files)
 	r := etl.NewReader(files, nil)
 	defer r.Close()
-	start := tracerpt.TraceStart(files)
+	start := eventjson.TraceStart(files)
 	c := &intCheck{t: t, count: map[string]int{}}
 	br := bufio.NewReaderSize(pr, 1<<20)
 	line := 0

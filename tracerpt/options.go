@@ -107,21 +107,10 @@ func schemaOf(res *decode.Result) *tdh.Event {
 	return res.Schema
 }
 
-// isKernelHeader reports whether records of type h come from the NT
-// kernel logger (system, compact and perfinfo headers).
-func isKernelHeader(h etl.HeaderType) bool {
-	switch h {
-	case etl.HeaderSystem32, etl.HeaderSystem64, etl.HeaderCompact32, etl.HeaderCompact64,
-		etl.HeaderPerfInfo32, etl.HeaderPerfInfo64:
-		return true
-	}
-	return false
-}
-
 // isClassic reports whether an event is a classic (MOF-style) event:
 // kernel, classic and instance headers.
 func isClassic(ev *etl.Event) bool {
-	return ev.Flags&etl.FlagClassicHeader != 0 || isKernelHeader(ev.Header)
+	return ev.Flags&etl.FlagClassicHeader != 0 || ev.Header.Kernel()
 }
 
 // eventName is what tracerpt's CSV and summary call the event name: TDH's

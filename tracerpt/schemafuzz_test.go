@@ -19,6 +19,7 @@ import (
 	"github.com/etwkit/etw/eventinfo"
 	"github.com/etwkit/etw/internal/etltest"
 	"github.com/etwkit/etw/manifest"
+	"github.com/etwkit/etw/pipeline"
 	"github.com/etwkit/etw/tdh"
 	"github.com/etwkit/etw/tracelogging"
 	"github.com/etwkit/etw/tracerpt"
@@ -26,7 +27,7 @@ import (
 
 // The schema sources a trace carries, fuzzed end to end: hostile schema
 // content goes into an .etl file with events that use it, and the file
-// through tracerpt.Run (prescan, registry, decoder, rendering, an
+// through pipeline.Run (prescan, registry, decoder, rendering, an
 // encoder: each input picks one of the three formats, which keeps the
 // fuzzer's minimisation of new inputs short). Invariants: no panic, no hang, JSON Lines stay
 // valid, and each event's rendering stays within the documented bounds.
@@ -47,7 +48,7 @@ func runSchemaFile(t *testing.T, b []byte, events int, sel uint8) {
 	format := []tracerpt.Format{tracerpt.XML, tracerpt.CSV, tracerpt.JSON}[int(sel)%3]
 	var out bytes.Buffer
 	start := time.Now()
-	_, err = tracerpt.Run(context.Background(), &tracerpt.Config{Files: files, Workers: 1, Decoder: decode.New(),
+	_, err = pipeline.Run(context.Background(), &pipeline.Config[byte]{Files: files, Workers: 1, Decoder: decode.New(),
 		Encoder: tracerpt.NewEncoder(format, files, &tracerpt.Options{}), Output: &out})
 	if err != nil {
 		t.Fatalf("%v: %v", format, err)

@@ -9,8 +9,8 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/eventjson"
 	"github.com/etwkit/etw/tdh"
 )
 
@@ -18,7 +18,8 @@ import (
 // totals and two tables of event counts, one by (GUID, task, opcode,
 // version) and one by (GUID, event id, version).
 //
-// Feed it every event with Add, in order, then write it with WriteTo.
+// Feed it every event with Count, in order (pipeline.Run does, as its
+// pipeline.Counter), then write it with WriteTo.
 type Summary struct {
 	// Names are the file names listed under "Files Processed:", as given
 	// (tracerpt prints them as they were typed).
@@ -88,12 +89,12 @@ func NewSummary(files []*etl.File, names []string) *Summary {
 	return s
 }
 
-// Add counts one event. Error records are not counted.
-func (s *Summary) Add(ev *etl.Event, res *decode.Result) {
+// Count counts one event, whose schema is sch (nil if none); it makes
+// Summary a pipeline.Counter. Error records are not counted.
+func (s *Summary) Count(ev *etl.Event, sch *tdh.Event) {
 	if ev.Header == etl.HeaderError {
 		return
 	}
-	sch := schemaOf(res)
 	s.Events++
 	if ev.Time > s.last {
 		s.last = ev.Time
@@ -122,6 +123,9 @@ func (s *Summary) Add(ev *etl.Event, res *decode.Result) {
 		s.ids = append(s.ids, idRow{ik, 1, sch})
 	}
 }
+
+// Damaged counts a damaged buffer or record (the "Corrupt Buffers" line).
+func (s *Summary) Damaged(error) { s.Corrupt++ }
 
 // guidLess orders GUIDs as memcmp orders them in Windows memory layout
 // (Data1, Data2, Data3 little-endian), which is the order of tracerpt's
@@ -265,7 +269,7 @@ func appendVersionGUID(b []byte, version uint8, g uuid.UUID) []byte {
 	b = strconv.AppendUint(b, uint64(version), 10)
 	b = padRightFrom(b, start, 15)
 	b = append(b, ' ')
-	b = appendGUID(b, g)
+	b = eventjson.AppendGUID(b, g)
 	return append(b, "|\n"...)
 }
 

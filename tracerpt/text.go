@@ -5,40 +5,12 @@ import (
 	"strconv"
 	"unicode/utf8"
 
-	"github.com/google/uuid"
-
-	"github.com/etwkit/etw/tdh"
+	"github.com/etwkit/etw/internal/decimal"
 )
 
 // Small allocation-free appenders shared by the encoders.
 
-const lowerHex = "0123456789abcdef"
-
-// jsonSafe marks the bytes appendJSONString copies as they are: printable
-// ASCII but for the quote, the backslash and the HTML-sensitive <, >, &.
-var jsonSafe = func() (t [256]bool) {
-	for c := 0x20; c < utf8.RuneSelf; c++ {
-		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
-	}
-	return t
-}()
-
 const upperHex = "0123456789ABCDEF"
-
-// appendGUID appends g in braces, lower case, as tracerpt prints GUIDs.
-func appendGUID(b []byte, g uuid.UUID) []byte {
-	b = append(b, '{')
-	for i, c := range g {
-		if i == 4 || i == 6 || i == 8 || i == 10 {
-			b = append(b, '-')
-		}
-		b = append(b, lowerHex[c>>4], lowerHex[c&15])
-	}
-	return append(b, '}')
-}
-
-// AppendGUID appends g in braces, lower case, as tracerpt prints GUIDs.
-func AppendGUID(b []byte, g uuid.UUID) []byte { return appendGUID(b, g) }
 
 // appendUpperHexBytes appends b as upper-case hex without a prefix.
 func appendUpperHexBytes(dst, b []byte) []byte {
@@ -143,7 +115,7 @@ func appendDigits(b []byte, n, width int) []byte {
 		}
 		return append(b, s...)
 	}
-	return tdh.AppendUintWidth(b, uint64(n), width)
+	return decimal.AppendUintWidth(b, uint64(n), width)
 }
 
 // xmlPlain marks the bytes appendXMLEscaped copies as they are, in
@@ -270,77 +242,9 @@ func appendCharRef(dst []byte, r rune) []byte {
 	return append(dst, ';')
 }
 
-// appendJSONString appends s as a JSON string exactly as encoding/json
-// writes it: <, > and & as \u003c, \u003e, \u0026; \b \f \n \r \t and other
-// control characters as escapes; invalid UTF-8 as \ufffd; U+2028 and
-// U+2029 escaped. The strings the JSON dump writes itself (names, message,
-// errors, frames) go through it; the "properties" values are tdh's
-// (tdh.AppendDataJSON), which leaves <, >, &, U+2028 and U+2029 as they
-// are. Both decode to the same strings; the two are kept apart so that
-// neither output's bytes change.
-func appendJSONString[S ~string | ~[]byte](dst []byte, s S) []byte {
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		for i < len(s) && jsonSafe[s[i]] {
-			i++
-		}
-		if i == len(s) {
-			break
-		}
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				dst = append(dst, '\\', c)
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', lowerHex[c>>4], lowerHex[c&15])
-			}
-			i++
-			start = i
-			continue
-		}
-		var r rune
-		var n int
-		switch v := any(s).(type) {
-		case string:
-			r, n = utf8.DecodeRuneInString(v[i:])
-		case []byte:
-			r, n = utf8.DecodeRune(v[i:])
-		default:
-			r, n = utf8.DecodeRuneInString(string(s[i:]))
-		}
-		if r == utf8.RuneError && n == 1 {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-			i += n
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', lowerHex[r&15])
-			i += n
-			start = i
-			continue
-		}
-		i += n
+func btoi(v bool) int {
+	if v {
+		return 1
 	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
+	return 0
 }

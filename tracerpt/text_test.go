@@ -1,35 +1,11 @@
 package tracerpt
 
 import (
-	"encoding/json"
 	"math/rand"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/google/uuid"
 )
-
-func TestAppendJSONStringMatchesEncodingJSON(t *testing.T) {
-	cases := []string{"", "plain", `q"uote\back`, "<a&b>", "tab\tnl\ncr\r\x00\x1f\x7f", "é✓😀", "\u2028\u2029", "bad\xffutf8\xc3", "\xed\xa0\x80"}
-	rng := rand.New(rand.NewSource(1))
-	for i := 0; i < 2000; i++ {
-		b := make([]byte, rng.Intn(12))
-		for j := range b {
-			b[j] = byte(rng.Intn(256))
-		}
-		cases = append(cases, string(b))
-	}
-	for _, s := range cases {
-		want, _ := json.Marshal(s)
-		if got := appendJSONString(nil, s); string(got) != string(want) {
-			t.Fatalf("%q: got %s, want %s", s, got, want)
-		}
-		if got := appendJSONString(nil, []byte(s)); string(got) != string(want) {
-			t.Fatalf("%q bytes: got %s, want %s", s, got, want)
-		}
-	}
-}
 
 func TestXMLEscape(t *testing.T) {
 	for in, want := range map[string]string{
@@ -67,9 +43,6 @@ func TestPaddingHelpers(t *testing.T) {
 	}
 	if got := string(rightAlignFrom([]byte("ab, xyz"), 4, 6)); got != "ab,    xyz" {
 		t.Errorf("%q", got)
-	}
-	if got := string(appendGUID(nil, uuid.MustParse("9E814AAD-3204-11D2-9A82-006008A86939"))); got != "{9e814aad-3204-11d2-9a82-006008a86939}" {
-		t.Error(got)
 	}
 }
 

@@ -1,8 +1,12 @@
 package tracerpt
 
 import (
+	"github.com/etwkit/etw/analysis"
 	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/eventjson"
+	"github.com/etwkit/etw/internal/decimal"
+	"github.com/etwkit/etw/pipeline"
 	"github.com/etwkit/etw/tdh"
 )
 
@@ -40,7 +44,7 @@ func NewXMLEncoder(files []*etl.File, o *Options) *XMLEncoder {
 }
 
 // Clone returns an encoder with the same settings for another goroutine.
-func (e *XMLEncoder) Clone() Encoder {
+func (e *XMLEncoder) Clone() pipeline.Encoder[byte] {
 	c := *e
 	c.tf = newTimeFormatter(e.o.Zone)
 	c.scratch = nil
@@ -56,7 +60,7 @@ func (e *XMLEncoder) End(b []byte) []byte { return append(b, "</Events>\n"...) }
 // AppendEvent appends one <Event> element. res is the event's decoding
 // (nil or a nil Schema for an unknown event). Error records, which
 // ProcessTrace does not deliver, append nothing.
-func (e *XMLEncoder) AppendEvent(b []byte, ev *etl.Event, res *decode.Result) []byte {
+func (e *XMLEncoder) AppendEvent(b []byte, ev *etl.Event, res *decode.Result, _ *analysis.Annotation) []byte {
 	if ev.Header == etl.HeaderError {
 		return b
 	}
@@ -65,44 +69,44 @@ func (e *XMLEncoder) AppendEvent(b []byte, ev *etl.Event, res *decode.Result) []
 	b = e.appendProvider(b, ev, s)
 	d := &ev.Descriptor
 	b = append(b, " />\n\t\t<EventID>"...)
-	b = tdh.AppendUint(b, uint64(d.ID))
+	b = decimal.AppendUint(b, uint64(d.ID))
 	b = append(b, "</EventID>\n\t\t<Version>"...)
-	b = tdh.AppendUint(b, uint64(d.Version))
+	b = decimal.AppendUint(b, uint64(d.Version))
 	b = append(b, "</Version>\n\t\t<Level>"...)
-	b = tdh.AppendUint(b, uint64(d.Level))
+	b = decimal.AppendUint(b, uint64(d.Level))
 	b = append(b, "</Level>\n\t\t<Task>"...)
-	b = tdh.AppendUint(b, uint64(d.Task))
+	b = decimal.AppendUint(b, uint64(d.Task))
 	b = append(b, "</Task>\n\t\t<Opcode>"...)
-	b = tdh.AppendUint(b, uint64(d.Opcode))
+	b = decimal.AppendUint(b, uint64(d.Opcode))
 	b = append(b, "</Opcode>\n\t\t<Keywords>"...)
 	b = appendHex0x(b, d.Keyword)
 	b = append(b, "</Keywords>\n\t\t<TimeCreated SystemTime=\""...)
 	b = e.tf.appendTimeCreated(b, ev.Time)
 	if e.o.RawTimestamp {
 		b = append(b, "\" RawTime=\""...)
-		b = tdh.AppendInt(b, ev.Timestamp)
+		b = decimal.AppendInt(b, ev.Timestamp)
 	}
 	b = append(b, "\" />\n\t\t<Correlation ActivityID=\""...)
-	b = appendGUID(b, ev.ActivityID)
+	b = eventjson.AppendGUID(b, ev.ActivityID)
 	if g, ok := ev.RelatedActivityID(); ok {
 		b = append(b, "\" RelatedActivityID=\""...)
-		b = appendGUID(b, g)
+		b = eventjson.AppendGUID(b, g)
 	}
 	b = append(b, "\" />\n\t\t<Execution ProcessID=\""...)
-	b = tdh.AppendUint(b, uint64(ev.ProcessID))
+	b = decimal.AppendUint(b, uint64(ev.ProcessID))
 	b = append(b, "\" ThreadID=\""...)
-	b = tdh.AppendUint(b, uint64(ev.ThreadID))
+	b = decimal.AppendUint(b, uint64(ev.ThreadID))
 	b = append(b, "\" ProcessorID=\""...)
-	b = tdh.AppendUint(b, uint64(ev.Processor))
+	b = decimal.AppendUint(b, uint64(ev.Processor))
 	if ev.Flags&etl.FlagPrivateSession != 0 && ev.Flags&etl.FlagNoCPUTime == 0 {
 		b = append(b, "\" ProcessorTime=\""...)
-		b = tdh.AppendUint(b, ev.ProcessorTime)
+		b = decimal.AppendUint(b, ev.ProcessorTime)
 	} else {
 		mul := msPerTick(e.files, ev)
 		b = append(b, "\" KernelTime=\""...)
-		b = tdh.AppendUint(b, uint64(ev.KernelTime)*mul)
+		b = decimal.AppendUint(b, uint64(ev.KernelTime)*mul)
 		b = append(b, "\" UserTime=\""...)
-		b = tdh.AppendUint(b, uint64(ev.UserTime)*mul)
+		b = decimal.AppendUint(b, uint64(ev.UserTime)*mul)
 	}
 	b = append(b, "\" />\n"...)
 	if s != nil && s.Source == tdh.SourceManifest && s.ChannelName != "" {
@@ -133,13 +137,13 @@ func (e *XMLEncoder) AppendEvent(b []byte, ev *etl.Event, res *decode.Result) []
 	}
 	if isClassic(ev) && ev.Header != etl.HeaderMessage {
 		b = append(b, "\t<ExtendedTracingInfo xmlns=\""+traceNS+"\">\n\t\t<EventGuid>"...)
-		b = appendGUID(b, ev.ProviderID)
+		b = eventjson.AppendGUID(b, ev.ProviderID)
 		b = append(b, "</EventGuid>\n"...)
 		if ev.Header == etl.HeaderInstance32 || ev.Header == etl.HeaderInstance64 {
 			b = append(b, "\t\t<InstanceID>"...)
-			b = tdh.AppendUint(b, uint64(ev.InstanceID))
+			b = decimal.AppendUint(b, uint64(ev.InstanceID))
 			b = append(b, "</InstanceID>\n\t\t<ParentInstanceID>"...)
-			b = tdh.AppendUint(b, uint64(ev.ParentInstanceID))
+			b = decimal.AppendUint(b, uint64(ev.ParentInstanceID))
 			b = append(b, "</ParentInstanceID>\n"...)
 		}
 		b = append(b, "\t</ExtendedTracingInfo>\n"...)
@@ -155,7 +159,7 @@ func (e *XMLEncoder) appendProvider(b []byte, ev *etl.Event, s *tdh.Event) []byt
 		// RenderingInfo/Provider); the class GUID is the EventGuid.
 		if g, ok := e.o.mofProviderGUID(s.ProviderName); ok {
 			b = append(b, " Guid=\""...)
-			b = appendGUID(b, g)
+			b = eventjson.AppendGUID(b, g)
 			b = append(b, '"')
 		}
 	case s != nil:
@@ -165,17 +169,17 @@ func (e *XMLEncoder) appendProvider(b []byte, ev *etl.Event, s *tdh.Event) []byt
 			b = append(b, '"')
 		}
 		b = append(b, " Guid=\""...)
-		b = appendGUID(b, ev.ProviderID)
+		b = eventjson.AppendGUID(b, ev.ProviderID)
 		b = append(b, '"')
-	case isKernelHeader(ev.Header):
+	case ev.Header.Kernel():
 		b = append(b, " Guid=\""...)
-		b = appendGUID(b, etl.SystemTraceControlGUID)
+		b = eventjson.AppendGUID(b, etl.SystemTraceControlGUID)
 		b = append(b, '"')
 	case ev.Flags&etl.FlagClassicHeader == 0 || ev.Header == etl.HeaderMessage:
 		// EVENT_HEADER and WPP events name their provider (or message
 		// GUID) even when no schema is known.
 		b = append(b, " Guid=\""...)
-		b = appendGUID(b, ev.ProviderID)
+		b = eventjson.AppendGUID(b, ev.ProviderID)
 		b = append(b, '"')
 	}
 	return b
@@ -277,13 +281,13 @@ func (e *XMLEncoder) appendRenderingInfo(b []byte, s *tdh.Event, res *decode.Res
 // message whose format (TMF) is unknown.
 func (e *XMLEncoder) appendDebugData(b []byte, ev *etl.Event) []byte {
 	b = append(b, "\t<DebugData>\n\t\t<SequenceNumber>"...)
-	b = tdh.AppendUint(b, uint64(ev.SequenceNumber))
+	b = decimal.AppendUint(b, uint64(ev.SequenceNumber))
 	b = append(b, "</SequenceNumber>\n\t\t<FlagsName></FlagsName>\n\t\t<LevelName></LevelName>\n\t\t<Component></Component>\n\t\t<SubComponent></SubComponent>\n\t\t<FileLine>"...)
 	b = appendUintRight(b, uint64(ev.Descriptor.ID), 3)
 	b = append(b, "</FileLine>\n\t\t<Function></Function>\n\t\t<Message>Unknown("...)
 	b = appendUintRight(b, uint64(ev.Descriptor.ID), 3)
 	b = append(b, "): GUID="...)
-	g := appendGUID(e.scratch[:0], ev.ProviderID)
+	g := eventjson.AppendGUID(e.scratch[:0], ev.ProviderID)
 	b = append(b, g[1:len(g)-1]...)
 	e.scratch = g
 	b = append(b, " (No Format Information found).</Message>\n\t</DebugData>\n"...)

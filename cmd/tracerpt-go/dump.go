@@ -1,21 +1,21 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/etwkit/etw/analysis"
 	"github.com/etwkit/etw/decode"
+	"github.com/etwkit/etw/driver"
 	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/parquetout"
+	"github.com/etwkit/etw/pipeline"
 	"github.com/etwkit/etw/tracerpt"
 )
 
@@ -190,17 +190,13 @@ func closeAll(files []*etl.File) {
 // openInputs expands globs and .etl.NNN sequences and opens the files.
 // On error the files opened so far are returned for closing.
 func openInputs(args []string) ([]*etl.File, error) {
-	paths, err := tracerpt.ExpandInputs(args)
-	if err != nil {
-		return nil, withCode(exitInput, err)
+	files, err := driver.Open(args)
+	var oe *driver.OpenError
+	if errors.As(err, &oe) {
+		return files, withCode(exitInput, explainNotETL(oe.Path, oe.Err))
 	}
-	var files []*etl.File
-	for _, p := range paths {
-		f, err := etl.Open(p)
-		if err != nil {
-			return files, withCode(exitInput, explainNotETL(p, err))
-		}
-		files = append(files, f)
+	if err != nil {
+		return files, withCode(exitInput, err)
 	}
 	return files, nil
 }
@@ -218,11 +214,11 @@ func runDump(cmd *cobra.Command, args []string, o *dumpOptions) error {
 	if !fl.Changed("jobs") {
 		inferFormat(cmd, o, fl.Changed("of"))
 	}
-	format, pq, err := parseDumpFormat(o, fl.Changed("of"))
+	format, err := parseDumpFormat(o, fl.Changed("of"))
 	if err != nil {
 		return usageError(err)
 	}
-	warnInapplicable(cmd, o, format, pq)
+	warnInapplicable(cmd, o, format)
 	if o.export != "" {
 		return usageError(errors.New("-export is not supported; 'tracerpt-go schemas FILE --export DIR' exports schemas as manifests"))
 	}
@@ -269,25 +265,19 @@ func runDump(cmd *cobra.Command, args []string, o *dumpOptions) error {
 		return usageError(fmt.Errorf("encoding %q: want ANSI, Unicode or UTF8", o.encoding))
 	}
 	if fl.Changed("jobs") {
-		return runJobs(cmd, args, o, format, pq, ropts)
+		return runJobs(cmd, args, o, format, ropts)
 	}
-	return dumpInputs(cmd, args, o, format, pq, ropts)
+	return dumpInputs(cmd, args, o, format, ropts)
 }
 
 // dumpInputs dumps the events of the inputs args, merged, to the outputs
 // o names.
-func dumpInputs(cmd *cobra.Command, args []string, o *dumpOptions, format tracerpt.Format, pq bool, ropts *tracerpt.Options) error {
+func dumpInputs(cmd *cobra.Command, args []string, o *dumpOptions, format driver.Format, ropts *tracerpt.Options) error {
 	fl := cmd.Flags()
-	// Inputs.
-	files, filter, err := o.openFiltered(args)
-	defer closeAll(files)
+	filter, err := o.filter()
 	if err != nil {
-		return err
+		return usageError(err)
 	}
-	// The prescan, the analysis and the dump each read the inputs: a
-	// compressed buffer is decompressed once (within inputCache's bound).
-	shareBuffers(files)
-
 	// Outputs: the dump unless only -summary was asked for.
 	dump := fl.Changed("o") || !fl.Changed("summary") || o.splitDir != ""
 	dumpPath := o.output
@@ -301,142 +291,73 @@ func dumpInputs(cmd *cobra.Command, args []string, o *dumpOptions, format tracer
 		}
 		return usageError(fmt.Errorf("the dump and the summary cannot both be %s", dumpPath))
 	}
-	outs := []string{summaryPath}
-	if dump {
-		outs = append(outs, dumpPath)
+	toTerminal := dump && dumpPath == "-" && isTerminal(cmd.OutOrStdout())
+	if format == driver.Parquet && toTerminal && o.splitDir == "" {
+		return usageError(errors.New("a Parquet dump is binary: it is not written to a terminal (give -o FILE or redirect)"))
 	}
-	if err := checkOutputs(inputPaths(files, o.manifests), outs...); err != nil {
+	// The inputs, read twice (the prescan or the analysis model, then the
+	// dump; a compressed buffer is decompressed once), with a progress bar
+	// over both passes unless the dump itself goes to the terminal.
+	t := &traceOptions{imports: o.manifests, verbose: o.verbose, outputs: []string{summaryPath}, yes: o.yes,
+		reread: true, passes: 2, quiet: o.quiet || toTerminal, base: o.base}
+	if dump {
+		t.outputs = append(t.outputs, dumpPath)
+	}
+	files, dec, err := openTrace(cmd, args, t)
+	defer closeAll(files)
+	defer t.endProgress()
+	if err != nil {
 		return err
 	}
-	for _, p := range []string{dumpPath, summaryPath} {
-		if p == dumpPath && !dump {
-			continue
-		}
-		if err := refuseExisting(p, o.yes); err != nil {
+	if err := filter.resolveTimes(files); err != nil {
+		return usageError(err)
+	}
+	if dump && o.splitDir != "" {
+		if err := checkSplitDir(o.splitDir, o.yes); err != nil {
 			return err
 		}
-	}
-
-	var dec *decode.Decoder
-	if o.base != nil {
-		dec = o.base.Fork() // --jobs: the imports were read once
-	} else if dec, err = newImportDecoder(cmd, o.manifests, o.verbose); err != nil {
-		return err
 	}
 	dec.Nearest = o.nearest
 
-	cfg := &tracerpt.Config{
-		Files:   files,
-		Order:   etl.TimeOrder,
-		Workers: o.workers,
-		Decoder: dec,
-		Filter:  &filter.Filter,
-		Strict:  o.strict,
-		Warn:    func(err error) { warn(cmd, err) },
+	d := &driver.Options{
+		Files:      files,
+		Order:      etl.TimeOrder,
+		Decoder:    dec,
+		Workers:    o.workers,
+		Strict:     o.strict,
+		Warn:       func(err error) { warn(cmd, err) },
+		Filter:     filter.Filter,
+		Processes:  o.processes,
+		NoAnalysis: o.noAnalyze,
+		NoProcess: func(names, known []string) {
+			fmt.Fprintf(cmd.ErrOrStderr(), "tracerpt-go: no event matched: no process named %s in this trace; known: %s\n", strings.Join(names, ", "), strings.Join(known, ", "))
+		},
+		Format:  format,
+		Stdout:  cmd.OutOrStdout(),
+		Render:  *ropts,
+		Summary: summaryPath,
 	}
 	if o.fileOrder {
-		cfg.Order = etl.FileOrder
+		d.Order = etl.FileOrder
 	}
-	// Progress over both passes (the prescan or the analysis model, then
-	// the dump); no bar when the dump itself goes to the terminal.
-	quiet := o.quiet || (dump && dumpPath == "-" && isTerminal(cmd.OutOrStdout()))
-	endProgress := passProgress(cmd.ErrOrStderr(), quiet, files, 2)
-	defer endProgress()
-	var model *analysis.Model
-	said := false // the no-match line is written
-	annotate := dump && (format == tracerpt.JSON || pq) && !o.noAnalyze
-	if len(o.processes) > 0 || annotate {
-		// One pass builds the analysis model (each event's process name
-		// and stack) and registers the schemas the trace carries, so the
-		// dump needs no prescan of its own. The model decodes kernel,
-		// KernelTraceControl and .NET events with the imports and the
-		// built-in schemas (the trace's TDH metadata is registered at the
-		// end of the pass). The reader's warnings come from the dump.
-		ps := dec.NewPrescanner()
-		model, _ = analysis.Build(files, dec, &analysis.Options{Observe: ps.Observe})
-		if err := ps.Finish(); err != nil {
-			warn(cmd, err)
-		}
-		cfg.Prescanned = true
-	}
-	if len(o.processes) > 0 && !filter.selectProcesses(cmd, model, o.processes) {
-		// Said on stderr: no such process. The dump is written empty.
-		said = true
-		filter.Start, filter.HasStart, filter.End, filter.HasEnd = 1, true, 0, true
-	}
-	if annotate {
-		cfg.Analysis = model
-	}
-	var out *bufio.Writer
-	var outFile *os.File
-	var pqOut *parquetOutput
-	if dump && o.splitDir == "" {
-		var w io.Writer = cmd.OutOrStdout()
-		if dumpPath != "-" {
-			if outFile, err = os.Create(dumpPath); err != nil {
-				return err
-			}
-			defer outFile.Close()
-			w = outFile
-		}
-		out = bufio.NewWriterSize(w, 256<<10)
-		cfg.Output = out
-		if format == tracerpt.CSV && ropts.Encoding == tracerpt.Unicode {
-			cfg.Output = tracerpt.NewUTF16Writer(out)
-		}
-		cfg.Encoder = tracerpt.NewEncoder(format, files, ropts)
-	}
-	if dump && pq {
-		if pqOut, err = startParquet(cfg, out, files, o, dumpPath == "-" && isTerminal(cmd.OutOrStdout())); err != nil {
-			return err
+	if dump {
+		d.Output, d.SplitDir = dumpPath, o.splitDir
+		if o.splitDir != "" {
+			d.Output = ""
 		}
 	}
-	if o.summary != "" {
-		paths := make([]string, len(files))
-		for i, f := range files {
-			paths[i] = f.Name
-		}
-		cfg.Summary = tracerpt.NewSummary(files, paths)
-	}
-	st, err := tracerpt.Run(context.Background(), cfg)
-	endProgress()
-	if err == nil && st.Written == 0 && o.filtered() && !said {
-		reportNoMatch(cmd, dec, files, &filter.Filter)
-	}
-	err = pqOut.finish(err)
-	if out != nil {
-		if ferr := out.Flush(); err == nil {
-			err = ferr
-		}
-	}
+	d.Compression, _ = parquetout.ParseCompression(o.compression)
+	res, err := driver.Dump(context.Background(), d)
+	t.endProgress()
 	if err != nil {
-		var ce *tracerpt.CorruptError
+		var ce *pipeline.CorruptError
 		if errors.As(err, &ce) {
 			return withCode(exitCorrupt, err)
 		}
 		return err
 	}
-	if outFile != nil {
-		if err := outFile.Close(); err != nil {
-			return err
-		}
-	}
-	if cfg.Summary != nil {
-		var w io.Writer = cmd.OutOrStdout()
-		if summaryPath != "-" {
-			f, err := os.Create(summaryPath)
-			if err != nil {
-				return err
-			}
-			defer f.Close()
-			w = f
-		}
-		if _, err := cfg.Summary.WriteTo(w, ropts); err != nil {
-			return err
-		}
-		if f, ok := w.(*os.File); ok && summaryPath != "-" {
-			return f.Close()
-		}
+	if res.Written == 0 && o.filtered() && !res.NoProcess {
+		reportNoMatch(cmd, dec, files, &filter.Filter)
 	}
 	return nil
 }
@@ -481,16 +402,16 @@ func inferFormat(cmd *cobra.Command, o *dumpOptions, ofGiven bool) {
 
 // warnInapplicable reports the options given that do not apply to the
 // dump format (they change nothing).
-func warnInapplicable(cmd *cobra.Command, o *dumpOptions, format tracerpt.Format, pq bool) {
+func warnInapplicable(cmd *cobra.Command, o *dumpOptions, format driver.Format) {
 	fl := cmd.Flags()
 	name := strings.ToUpper(o.format)
-	if fl.Changed("raw") && format != tracerpt.JSON {
+	if fl.Changed("raw") && !format.Annotates() {
 		warn(cmd, fmt.Errorf("--raw adds user_data to JSON and Parquet; -of %s has no such field", name))
 	}
-	if fl.Changed("rts") && (format != tracerpt.XML || pq) {
+	if fl.Changed("rts") && format != driver.XML {
 		warn(cmd, fmt.Errorf("-rts adds RawTime to the XML dump; -of %s has no such field", name))
 	}
-	if fl.Changed("en") && (format != tracerpt.CSV || pq) {
+	if fl.Changed("en") && format != driver.CSV {
 		warn(cmd, fmt.Errorf("-en sets the CSV encoding; -of %s is always UTF-8", name))
 	}
 	if fl.Changed("summary") && !fl.Changed("o") && fl.Changed("of") && o.splitDir == "" {
@@ -498,10 +419,10 @@ func warnInapplicable(cmd *cobra.Command, o *dumpOptions, format tracerpt.Format
 	}
 }
 
-// filterOptions is a tracerpt.Filter with its time bounds still as text
+// filterOptions is a pipeline.Filter with its time bounds still as text
 // (relative bounds need the trace start).
 type filterOptions struct {
-	tracerpt.Filter
+	pipeline.Filter
 	start, end string
 }
 
@@ -516,10 +437,10 @@ func (o *dumpOptions) filter() (*filterOptions, error) {
 	}
 	for _, list := range []struct {
 		in  []string
-		out *[]tracerpt.Provider
+		out *[]pipeline.Provider
 	}{{o.providers, &f.Providers}, {o.excludeProviders, &f.ExcludeProviders}} {
 		for _, s := range list.in {
-			p, err := tracerpt.ParseProvider(s)
+			p, err := pipeline.ParseProvider(s)
 			if err != nil {
 				return nil, err
 			}
@@ -527,7 +448,7 @@ func (o *dumpOptions) filter() (*filterOptions, error) {
 		}
 	}
 	for _, s := range o.eventNames {
-		n, err := tracerpt.ParseEventName(s)
+		n, err := pipeline.ParseEventName(s)
 		if err != nil {
 			return nil, fmt.Errorf("--event-name: %w", err)
 		}
@@ -535,12 +456,12 @@ func (o *dumpOptions) filter() (*filterOptions, error) {
 	}
 	var err error
 	if o.eventIDs != "" {
-		if f.EventIDs, err = tracerpt.ParseRanges(o.eventIDs, 65535); err != nil {
+		if f.EventIDs, err = pipeline.ParseRanges(o.eventIDs, 65535); err != nil {
 			return nil, fmt.Errorf("--event-id: %w", err)
 		}
 	}
 	if o.levels != "" {
-		if f.Levels, err = tracerpt.ParseLevels(o.levels); err != nil {
+		if f.Levels, err = pipeline.ParseLevels(o.levels); err != nil {
 			return nil, fmt.Errorf("--level: %w", err)
 		}
 	}
@@ -552,19 +473,19 @@ func (o *dumpOptions) filter() (*filterOptions, error) {
 		if k.s == "" {
 			continue
 		}
-		r, err := tracerpt.ParseRanges(k.s, ^uint64(0))
+		r, err := pipeline.ParseRanges(k.s, ^uint64(0))
 		if err != nil || len(r) != 1 || r[0].Lo != r[0].Hi {
 			return nil, fmt.Errorf("%s %q: want one number such as 0x10", k.n, k.s)
 		}
 		*k.out = r[0].Lo
 	}
 	if o.pids != "" {
-		if f.PIDs, err = tracerpt.ParseUint32List(o.pids); err != nil {
+		if f.PIDs, err = pipeline.ParseUint32List(o.pids); err != nil {
 			return nil, fmt.Errorf("--pid: %w", err)
 		}
 	}
 	if o.tids != "" {
-		if f.TIDs, err = tracerpt.ParseUint32List(o.tids); err != nil {
+		if f.TIDs, err = pipeline.ParseUint32List(o.tids); err != nil {
 			return nil, fmt.Errorf("--tid: %w", err)
 		}
 	}
@@ -582,13 +503,13 @@ func (f *filterOptions) resolveTimes(files []*etl.File) error {
 	}
 	var err error
 	if f.start != "" {
-		if f.Start, err = tracerpt.ParseTime(f.start, start); err != nil {
+		if f.Start, err = pipeline.ParseTime(f.start, start); err != nil {
 			return fmt.Errorf("--start: %w", err)
 		}
 		f.HasStart = true // 0 is the FILETIME epoch, not "no bound"
 	}
 	if f.end != "" {
-		if f.End, err = tracerpt.ParseTime(f.end, start); err != nil {
+		if f.End, err = pipeline.ParseTime(f.end, start); err != nil {
 			return fmt.Errorf("--end: %w", err)
 		}
 		f.HasEnd = true

@@ -10,14 +10,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/eventjson"
 	"github.com/etwkit/etw/report"
-	"github.com/etwkit/etw/tracerpt"
 )
 
 // fileInfo is the JSON form of "info --json" (docs/cli.md). The embedded
 // facts' fields are promoted, so the JSON object stays flat.
 type fileInfo struct {
-	Schema string `json:"schema"` // of the JSON dump's events: tracerpt.SchemaName
+	Schema string `json:"schema"` // of the JSON dump's events: eventjson.SchemaName
 	report.FileFacts
 	Errors []infoError `json:"errors"`
 }
@@ -79,7 +79,7 @@ func gatherInfo(path string) (*fileInfo, error) {
 	defer f.Close()
 	st := f.Scan()
 	fi := &fileInfo{
-		Schema:    tracerpt.SchemaName,
+		Schema:    eventjson.SchemaName,
 		FileFacts: report.NewFileFacts(path, f, &st),
 		Errors:    []infoError{},
 	}

@@ -31,6 +31,9 @@ type traceOptions struct {
 	passes      int
 	quiet       bool
 	endProgress func()
+	// base, if set, is forked for the decoder instead of importing the
+	// schemas again (the jobs of --jobs).
+	base *decode.Decoder
 }
 
 // openTrace is the start every trace-reading command shares: it opens
@@ -55,8 +58,10 @@ func openTrace(cmd *cobra.Command, args []string, o *traceOptions) ([]*etl.File,
 			return files, nil, err
 		}
 	}
-	dec, err := newImportDecoder(cmd, o.imports, o.verbose)
-	if err != nil {
+	var dec *decode.Decoder
+	if o.base != nil {
+		dec = o.base.Fork()
+	} else if dec, err = newImportDecoder(cmd, o.imports, o.verbose); err != nil {
 		return files, nil, err
 	}
 	if o.passes > 0 {

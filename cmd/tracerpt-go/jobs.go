@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/etwkit/etw/driver"
 	"github.com/etwkit/etw/tracerpt"
 )
 
@@ -32,11 +33,8 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 // jobOutput is the output of one job under dir: the input's name with the
 // format's extension (a directory of tables with --split-by-event); a
 // name met before gets "-2", "-3", … so that every input has its own.
-func jobOutputs(jobs []tracerpt.Job, dir string, format tracerpt.Format, o *dumpOptions) []string {
+func jobOutputs(jobs []tracerpt.Job, dir string, format driver.Format, o *dumpOptions) []string {
 	ext := filepath.Ext(format.DefaultOutput())
-	if strings.EqualFold(o.format, "PARQUET") {
-		ext = ".parquet"
-	}
 	if o.splitDir != "" {
 		ext = ""
 	}
@@ -57,7 +55,7 @@ func jobOutputs(jobs []tracerpt.Job, dir string, format tracerpt.Format, o *dump
 // input under the -o directory, N inputs at a time, each with its own
 // decoder and analysis. A failing input does not stop the others; the
 // exit status is the first failure's.
-func runJobs(cmd *cobra.Command, args []string, o *dumpOptions, format tracerpt.Format, pq bool, ropts *tracerpt.Options) error {
+func runJobs(cmd *cobra.Command, args []string, o *dumpOptions, format driver.Format, ropts *tracerpt.Options) error {
 	fl := cmd.Flags()
 	dir := o.output
 	if o.splitDir != "" {
@@ -115,7 +113,7 @@ func runJobs(cmd *cobra.Command, args []string, o *dumpOptions, format tracerpt.
 				} else {
 					jo.output = outs[i]
 				}
-				if err := dumpJob(cmd, jobs[i].Files, &jo, format, pq, ropts); err != nil {
+				if err := dumpJob(cmd, jobs[i].Files, &jo, format, ropts); err != nil {
 					errs[i] = err
 					fmt.Fprintf(stderr, "tracerpt-go: %s: %v\n", jobs[i].Files[0], err)
 				}
@@ -146,11 +144,11 @@ func runJobs(cmd *cobra.Command, args []string, o *dumpOptions, format tracerpt.
 
 // dumpJob is dumpInputs for one job of --jobs, on its own goroutine: a
 // panic is that job's internal error.
-func dumpJob(cmd *cobra.Command, files []string, o *dumpOptions, format tracerpt.Format, pq bool, ropts *tracerpt.Options) (err error) {
+func dumpJob(cmd *cobra.Command, files []string, o *dumpOptions, format driver.Format, ropts *tracerpt.Options) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = internalError(r, files)
 		}
 	}()
-	return dumpInputs(cmd, files, o, format, pq, ropts)
+	return dumpInputs(cmd, files, o, format, ropts)
 }

@@ -2,15 +2,13 @@ package main
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/etwkit/etw/analysis"
 	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
-	"github.com/etwkit/etw/tracerpt"
+	"github.com/etwkit/etw/pipeline"
 )
 
 // filtered reports whether any event filter was given.
@@ -23,7 +21,7 @@ func (o *dumpOptions) filtered() bool {
 // reportNoMatch says on standard error that the filters kept no event,
 // and, for --provider, which of the providers named the trace does not
 // hold, with the providers it does.
-func reportNoMatch(cmd *cobra.Command, dec *decode.Decoder, files []*etl.File, f *tracerpt.Filter) {
+func reportNoMatch(cmd *cobra.Command, dec *decode.Decoder, files []*etl.File, f *pipeline.Filter) {
 	w := cmd.ErrOrStderr()
 	if len(f.Providers) == 0 {
 		fmt.Fprintln(w, "tracerpt-go: no event matched the filters")
@@ -59,31 +57,4 @@ func reportNoMatch(cmd *cobra.Command, dec *decode.Decoder, files []*etl.File, f
 	if !said {
 		fmt.Fprintln(w, "tracerpt-go: no event matched the filters")
 	}
-}
-
-// selectProcesses narrows the filter to the process ids that carried one
-// of the image names (with or without extension) in the trace. If none
-// did, it says so with the names the trace has and returns false.
-func (f *filterOptions) selectProcesses(cmd *cobra.Command, m *analysis.Model, names []string) bool {
-	var pids []uint32
-	var known []string
-	for _, p := range m.Processes() {
-		if p.ImageFileName != "" && !slices.Contains(known, p.ImageFileName) {
-			known = append(known, p.ImageFileName)
-		}
-		for _, n := range names {
-			if strings.EqualFold(n, p.ImageFileName) || strings.EqualFold(n, p.Name) {
-				if len(f.PIDs) == 0 || slices.Contains(f.PIDs, p.PID) {
-					pids = append(pids, p.PID)
-				}
-			}
-		}
-	}
-	if len(pids) == 0 {
-		slices.Sort(known)
-		fmt.Fprintf(cmd.ErrOrStderr(), "tracerpt-go: no event matched: no process named %s in this trace; known: %s\n", strings.Join(names, ", "), strings.Join(known, ", "))
-		return false
-	}
-	f.PIDs = pids
-	return true
 }

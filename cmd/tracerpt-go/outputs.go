@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 
@@ -93,96 +92,6 @@ func refuseExisting(path string, yes bool) error {
 		return withCode(exitExists, fmt.Errorf("%s already exists; add -y to overwrite it", path))
 	}
 	return nil
-}
-
-// atomicFile is an output written under a temporary name in the same
-// folder and renamed into place by commit, so that a failure leaves no
-// partial file behind (and an existing file stays as it was until the
-// end). An existing path that is not a regular file (/dev/null, a FIFO, a
-// terminal) is written to directly: it cannot be replaced, nor be left
-// partial.
-type atomicFile struct {
-	*os.File
-	path   string
-	direct bool // writing to path itself (not a regular file)
-	done   bool
-	mode   os.FileMode // of the file at path when done
-}
-
-// createAtomic starts writing path. A symbolic link is followed (the
-// file it names is replaced, the link stays) and an existing file keeps
-// its permissions; a new one gets 0644.
-func createAtomic(path string) (*atomicFile, error) {
-	if real, err := filepath.EvalSymlinks(path); err == nil {
-		path = real
-	}
-	mode := os.FileMode(0o644)
-	if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() {
-		mode = st.Mode().Perm()
-	}
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		return nil, fmt.Errorf("%s is a directory", path)
-	} else if err == nil && !st.Mode().IsRegular() {
-		f, err := os.OpenFile(path, os.O_WRONLY, 0)
-		if err != nil {
-			return nil, err
-		}
-		return &atomicFile{File: f, path: path, direct: true}, nil
-	}
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	f, err := os.CreateTemp(dir, "."+base+".*.tmp")
-	if err != nil {
-		return nil, fmt.Errorf("creating %s: %w", path, err)
-	}
-	return &atomicFile{File: f, path: path, mode: mode}, nil
-}
-
-// writer is the destination to hand to an encoder: the file itself, or,
-// when writing to a device or FIFO directly, the file without its WriteAt
-// (such outputs are streams: an encoder must not seek back).
-func (a *atomicFile) writer() io.Writer {
-	if a.direct {
-		return struct{ io.Writer }{a.File}
-	}
-	return a
-}
-
-// commit closes the file and renames it to its path.
-func (a *atomicFile) commit() error {
-	if a.done {
-		return nil
-	}
-	a.done = true
-	if a.direct {
-		return a.File.Close()
-	}
-	err := a.File.Chmod(a.mode)
-	if cerr := a.File.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(a.File.Name(), a.path)
-	}
-	if err != nil {
-		os.Remove(a.File.Name())
-		return fmt.Errorf("writing %s: %w", a.path, err)
-	}
-	return nil
-}
-
-// abort removes the temporary file unless commit ran; safe to defer.
-func (a *atomicFile) abort() {
-	if a.done {
-		return
-	}
-	a.done = true
-	a.File.Close()
-	if !a.direct {
-		os.Remove(a.File.Name())
-	}
 }
 
 // inputCache keeps the decompressed buffers of the inputs a dump reads

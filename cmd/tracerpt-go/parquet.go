@@ -1,58 +1,44 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 
-	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/driver"
 	"github.com/etwkit/etw/parquetout"
-	"github.com/etwkit/etw/tracerpt"
 )
 
-// parseDumpFormat parses -of: tracerpt's formats, or PARQUET (also implied
-// by --split-by-event). A Parquet dump renders like the JSON dump (same
-// analysis), so its tracerpt.Format is JSON.
-func parseDumpFormat(o *dumpOptions, ofGiven bool) (tracerpt.Format, bool, error) {
+// parseDumpFormat parses -of: XML, CSV, JSON or PARQUET (also implied by
+// --split-by-event).
+func parseDumpFormat(o *dumpOptions, ofGiven bool) (driver.Format, error) {
 	if strings.EqualFold(o.format, "PARQUET") || o.splitDir != "" {
 		if o.splitDir != "" && !strings.EqualFold(o.format, "PARQUET") && ofGiven {
-			return 0, false, fmt.Errorf("--split-by-event writes Parquet: -of %s does not apply", o.format)
+			return 0, fmt.Errorf("--split-by-event writes Parquet: -of %s does not apply", o.format)
 		}
 		if o.splitDir != "" && o.output != "" {
-			return 0, false, fmt.Errorf("--split-by-event writes to its directory: -o %s does not apply", o.output)
+			return 0, fmt.Errorf("--split-by-event writes to its directory: -o %s does not apply", o.output)
 		}
 		if _, err := parquetout.ParseCompression(o.compression); err != nil {
-			return 0, false, err
+			return 0, err
 		}
-		return tracerpt.JSON, true, nil
+		return driver.Parquet, nil
 	}
-	f, err := tracerpt.ParseFormat(o.format)
+	f, err := driver.ParseFormat(o.format)
 	if err != nil {
-		return 0, false, fmt.Errorf("%w; -of PARQUET writes Parquet", err)
+		return 0, fmt.Errorf("%w; -of PARQUET writes Parquet", err)
 	}
-	return f, false, nil
+	return f, nil
 }
 
 // defaultDumpPath is the dump file when -o is not given (the directory
 // with --split-by-event).
-func defaultDumpPath(f tracerpt.Format, o *dumpOptions) string {
-	switch {
-	case o.splitDir != "":
+func defaultDumpPath(f driver.Format, o *dumpOptions) string {
+	if o.splitDir != "" {
 		return o.splitDir
-	case strings.EqualFold(o.format, "PARQUET"):
-		return "dumpfile.parquet"
 	}
 	return f.DefaultOutput()
-}
-
-// parquetOutput is a Parquet dump in progress: one file (on the dump's
-// buffered output) or a directory of tables.
-type parquetOutput struct {
-	file  *parquetout.Writer
-	split *parquetout.SplitWriter
 }
 
 // checkSplitDir refuses to write tables into a directory that holds
@@ -73,47 +59,4 @@ func checkSplitDir(dir string, yes bool) error {
 		return withCode(exitExists, fmt.Errorf("%s already holds Parquet files (%s); add -y to overwrite them", dir, found))
 	}
 	return nil
-}
-
-// startParquet makes cfg write Parquet: to out, or with --split-by-event
-// to the tables under that directory.
-func startParquet(cfg *tracerpt.Config, out io.Writer, files []*etl.File, o *dumpOptions, toTerminal bool) (*parquetOutput, error) {
-	if toTerminal && o.splitDir == "" {
-		return nil, usageError(errors.New("a Parquet dump is binary: it is not written to a terminal (give -o FILE or redirect)"))
-	}
-	c, _ := parquetout.ParseCompression(o.compression)
-	po := &parquetout.Options{Compression: c}
-	enc := parquetout.NewEncoder(files, o.raw)
-	cfg.Encoder = enc
-	if o.splitDir != "" {
-		if err := checkSplitDir(o.splitDir, o.yes); err != nil {
-			return nil, err
-		}
-		sw, err := parquetout.NewSplitWriter(o.splitDir, enc, po)
-		if err != nil {
-			return nil, err
-		}
-		cfg.Output = sw
-		return &parquetOutput{split: sw}, nil
-	}
-	w := parquetout.NewWriter(out, enc, po)
-	cfg.Output = w
-	return &parquetOutput{file: w}, nil
-}
-
-// finish writes the footers; err is the dump's error so far.
-func (p *parquetOutput) finish(err error) error {
-	if p == nil {
-		return err
-	}
-	var cerr error
-	if p.file != nil {
-		cerr = p.file.Close()
-	} else {
-		cerr = p.split.Close()
-	}
-	if err == nil {
-		err = cerr
-	}
-	return err
 }

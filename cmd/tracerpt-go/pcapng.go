@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/etwkit/etw/internal/atomicfile"
 	"github.com/etwkit/etw/pcapng"
 )
 
@@ -115,16 +116,16 @@ func runPcapng(cmd *cobra.Command, args []string, o *pcapngOptions) error {
 	}
 
 	w := cmd.OutOrStdout()
-	var out *atomicFile
+	var out *atomicfile.File
 	if !toStdout {
 		// Written under a temporary name and renamed when complete: a
 		// failed conversion leaves no partial file, and an existing file
 		// is replaced only at the end.
-		if out, err = createAtomic(o.out); err != nil {
+		if out, err = atomicfile.Create(o.out); err != nil {
 			return err
 		}
-		defer out.abort()
-		w = out.writer()
+		defer out.Abort()
+		w = out.Writer()
 	}
 	st, err := pcapng.Convert(w, files, &pcapng.ConvertOptions{
 		Options: pcapng.Options{DropOnly: o.dropOnly, IncludeDrops: o.includeDrops, Components: comps},
@@ -146,7 +147,7 @@ func runPcapng(cmd *cobra.Command, args []string, o *pcapngOptions) error {
 		return err
 	}
 	if out != nil {
-		if err := out.commit(); err != nil {
+		if err := out.Commit(); err != nil {
 			return err
 		}
 	}

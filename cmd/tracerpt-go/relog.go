@@ -9,6 +9,7 @@ import (
 
 	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/internal/atomicfile"
 )
 
 type relogOptions struct {
@@ -109,15 +110,15 @@ func runRelog(cmd *cobra.Command, args []string, o *relogOptions) error {
 	}
 	// Written under a temporary name and renamed when complete: a
 	// failure leaves no partial file.
-	out, err := createAtomic(o.out)
+	out, err := atomicfile.Create(o.out)
 	if err != nil {
 		return err
 	}
-	defer out.abort()
+	defer out.Abort()
 	// Damaged or duplicated inputs can go back in time on a processor
 	// (the merge reads a processor's buffers in flush order): such events
 	// start a new buffer rather than stopping the relog.
-	w, err := etl.NewWriter(out.writer(), &etl.WriterOptions{Header: h, BufferSize: bufSize, Compress: compress, Reorder: true,
+	w, err := etl.NewWriter(out.Writer(), &etl.WriterOptions{Header: h, BufferSize: bufSize, Compress: compress, Reorder: true,
 		HeaderEvents: headerEvents})
 	if err != nil {
 		return err
@@ -160,7 +161,7 @@ func runRelog(cmd *cobra.Command, args []string, o *relogOptions) error {
 	if err := w.Close(); err != nil {
 		return err
 	}
-	return out.commit()
+	return out.Commit()
 }
 
 // isHeaderEvent reports whether ev is one of the header-buffer events a

@@ -79,10 +79,11 @@ func writeReport(cmd *cobra.Command, args []string, o *reportOptions) error {
 	if err != nil {
 		return err
 	}
-	w, closeOut, err := createOutput(cmd, o.output, o.yes)
+	w, commit, abort, err := createOutput(cmd, o.output, o.yes)
 	if err != nil {
 		return err
 	}
+	defer abort()
 	d, err := report.Build(files, dec, &report.Options{Names: inputPaths(files)})
 	t.endProgress()
 	if err != nil {
@@ -104,8 +105,8 @@ func writeReport(cmd *cobra.Command, args []string, o *reportOptions) error {
 	if err == nil {
 		err = bw.Flush()
 	}
-	if cerr := closeOut(); err == nil {
-		err = cerr
+	if err != nil {
+		return err
 	}
-	return err
+	return commit()
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -14,7 +13,8 @@ import (
 	"github.com/etwkit/etw/analysis"
 	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
-	"github.com/etwkit/etw/tracerpt"
+	"github.com/etwkit/etw/internal/atomicfile"
+	"github.com/etwkit/etw/pipeline"
 )
 
 type analysisOptions struct {
@@ -46,10 +46,9 @@ func (o *analysisOptions) buildModel(cmd *cobra.Command, args []string, t *trace
 		o.warnAll(cmd, err)
 		return files, dec, m, nil
 	}
-	ps := dec.NewPrescanner()
-	m, err := analysis.Build(files, dec, &analysis.Options{Observe: ps.Observe})
-	o.warnAll(cmd, err)
-	o.warnAll(cmd, ps.Finish())
+	m, readErr, prescanErr := pipeline.Prepare(files, dec)
+	o.warnAll(cmd, readErr)
+	o.warnAll(cmd, prescanErr)
 	return files, dec, m, nil
 }
 
@@ -68,19 +67,21 @@ func (o *analysisOptions) warnAll(cmd *cobra.Command, err error) {
 }
 
 // createOutput opens the output of an analysis command: standard output
-// for "" and "-", else a new file (an existing regular file only with -y).
-func createOutput(cmd *cobra.Command, path string, yes bool) (io.Writer, func() error, error) {
+// for "" and "-", else a file written atomically (an existing regular file
+// only with -y). commit finishes it; abort, safe to defer, removes it
+// unless commit ran.
+func createOutput(cmd *cobra.Command, path string, yes bool) (w io.Writer, commit func() error, abort func(), err error) {
 	if path == "" || path == "-" {
-		return cmd.OutOrStdout(), func() error { return nil }, nil
+		return cmd.OutOrStdout(), func() error { return nil }, func() {}, nil
 	}
 	if err := refuseExisting(path, yes); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	f, err := os.Create(path)
+	f, err := atomicfile.Create(path)
 	if err != nil {
-		return nil, nil, fmt.Errorf("creating %s: %w", path, err)
+		return nil, nil, nil, err
 	}
-	return f, f.Close, nil
+	return f.Writer(), f.Commit, f.Abort, nil
 }
 
 // stdoutIsTerminal reports whether the command's standard output is a
@@ -140,7 +141,7 @@ the values samples/count and cpu/nanoseconds (the trace's sampling interval,
 				copts.Select, copts.NeedsSchema = f, true
 			}
 			if pids != "" {
-				l, err := tracerpt.ParseUint32List(pids)
+				l, err := pipeline.ParseUint32List(pids)
 				if err != nil {
 					return usageError(fmt.Errorf("--pid: %w", err))
 				}
@@ -179,19 +180,19 @@ the values samples/count and cpu/nanoseconds (the trace's sampling interval,
 			}
 			t.endProgress()
 			noteEmptyProfile(cmd, st, event, pids)
-			w, closeOut, err := createOutput(cmd, output, yes)
+			w, commit, abort, err := createOutput(cmd, output, yes)
 			if err != nil {
 				return err
 			}
+			defer abort()
 			bw := bufio.NewWriterSize(w, 256<<10)
-			err = write(bw)
-			if err == nil {
-				err = bw.Flush()
+			if err := write(bw); err != nil {
+				return err
 			}
-			if cerr := closeOut(); err == nil {
-				err = cerr
+			if err := bw.Flush(); err != nil {
+				return err
 			}
-			return err
+			return commit()
 		},
 	}
 	fl := cmd.Flags()

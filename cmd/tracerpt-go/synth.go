@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/etwkit/etw/internal/atomicfile"
 	"github.com/etwkit/etw/synth"
 )
 
@@ -76,12 +77,12 @@ func runSynth(cmd *cobra.Command, in string, o *synthOptions) error {
 	}
 	// Written under a temporary name and renamed when complete: a
 	// failure (an input error at line N) leaves no partial file.
-	out, err := createAtomic(o.out)
+	out, err := atomicfile.Create(o.out)
 	if err != nil {
 		return err
 	}
-	defer out.abort()
-	err = synth.Convert(out.writer(), r, in, &synth.Options{BufferSize: o.bufferSize, Compress: o.compress, CPUs: o.cpus})
+	defer out.Abort()
+	err = synth.Convert(out.Writer(), r, in, &synth.Options{BufferSize: o.bufferSize, Compress: o.compress, CPUs: o.cpus})
 	var ie *synth.InputError
 	if errors.As(err, &ie) {
 		return withCode(exitMalformed, err)
@@ -89,5 +90,5 @@ func runSynth(cmd *cobra.Command, in string, o *synthOptions) error {
 	if err != nil {
 		return err
 	}
-	return out.commit()
+	return out.Commit()
 }

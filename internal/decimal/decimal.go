@@ -1,4 +1,8 @@
-package tdh
+// Package decimal appends integers in decimal as strconv.AppendUint and
+// strconv.AppendInt do, writing the digits in place two at a time: the
+// renderers (tdh's TDH rendering, the dumps) write several integers per
+// event.
+package decimal
 
 import (
 	"math/bits"

@@ -1,4 +1,4 @@
-package tdh
+package decimal
 
 import (
 	"math"

@@ -1,4 +1,4 @@
-package tracerpt
+package pipeline
 
 import (
 	"testing"
@@ -22,5 +22,16 @@ func TestFilterAtEpoch(t *testing.T) {
 	}
 	if f := (&Filter{Start: 0, HasStart: true}); !f.MatchHeader(ev) {
 		t.Error("--start at the epoch drops events")
+	}
+}
+
+// TestFilterNone: None keeps nothing, whatever else the filter says.
+func TestFilterNone(t *testing.T) {
+	ev := &etl.Event{Time: 133245763580175449}
+	if f := (&Filter{None: true}); f.MatchHeader(ev) {
+		t.Error("Filter.None passes an event")
+	}
+	if f := (&Filter{}); !f.MatchHeader(ev) {
+		t.Error("the zero Filter drops an event")
 	}
 }

@@ -1,4 +1,4 @@
-package tracerpt
+package pipeline
 
 import (
 	"fmt"
@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/mof"
 	"github.com/etwkit/etw/tdh"
 )
 
@@ -40,6 +41,9 @@ type Filter struct {
 	HasStart, HasEnd bool
 	// MaxEvents stops after this many events are written (0: no limit).
 	MaxEvents int
+	// None keeps no event: a selection that matched nothing (image names
+	// no process of the trace had). The output is written, empty.
+	None bool
 }
 
 // Provider names a provider by GUID or by name.
@@ -221,6 +225,9 @@ func inList(l []uint32, n uint32) bool {
 // ids, levels, keywords, process and thread, time, and providers given by
 // GUID.
 func (f *Filter) MatchHeader(ev *etl.Event) bool {
+	if f.None {
+		return false
+	}
 	d := &ev.Descriptor
 	if len(f.EventIDs) > 0 && !inRanges(f.EventIDs, uint64(d.ID)) {
 		return false
@@ -289,12 +296,12 @@ func (f *Filter) MatchSchema(ev *etl.Event, s *tdh.Event) bool {
 // provider GUID tracerpt shows for kernel events, and the schema's
 // provider name.
 func (p *Provider) matches(ev *etl.Event, s *tdh.Event) bool {
-	kernel := isKernelHeader(ev.Header) || (s != nil && s.Source == tdh.SourceMOF && s.ProviderName == KernelProviderName)
+	kernel := ev.Header.Kernel() || (s != nil && s.Source == tdh.SourceMOF && s.ProviderName == mof.KernelProviderName)
 	if p.IsGUID {
 		return ev.ProviderID == p.GUID || (kernel && p.GUID == etl.SystemTraceControlGUID)
 	}
 	if s != nil && strings.EqualFold(s.ProviderName, p.Name) {
 		return true
 	}
-	return kernel && strings.EqualFold(p.Name, KernelProviderName)
+	return kernel && strings.EqualFold(p.Name, mof.KernelProviderName)
 }

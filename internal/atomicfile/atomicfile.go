@@ -1,0 +1,108 @@
+// Package atomicfile writes output files atomically: under a temporary
+// name in the same folder, renamed into place once complete, so that a
+// failed run leaves no partial file and an existing file stays as it was.
+package atomicfile
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// File is an output written under a temporary name in the same
+// folder and renamed into place by Commit, so that a failure leaves no
+// partial file behind (and an existing file stays as it was until the
+// end). An existing path that is not a regular file (/dev/null, a FIFO, a
+// terminal) is written to directly: it cannot be replaced, nor be left
+// partial.
+type File struct {
+	*os.File
+	path   string
+	direct bool // writing to path itself (not a regular file)
+	done   bool
+	mode   os.FileMode // of the file at path when done
+}
+
+// Create starts writing path. A symbolic link is followed (the
+// file it names is replaced, the link stays) and an existing file keeps
+// its permissions; a new one gets 0644.
+func Create(path string) (*File, error) {
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real
+	}
+	mode := os.FileMode(0o644)
+	if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() {
+		mode = st.Mode().Perm()
+	}
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return nil, fmt.Errorf("%s is a directory", path)
+	} else if err == nil && !st.Mode().IsRegular() {
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			return nil, err
+		}
+		return &File{File: f, path: path, direct: true}, nil
+	}
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	f, err := os.CreateTemp(dir, "."+base+".*.tmp")
+	if err != nil {
+		// Said of the path asked for, as os.Create says it, not of the
+		// temporary name.
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	return &File{File: f, path: path, mode: mode}, nil
+}
+
+// Writer is the destination to hand to an encoder: the file itself, or,
+// when writing to a device or FIFO directly, the file without its WriteAt
+// (such outputs are streams: an encoder must not seek back).
+func (a *File) Writer() io.Writer {
+	if a.direct {
+		return struct{ io.Writer }{a.File}
+	}
+	return a
+}
+
+// Commit closes the file and renames it to its path.
+func (a *File) Commit() error {
+	if a.done {
+		return nil
+	}
+	a.done = true
+	if a.direct {
+		return a.File.Close()
+	}
+	err := a.File.Chmod(a.mode)
+	if cerr := a.File.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(a.File.Name(), a.path)
+	}
+	if err != nil {
+		os.Remove(a.File.Name())
+		return fmt.Errorf("writing %s: %w", a.path, err)
+	}
+	return nil
+}
+
+// Abort removes the temporary file unless Commit ran; safe to defer.
+func (a *File) Abort() {
+	if a.done {
+		return
+	}
+	a.done = true
+	a.File.Close()
+	if !a.direct {
+		os.Remove(a.File.Name())
+	}
+}

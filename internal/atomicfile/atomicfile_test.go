@@ -1,0 +1,58 @@
+package atomicfile
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestCommitAndAbort: a committed file is in place with the old file's
+// permissions; an aborted one leaves the old file as it was and no
+// temporary file behind.
+func TestCommitAndAbort(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "out.txt")
+	if err := os.WriteFile(path, []byte("old"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Writer().Write([]byte("partial"))
+	if b, _ := os.ReadFile(path); string(b) != "old" {
+		t.Errorf("the file changed before Commit: %q", b)
+	}
+	f.Abort()
+	if b, _ := os.ReadFile(path); string(b) != "old" {
+		t.Errorf("Abort changed the file: %q", b)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("Abort left %d files", len(ents))
+	}
+
+	f, err = Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Abort() // after Commit: does nothing
+	f.Writer().Write([]byte("new"))
+	if err := f.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(path)
+	if b, _ := os.ReadFile(path); string(b) != "new" || err != nil || st.Mode().Perm() != 0o600 {
+		t.Errorf("after Commit: %q, mode %v, %v", b, st.Mode(), err)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("Commit left %d files", len(ents))
+	}
+	if _, err := Create(dir); err == nil {
+		t.Error("Create of a directory succeeded")
+	}
+	missing := filepath.Join(dir, "no", "out.txt")
+	_, err = Create(missing)
+	if _, want := os.Create(missing); err == nil || err.Error() != want.Error() {
+		t.Errorf("Create in a missing folder: %v, want %v (as os.Create says it)", err, want)
+	}
+}

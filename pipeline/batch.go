@@ -1,0 +1,483 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sync"
+	"sync/atomic"
+
+	"github.com/etwkit/etw/analysis"
+	"github.com/etwkit/etw/decode"
+	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/tdh"
+)
+
+// A batch carries copies of consecutive events from the reader to a
+// worker and their rendering from the worker to the writer.
+type batch[E any] struct {
+	seq    int
+	events []etl.Event
+	spans  []eventSpan
+	ext    []etl.ExtendedItem
+	extOff []int32
+	arena  []byte
+
+	out    []E
+	held   int     // bytes the elements of out hold (Sizer)
+	base   int     // index of the event whose rendering starts out
+	ends   []int32 // end of the rendering of event base+i in out; -1: filtered out
+	schema []*tdh.Event
+	err    error // rendering failed (an overflow)
+
+	// With Config.Analysis: each event's annotation, its stack in frames.
+	ann       []analysis.Annotation
+	stack     [][2]int32 // offset and length in frames
+	frames    []analysis.Frame
+	annotated int
+}
+
+type eventSpan struct {
+	ud, udLen, extFirst, extN int32
+}
+
+const (
+	batchEvents = 512
+	batchBytes  = 1 << 20
+	// batchOutBytes bounds a batch's rendering: a worker stops there (one
+	// event's rendering is bounded by tdh.MaxTextBytes and
+	// tdh.MaxMessageBytes) and the writer renders the rest of the batch
+	// in parts of this size, in order.
+	batchOutBytes = 16 << 20
+)
+
+func (b *batch[E]) reset() {
+	b.events, b.spans, b.ext, b.extOff, b.arena = b.events[:0], b.spans[:0], b.ext[:0], b.extOff[:0], b.arena[:0]
+	b.resetOut()
+	b.base, b.err = 0, nil
+	clear(b.ann)
+	clear(b.frames)
+	b.ann, b.stack, b.frames, b.annotated = b.ann[:0], b.stack[:0], b.frames[:0], 0
+}
+
+// resetOut empties the rendering (the elements keep their storage).
+func (b *batch[E]) resetOut() {
+	b.out, b.ends, b.schema, b.held = b.out[:0], b.ends[:0], b.schema[:0], 0
+}
+
+// annotate records the final annotation of the batch's event i.
+func (b *batch[E]) annotate(i int, a *analysis.Annotation) {
+	b.ann[i] = *a
+	b.ann[i].Stack = nil
+	b.stack[i] = [2]int32{int32(len(b.frames)), int32(len(a.Stack))}
+	b.frames = append(b.frames, a.Stack...)
+	b.annotated++
+}
+
+func (b *batch[E]) full() bool { return len(b.events) >= batchEvents || len(b.arena) >= batchBytes }
+
+// add copies ev (its payload and extended items) into the batch.
+func (b *batch[E]) add(ev *etl.Event) {
+	sp := eventSpan{ud: int32(len(b.arena)), udLen: int32(len(ev.UserData)), extFirst: int32(len(b.ext)), extN: int32(len(ev.Extended))}
+	b.arena = append(b.arena, ev.UserData...)
+	for _, x := range ev.Extended {
+		b.extOff = append(b.extOff, int32(len(b.arena)))
+		b.arena = append(b.arena, x.Data...)
+		b.ext = append(b.ext, etl.ExtendedItem{Type: x.Type})
+		b.extOff = append(b.extOff, int32(len(x.Data)))
+	}
+	e := *ev
+	e.UserData, e.Extended, e.Raw = nil, nil, nil
+	b.events = append(b.events, e)
+	b.spans = append(b.spans, sp)
+}
+
+// fix points the copied events' slices into the arena, once it no longer
+// grows.
+func (b *batch[E]) fix() {
+	for i := range b.ext {
+		off, n := b.extOff[2*i], b.extOff[2*i+1]
+		b.ext[i].Data = b.arena[off : off+n : off+n]
+	}
+	for i := range b.events {
+		sp := b.spans[i]
+		e := &b.events[i]
+		e.UserData = b.arena[sp.ud : sp.ud+sp.udLen : sp.ud+sp.udLen]
+		if sp.extN > 0 {
+			e.Extended = b.ext[sp.extFirst : sp.extFirst+sp.extN : sp.extFirst+sp.extN]
+		}
+	}
+}
+
+// renderBatch decodes and renders the events of b from event
+// b.base+len(b.ends) on, until the rendering passes batchOutBytes.
+func (p *run[E]) renderBatch(b *batch[E], d *decode.Decoder, enc Encoder[E]) {
+	for i := b.base + len(b.ends); i < len(b.events) && b.held < batchOutBytes; i++ {
+		ev := &b.events[i]
+		var a *analysis.Annotation
+		if len(b.ann) > i {
+			a = &b.ann[i]
+			off, cnt := b.stack[i][0], b.stack[i][1]
+			a.Stack = b.frames[off : off+cnt : off+cnt]
+		}
+		n := len(b.out)
+		var s *tdh.Event
+		var ok bool
+		if b.out, s, ok = p.render(b.out, d, enc, ev, a); !ok {
+			b.ends = append(b.ends, -1)
+			b.schema = append(b.schema, nil)
+			continue
+		}
+		b.held += p.size(b.out[n:])
+		if len(b.out) > math.MaxInt32 {
+			b.err = fmt.Errorf("pipeline: the rendering of %d events passed 2 GiB", i+1-b.base)
+			return
+		}
+		b.ends = append(b.ends, int32(len(b.out)))
+		b.schema = append(b.schema, s)
+	}
+}
+
+// finish writes what is rendered of b, then renders (with d and enc) and
+// writes the rest of it, part by part, in order.
+func (p *run[E]) finish(b *batch[E], d *decode.Decoder, enc Encoder[E]) error {
+	for {
+		if b.err != nil {
+			return b.err
+		}
+		if err := p.writeBatch(b); err != nil {
+			return err
+		}
+		if b.base+len(b.ends) == len(b.events) {
+			return nil
+		}
+		// The rendering passed batchOutBytes.
+		b.base += len(b.ends)
+		b.resetOut()
+		p.renderBatch(b, d, enc)
+	}
+}
+
+// writeBatch writes the rendering of b's kept events (they are contiguous
+// in b.out) up to the event limit, and counts them.
+func (p *run[E]) writeBatch(b *batch[E]) error {
+	cut := int32(len(b.out))
+	var stopErr error
+	for i, end := range b.ends {
+		if end < 0 {
+			continue
+		}
+		if p.count(&b.events[b.base+i], b.schema[i]) {
+			cut, stopErr = end, errLimit
+			break
+		}
+	}
+	if err := p.flush(); err != nil {
+		return err
+	}
+	if cut > 0 && p.c.Output != nil {
+		if _, err := p.c.Output.Write(b.out[:cut]); err != nil {
+			return err
+		}
+	}
+	return stopErr
+}
+
+// readBatches reads on the calling goroutine and fills batches: get gives
+// an empty one (false: stop reading), send takes a full one whose events
+// have their final annotations (with Config.Analysis), in order.
+// stop, if set, stops reading.
+func (p *run[E]) readBatches(ctx context.Context, dec *decode.Decoder, stop *atomic.Bool, get func() (*batch[E], bool), send func(*batch[E]) error) error {
+	var en *enrichQueue[E]
+	if p.c.Analysis != nil {
+		en = &enrichQueue[E]{e: p.c.Analysis.NewEnricher(nil), dec: dec.Clone(), send: send}
+	}
+	seq := 0
+	var cur *batch[E]
+	for p.r.Next() {
+		ev := p.r.Event()
+		p.st.Read++
+		if err := p.tick(ctx, ev); err != nil {
+			return err
+		}
+		if stop != nil && stop.Load() {
+			return nil
+		}
+		keep := p.f.MatchHeader(ev)
+		if en != nil {
+			en.push(ev)
+		}
+		if !keep {
+			if en != nil {
+				if err := en.drain(); err != nil {
+					return err
+				}
+			}
+			continue
+		}
+		if cur == nil {
+			var ok bool
+			if cur, ok = get(); !ok {
+				return nil
+			}
+			cur.reset()
+			cur.seq = seq
+			seq++
+		}
+		cur.add(ev)
+		if en != nil {
+			en.keep(cur)
+			if cur.full() {
+				en.pending = append(en.pending, cur)
+				cur = nil
+			}
+			if err := en.drain(); err != nil {
+				return err
+			}
+			continue
+		}
+		if cur.full() {
+			cur.fix()
+			if err := send(cur); err != nil {
+				return err
+			}
+			cur = nil
+		}
+	}
+	if en != nil {
+		if cur != nil {
+			en.pending = append(en.pending, cur)
+		}
+		en.e.Flush()
+		return en.drain()
+	}
+	if cur != nil {
+		cur.fix()
+		return send(cur)
+	}
+	return nil
+}
+
+// runBatches reads, annotates, decodes and renders on the calling
+// goroutine through batches, which hold events until the enricher's
+// annotations are final (one worker with Config.Analysis).
+func (p *run[E]) runBatches(ctx context.Context, dec *decode.Decoder, enc Encoder[E]) error {
+	var free []*batch[E]
+	get := func() (*batch[E], bool) {
+		if n := len(free); n > 0 {
+			b := free[n-1]
+			free = free[:n-1]
+			return b, true
+		}
+		return &batch[E]{}, true
+	}
+	send := func(b *batch[E]) error {
+		p.renderBatch(b, dec, enc)
+		err := p.finish(b, dec, enc)
+		free = append(free, b)
+		return err
+	}
+	if err := p.readBatches(ctx, dec, nil, get, send); err != nil {
+		return err
+	}
+	return p.flush()
+}
+
+// runParallel reads on the calling goroutine, decodes and renders batches
+// on workers, and writes them in order on a writer goroutine. The number
+// of batches in flight is fixed, which bounds memory.
+func (p *run[E]) runParallel(ctx context.Context, dec *decode.Decoder, workers int) error {
+	nb := 4 * workers
+	if p.c.Analysis != nil {
+		// The reader holds up to maxPendingBatches full batches and the
+		// one it fills; one more keeps the pipeline moving.
+		nb = max(nb, maxPendingBatches+2)
+	}
+	free := make(chan *batch[E], nb)
+	for i := 0; i < nb; i++ {
+		free <- &batch[E]{}
+	}
+	work := make(chan *batch[E], nb)
+	done := make(chan *batch[E], nb)
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		d := dec.Clone()
+		enc := p.clone()
+		go func() {
+			defer wg.Done()
+			for b := range work {
+				if !stop.Load() {
+					p.renderBatch(b, d, enc)
+				}
+				done <- b
+			}
+		}()
+	}
+	go func() { wg.Wait(); close(done) }()
+
+	var werr error
+	wdone := make(chan struct{})
+	go func() {
+		defer close(wdone)
+		werr = p.write(done, free, &stop, dec.Clone(), p.clone())
+	}()
+
+	get := func() (*batch[E], bool) {
+		select {
+		case b := <-free:
+			return b, true
+		case <-wdone:
+			return nil, false
+		}
+	}
+	send := func(b *batch[E]) error {
+		work <- b
+		return nil
+	}
+	rerr := func() error {
+		defer close(work)
+		return p.readBatches(ctx, dec, &stop, get, send)
+	}()
+	if rerr != nil {
+		stop.Store(true)
+	}
+	<-wdone
+	if rerr != nil {
+		return rerr
+	}
+	return werr
+}
+
+// clone returns a clone of the encoder (nil if none).
+func (p *run[E]) clone() Encoder[E] {
+	if p.c.Encoder == nil {
+		return nil
+	}
+	return p.c.Encoder.Clone()
+}
+
+// write takes rendered batches, puts them back in sequence order, writes
+// them and counts their events, then recycles them. d and enc render what
+// the workers left of a batch.
+func (p *run[E]) write(done <-chan *batch[E], free chan<- *batch[E], stop *atomic.Bool, d *decode.Decoder, enc Encoder[E]) error {
+	var err error
+	InOrder(done, func(b *batch[E]) int { return b.seq }, func(b *batch[E]) {
+		if err == nil && !stop.Load() {
+			if err = p.finish(b, d, enc); err != nil {
+				stop.Store(true)
+			}
+		}
+		free <- b
+	})
+	if err == nil {
+		err = p.flush()
+	}
+	return err
+}
+
+// InOrder calls fn with the values received from in in the order of
+// their sequence numbers (seq: 0, 1, 2, …), holding those that come
+// early, until in is closed.
+func InOrder[T any](in <-chan T, seq func(T) int, fn func(T)) {
+	pending := map[int]T{}
+	next := 0
+	for v := range in {
+		pending[seq(v)] = v
+		for {
+			v, ok := pending[next]
+			if !ok {
+				break
+			}
+			delete(pending, next)
+			next++
+			fn(v)
+		}
+	}
+}
+
+// maxPendingBatches bounds the full batches that wait for the final
+// annotations of their last events (the enricher's window, 2048 events,
+// spans about four batches of small events). Beyond it the enricher is
+// flushed: stacks logged later than that for those events are lost.
+const maxPendingBatches = 6
+
+// enrichQueue feeds the enricher on the reading goroutine and holds full
+// batches until every event in them has its final annotation.
+type enrichQueue[E any] struct {
+	e       *analysis.Enricher
+	dec     *decode.Decoder
+	send    func(*batch[E]) error
+	seq     int64          // sequence number of the next event pushed
+	kept    []keptEvent[E] // from head on: kept events waiting for their annotation
+	head    int
+	pending []*batch[E]
+}
+
+type keptEvent[E any] struct {
+	seq int64
+	b   *batch[E]
+	i   int
+}
+
+// push gives ev to the enricher (decoding it if the enricher reads its
+// payload).
+func (q *enrichQueue[E]) push(ev *etl.Event) {
+	var res *decode.Result
+	if q.e.NeedsDecode(ev) {
+		res = q.dec.Decode(ev)
+	}
+	q.e.Push(ev, res)
+	q.seq++
+}
+
+// keep notes that the event just pushed was added to b.
+func (q *enrichQueue[E]) keep(b *batch[E]) {
+	i := len(b.events) - 1
+	b.ann = append(b.ann, analysis.Annotation{})
+	b.stack = append(b.stack, [2]int32{})
+	q.kept = append(q.kept, keptEvent[E]{q.seq - 1, b, i})
+}
+
+// drain records the final annotations and sends the batches they
+// complete, in order.
+func (q *enrichQueue[E]) drain() error {
+	if len(q.pending) > maxPendingBatches {
+		q.e.Flush()
+	}
+	for a, ok := q.e.Next(); ok; a, ok = q.e.Next() {
+		if q.head == len(q.kept) || q.kept[q.head].seq != a.Seq {
+			continue
+		}
+		k := q.kept[q.head]
+		q.kept[q.head] = keptEvent[E]{}
+		q.head++
+		k.b.annotate(k.i, a)
+	}
+	if q.head == len(q.kept) {
+		q.kept, q.head = q.kept[:0], 0
+	} else if q.head >= 1024 && q.head > len(q.kept)/2 {
+		// Move the rest down now and then (not at every event): the
+		// queue keeps its storage and each event is moved O(1) times.
+		n := copy(q.kept, q.kept[q.head:])
+		clear(q.kept[n:])
+		q.kept, q.head = q.kept[:n], 0
+	}
+	sent := 0
+	var err error
+	for sent < len(q.pending) && q.pending[sent].annotated == len(q.pending[sent].events) {
+		b := q.pending[sent]
+		sent++
+		b.fix()
+		if err = q.send(b); err != nil {
+			break
+		}
+	}
+	if sent > 0 {
+		n := copy(q.pending, q.pending[sent:])
+		clear(q.pending[n:])
+		q.pending = q.pending[:n]
+	}
+	return err
+}
