@@ -320,7 +320,7 @@ func optStr(t *chunk, c int, r *rec, s int) {
 // c+2) of FILETIME ft.
 func appendTimes(t *chunk, c int, ft, start int64, rel bool) {
 	const epoch = 116444736000000000
-	u := ft - epoch // 100 ns since 1970
+	u := etl.SubTime(ft, epoch) // 100 ns since 1970, saturated
 	t.int(c, floorDiv(u, 10), 64, false)
 	if u >= math.MinInt64/100 && u <= math.MaxInt64/100 {
 		t.int(c+1, u*100, 64, true)
@@ -328,7 +328,7 @@ func appendTimes(t *chunk, c int, ft, start int64, rel bool) {
 		t.null(c + 1)
 	}
 	if rel {
-		t.put(c+2, parquet.DoubleValue(float64(ft-start)/1e4), true)
+		t.put(c+2, parquet.DoubleValue(float64(etl.SubTime(ft, start))/1e4), true)
 	} else {
 		t.null(c + 2)
 	}

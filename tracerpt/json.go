@@ -178,7 +178,7 @@ func (e *JSONEncoder) appendEvent(b []byte, ev *etl.Event, res *decode.Result, a
 	b = appendUnixNanos(b, ev.Time)
 	if e.start != 0 {
 		b = append(b, `,"rel_ms":`...)
-		b = appendRelMillis(b, ev.Time-e.start)
+		b = appendRelMillis(b, etl.SubTime(ev.Time, e.start))
 	}
 	b = append(b, `,"filetime":`...)
 	b = tdh.AppendJSONInt(b, ev.Time)
@@ -296,10 +296,7 @@ func (e *JSONEncoder) appendEvent(b []byte, ev *etl.Event, res *decode.Result, a
 // appendUnixNanos appends FILETIME ft as nanoseconds since 1970 by the
 // integer rule (a decimal string for every time after April 1970).
 func appendUnixNanos(b []byte, ft int64) []byte {
-	t := ft - filetimeEpochDelta
-	if ft < 0 && t > 0 { // wrapped: not a FILETIME any clock gives
-		t = 0
-	}
+	t := etl.SubTime(ft, filetimeEpochDelta) // saturated: not a FILETIME any clock gives
 	if t >= -tdh.MaxExactJSONInt/100 && t <= tdh.MaxExactJSONInt/100 {
 		return decimal.AppendInt(b, t*100)
 	}

@@ -413,3 +413,4 @@ func TestAppendEventJSONDoesNotAllocate(t *testing.T) {
 		t.Errorf("AppendEventJSON: %v allocations per event", n)
 	}
 }
+
