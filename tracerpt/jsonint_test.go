@@ -413,4 +413,3 @@ func TestAppendEventJSONDoesNotAllocate(t *testing.T) {
 		t.Errorf("AppendEventJSON: %v allocations per event", n)
 	}
 }
-
