@@ -211,6 +211,12 @@ func runDump(cmd *cobra.Command, args []string, o *dumpOptions) error {
 	if len(o.outputs) > 1 {
 		return usageError(fmt.Errorf("-o given %d times (%s): one dump file per run (-summary FILE names the summary)", len(o.outputs), strings.Join(o.outputs, ", ")))
 	}
+	if looksLikeTrace(o.output) {
+		return usageError(fmt.Errorf("-o %s: the dump writes XML, CSV, JSON or Parquet, not .etl files; 'tracerpt-go relog INPUT... -o %s' writes a filtered or merged .etl file", o.output, o.output))
+	}
+	if looksLikeTrace(o.summary) {
+		return usageError(fmt.Errorf("-summary %s: the summary is a text file, not an .etl file (-summary summary.txt)", o.summary))
+	}
 	if !fl.Changed("jobs") {
 		inferFormat(cmd, o, fl.Changed("of"))
 	}

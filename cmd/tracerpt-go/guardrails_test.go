@@ -343,3 +343,32 @@ func TestReadmeRecipes(t *testing.T) {
 		t.Errorf("completion bash: exit %d, %.100q", code, out)
 	}
 }
+
+// TestDumpRefusesETLOutput: an .etl name after the dump's -o or -summary
+// is a usage error that points at relog; it is never read as another
+// input, and no default output (dumpfile.*, summary.txt) appears.
+func TestDumpRefusesETLOutput(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	existing := filepath.Join(dir, "out.etl")
+	b, err := os.ReadFile(sample)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(existing, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	checkCases(t, []cliCase{
+		{[]string{sample, "-of", "JSON", "-o", "new.etl"}, exitUsage, "relog"},
+		{[]string{sample, "-of", "JSON", "-o", existing, "-y"}, exitUsage, "relog"},
+		{[]string{sample, "-o=x.ETL"}, exitUsage, "relog"},
+		{[]string{sample, "-summary", "x.etl"}, exitUsage, "the summary is a text file"},
+	})
+	left, _ := filepath.Glob(filepath.Join(dir, "*"))
+	if len(left) != 1 || left[0] != existing {
+		t.Errorf("files left: %v", left)
+	}
+	if after, _ := os.ReadFile(existing); !bytes.Equal(after, b) {
+		t.Error("out.etl was changed")
+	}
+}

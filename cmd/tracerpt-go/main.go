@@ -183,7 +183,12 @@ func normalizeArgs(args []string) []string {
 		}
 		flag := "--" + lname
 		if def, ok := optionalValue[lname]; ok && !hasVal {
-			if i+1 < len(args) && (isOptionValue(args[i+1], lname) || relog && lname == "o" && !strings.HasPrefix(args[i+1], "-")) {
+			// An .etl name after the dump's -o or -summary, when the
+			// command line names other inputs, is their value (refused by
+			// the dump: relog writes .etl files), not one more input:
+			// "trace.etl -o out.etl -y" must not read out.etl.
+			etlOut := !relog && (lname == "o" || lname == "summary") && i+1 < len(args) && looksLikeTrace(args[i+1]) && otherTraces(args, i+1)
+			if i+1 < len(args) && (isOptionValue(args[i+1], lname) || etlOut || relog && lname == "o" && !strings.HasPrefix(args[i+1], "-")) {
 				out = append(out, flag+"="+args[i+1])
 				i++
 			} else {
@@ -284,6 +289,16 @@ func isOptionValue(arg, flag string) bool {
 		return false
 	}
 	return !looksLikeTrace(arg)
+}
+
+// otherTraces reports whether args name a trace other than args[skip].
+func otherTraces(args []string, skip int) bool {
+	for i, a := range args {
+		if i != skip && !strings.HasPrefix(a, "-") && looksLikeTrace(a) {
+			return true
+		}
+	}
+	return false
 }
 
 func looksLikeTrace(arg string) bool {

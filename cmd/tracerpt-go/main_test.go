@@ -170,7 +170,10 @@ func TestTracerptStyleFlags(t *testing.T) {
 		{[]string{"-summary", "b.etl", "-o"}, []string{"--summary=summary.txt", "b.etl", "--o="}},
 		{[]string{"-import", "a.man", "b.man", "t.etl", "-tz", "-05:00", "-max-events", "3"},
 			[]string{"--import=a.man", "--import=b.man", "t.etl", "--tz", "-05:00", "--max-events", "3"}},
-		{[]string{"x.etl", "--summary", "auto.etl.001", "--quiet"}, []string{"x.etl", "--summary=summary.txt", "auto.etl.001", "--quiet"}},
+		// With another input named, an .etl after -summary or -o is their
+		// value (which the dump refuses), not one more input.
+		{[]string{"x.etl", "--summary", "auto.etl.001", "--quiet"}, []string{"x.etl", "--summary=auto.etl.001", "--quiet"}},
+		{[]string{"x.etl", "-o", "out.etl", "-y"}, []string{"x.etl", "--o=out.etl", "-y"}},
 		{[]string{"x.etl", "--", "-o"}, []string{"x.etl", "--", "-o"}},
 	} {
 		if got := normalizeArgs(c.in); !reflect.DeepEqual(got, c.want) {
