@@ -118,6 +118,11 @@ var levelNames = map[string]uint64{
 	"information": 4, "informational": 4, "info": 4, "verbose": 5,
 }
 
+// levelNameList lists the level names in the order of their values, for
+// messages (the synonyms "logalways", "warn", "information" and
+// "informational" are accepted too).
+const levelNameList = "always 0, critical 1, error 2, warning 3, info 4, verbose 5"
+
 // ParseRanges parses a comma-separated list of numbers and ranges
 // ("1,5-9,0x10") no larger than max.
 func ParseRanges(s string, max uint64) ([]Range, error) {
@@ -139,6 +144,9 @@ func parseRanges(s string, max uint64, names map[string]uint64) ([]Range, error)
 		}
 		n, err := strconv.ParseUint(t, 0, 64)
 		if err != nil || n > max {
+			if names != nil {
+				return 0, fmt.Errorf("%q is not a level: a number from 0 to %d or a name (%s)", t, max, levelNameList)
+			}
 			return 0, fmt.Errorf("%q is not a number from 0 to %d", t, max)
 		}
 		return n, nil

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/etwkit/etw/etl"
@@ -21,6 +22,15 @@ func TestParseFilters(t *testing.T) {
 	l, err := ParseLevels("error-warning,verbose")
 	if err != nil || !reflect.DeepEqual(l, []Range{{2, 3}, {5, 5}}) {
 		t.Errorf("ParseLevels = %v, %v", l, err)
+	}
+	// A wrong level name says which names there are, with their values.
+	if _, err := ParseLevels("loud"); err == nil || !strings.Contains(err.Error(), "critical 1, error 2, warning 3, info 4, verbose 5") {
+		t.Errorf("ParseLevels(loud): %v", err)
+	}
+	for name, want := range levelNames { // every name the message lists, and the synonyms
+		if l, err := ParseLevels(strings.ToUpper(name)); err != nil || l[0].Lo != want {
+			t.Errorf("ParseLevels(%s) = %v, %v", name, l, err)
+		}
 	}
 	p, _ := ParseProvider("{4D4F80D9-C8BD-4D73-BB5B-19C90402C5AC}")
 	if !p.IsGUID || p.GUID.String() != "4d4f80d9-c8bd-4d73-bb5b-19c90402c5ac" {

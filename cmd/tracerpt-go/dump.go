@@ -80,7 +80,9 @@ stream.
 
 Options may be written tracerpt-style with one dash (-of, -summary, -lr,
 -tz) or GNU-style with two (--of). "-o -" writes the dump to standard output.
-Existing output files are kept unless -y is given.
+Existing output files are kept unless -y is given. tracerpt's other options
+are understood too: -gmt (= --tz UTC), -f HTML (= --report-format, the -report
+format), -tmf FILE and -tp DIR (= -import), -? (= --help).
 
 Exit status: 0 success; 1 failure while processing; 2 bad command line;
 3 an input file is missing or not an ETL file; 4 an output file exists and -y

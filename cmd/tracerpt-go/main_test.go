@@ -221,7 +221,8 @@ func TestHelpDocumentsEveryOption(t *testing.T) {
 	out := mustRun(t, "--help")
 	for _, opt := range []string{"-l", "-o", "--of", "--summary", "--import", "--lr", "-y", "--tz", "--culture", "--rts", "--en",
 		"--provider", "--exclude-provider", "--event-id", "--level", "--keywords", "--keywords-all", "--pid", "--tid",
-		"--start", "--end", "--max-events", "--file-order", "--workers", "--quiet", "--strict", "Exit status"} {
+		"--start", "--end", "--max-events", "--file-order", "--workers", "--quiet", "--strict", "Exit status",
+		"-gmt", "-f HTML", "-tmf", "-tp"} { // tracerpt's aliases too
 		if !strings.Contains(out, opt) {
 			t.Errorf("--help does not mention %s", opt)
 		}
