@@ -106,6 +106,7 @@ func profiled(f func() int) int {
 func run(args []string, stdout, stderr io.Writer) int {
 	out := &checkedWriter{w: stdout}
 	cmd := newRootCmd(out, stderr)
+	cmd.AddCommand(newTablesCmd())
 	err := checkUnsupported(args)
 	if err == nil {
 		nargs := normalizeArgs(args)
