@@ -107,6 +107,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	out := &checkedWriter{w: stdout}
 	cmd := newRootCmd(out, stderr)
 	cmd.AddCommand(newPDBCmd())
+	cmd.AddCommand(newTablesCmd())
 	err := checkUnsupported(args)
 	if err == nil {
 		nargs := normalizeArgs(args)

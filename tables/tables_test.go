@@ -1,0 +1,145 @@
+package tables
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"testing"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/etwkit/etw/analysis"
+	"github.com/etwkit/etw/decode"
+	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/internal/etltest"
+)
+
+const netRel = "microsoft+perfview/src/TraceEvent/TraceEvent.Tests/inputs/net.4.5.2.x64.etl.zip.unzipped/net.4.5.2.x64.etl"
+
+type memFile struct{ bytes.Buffer }
+
+func (*memFile) Close() error { return nil }
+
+func openETL(t testing.TB, path string) *etl.File {
+	t.Helper()
+	f, err := etl.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
+}
+
+// writeMem writes the tables of traces into memory.
+func writeMem(t testing.TB, opts *Options, paths ...string) (*Writer, map[string]*memFile) {
+	t.Helper()
+	outs := map[string]*memFile{}
+	w, err := NewWriter(func(name string) (io.WriteCloser, error) {
+		outs[name] = &memFile{}
+		return outs[name], nil
+	}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range paths {
+		if _, err := w.Add(p, []*etl.File{openETL(t, p)}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return w, outs
+}
+
+func readRows[T any](t testing.TB, f *memFile) []T {
+	t.Helper()
+	rows, err := parquet.Read[T](bytes.NewReader(f.Bytes()), int64(f.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rows
+}
+
+// Every table is written and reads back with the rows counted; the
+// samples and stacks agree with the model's counts and the prefix tree
+// is closed (every parent and frame exists); two traces get distinct
+// ids.
+func TestCorpusTables(t *testing.T) {
+	net := etltest.CorpusFile(t, netRel)
+	w, outs := writeMem(t, &Options{RowGroupRows: 1000}, net, net)
+	rows := w.Rows()
+	for _, n := range Names {
+		if outs[n] == nil || outs[n].Len() == 0 {
+			t.Fatalf("table %s not written", n)
+		}
+	}
+	procs := readRows[ProcessRow](t, outs["processes"])
+	samples := readRows[SampleRow](t, outs["samples"])
+	stacks := readRows[StackRow](t, outs["stacks"])
+	frames := readRows[FrameRow](t, outs["frames"])
+	if int64(len(procs)) != rows["processes"] || int64(len(samples)) != rows["samples"] || int64(len(stacks)) != rows["stacks"] {
+		t.Fatalf("rows read back differ from Rows(): %v", rows)
+	}
+	files := []*etl.File{openETL(t, net)}
+	dec := decode.New()
+	m, err := analysis.Build(files, dec, nil)
+	if err != nil {
+		t.Log(err)
+	}
+	_, st, _ := m.Collect(files, dec, nil)
+	cpu := st.Selected
+	if len(samples) != 2*cpu || len(procs) != 2*len(m.Processes()) {
+		t.Errorf("%d samples and %d processes, want twice %d and %d", len(samples), len(procs), cpu, len(m.Processes()))
+	}
+	seen := map[int64]bool{}
+	for _, p := range procs {
+		if seen[p.Upid] {
+			t.Fatalf("upid %d twice", p.Upid)
+		}
+		seen[p.Upid] = true
+	}
+	frameIDs := map[int64]bool{}
+	for _, f := range frames {
+		frameIDs[f.FrameID] = true
+	}
+	nodes := map[int64]int32{}
+	for _, s := range stacks {
+		if !frameIDs[s.FrameID] {
+			t.Fatalf("stack %d: frame %d not in frames", s.StackID, s.FrameID)
+		}
+		if s.ParentID != 0 {
+			d, ok := nodes[s.ParentID]
+			if !ok || d != s.Depth-1 {
+				t.Fatalf("stack %d: parent %d missing or at the wrong depth", s.StackID, s.ParentID)
+			}
+		}
+		nodes[s.StackID] = s.Depth
+	}
+	for _, s := range samples {
+		if _, ok := nodes[s.StackID]; s.StackID != 0 && !ok {
+			t.Fatalf("sample at %d: stack %d not in stacks", s.TS, s.StackID)
+		}
+	}
+}
+
+// The fixture (no samples, no model beyond a few events) writes every
+// table, the traces row included.
+func TestSampleTrace(t *testing.T) {
+	p := "../testdata/etl/sample.etl"
+	if _, err := os.Stat(p); err != nil {
+		t.Fatal(err)
+	}
+	_, outs := writeMem(t, nil, p)
+	tr := readRows[TraceRow](t, outs["traces"])
+	if len(tr) != 1 || tr[0].Trace != 1 || tr[0].Events == 0 || tr[0].Name != p {
+		t.Errorf("traces: %+v", tr)
+	}
+}
+
+func BenchmarkTables(b *testing.B) {
+	net := etltest.CorpusFile(b, netRel)
+	for b.Loop() {
+		writeMem(b, nil, net)
+	}
+}
