@@ -53,20 +53,17 @@ func (a *Annotation) ProcessOf(pid uint32) *Process {
 	return a.m.processAt(pid, a.ft)
 }
 
-// FillIDs returns an event header's process and thread ids, each taken
-// from the annotation when the header lacks it (NoID). a may be nil: the
-// header's ids are returned as they are.
-func (a *Annotation) FillIDs(pid, tid uint32) (uint32, uint32) {
+// IDs returns the process and thread an event belongs to, as TraceEvent
+// attributes them: the annotation's (see [Model.EventProcess]: an event
+// about another process or thread, such as Thread Start, Process Start,
+// Image Load or SystemConfig Services, belongs to the one it describes;
+// NoID where the trace does not tell), or the header's pid and tid when
+// a is nil.
+func (a *Annotation) IDs(pid, tid uint32) (uint32, uint32) {
 	if a == nil {
 		return pid, tid
 	}
-	if pid == NoID {
-		pid = a.PID
-	}
-	if tid == NoID {
-		tid = a.TID
-	}
-	return pid, tid
+	return a.PID, a.TID
 }
 
 // EnrichStats counts what an [Enricher] did with the stacks it met.

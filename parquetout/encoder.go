@@ -147,7 +147,7 @@ func (e *Encoder) AppendEvent(b []byte, ev *etl.Event, res *decode.Result, a *an
 	putU32(f, offFile, uint32(ev.File))
 	putU16(f, offCPU, ev.Processor)
 	putU16(f, offFlags, ev.Flags)
-	pid, tid := a.FillIDs(ev.ProcessID, ev.ThreadID)
+	pid, tid := a.IDs(ev.ProcessID, ev.ThreadID)
 	putU32(f, offPID, pid)
 	putU32(f, offTID, tid)
 	d := &ev.Descriptor

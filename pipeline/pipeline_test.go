@@ -40,7 +40,7 @@ func (e rowEncoder) AppendEvent(dst []row, ev *etl.Event, res *decode.Result, a 
 	}
 	r := row{time: ev.Time, id: ev.Descriptor.ID, pid: ev.ProcessID, schema: res != nil && res.Schema != nil}
 	if a != nil {
-		r.pid, _ = a.FillIDs(ev.ProcessID, ev.ThreadID)
+		r.pid, _ = a.IDs(ev.ProcessID, ev.ThreadID)
 		if p := a.ProcessOf(r.pid); p != nil {
 			r.process = p.ImageFileName
 		}

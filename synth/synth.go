@@ -65,6 +65,8 @@ type jsonEvent struct {
 	CPU               uint16          `json:"cpu"`
 	PID               uint32          `json:"pid"`
 	TID               uint32          `json:"tid"`
+	HeaderPID         *uint32         `json:"header_pid"` // the header's, where "pid" is another process's
+	HeaderTID         *uint32         `json:"header_tid"`
 	Header            string          `json:"header"`
 	Flags             jsonUint        `json:"flags"`
 	ProviderGUID      string          `json:"provider_guid"`
@@ -320,6 +322,12 @@ func (je *jsonEvent) event() (*etl.Event, error) {
 		return nil, err
 	}
 	ev := &etl.Event{Time: ft, Processor: je.CPU, ProcessID: je.PID, ThreadID: je.TID}
+	if je.HeaderPID != nil {
+		ev.ProcessID = *je.HeaderPID
+	}
+	if je.HeaderTID != nil {
+		ev.ThreadID = *je.HeaderTID
+	}
 	if je.RawTimestamp != nil {
 		ev.Timestamp = int64(*je.RawTimestamp)
 	}

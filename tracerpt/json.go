@@ -190,11 +190,21 @@ func (e *JSONEncoder) appendEvent(b []byte, ev *etl.Event, res *decode.Result, a
 	}
 	b = append(b, `,"cpu":`...)
 	b = decimal.AppendUint(b, uint64(ev.Processor))
-	pid, tid := a.FillIDs(ev.ProcessID, ev.ThreadID)
+	pid, tid := a.IDs(ev.ProcessID, ev.ThreadID)
 	b = append(b, `,"pid":`...)
 	b = decimal.AppendUint(b, uint64(pid))
 	b = append(b, `,"tid":`...)
 	b = decimal.AppendUint(b, uint64(tid))
+	// The header's ids where the event belongs to another process or
+	// thread (the creating thread of a Process Start, …).
+	if ev.ProcessID != analysis.NoID && ev.ProcessID != pid {
+		b = append(b, `,"header_pid":`...)
+		b = decimal.AppendUint(b, uint64(ev.ProcessID))
+	}
+	if ev.ThreadID != analysis.NoID && ev.ThreadID != tid {
+		b = append(b, `,"header_tid":`...)
+		b = decimal.AppendUint(b, uint64(ev.ThreadID))
+	}
 	if a != nil {
 		if p := a.ProcessOf(pid); p != nil && p.ImageFileName != "" {
 			b = append(b, `,"process_name":`...)

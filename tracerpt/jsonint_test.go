@@ -354,12 +354,20 @@ func checkIntegerRule(t *testing.T, path string) map[string]int {
 			c.fail("rel_ms %v, want %v", rel, float64(ev.Time-start)/1e4)
 		}
 		c.u("header", "cpu", m["cpu"], uint64(ev.Processor))
-		if ev.ProcessID != analysis.NoID {
-			c.u("header", "pid", m["pid"], uint64(ev.ProcessID))
+		// The header's ids are "pid" and "tid", or "header_pid" and
+		// "header_tid" where the event belongs to another process.
+		headerID := func(key string, id uint32) {
+			if id == analysis.NoID {
+				return
+			}
+			if v, ok := m["header_"+key]; ok {
+				c.u("header", "header_"+key, v, uint64(id))
+			} else {
+				c.u("header", key, m[key], uint64(id))
+			}
 		}
-		if ev.ThreadID != analysis.NoID {
-			c.u("header", "tid", m["tid"], uint64(ev.ThreadID))
-		}
+		headerID("pid", ev.ProcessID)
+		headerID("tid", ev.ThreadID)
 		c.u("header", "flags", m["flags"], uint64(ev.Flags))
 		c.u("header", "keywords", m["keywords"], ev.Descriptor.Keyword)
 		c.u("header", "event_id", m["event_id"], uint64(ev.Descriptor.ID))

@@ -286,3 +286,58 @@ func TestCorpusStacksAndStats(t *testing.T) {
 		t.Errorf("stats without -import: %.500s", out)
 	}
 }
+
+// TestCorpusAttributionAsTraceEvent: in the JSON dump, events that
+// describe a process or thread belong to the one they describe, as
+// TraceEvent attributes them (its net.4.5.2 baseline says PID=4 for a
+// System thread's Thread/Start that PerfView.exe's context logged): the
+// payload's ProcessId is "pid", the process is named after it, and the
+// header's pid stays as "header_pid" where it differs.
+func TestCorpusAttributionAsTraceEvent(t *testing.T) {
+	in := etltest.CorpusFile(t, "microsoft+perfview/src/TraceEvent/TraceEvent.Tests/inputs/net.4.5.2.x64.etl.zip.unzipped/net.4.5.2.x64.etl")
+	out := mustRun(t, in, "-of", "JSON", "-o", "-", "--provider", "MSNT_SystemTrace")
+	checked, moved := 0, 0
+	names := map[float64]string{}
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var ev struct {
+			PID        float64        `json:"pid"`
+			HeaderPID  *float64       `json:"header_pid"`
+			Name       string         `json:"process_name"`
+			Event      string         `json:"event_name"`
+			Opcode     string         `json:"opcode_name"`
+			Properties map[string]any `json:"properties"`
+		}
+		if err := json.Unmarshal([]byte(line), &ev); err != nil {
+			t.Fatal(err)
+		}
+		if ev.Event == "Process" && (ev.Opcode == "Start" || ev.Opcode == "DCStart") {
+			names[ev.Properties["ProcessId"].(float64)] = ev.Properties["ImageFileName"].(string)
+		}
+		switch {
+		case ev.Event == "Thread" || ev.Event == "Process" || ev.Event == "SystemConfig" && ev.Opcode == "Services":
+		default:
+			continue
+		}
+		want, ok := ev.Properties["ProcessId"].(float64)
+		if !ok {
+			continue
+		}
+		checked++
+		if ev.PID != want {
+			t.Errorf("%s/%s of pid %v: \"pid\" %v", ev.Event, ev.Opcode, want, ev.PID)
+		}
+		if ev.HeaderPID != nil {
+			moved++
+			if *ev.HeaderPID == ev.PID {
+				t.Errorf("%s/%s: header_pid %v equals pid", ev.Event, ev.Opcode, ev.PID)
+			}
+		}
+		if n, ok := names[want]; ok && ev.Name != "" && !strings.EqualFold(ev.Name, n) {
+			t.Errorf("%s/%s of pid %v: process_name %q, the process is %q", ev.Event, ev.Opcode, want, ev.Name, n)
+		}
+	}
+	if checked < 100 || moved == 0 {
+		t.Errorf("%d events checked, %d with another header pid", checked, moved)
+	}
+	t.Logf("%d process, thread and service events checked; %d logged from another process's context", checked, moved)
+}
