@@ -230,6 +230,8 @@ func tracerptAliases(lname, val string, hasVal bool, args []string, i *int, out 
 	switch lname {
 	case "tmf", "tp":
 		*out = append(*out, "--import="+next())
+	case "pdb":
+		*out = append(*out, "--symbols="+next())
 	case "gmt":
 		*out = append(*out, "--tz=UTC")
 	case "?":
@@ -246,7 +248,6 @@ func tracerptAliases(lname, val string, hasVal bool, args []string, i *int, out 
 // here, in tracerpt's terms.
 var tracerptUnsupported = map[string]string{
 	"rt":  "-rt: real-time sessions need Windows; tracerpt-go reads .etl files (record one with wpr, logman or xperf and pass it)",
-	"pdb": "-pdb: symbol server paths are not supported; tracerpt-go does not read PDB files (WPP messages decode with -tmf FILE or -tp DIR)",
 	"i":   "-i: image paths for WPP symbol lookup are not supported; decode WPP messages with -tmf FILE or -tp DIR",
 	"int": "-int: tracerpt's interpreted event structure dump is not supported; 'tracerpt-go schemas FILE' lists the event structures",
 	"df":  "-df: tracerpt's counting/reporting schema file is not supported",
