@@ -67,6 +67,7 @@ func BenchmarkStacksSymbols(b *testing.B) {
 		add(im)
 	}
 	b.Setenv("_NT_SYMBOL_PATH", "")
+	b.Run("collect", func(b *testing.B) { benchCollectSymbols(b, trace) })
 	for _, c := range []struct {
 		name string
 		args []string
@@ -83,4 +84,73 @@ func BenchmarkStacksSymbols(b *testing.B) {
 			b.ReportMetric(float64(len(ids)), "pdbs")
 		})
 	}
+}
+
+// realLookups names every frame of every image through CppCon.pdb (an
+// MSVC-built PDB): each address is mapped into CppCon's code and looked
+// up there, so each call costs what a real PDB lookup costs, and most
+// find a function with a file and line.
+type realLookups struct {
+	f      *pdb.File
+	lo, hi uint32
+}
+
+func (r *realLookups) Symbolize(im analysis.ImageID, rva uint64) (analysis.Symbol, bool) {
+	sym, ok, err := r.f.Lookup(r.lo + uint32(rva)%(r.hi-r.lo))
+	if err != nil || !ok {
+		return analysis.Symbol{}, false
+	}
+	return analysis.Symbol{Function: sym.Name, Offset: uint64(sym.Offset), File: sym.File, Line: int(sym.Line)}, true
+}
+
+// benchCollectSymbols measures the stacks pass (Model.Collect, the one
+// that resolves frames) without a symbolizer and with realLookups.
+func benchCollectSymbols(b *testing.B, trace string) {
+	f, err := etl.Open(trace)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	files, dec := []*etl.File{f}, decode.New()
+	m, err := analysis.Build(files, dec, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	p, err := pdb.Open(symtest.File(b, "perfview/CppCon.pdb"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close()
+	fns, err := p.Functions()
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := &realLookups{f: p, lo: ^uint32(0)}
+	for _, fn := range fns {
+		if fn.HasRVA {
+			r.lo, r.hi = min(r.lo, fn.RVA), max(r.hi, fn.RVA+fn.Size)
+		}
+	}
+	for _, c := range []struct {
+		name string
+		s    analysis.Symbolizer
+	}{{"none", nil}, {"cppcon", r}} {
+		b.Run(c.name, func(b *testing.B) {
+			m.SetSymbolizer(c.s)
+			var prof *analysis.Profile
+			var st analysis.CollectStats
+			for b.Loop() {
+				if prof, st, err = m.Collect(files, dec, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(st.Frames), "frames")
+			var out bytes.Buffer
+			if err := prof.WriteFolded(&out); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(float64(strings.Count(out.String(), "!")), "named")
+		})
+	}
+	m.SetSymbolizer(nil)
 }
