@@ -23,6 +23,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime/pprof"
 	"strings"
 	"syscall"
@@ -231,7 +232,14 @@ func tracerptAliases(lname, val string, hasVal bool, args []string, i *int, out 
 	case "tmf", "tp":
 		*out = append(*out, "--import="+next())
 	case "pdb":
-		*out = append(*out, "--symbols="+next())
+		// A PDB file gives its WPP message formats (as tracerpt's
+		// -pdb does); anything else is a symbol path.
+		v := next()
+		if st, err := os.Stat(v); err == nil && st.Mode().IsRegular() && strings.EqualFold(filepath.Ext(v), ".pdb") {
+			*out = append(*out, "--import="+v)
+		} else {
+			*out = append(*out, "--symbols="+v)
+		}
 	case "gmt":
 		*out = append(*out, "--tz=UTC")
 	case "?":

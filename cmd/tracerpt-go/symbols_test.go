@@ -260,3 +260,64 @@ func TestSymbolsClang(t *testing.T) {
 		})
 	}
 }
+
+// tmfAnnotations splits a TMF file into the annotations WPP's
+// preprocessor writes: per message, "TMF:", the provider's GUID line, the
+// #typev line and its argument block.
+func tmfAnnotations(t *testing.T, tmf string) [][]string {
+	t.Helper()
+	var anns [][]string
+	var guidLine string
+	var cur []string
+	for _, l := range strings.Split(strings.ReplaceAll(tmf, "\r\n", "\n"), "\n") {
+		switch {
+		case l == "" || strings.HasPrefix(l, "//"):
+		case strings.HasPrefix(l, "#typev"):
+			cur = []string{"TMF:", guidLine, l}
+		case cur != nil:
+			cur = append(cur, l)
+			if l == "}" {
+				anns, cur = append(anns, cur), nil
+			}
+		default:
+			guidLine = l
+		}
+	}
+	if len(anns) != 7 {
+		t.Fatalf("%d messages in the TMF, want 7", len(anns))
+	}
+	return anns
+}
+
+// TestWPPFromPDB decodes the WPP fixture with its message formats taken
+// from a PDB's TMF annotations (tracerpt's -pdb, or -import FILE.pdb):
+// the same output as with the .tmf.
+func TestWPPFromPDB(t *testing.T) {
+	tmf := fixturePath(t, "wpp.tmf")
+	raw, err := os.ReadFile(tmf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pdbPath := writeFile(t, filepath.Join(t.TempDir(), "fixture.pdb"), symtest.SynthPDBAnnotations(symtest.SynthGUID, 1, tmfAnnotations(t, string(raw))))
+	trace := fixturePath(t, "wpp.etl")
+	want := mustRun(t, trace, "-tmf", tmf, "-of", "CSV", "-o", "-")
+	if bare := mustRun(t, trace, "-of", "CSV", "-o", "-"); !strings.Contains(want, `"driver loaded"`) || bare == want {
+		t.Fatalf("the .tmf decodes nothing:\n%s", want)
+	}
+	for _, args := range [][]string{{"-pdb", pdbPath}, {"-import", pdbPath}} {
+		if got := mustRun(t, append([]string{trace, "-of", "CSV", "-o", "-"}, args...)...); got != want {
+			t.Errorf("with %q:\n%s\nwith the .tmf:\n%s", args, got, want)
+		}
+	}
+	// A TMF annotation that does not parse is skipped with a warning
+	// naming it; a PDB without TMF annotations is no schema file.
+	dir := t.TempDir()
+	bad := writeFile(t, filepath.Join(dir, "bad.pdb"), symtest.SynthPDB(symtest.SynthGUID, 1))
+	if _, errs, code := runCLI(t, trace, "-pdb", bad, "-of", "CSV", "-o", "-", "-v"); code != 0 || !strings.Contains(errs, "bad.pdb: TMF annotation at 0001:00000018") {
+		t.Errorf("a bad TMF annotation: exit %d, %q", code, errs)
+	}
+	plain := writeFile(t, filepath.Join(dir, "plain.pdb"), symtest.SynthPDBAnnotations(symtest.SynthGUID, 1, [][]string{{"note", "x"}}))
+	if _, errs, code := runCLI(t, trace, "-pdb", plain, "-of", "CSV", "-o", "-"); code != exitMalformed || !strings.Contains(errs, "plain.pdb: not a manifest") {
+		t.Errorf("a PDB without TMF: exit %d, %q", code, errs)
+	}
+}
