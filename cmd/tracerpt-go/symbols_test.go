@@ -100,6 +100,9 @@ func checkNamed(t *testing.T, trace string, sym ...string) {
 	if !strings.Contains(folded, "app (100);app.exe!helper;app.exe!work 2\n") || !strings.Contains(folded, "app (100);app.exe 1\n") {
 		t.Errorf("folded with %q:\n%s", sym, folded)
 	}
+	if ss := mustRun(t, append([]string{"stacks", trace, "--format", "speedscope"}, sym...)...); !strings.Contains(ss, `{"name":"app.exe!work"}`) {
+		t.Errorf("speedscope with %q:\n%s", sym, ss)
+	}
 	prof := filepath.Join(t.TempDir(), "p.pb.gz")
 	mustRun(t, append([]string{"stacks", trace, "--format", "pprof", "-o", prof}, sym...)...)
 	top := goPprof(t, prof, "-top")
