@@ -12,6 +12,7 @@ import (
 	"github.com/etwkit/etw/etl"
 	"github.com/etwkit/etw/manifest"
 	"github.com/etwkit/etw/mof"
+	"github.com/etwkit/etw/pdb"
 	"github.com/etwkit/etw/pe"
 	"github.com/etwkit/etw/tdh"
 	"github.com/etwkit/etw/wevt"
@@ -200,7 +201,8 @@ var ErrNotSchema = errors.New("not a manifest, MOF, TMF or PE file with an event
 
 // ReadSchemas reads one schema file: an instrumentation manifest or
 // WEPExplorer export (.man, .xml), a MOF file (.mof), a WPP trace
-// message format file (.tmf), or a PE file (.exe, .dll, .sys, …) with an
+// message format file (.tmf), a PDB's WPP message formats (.pdb: its
+// S_ANNOTATION records that start "TMF:"), or a PE file (.exe, .dll, .sys, …) with an
 // event manifest compiled into its WEVT_TEMPLATE resource (messages from
 // its message table, or from its .mui file). It returns the compiled
 // schemas and the items that could not be compiled (events, classes or
@@ -233,6 +235,8 @@ func ReadSchemas(path string) (schemas []*tdh.Event, skipped []error, err error)
 		}
 		schemas, skipped = f.Schemas()
 		return schemas, skipped, nil
+	case ".pdb":
+		return pdbSchemas(path)
 	case ".mof":
 		f, err := mof.ParseFile(path)
 		if err != nil {
@@ -269,4 +273,39 @@ func (d *Decoder) importFile(path string, inFolder bool, rep *ImportReport) (ok 
 		rep.Warnings = append(rep.Warnings, fmt.Errorf("%s: %d not imported: %w", path, len(skipped), errors.Join(skipped...)))
 	}
 	return true, nil
+}
+
+// pdbSchemas reads the WPP message formats a driver's PDB carries: each
+// S_ANNOTATION record whose first string is "TMF:" holds the lines of a
+// TMF file (the provider's GUID line, a #typev line and its arguments).
+// An annotation that does not parse is skipped with its error.
+func pdbSchemas(path string) (schemas []*tdh.Event, skipped []error, err error) {
+	f, err := pdb.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	anns, err := f.Annotations()
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	n := 0
+	for _, a := range anns {
+		if len(a.Strings) < 2 || a.Strings[0] != "TMF:" {
+			continue
+		}
+		n++
+		name := fmt.Sprintf("%s: TMF annotation at %04X:%08X", path, a.Section, a.Offset)
+		t, err := wpp.Parse(strings.NewReader(strings.Join(a.Strings[1:], "\n")), name)
+		if err != nil {
+			skipped = append(skipped, err)
+			continue
+		}
+		s, sk := t.Schemas()
+		schemas, skipped = append(schemas, s...), append(skipped, sk...)
+	}
+	if n == 0 {
+		return nil, nil, fmt.Errorf("%s: no TMF annotations: %w", path, ErrNotSchema)
+	}
+	return schemas, skipped, nil
 }

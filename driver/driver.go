@@ -106,6 +106,9 @@ type Options struct {
 	// Parquet dumps (and skips the model's pass when nothing else needs
 	// it).
 	NoAnalysis bool
+	// Symbolizer, if set, names native frames of the JSON dump's stacks
+	// (analysis.Model.SetSymbolizer).
+	Symbolizer analysis.Symbolizer
 
 	// Format and Output are the dump: a file written atomically, "-" for
 	// Stdout (nil: os.Stdout), "" for none. SplitDir, with Parquet, writes a table per
@@ -169,6 +172,9 @@ func Dump(ctx context.Context, o *Options) (Result, error) {
 		// the trace carries: the dump needs no prescan of its own. The
 		// reader's warnings come from the dump.
 		model, _, prescanErr := pipeline.Prepare(o.Files, dec)
+		if o.Symbolizer != nil {
+			model.SetSymbolizer(o.Symbolizer)
+		}
 		if prescanErr != nil && o.Warn != nil {
 			o.Warn(prescanErr)
 		}

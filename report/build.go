@@ -45,6 +45,9 @@ func build(files []*etl.File, dec *decode.Decoder, o *Options) (*Data, error) {
 	// carries (a prescan). The model's own reader meets the same damaged
 	// buffers as the pass below, which reports them.
 	m, _, prescanErr := pipeline.Prepare(files, dec)
+	if o.Symbolizer != nil {
+		m.SetSymbolizer(o.Symbolizer)
+	}
 	if prescanErr != nil {
 		warnings = append(warnings, prescanErr)
 	}

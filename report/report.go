@@ -50,6 +50,9 @@ type Options struct {
 	// MaxGCs bounds the garbage collections listed one by one (default
 	// 20,000); the summaries count them all.
 	MaxGCs int
+	// Symbolizer, if set, names native code (the flame graph's frames)
+	// through PDBs: see analysis.Model.SetSymbolizer.
+	Symbolizer analysis.Symbolizer
 }
 
 func (o *Options) withDefaults() Options {

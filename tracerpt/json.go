@@ -93,7 +93,10 @@ func AppendEventJSON(b []byte, ev *etl.Event, res *decode.Result, multiFile, raw
 // AppendStackJSON appends the "stack" key of an event with stack frames
 // (innermost first): `,"stack":[{"address":N,"module":"ntdll.dll",
 // "offset":N,"method":"Namespace.Type.Method"},…]`, "module" and
-// "offset" when an image holds the address, "method" for .NET code.
+// "offset" when an image holds the address, "method" for .NET code;
+// native code a symbolizer names (analysis.Model.SetSymbolizer) has
+// "function", "function_offset" (from the function's start) and, when
+// the PDB has lines, "file" and "line".
 // Nothing is appended for an empty stack.
 func AppendStackJSON(b []byte, stack []analysis.Frame) []byte {
 	return appendStackJSON(b, stack, nil)
@@ -161,6 +164,17 @@ func appendFrameJSON(b []byte, f *analysis.Frame) []byte {
 		var name [128]byte
 		b = append(b, `,"method":`...)
 		b = eventjson.AppendString(b, f.AppendFunction(name[:0]))
+	} else if s := f.Symbol; s != nil {
+		b = append(b, `,"function":`...)
+		b = eventjson.AppendString(b, s.Function)
+		b = append(b, `,"function_offset":`...)
+		b = tdh.AppendJSONUint(b, s.Offset)
+		if s.File != "" {
+			b = append(b, `,"file":`...)
+			b = eventjson.AppendString(b, s.File)
+			b = append(b, `,"line":`...)
+			b = tdh.AppendJSONUint(b, uint64(s.Line))
+		}
 	}
 	return append(b, '}')
 }

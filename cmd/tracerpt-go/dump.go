@@ -20,6 +20,7 @@ import (
 )
 
 type dumpOptions struct {
+	symbols   symbolOptions
 	output    string
 	outputs   []string // every -o given (one is allowed)
 	format    string
@@ -134,6 +135,7 @@ was not given; 5 damaged input with --strict; 6 a schema file cannot be used.`,
 	fl.IntVar(&o.workers, "workers", 0, "goroutines that read, decode and render (0: one per CPU)")
 	fl.BoolVar(&o.nearest, "nearest-version", false, "decode an event whose exact version has no schema with the nearest version")
 	fl.BoolVar(&o.raw, "raw", false, "JSON: include user_data (hex) even for decoded events")
+	addSymbolFlags(fl, &o.symbols)
 	fl.BoolVar(&o.noAnalyze, "no-analysis", false, "JSON: no process_name or stack, header ids only (skips the pass over the input that builds the analysis model)")
 	fl.StringVar(&o.splitDir, "split-by-event", "", "Parquet: one table per provider and event name under this directory, a typed column per property")
 	fl.StringVar(&o.compression, "compression", "snappy", "Parquet: compression codec, snappy, zstd or none")
@@ -326,6 +328,10 @@ func dumpInputs(cmd *cobra.Command, args []string, o *dumpOptions, format driver
 		}
 	}
 	dec.Nearest = o.nearest
+	syms, err := o.symbols.symbolizer(cmd)
+	if err != nil {
+		return err
+	}
 
 	d := &driver.Options{
 		Files:      files,
@@ -354,9 +360,13 @@ func dumpInputs(cmd *cobra.Command, args []string, o *dumpOptions, format driver
 			d.Output = ""
 		}
 	}
+	if syms != nil {
+		d.Symbolizer = syms
+	}
 	d.Compression, _ = parquetout.ParseCompression(o.compression)
 	res, err := driver.Dump(context.Background(), d)
 	t.endProgress()
+	syms.finish(cmd)
 	if err != nil {
 		var ce *pipeline.CorruptError
 		if errors.As(err, &ce) {

@@ -47,7 +47,7 @@ func TestTracerptOptions(t *testing.T) {
 	t.Chdir(t.TempDir())
 	checkCases(t, []cliCase{
 		{[]string{"-rt", "NT Kernel Logger"}, exitUsage, "-rt: real-time sessions need Windows; tracerpt-go reads .etl files"},
-		{[]string{sample, "-pdb", "srv*c:\\sym"}, exitUsage, "-pdb: symbol server paths are not supported"},
+		{[]string{sample, "-pdb", "srv*"}, exitUsage, "--symbols: "},
 		{[]string{sample, "-i", "c:\\bin"}, exitUsage, "-i: image paths"},
 		{[]string{sample, "-int", "x.txt"}, exitUsage, "-int:"},
 		{[]string{sample, "-df", "x"}, exitUsage, "-df:"},

@@ -23,6 +23,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime/pprof"
 	"strings"
 	"syscall"
@@ -236,6 +237,15 @@ func tracerptAliases(lname, val string, hasVal bool, args []string, i *int, out 
 	switch lname {
 	case "tmf", "tp":
 		*out = append(*out, "--import="+next())
+	case "pdb":
+		// A PDB file gives its WPP message formats (as tracerpt's
+		// -pdb does); anything else is a symbol path.
+		v := next()
+		if st, err := os.Stat(v); err == nil && st.Mode().IsRegular() && strings.EqualFold(filepath.Ext(v), ".pdb") {
+			*out = append(*out, "--import="+v)
+		} else {
+			*out = append(*out, "--symbols="+v)
+		}
 	case "gmt":
 		*out = append(*out, "--tz=UTC")
 	case "?":
@@ -252,7 +262,6 @@ func tracerptAliases(lname, val string, hasVal bool, args []string, i *int, out 
 // here, in tracerpt's terms.
 var tracerptUnsupported = map[string]string{
 	"rt":  "-rt: real-time sessions need Windows; tracerpt-go reads .etl files (record one with wpr, logman or xperf and pass it)",
-	"pdb": "-pdb: symbol server paths are not supported; tracerpt-go does not read PDB files (WPP messages decode with -tmf FILE or -tp DIR)",
 	"i":   "-i: image paths for WPP symbol lookup are not supported; decode WPP messages with -tmf FILE or -tp DIR",
 	"int": "-int: tracerpt's interpreted event structure dump is not supported; 'tracerpt-go schemas FILE' lists the event structures",
 	"df":  "-df: tracerpt's counting/reporting schema file is not supported",

@@ -18,6 +18,7 @@ type reportOptions struct {
 	yes     bool
 	imports []string
 	verbose bool
+	symbols symbolOptions
 }
 
 func newReportCmd() *cobra.Command {
@@ -60,6 +61,7 @@ when it is one of the inputs or of the -import paths.`,
 	fl.StringSliceVar(&o.imports, "import", nil, "schema files or folders to decode with, as for the dump")
 	fl.StringSliceVar(&o.imports, "manifest", nil, "same as -import")
 	fl.BoolVarP(&o.verbose, "verbose", "v", false, "each schema import warning")
+	addSymbolFlags(fl, &o.symbols)
 	return cmd
 }
 
@@ -73,6 +75,10 @@ func writeReport(cmd *cobra.Command, args []string, o *reportOptions) error {
 		outputs: []string{o.output}, yes: o.yes,
 		reread: true, passes: 2, quiet: o.output == "-" && isTerminal(cmd.OutOrStdout()),
 	}
+	syms, err := o.symbols.symbolizer(cmd)
+	if err != nil {
+		return err
+	}
 	files, dec, err := openTrace(cmd, args, t)
 	defer closeAll(files)
 	defer t.endProgress()
@@ -84,8 +90,13 @@ func writeReport(cmd *cobra.Command, args []string, o *reportOptions) error {
 		return err
 	}
 	defer abort()
-	d, err := report.Build(files, dec, &report.Options{Names: inputPaths(files)})
+	ro := &report.Options{Names: inputPaths(files)}
+	if syms != nil {
+		ro.Symbolizer = syms
+	}
+	d, err := report.Build(files, dec, ro)
 	t.endProgress()
+	syms.finish(cmd)
 	if err != nil {
 		var j interface{ Unwrap() []error }
 		if errors.As(err, &j) {

@@ -20,6 +20,8 @@ import (
 type analysisOptions struct {
 	manifests []string
 	verbose   bool
+	symbols   symbolOptions
+	syms      *pdbSymbolizer
 }
 
 // addAnalysisFlags registers the options the analysis commands share.
@@ -28,6 +30,7 @@ func addAnalysisFlags(cmd *cobra.Command, o *analysisOptions) {
 	fl.StringSliceVar(&o.manifests, "import", nil, "instrumentation manifest(s), or folders of them, to decode events with (as for the dump)")
 	fl.StringSliceVar(&o.manifests, "manifest", nil, "same as -import")
 	fl.BoolVarP(&o.verbose, "verbose", "v", false, "each schema import warning")
+	addSymbolFlags(fl, &o.symbols)
 }
 
 // buildModel opens the inputs, checks the outputs and imports the schemas
@@ -37,18 +40,29 @@ func addAnalysisFlags(cmd *cobra.Command, o *analysisOptions) {
 // closing, on error too.
 func (o *analysisOptions) buildModel(cmd *cobra.Command, args []string, t *traceOptions, prescan bool) ([]*etl.File, *decode.Decoder, *analysis.Model, error) {
 	t.imports, t.verbose, t.prescan = o.manifests, o.verbose, false
+	syms, err := o.symbols.symbolizer(cmd)
+	if err != nil {
+		return nil, nil, nil, err
+	}
 	files, dec, err := openTrace(cmd, args, t)
 	if err != nil {
 		return files, nil, nil, err
 	}
+	var m *analysis.Model
 	if !prescan {
-		m, err := analysis.Build(files, dec, nil)
+		var err error
+		m, err = analysis.Build(files, dec, nil)
 		o.warnAll(cmd, err)
-		return files, dec, m, nil
+	} else {
+		var readErr, prescanErr error
+		m, readErr, prescanErr = pipeline.Prepare(files, dec)
+		o.warnAll(cmd, readErr)
+		o.warnAll(cmd, prescanErr)
 	}
-	m, readErr, prescanErr := pipeline.Prepare(files, dec)
-	o.warnAll(cmd, readErr)
-	o.warnAll(cmd, prescanErr)
+	if syms != nil {
+		o.syms = syms
+		m.SetSymbolizer(syms)
+	}
 	return files, dec, m, nil
 }
 
@@ -107,15 +121,18 @@ task name, Task/Opcode or event id).
 ...;frame count", frames from the outermost to the innermost: the input of
 FlameGraph's flamegraph.pl, inferno and speedscope. --format speedscope writes
 speedscope's own JSON file format, one profile per process. The counts add up
-to the number of events selected. No symbols are read: frames are named by
-module ("ntdll.dll") or, for .NET code, "module!Type.Method"; "?" marks
-addresses outside any known module.
+to the number of events selected. Frames are named by module ("ntdll.dll")
+or, for .NET code, "module!Type.Method"; "?" marks addresses outside any
+known module. With a symbol path (--symbols PATH, else _NT_SYMBOL_PATH)
+native code is named "module!Function" through the PDB of each image that
+holds a frame of a selected event (see 'tracerpt-go pdb' and docs/cli.md).
 
 --format pprof writes a gzip-compressed pprof profile (go tool pprof, and the
 profilers that read pprof) with -o FILE (not to a terminal): one sample per
 event selected, labels process, thread, pid and tid, one location per code
 address with its image as the mapping (the PDB GUID and age as build id),
-functions named after the .NET method or "module!0xOFFSET". CPU samples have
+functions named after the .NET method, the PDB's function (with its file
+and line) or "module!0xOFFSET". CPU samples have
 the values samples/count and cpu/nanoseconds (the trace's sampling interval,
 1 ms when it logs none); other events events/count.`,
 		Args: func(cmd *cobra.Command, args []string) error {
@@ -179,6 +196,7 @@ the values samples/count and cpu/nanoseconds (the trace's sampling interval,
 				}
 			}
 			t.endProgress()
+			o.syms.finish(cmd)
 			noteEmptyProfile(cmd, st, event, pids)
 			w, commit, abort, err := createOutput(cmd, output, yes)
 			if err != nil {

@@ -59,6 +59,7 @@ With --json it writes one object: {"processes": [{"pid", "name",
 			t := traceOptions{passes: 1}
 			files, _, m, err := o.buildModel(cmd, args, &t, false)
 			defer closeAll(files)
+			defer o.syms.finish(cmd)
 			if t.endProgress != nil {
 				t.endProgress()
 			}

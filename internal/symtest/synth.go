@@ -81,10 +81,16 @@ func appendRecord(b []byte, kind uint16, payload []byte) []byte {
 // section 2 (and an S_PUB32 record "?stale@@YAXXZ" at 0001:0x80 that the
 // publics stream does not list); work's separated code (S_SEPCODE) at
 // 0001:0x90, 0x10 bytes; sections .text at RVA 0x1000 and .data at 0x2000.
-func SynthPDB(guid [16]byte, age uint32) []byte { return MSF(synthStreams(guid, age)) }
+func SynthPDB(guid [16]byte, age uint32) []byte { return MSF(synthStreams(guid, age, nil)) }
+
+// SynthPDBAnnotations is [SynthPDB] with these S_ANNOTATION records
+// (each one's strings, at 0001:0x18) instead of its own one.
+func SynthPDBAnnotations(guid [16]byte, age uint32, annotations [][]string) []byte {
+	return MSF(synthStreams(guid, age, annotations))
+}
 
 // synthStreams returns the streams of [SynthPDB].
-func synthStreams(guid [16]byte, age uint32) [][]byte {
+func synthStreams(guid [16]byte, age uint32, annotations [][]string) [][]byte {
 	le := binary.LittleEndian
 	// /names: signature, version, size, strings ("" at 0, the file at 1).
 	strs := []byte("\x00c:\\src\\work.c\x00")
@@ -120,11 +126,18 @@ func synthStreams(guid [16]byte, age uint32) [][]byte {
 	proc = append(proc, "work\x00"...)
 	syms := le.AppendUint32(nil, 4)
 	syms = appendRecord(syms, 0x1110, proc)
-	ann := le.AppendUint32(nil, 0x18)
-	ann = le.AppendUint16(ann, 1)
-	ann = le.AppendUint16(ann, 2)
-	ann = append(ann, "TMF:\x00hello %d\x00"...)
-	syms = appendRecord(syms, 0x1019, ann)
+	if annotations == nil {
+		annotations = [][]string{{"TMF:", "hello %d"}}
+	}
+	for _, strs := range annotations {
+		ann := le.AppendUint32(nil, 0x18)
+		ann = le.AppendUint16(ann, 1)
+		ann = le.AppendUint16(ann, uint16(len(strs)))
+		for _, str := range strs {
+			ann = append(append(ann, str...), 0)
+		}
+		syms = appendRecord(syms, 0x1019, ann)
+	}
 	// S_SEPCODE: work's separated code at 0001:0x90, 0x10 bytes.
 	sep := le.AppendUint32(nil, 4) // parent: the S_GPROC32 at offset 4
 	sep = le.AppendUint32(sep, 0)
@@ -249,7 +262,7 @@ func synthStreams(guid [16]byte, age uint32) [][]byte {
 // 0x2000… unchanged; everything else is unmapped.
 func SynthOMAPPDB(guid [16]byte, age uint32) []byte {
 	le := binary.LittleEndian
-	st := synthStreams(guid, age)
+	st := synthStreams(guid, age, nil)
 	table := func(pairs ...uint32) []byte {
 		var b []byte
 		for _, v := range pairs {
