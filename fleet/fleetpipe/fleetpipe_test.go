@@ -2,13 +2,17 @@ package fleetpipe
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/textio"
@@ -114,8 +118,10 @@ func TestCorpusPrism(t *testing.T) {
 	t.Logf("%d corpus files, %d records", len(want), total)
 
 	got := map[string]int{}
+	written := 0 // the damaged file's readable records are written too
 	for _, r := range readJSONLines[FileResult](t, filepath.Join(out, "files.jsonl*")) {
 		got[r.File] = r.Events
+		written += r.Events
 		if strings.HasPrefix(r.File, corpus) {
 			if _, err := os.Stat(r.Output); err != nil {
 				t.Errorf("%s: output: %v", r.File, err)
@@ -127,6 +133,8 @@ func TestCorpusPrism(t *testing.T) {
 			t.Errorf("%s: %d events, want %d", n, got[n], w)
 		}
 	}
+
+	checkDuckDB(t, filepath.Join(out, "events"), written)
 
 	errFiles := map[string]ErrorRecord{}
 	for _, e := range readJSONLines[ErrorRecord](t, filepath.Join(out, "errors.jsonl*")) {
@@ -150,4 +158,69 @@ func TestCorpusPrism(t *testing.T) {
 func TestMain(m *testing.M) {
 	beam.Init()
 	os.Exit(m.Run())
+}
+
+// checkDuckDB reads the events folder with DuckDB (npm @duckdb/node-api,
+// installed as cmd/tracerpt-go's DuckDB checks do, in ETWKIT_DUCKDB_DIR or
+// the user cache folder) as one table with hive partitioning: its rows
+// must be the corpus' records, its host and date columns those of the
+// folders. Without node and npm, or without the registry, it skips.
+func checkDuckDB(t *testing.T, events string, total int) {
+	t.Helper()
+	node, err1 := exec.LookPath("node")
+	npm, err2 := exec.LookPath("npm")
+	if err1 != nil || err2 != nil {
+		t.Log("node or npm not found: DuckDB check skipped")
+		return
+	}
+	dir := os.Getenv("ETWKIT_DUCKDB_DIR")
+	if dir == "" {
+		cache, err := os.UserCacheDir()
+		if err != nil {
+			cache = os.TempDir()
+		}
+		dir = filepath.Join(cache, "etwkit-duckdb")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@duckdb", "node-api", "package.json")); err != nil {
+		os.MkdirAll(dir, 0o755)
+		cmd := exec.CommandContext(ctx, npm, "install", "--prefix", dir, "--no-audit", "--no-fund", "--loglevel=error", "--no-save", "@duckdb/node-api@1.5.6-r.1")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Logf("npm install failed (%v), DuckDB check skipped: %.300s", err, out)
+			return
+		}
+	}
+	script, err := os.ReadFile(filepath.Join("..", "..", "testdata", "duckdb", "query.mjs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "query.mjs"), script, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	q := "SELECT count(*) AS n, count(DISTINCT host) AS hosts, count(DISTINCT date) AS dates FROM read_parquet('" +
+		strings.ReplaceAll(events, "'", "''") + "/**/*.parquet', hive_partitioning = true)"
+	in, _ := json.Marshal([]string{q})
+	cmd := exec.CommandContext(ctx, node, filepath.Join(dir, "query.mjs"))
+	cmd.Dir = dir
+	cmd.Stdin = bytes.NewReader(in)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("node query.mjs: %v", err)
+	}
+	var res [][]struct {
+		N     string `json:"n"`
+		Hosts string `json:"hosts"`
+		Dates string `json:"dates"`
+	}
+	if err := json.Unmarshal(out, &res); err != nil || len(res) != 1 || len(res[0]) != 1 {
+		t.Fatalf("DuckDB: %v: %.500s", err, out)
+	}
+	hosts, _ := filepath.Glob(filepath.Join(events, "host=*"))
+	dates, _ := filepath.Glob(filepath.Join(events, "host=*", "date=*"))
+	r := res[0][0]
+	t.Logf("DuckDB: %s rows, %s hosts, %s dates", r.N, r.Hosts, r.Dates)
+	if r.N != fmt.Sprint(total) || r.Hosts != fmt.Sprint(len(hosts)) || r.Dates == "0" || len(dates) == 0 {
+		t.Errorf("DuckDB: %+v, want %d rows and %d hosts", r, total, len(hosts))
+	}
 }

@@ -59,5 +59,11 @@ func run(ctx context.Context, inputs []string, output string, imports []string) 
 	files, errs := fleetpipe.Build(s, inputs, output, ims)
 	textio.Write(s, strings.TrimRight(output, "/")+"/files.jsonl", files)
 	textio.Write(s, strings.TrimRight(output, "/")+"/errors.jsonl", errs)
-	return beamx.Run(ctx, p)
+	res, err := beamx.RunWithMetrics(ctx, p)
+	if res != nil {
+		for _, c := range res.Metrics().AllMetrics().Counters() {
+			fmt.Fprintf(os.Stderr, "%s: %d\n", c.Key.Name, c.Committed)
+		}
+	}
+	return err
 }
