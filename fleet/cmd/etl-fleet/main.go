@@ -1,0 +1,69 @@
+// Command etl-fleet converts a fleet's ETW trace files with an Apache Beam
+// pipeline: every file (or AutoLogger .etl.NNN set) a glob names becomes the
+// Parquet dump tracerpt-go -of PARQUET writes, under
+// DIR/events/host=…/date=…, with DIR/files.jsonl (what each file gave) and
+// DIR/errors.jsonl (what failed, the reason and the offset). The default
+// runner is prism, in-process; --runner flink|spark|dataflow with Beam's
+// flags runs it on those engines (docs/fleet.md).
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/gcs"
+	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/local"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/textio"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
+
+	"github.com/etwkit/etw/fleet/fleetpipe"
+)
+
+type listFlag []string
+
+func (l *listFlag) String() string     { return strings.Join(*l, ",") }
+func (l *listFlag) Set(s string) error { *l = append(*l, s); return nil }
+
+func main() {
+	var inputs listFlag
+	flag.Var(&inputs, "input", "glob of the .etl files (local, gs://…); repeatable")
+	output := flag.String("output", "", "output folder")
+	var imports listFlag
+	flag.Var(&imports, "import", "schema file (manifest, MOF) shipped to the workers; repeatable")
+	flag.Parse()
+	if len(inputs) == 0 || *output == "" {
+		fmt.Fprintln(os.Stderr, "usage: etl-fleet --input GLOB --output DIR [--import FILE]... [--runner prism|flink|spark|dataflow ...]")
+		os.Exit(2)
+	}
+	if *runners.Runner == "" {
+		*runners.Runner = "prism"
+	}
+	beam.Init()
+	if err := run(context.Background(), inputs, *output, imports); err != nil {
+		fmt.Fprintln(os.Stderr, "etl-fleet:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, inputs []string, output string, imports []string) error {
+	ims, err := fleetpipe.ReadImports(imports)
+	if err != nil {
+		return err
+	}
+	p, s := beam.NewPipelineWithRoot()
+	files, errs := fleetpipe.Build(s, inputs, output, ims)
+	textio.Write(s, strings.TrimRight(output, "/")+"/files.jsonl", files)
+	textio.Write(s, strings.TrimRight(output, "/")+"/errors.jsonl", errs)
+	res, err := beamx.RunWithMetrics(ctx, p)
+	if res != nil {
+		for _, c := range res.Metrics().AllMetrics().Counters() {
+			fmt.Fprintf(os.Stderr, "%s: %d\n", c.Key.Name, c.Committed)
+		}
+	}
+	return err
+}
