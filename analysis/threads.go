@@ -129,7 +129,7 @@ type threadRec struct {
 	reason    int8
 	readier   uint32
 	readyTime int64
-	pidKnown  bool
+	first     int64 // when the thread was first seen, for its process
 	cpu       uint16
 }
 
@@ -149,7 +149,9 @@ func (t *ThreadTimes) add(s ThreadState, d int64) {
 const DefaultThreadIntervals = 4096
 
 // NewThreadTime returns an empty thread-time pass whose threads m
-// attributes to processes (nil: no process ids), keeping at most
+// attributes to processes (nil: none until [ThreadTime.SetModel]; the
+// process of a thread is looked up when the results are asked for, at
+// the time the thread was first seen), keeping at most
 // maxIntervals intervals per thread (<= 0: [DefaultThreadIntervals]).
 func NewThreadTime(m *Model, maxIntervals int) *ThreadTime {
 	if maxIntervals <= 0 {
@@ -157,6 +159,11 @@ func NewThreadTime(m *Model, maxIntervals int) *ThreadTime {
 	}
 	return &ThreadTime{m: m, bound: maxIntervals, threads: map[uint32]*threadRec{}}
 }
+
+// SetModel sets the model that attributes threads to processes: a pass
+// that runs while the model is being built (the same read of the trace)
+// sets it once the model is complete.
+func (tt *ThreadTime) SetModel(m *Model) { tt.m = m }
 
 // Switches returns the CSwitch and ReadyThread events seen.
 func (tt *ThreadTime) Switches() (cswitch, ready int) { return tt.switches, tt.readies }
@@ -213,13 +220,8 @@ func (tt *ThreadTime) seen(ft int64) {
 func (tt *ThreadTime) thread(tid uint32, ft int64) *threadRec {
 	r := tt.threads[tid]
 	if r == nil {
-		r = &threadRec{ThreadTimes: ThreadTimes{TID: tid, PID: NoID}}
+		r = &threadRec{ThreadTimes: ThreadTimes{TID: tid, PID: NoID}, first: ft}
 		tt.threads[tid] = r
-	}
-	if !r.pidKnown && tt.m != nil {
-		if pid, ok := tt.m.threadPID(tid, ft); ok {
-			r.PID, r.pidKnown = pid, true
-		}
 	}
 	return r
 }
@@ -308,6 +310,11 @@ func (tt *ThreadTime) Threads(n int) []ThreadTimes {
 	for _, r := range tt.threads {
 		c := *r
 		c.Intervals = slices.Clone(r.Intervals)
+		if tt.m != nil {
+			if pid, ok := tt.m.threadPID(r.TID, r.first); ok {
+				c.PID = pid
+			}
+		}
 		if r.open && tt.last > r.since {
 			c.add(r.state, tt.last-r.since)
 		}
