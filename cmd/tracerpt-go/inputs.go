@@ -31,6 +31,9 @@ type traceOptions struct {
 	passes      int
 	quiet       bool
 	endProgress func()
+	// observe, if set, sees every event of the pass that builds the
+	// model (buildModel without prescan), with the trace's decoder.
+	observe func(ev *etl.Event, dec *decode.Decoder)
 }
 
 // openTrace is the start every trace-reading command shares: it opens

@@ -42,7 +42,11 @@ func (o *analysisOptions) buildModel(cmd *cobra.Command, args []string, t *trace
 		return files, nil, nil, err
 	}
 	if !prescan {
-		m, err := analysis.Build(files, dec, nil)
+		var ao *analysis.Options
+		if t.observe != nil {
+			ao = &analysis.Options{Observe: func(ev *etl.Event) { t.observe(ev, dec) }}
+		}
+		m, err := analysis.Build(files, dec, ao)
 		o.warnAll(cmd, err)
 		return files, dec, m, nil
 	}
