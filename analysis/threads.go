@@ -102,7 +102,9 @@ type ThreadTimes struct {
 // WPA's CPU Usage (Precise)) and who readied it after each wait
 // (PerfView's Thread Time). Feed it every event, decoded, in time order
 // ([ThreadTime.Observe]); each thread keeps at most the bound's intervals
-// (its totals count all of them).
+// (its totals count all of them). The idle threads (thread id 0) are not
+// threads here: a processor switching to idle is only its running thread
+// switching out.
 type ThreadTime struct {
 	m        *Model
 	bound    int
@@ -254,6 +256,26 @@ func (tt *ThreadTime) cswitch(ft int64, cpu uint16, newTID, oldTID uint32, reaso
 		tt.cpus = append(tt.cpus, cpuSlot{})
 	}
 	slot := &tt.cpus[cpu]
+	if oldTID != 0 {
+		tt.switchOut(slot, ft, oldTID, reason, state)
+	}
+	if newTID != 0 {
+		nw := tt.thread(newTID, ft)
+		if nw.open && nw.state == StateRunning {
+			// Running elsewhere by our account: a switch-out was lost; do
+			// not count the span twice.
+			nw.open = false
+		}
+		tt.enter(nw, ft, StateRunning)
+		nw.cpu = cpu
+		nw.Switches++
+	}
+	*slot = cpuSlot{tid: newTID, since: ft, known: true}
+}
+
+// switchOut ends oldTID's running on the processor of slot at ft: it
+// becomes ready (preempted) or waits (OldThreadState Waiting).
+func (tt *ThreadTime) switchOut(slot *cpuSlot, ft int64, oldTID uint32, reason, state int8) {
 	old := tt.thread(oldTID, ft)
 	// The old thread ran since its switch-in on this processor; before
 	// the first switch seen on the processor its start is unknown and
@@ -276,16 +298,6 @@ func (tt *ThreadTime) cswitch(ft int64, cpu uint16, newTID, oldTID uint32, reaso
 	if old.state == StateWaiting {
 		old.reason = reason
 	}
-	nw := tt.thread(newTID, ft)
-	if nw.open && nw.state == StateRunning {
-		// Running elsewhere by our account: a switch-out was lost; do
-		// not count the span twice.
-		nw.open = false
-	}
-	tt.enter(nw, ft, StateRunning)
-	nw.cpu = cpu
-	nw.Switches++
-	*slot = cpuSlot{tid: newTID, since: ft, known: true}
 }
 
 func (tt *ThreadTime) ready(ft int64, tid, readier uint32) {

@@ -140,8 +140,11 @@ func threadStatesSVG(t *Threads, durMS float64) template.HTML {
 				float64(labelW)+s.StartMS*scale, y+3, w, rowH-6, colors[s.State], html.EscapeString(title))
 		}
 	}
-	fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="11">running</text><text x="%d" y="%d" font-size="11" fill="#a87a10">ready</text><text x="%d" y="%d" font-size="11" fill="#777">waiting</text>`,
-		labelW, rows*rowH+15, labelW+60, rows*rowH+15, labelW+110, rows*rowH+15)
+	for i, st := range []string{"running", "ready", "waiting"} {
+		x := labelW + i*90
+		fmt.Fprintf(&b, `<rect x="%d" y="%d" width="12" height="10" fill="%s"/><text x="%d" y="%d" font-size="11">%s</text>`,
+			x, rows*rowH+6, colors[st], x+16, rows*rowH+15, st)
+	}
 	b.WriteString(`</svg>`)
 	return template.HTML(b.String())
 }

@@ -15,33 +15,7 @@ import (
 // v2 as the kernel MOF lays them out) gets the thread-time section; its
 // running times are the switch-in to switch-out spans written.
 func TestThreadsView(t *testing.T) {
-	var buf bytes.Buffer
-	w, err := etl.NewWriter(&buf, &etl.WriterOptions{Header: etl.LogfileHeader{
-		StartTime: filetime(synthStart), Is64: true, NumberOfProcessors: 1, LoggerName: "threads"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tw := &analysistest.Writer{W: w, Start: synthStart}
-	tw.Kernel(0, 0x03, 3, 3, 10, 100, analysistest.ProcessPayload(10, 4, "app.exe", "app.exe"))
-	tw.Kernel(0, 0x05, 3, 2, 10, 100, analysistest.ThreadPayload(10, 100))
-	tw.Kernel(0, 0x05, 3, 2, 10, 101, analysistest.ThreadPayload(10, 101))
-	sw := func(us int, newT, oldT uint32, reason, state byte) {
-		p := (&analysistest.Payload{}).U32(newT).U32(oldT)
-		p.B = append(p.B, 9, 8, 0, 0, reason, 0, state, 0)
-		tw.Kernel(us, 0x05, 36, 2, 0, oldT, p.U32(0).U32(0).B)
-	}
-	sw(100, 100, 0, 0, 1)
-	sw(1100, 101, 100, 6, 5) // 100 ran 1 ms, waits (UserRequest)
-	tw.Kernel(1500, 0x05, 50, 2, 10, 101, (&analysistest.Payload{}).U32(100).U32(0).B)
-	sw(3100, 100, 101, 32, 1) // 101 ran 2 ms
-	sw(3600, 0, 100, 15, 5)   // 100 ran 0.5 ms
-	if tw.Err != nil {
-		t.Fatal(tw.Err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	d := mustBuild(t, []*etl.File{openBytes(buf.Bytes())}, decode.New())
+	d := mustBuild(t, []*etl.File{openBytes(threadsTrace(t))}, decode.New())
 	th := d.Threads
 	if th == nil || th.ContextSwitches != 4 || th.ReadyThreads != 1 {
 		t.Fatalf("threads %+v", th)
@@ -73,4 +47,37 @@ func TestThreadsView(t *testing.T) {
 	if !strings.Contains(page.String(), `id="thread-states"`) || !strings.Contains(page.String(), `<section id="threads"`) {
 		t.Error("no thread-time section in the page")
 	}
+}
+
+// threadsTrace is a one-processor trace of two threads of app.exe
+// switching (CSwitch v2) and one readying the other (ReadyThread v2).
+func threadsTrace(t testing.TB) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	w, err := etl.NewWriter(&buf, &etl.WriterOptions{Header: etl.LogfileHeader{
+		StartTime: filetime(synthStart), Is64: true, NumberOfProcessors: 1, LoggerName: "threads"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tw := &analysistest.Writer{W: w, Start: synthStart}
+	tw.Kernel(0, 0x03, 3, 3, 10, 100, analysistest.ProcessPayload(10, 4, "app.exe", "app.exe"))
+	tw.Kernel(0, 0x05, 3, 2, 10, 100, analysistest.ThreadPayload(10, 100))
+	tw.Kernel(0, 0x05, 3, 2, 10, 101, analysistest.ThreadPayload(10, 101))
+	sw := func(us int, newT, oldT uint32, reason, state byte) {
+		p := (&analysistest.Payload{}).U32(newT).U32(oldT)
+		p.B = append(p.B, 9, 8, 0, 0, reason, 0, state, 0)
+		tw.Kernel(us, 0x05, 36, 2, 0, oldT, p.U32(0).U32(0).B)
+	}
+	sw(100, 100, 0, 0, 1)
+	sw(1100, 101, 100, 6, 5) // 100 ran 1 ms, waits (UserRequest)
+	tw.Kernel(1500, 0x05, 50, 2, 10, 101, (&analysistest.Payload{}).U32(100).U32(0).B)
+	sw(3100, 100, 101, 32, 1) // 101 ran 2 ms
+	sw(3600, 0, 100, 15, 5)   // 100 ran 0.5 ms
+	if tw.Err != nil {
+		t.Fatal(tw.Err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
 }
