@@ -314,8 +314,8 @@ func (tt *ThreadTime) ready(ft int64, tid, readier uint32) {
 	}
 }
 
-// Threads returns the threads with their totals up to the last event
-// seen (open intervals are closed there), by running time, most first,
+// Threads returns the threads with their totals and intervals up to the
+// last event seen (a state still open is closed there), by running time, most first,
 // at most n (n <= 0: all).
 func (tt *ThreadTime) Threads(n int) []ThreadTimes {
 	out := make([]ThreadTimes, 0, len(tt.threads))
@@ -328,7 +328,20 @@ func (tt *ThreadTime) Threads(n int) []ThreadTimes {
 			}
 		}
 		if r.open && tt.last > r.since {
+			// The open state lasts to the last event seen.
 			c.add(r.state, tt.last-r.since)
+			iv := ThreadInterval{Start: r.since, End: tt.last, State: r.state, WaitReason: -1, ReadierTID: NoID}
+			switch r.state {
+			case StateRunning:
+				iv.CPU = r.cpu
+			case StateWaiting:
+				iv.WaitReason = r.reason
+			}
+			if len(c.Intervals) < tt.bound {
+				c.Intervals = append(c.Intervals, iv)
+			} else {
+				c.DroppedIntervals++
+			}
 		}
 		out = append(out, c.ThreadTimes)
 	}

@@ -147,8 +147,11 @@ func TestThreadTime(t *testing.T) {
 				waits = append(waits, iv)
 			}
 		}
-		if len(waits) != 1 || analysis.WaitReasonName(waits[0].WaitReason) != "UserRequest" || waits[0].ReadierTID != 200 ||
-			waits[0].End-waits[0].Start != 50 {
+		// The second, DelayExecution from 70 µs, is still open at the
+		// last event (90 µs): no readier.
+		if len(waits) != 2 || analysis.WaitReasonName(waits[0].WaitReason) != "UserRequest" || waits[0].ReadierTID != 200 ||
+			waits[0].End-waits[0].Start != 50 || analysis.WaitReasonName(waits[1].WaitReason) != "DelayExecution" ||
+			waits[1].ReadierTID != analysis.NoID || waits[1].End-waits[1].Start != 200 {
 			t.Errorf("v%d 100's waits %+v", v, waits)
 		}
 		// 101 was preempted: ready from 55 µs to its switch-in at 70 µs.
