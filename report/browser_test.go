@@ -34,7 +34,7 @@ import (
 // descriptors 3 and 4), so one browser serves every report and the test
 // sees what the browser's console and network see.
 
-var screenshotDir = flag.String("screenshots", "", "write the screenshots of net.4.5.2.x64.etl's report to this directory (docs/img) as report-<section>.png")
+var screenshotDir = flag.String("screenshots", "", "write the screenshots of net.4.5.2.x64.etl's report (and the thread-time fixture's threads tab) to this directory (docs/img) as report-<section>.png")
 
 // cdp is a DevTools protocol client over a pipe.
 type cdp struct {
@@ -445,6 +445,9 @@ func TestBrowser(t *testing.T) {
 	cases = append(cases, browserCase{name: "synthetic", data: func(t *testing.T) *Data {
 		return mustBuild(t, []*etl.File{openBytes(synthTrace())}, decode.New())
 	}, sections: []string{"overview", "timeline", "processes", "cpu", "dotnet", "io", "providers"}})
+	cases = append(cases, browserCase{name: "threads", data: func(t *testing.T) *Data {
+		return mustBuild(t, []*etl.File{openBytes(threadsTrace(t))}, decode.New())
+	}, sections: []string{"overview", "timeline", "processes", "threads", "providers"}})
 	for _, cf := range []struct{ name, rel string }{{"net.4.5.2.x64", netRel}, {"PktMon", pktmonRel}, {"ShutdownPerfDiagLogger", shutdownRel}} {
 		cases = append(cases, browserCase{name: cf.name, data: func(t *testing.T) *Data { d, _ := corpusReport(t, cf.rel); return d }})
 	}
@@ -525,7 +528,7 @@ func browserCheck(t *testing.T, p *tab, path string, bc browserCase, d *Data) {
 		if what, ok := looksDrawn(shot); !ok {
 			t.Errorf("tab %s: screenshot looks blank: %s", sec, what)
 		}
-		if *screenshotDir != "" && bc.name == "net.4.5.2.x64" {
+		if *screenshotDir != "" && (bc.name == "net.4.5.2.x64" || bc.name == "threads" && sec == "threads") {
 			writeDocScreenshot(t, filepath.Join(*screenshotDir, "report-"+sec+".png"), shot)
 		}
 	}

@@ -89,6 +89,7 @@ type Data struct {
 	CPU       *CPU       `json:"cpu,omitempty"`
 	DotNet    *DotNet    `json:"dotnet,omitempty"`
 	IO        *IO        `json:"io,omitempty"`
+	Threads   *Threads   `json:"threads,omitempty"`
 	Providers []Provider `json:"providers,omitempty"`
 }
 

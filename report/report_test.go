@@ -287,6 +287,17 @@ func TestFixtures(t *testing.T) {
 			if d.DotNet != nil || d.IO != nil {
 				t.Errorf(".NET or I/O data in a fixture that has none: %v %v", d.DotNet, d.IO)
 			}
+			// record-kinds.etl holds three CSwitch events (compact and
+			// system records), the only fixture with context switches.
+			if fx.files[0] == "record-kinds.etl" {
+				if d.Threads == nil || d.Threads.ContextSwitches != 3 {
+					t.Errorf("threads %+v, want 3 context switches", d.Threads)
+				} else {
+					sections = append(sections, "threads")
+				}
+			} else if d.Threads != nil {
+				t.Errorf("thread data in a fixture without context switches: %+v", d.Threads)
+			}
 			sections = append(sections, "providers")
 			var h bytes.Buffer
 			if err := d.WriteHTML(&h); err != nil {

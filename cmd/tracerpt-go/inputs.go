@@ -34,6 +34,9 @@ type traceOptions struct {
 	// base, if set, is forked for the decoder instead of importing the
 	// schemas again (the jobs of --jobs).
 	base *decode.Decoder
+	// observe, if set, sees every event of the pass that builds the
+	// model (buildModel without prescan), with the trace's decoder.
+	observe func(ev *etl.Event, dec *decode.Decoder)
 }
 
 // openTrace is the start every trace-reading command shares: it opens

@@ -50,8 +50,12 @@ func (o *analysisOptions) buildModel(cmd *cobra.Command, args []string, t *trace
 	}
 	var m *analysis.Model
 	if !prescan {
+		var ao *analysis.Options
+		if t.observe != nil {
+			ao = &analysis.Options{Observe: func(ev *etl.Event) { t.observe(ev, dec) }}
+		}
 		var err error
-		m, err = analysis.Build(files, dec, nil)
+		m, err = analysis.Build(files, dec, ao)
 		o.warnAll(cmd, err)
 	} else {
 		var readErr, prescanErr error

@@ -3,8 +3,13 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
+
+	"github.com/etwkit/etw/analysis"
+	"github.com/etwkit/etw/decode"
+	"github.com/etwkit/etw/etl"
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/spf13/cobra"
@@ -23,7 +28,10 @@ type processJSON struct {
 	End         *string `json:"end"`
 	Events      int     `json:"events"`
 	CPUSamples  int     `json:"cpu_samples"`
-	GC          *gcJSON `json:"gc,omitempty"`
+	// CPUPreciseMS is the running time of the process's threads from the
+	// kernel's context switches; absent without them.
+	CPUPreciseMS *float64 `json:"cpu_precise_ms,omitempty"`
+	GC           *gcJSON  `json:"gc,omitempty"`
 }
 
 type gcJSON struct {
@@ -47,7 +55,9 @@ collections with the total and longest pause (from the suspension of the
 managed threads to their restart, as TraceEvent's GCStats measures pauses).
 With --json it writes one object: {"processes": [{"pid", "name",
 "command_line", "start", "end", "events", "cpu_samples", "gc": {"count",
-"pause_ms_total", "pause_ms_max"}}]}.`,
+"pause_ms_total", "pause_ms_max"}}]}. Traces with kernel context switches
+(CSwitch) add each process's precise CPU ("CPU precise ms", "cpu_precise_ms"
+after "cpu_samples"): its threads' time from switch-in to switch-out.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usageError(fmt.Errorf("stats: no input file"))
@@ -57,6 +67,12 @@ With --json it writes one object: {"processes": [{"pid", "name",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			// One pass (the model): no buffer is read twice.
 			t := traceOptions{passes: 1}
+			tt := analysis.NewThreadTime(nil, 1)
+			t.observe = func(ev *etl.Event, dec *decode.Decoder) {
+				if tt.Wants(ev) {
+					tt.Observe(ev, dec.Decode(ev))
+				}
+			}
 			files, _, m, err := o.buildModel(cmd, args, &t, false)
 			defer closeAll(files)
 			defer o.syms.finish(cmd)
@@ -67,12 +83,24 @@ With --json it writes one object: {"processes": [{"pid", "name",
 				return err
 			}
 			out := statsJSON{Processes: []processJSON{}}
+			tt.SetModel(m)
+			precise := map[uint32]float64{}
+			switches, _ := tt.Switches()
+			if switches > 0 {
+				for _, p := range tt.Processes() {
+					precise[p.PID] = float64(p.Running) / 1e4
+				}
+			}
 			for _, p := range m.Processes() {
 				if p.Events == 0 && p.ImageFileName == "" {
 					continue // a placeholder no event ended up in
 				}
 				pj := processJSON{PID: p.PID, Name: p.ImageFileName, CommandLine: p.CommandLine,
 					Start: jsonTime(p.Start()), End: jsonTime(p.End()), Events: p.Events, CPUSamples: p.CPUSamples}
+				if switches > 0 && p.PID != 0 {
+					v := precise[p.PID]
+					pj.CPUPreciseMS = &v
+				}
 				if p.CLR {
 					pj.GC = &gcJSON{}
 					if g := p.GC; g != nil {
@@ -94,7 +122,11 @@ With --json it writes one object: {"processes": [{"pid", "name",
 				return fmt.Sprintf("%+.3fs", t.Sub(start).Seconds())
 			}
 			tw := tablewriter.NewWriter(w)
-			tw.Header("PID", "Name", "Start", "End", "Events", "CPU samples", "GC count", "GC pause total ms", "GC pause max ms", "Command line")
+			header := []any{"PID", "Name", "Start", "End", "Events", "CPU samples", "GC count", "GC pause total ms", "GC pause max ms", "Command line"}
+			if switches > 0 {
+				header = slices.Insert(header, 6, any("CPU precise ms"))
+			}
+			tw.Header(header...)
 			for _, p := range out.Processes {
 				gcs, total, longest := "", "", ""
 				if p.GC != nil {
@@ -102,8 +134,16 @@ With --json it writes one object: {"processes": [{"pid", "name",
 					total = strconv.FormatFloat(p.GC.PauseMSTotal, 'f', 3, 64)
 					longest = strconv.FormatFloat(p.GC.PauseMSMax, 'f', 3, 64)
 				}
-				if err := tw.Append(strconv.FormatUint(uint64(p.PID), 10), p.Name, rel(p.Start), rel(p.End),
-					strconv.Itoa(p.Events), strconv.Itoa(p.CPUSamples), gcs, total, longest, p.CommandLine); err != nil {
+				row := []string{strconv.FormatUint(uint64(p.PID), 10), p.Name, rel(p.Start), rel(p.End),
+					strconv.Itoa(p.Events), strconv.Itoa(p.CPUSamples), gcs, total, longest, p.CommandLine}
+				if switches > 0 {
+					pr := ""
+					if p.CPUPreciseMS != nil {
+						pr = strconv.FormatFloat(*p.CPUPreciseMS, 'f', 3, 64)
+					}
+					row = slices.Insert(row, 6, pr)
+				}
+				if err := tw.Append(row); err != nil {
 					return err
 				}
 			}
