@@ -90,7 +90,7 @@ type page struct {
 // script and data inline, no network access (a Content-Security-Policy
 // forbids any), readable from file://. The page is its head (with the
 // tabs), each view's section (a blank line between them, for views
-// without data too) and its foot.
+// without data too, up to the last view with data) and its foot.
 func (d *Data) WriteHTML(w io.Writer) error {
 	p := &page{D: d, CSS: template.CSS(pageCSS), JS: template.JS(pageJS), Errors: template.JS(errorsJS)}
 	for _, v := range views {
@@ -103,7 +103,13 @@ func (d *Data) WriteHTML(w io.Writer) error {
 	if err := t.ExecuteTemplate(bw, "head", p); err != nil {
 		return err
 	}
+	last := -1 // the last view with data: no blank lines after it
 	for i, v := range views {
+		if v.present(d) {
+			last = i
+		}
+	}
+	for i, v := range views[:last+1] {
 		if i > 0 {
 			bw.WriteString("\n\n")
 		}
