@@ -4,6 +4,8 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+
+	"github.com/etwkit/etw/internal/panicerr"
 )
 
 // Stats summarizes a walk over every record of a file.
@@ -40,10 +42,12 @@ func (f *File) Scan() Stats {
 	errs := make([][]error, len(bufs)) // per buffer, in the order a walk meets them
 	var next atomic.Int64
 	var wg sync.WaitGroup
+	panics := make([]error, workers)
 	for w := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer panicerr.Recover(&panics[w])
 			p := &parts[w]
 			var rr RecordReader
 			var ev Event
@@ -76,6 +80,12 @@ func (f *File) Scan() Stats {
 		}()
 	}
 	wg.Wait()
+	for _, err := range panics {
+		if err != nil {
+			// Raised again where the caller can recover it.
+			panic(err)
+		}
+	}
 	var counts [256]int
 	for i := range parts {
 		p := &parts[i]
