@@ -55,7 +55,7 @@ type Reader struct {
 	streams []*stream
 	heap    []*stream
 	last    *stream
-	errs    []error
+	errs    ErrorList
 	started bool
 	closed  bool
 }
@@ -141,7 +141,7 @@ func NewReader(files []*File, opts *ReaderOptions) *Reader {
 // Errors returns the problems met so far: damaged buffer headers, buffers
 // that could not be read or decompressed, and damaged records. Each is a
 // [*FormatError] naming the file offset.
-func (r *Reader) Errors() []error { return r.errs }
+func (r *Reader) Errors() ErrorList { return r.errs }
 
 // Event returns the current event, valid until the next call to
 // [Reader.Next] or [Reader.Close].

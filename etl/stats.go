@@ -16,7 +16,7 @@ type Stats struct {
 	HeaderTypes       map[HeaderType]int // records per header type
 	FirstTime         int64              // earliest event FILETIME, 0 if none
 	LastTime          int64              // latest event FILETIME, 0 if none
-	Errors            []error            // damaged buffers and records, as [*FormatError]
+	Errors            ErrorList          // damaged buffers and records, as [*FormatError]
 }
 
 // Scan reads every record of the file and counts them. Buffers are read,
