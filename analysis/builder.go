@@ -1,8 +1,6 @@
 package analysis
 
 import (
-	"errors"
-
 	"github.com/etwkit/etw/catalog"
 	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
@@ -79,9 +77,9 @@ func NewBuilder(opts *Options) *Builder {
 }
 
 // Build reads files in time order, decoding with dec the events the model
-// needs (nil: decode.New()), and returns the model. The error, if not nil, joins the damaged
-// buffers and records the reader met (each an *etl.FormatError); the
-// model holds what the rest of the files said.
+// needs (nil: decode.New()), and returns the model. The error, if not
+// nil, is the [etl.ErrorList] of the damaged buffers and records the
+// reader met; the model holds what the rest of the files said.
 func Build(files []*etl.File, dec *decode.Decoder, opts *Options) (*Model, error) {
 	var o Options
 	if opts != nil {
@@ -108,7 +106,7 @@ func Build(files []*etl.File, dec *decode.Decoder, opts *Options) (*Model, error
 		}
 		b.observe(ev, k, res)
 	}
-	return b.Model(), errors.Join(r.Errors()...)
+	return b.Model(), r.Errors().Err()
 }
 
 // NeedsDecode reports whether Observe reads the payload of ev; for other

@@ -1,7 +1,6 @@
 package analysis
 
 import (
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -146,9 +145,8 @@ func (m *Model) Collect(files []*etl.File, dec *decode.Decoder, opts *CollectOpt
 // annotation and its Stack are valid until fn returns.
 //
 // If fn returns an error, the walk stops and EachSelected returns that
-// error. Otherwise the error, if not nil, is the damaged buffers and
-// records the reader met (each an *etl.FormatError) joined with
-// [errors.Join]: its Unwrap() []error method lists them. The stats are
+// error. Otherwise the error, if not nil, is the [etl.ErrorList] of the
+// damaged buffers and records the reader met. The stats are
 // the enricher's (every event read counts in Events).
 func (m *Model) EachSelected(files []*etl.File, dec *decode.Decoder, opts *CollectOptions, fn func(a *Annotation) error) (EnrichStats, error) {
 	var o CollectOptions
@@ -198,7 +196,7 @@ func (m *Model) EachSelected(files []*etl.File, dec *decode.Decoder, opts *Colle
 	if err := drain(); err != nil {
 		return e.Stats, err
 	}
-	return e.Stats, errors.Join(r.Errors()...)
+	return e.Stats, r.Errors().Err()
 }
 
 // count adds a selected event to the counts.

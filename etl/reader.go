@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"runtime"
 	"slices"
+
+	"github.com/etwkit/etw/internal/panicerr"
 )
 
 // Order selects the order in which a [Reader] delivers events.
@@ -53,7 +55,7 @@ type Reader struct {
 	streams []*stream
 	heap    []*stream
 	last    *stream
-	errs    []error
+	errs    ErrorList
 	started bool
 	closed  bool
 }
@@ -139,7 +141,7 @@ func NewReader(files []*File, opts *ReaderOptions) *Reader {
 // Errors returns the problems met so far: damaged buffer headers, buffers
 // that could not be read or decompressed, and damaged records. Each is a
 // [*FormatError] naming the file offset.
-func (r *Reader) Errors() []error { return r.errs }
+func (r *Reader) Errors() ErrorList { return r.errs }
 
 // Event returns the current event, valid until the next call to
 // [Reader.Next] or [Reader.Close].
@@ -197,11 +199,20 @@ func (r *Reader) request(s *stream) {
 		s.queue = append(s.queue, ch)
 		go func() {
 			r.sem <- struct{}{}
-			b, err := ref.file.ReadBuffer(ref.info)
+			res := load(ref)
 			<-r.sem
-			ch <- loadResult{b, err}
+			ch <- res
 		}()
 	}
+}
+
+// load reads ref's buffer; a panic while reading becomes the result's
+// error, a [*panicerr.Error] that advance raises again on the reading
+// goroutine.
+func load(ref bufRef) (res loadResult) {
+	defer panicerr.Recover(&res.err)
+	res.buf, res.err = ref.file.ReadBuffer(ref.info)
+	return res
 }
 
 // advance moves s to its next event, loading buffers as needed.
@@ -225,6 +236,10 @@ func (r *Reader) advance(s *stream) bool {
 		s.queue = s.queue[1:]
 		s.curRef = s.bufs[s.next-len(s.queue)-1]
 		r.request(s)
+		if pe, ok := res.err.(*panicerr.Error); ok {
+			// Raised again where the caller can recover it.
+			panic(pe)
+		}
 		if res.err != nil {
 			r.errs = append(r.errs, res.err)
 		}

@@ -4,6 +4,8 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+
+	"github.com/etwkit/etw/internal/panicerr"
 )
 
 // Stats summarizes a walk over every record of a file.
@@ -14,7 +16,7 @@ type Stats struct {
 	HeaderTypes       map[HeaderType]int // records per header type
 	FirstTime         int64              // earliest event FILETIME, 0 if none
 	LastTime          int64              // latest event FILETIME, 0 if none
-	Errors            []error            // damaged buffers and records, as [*FormatError]
+	Errors            ErrorList          // damaged buffers and records, as [*FormatError]
 }
 
 // Scan reads every record of the file and counts them. Buffers are read,
@@ -40,10 +42,12 @@ func (f *File) Scan() Stats {
 	errs := make([][]error, len(bufs)) // per buffer, in the order a walk meets them
 	var next atomic.Int64
 	var wg sync.WaitGroup
+	panics := make([]error, workers)
 	for w := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer panicerr.Recover(&panics[w])
 			p := &parts[w]
 			var rr RecordReader
 			var ev Event
@@ -76,6 +80,12 @@ func (f *File) Scan() Stats {
 		}()
 	}
 	wg.Wait()
+	for _, err := range panics {
+		if err != nil {
+			// Raised again where the caller can recover it.
+			panic(err)
+		}
+	}
 	var counts [256]int
 	for i := range parts {
 		p := &parts[i]

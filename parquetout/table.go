@@ -15,6 +15,7 @@ import (
 	"github.com/parquet-go/parquet-go/compress/zstd"
 	"github.com/parquet-go/parquet-go/format"
 
+	"github.com/etwkit/etw/internal/panicerr"
 	"github.com/etwkit/etw/pipeline"
 )
 
@@ -327,16 +328,10 @@ func newTable(out io.Writer, name string, fields []field, o *Options, meta map[s
 				if crg == nil {
 					crg = t.pw.BeginRowGroup()
 				}
-				if err == nil && len(c.raw) > 0 {
-					err = t.convertRaw(c)
-				}
 				if err == nil {
-					err = t.writeChunk(crg, c)
+					err = t.encode(crg, c)
 				}
 				if c.last {
-					if err == nil {
-						err = crg.Flush()
-					}
 					t.commits <- rgDone{c.rg, crg, err}
 					crg, err = nil, nil
 				}
@@ -349,6 +344,25 @@ func newTable(out io.Writer, name string, fields []field, o *Options, meta map[s
 	go t.commitLoop()
 	t.cur = <-t.free
 	return t
+}
+
+// encode converts and writes c into crg on an encoder goroutine, and
+// flushes crg after the row group's last chunk; a panic becomes its
+// error.
+func (t *table) encode(crg *parquet.ConcurrentRowGroupWriter, c *chunk) (err error) {
+	defer panicerr.Recover(&err)
+	if len(c.raw) > 0 {
+		if err := t.convertRaw(c); err != nil {
+			return err
+		}
+	}
+	if err := t.writeChunk(crg, c); err != nil {
+		return err
+	}
+	if c.last {
+		return crg.Flush()
+	}
+	return nil
 }
 
 func (t *table) newChunk() *chunk {
@@ -426,9 +440,17 @@ func (t *table) commitLoop() {
 
 func (t *table) commit(crg *parquet.ConcurrentRowGroupWriter, err error) {
 	if err == nil {
-		_, err = crg.Commit()
+		err = commitGroup(crg)
 	}
 	t.setErr(err)
+}
+
+// commitGroup commits crg on the commit goroutine; a panic becomes its
+// error.
+func commitGroup(crg *parquet.ConcurrentRowGroupWriter) (err error) {
+	defer panicerr.Recover(&err)
+	_, err = crg.Commit()
+	return err
 }
 
 func (t *table) setErr(err error) {

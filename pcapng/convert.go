@@ -58,7 +58,7 @@ type Stats struct {
 	OverLimit int64
 	// Errors are the damaged buffers and records of the input ([Convert]):
 	// the packets they held are lost, the rest is written.
-	Errors []error
+	Errors etl.ErrorList
 }
 
 // Converter turns the packet events of ETW traces into pcapng packets:
@@ -319,6 +319,6 @@ func Convert(w io.Writer, files []*etl.File, opts *ConvertOptions) (*Stats, erro
 
 func statsWith(c *Converter, r *etl.Reader) *Stats {
 	s := c.Stats()
-	s.Errors = append([]error(nil), r.Errors()...)
+	s.Errors = append(etl.ErrorList(nil), r.Errors()...)
 	return &s
 }

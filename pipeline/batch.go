@@ -10,6 +10,7 @@ import (
 	"github.com/etwkit/etw/analysis"
 	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/internal/panicerr"
 	"github.com/etwkit/etw/tdh"
 )
 
@@ -136,6 +137,13 @@ func (p *run[E]) renderBatch(b *batch[E], d *decode.Decoder, enc Encoder[E]) {
 		b.ends = append(b.ends, int32(len(b.out)))
 		b.schema = append(b.schema, s)
 	}
+}
+
+// renderSafe is renderBatch on a worker goroutine: a panic while
+// rendering becomes b's error, which the writer returns.
+func (p *run[E]) renderSafe(b *batch[E], d *decode.Decoder, enc Encoder[E]) {
+	defer panicerr.Recover(&b.err)
+	p.renderBatch(b, d, enc)
 }
 
 // finish writes what is rendered of b, then renders (with d and enc) and
@@ -309,7 +317,7 @@ func (p *run[E]) runParallel(ctx context.Context, dec *decode.Decoder, workers i
 			defer wg.Done()
 			for b := range work {
 				if !stop.Load() {
-					p.renderBatch(b, d, enc)
+					p.renderSafe(b, d, enc)
 				}
 				done <- b
 			}
@@ -321,6 +329,7 @@ func (p *run[E]) runParallel(ctx context.Context, dec *decode.Decoder, workers i
 	wdone := make(chan struct{})
 	go func() {
 		defer close(wdone)
+		defer panicerr.Recover(&werr)
 		werr = p.write(done, free, &stop, dec.Clone(), p.clone())
 	}()
 

@@ -109,9 +109,9 @@ type Config[E any] struct {
 
 // Stats reports what Run did.
 type Stats struct {
-	Read    int     // events delivered by the reader
-	Written int     // events rendered (and counted by the Counter)
-	Errors  []error // damaged buffers and records
+	Read    int           // events delivered by the reader
+	Written int           // events rendered (and counted by the Counter)
+	Errors  etl.ErrorList // damaged buffers and records
 }
 
 // CorruptError is returned by Run in strict mode for the first damaged

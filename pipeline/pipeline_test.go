@@ -2,7 +2,9 @@ package pipeline_test
 
 import (
 	"context"
+	"errors"
 	"reflect"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -10,6 +12,7 @@ import (
 	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
 	"github.com/etwkit/etw/internal/etltest"
+	"github.com/etwkit/etw/internal/panicerr"
 	"github.com/etwkit/etw/pipeline"
 	"github.com/etwkit/etw/tdh"
 )
@@ -175,5 +178,59 @@ func TestRunSizer(t *testing.T) {
 		if st.Written != 2000 || len(w.got) != 2002 || w.most > 16 {
 			t.Errorf("workers %d: %d written, %d rows, at most %d rows a write; want 2000, 2002, 16", workers, st.Written, len(w.got), w.most)
 		}
+	}
+}
+
+// panicEncoder panics on the events of its clones (the workers').
+type panicEncoder struct {
+	rowEncoder
+	clone bool
+}
+
+func (e panicEncoder) Clone() pipeline.Encoder[row] { return panicEncoder{e.rowEncoder, true} }
+
+func (e panicEncoder) AppendEvent(dst []row, ev *etl.Event, res *decode.Result, a *analysis.Annotation) []row {
+	if e.clone {
+		panic("injected encoder panic")
+	}
+	return e.rowEncoder.AppendEvent(dst, ev, res, a)
+}
+
+// panicWriter panics on the writes after the first (Begin's, which Run
+// writes on the calling goroutine).
+type panicWriter struct{ n int }
+
+func (w *panicWriter) Write(p []row) (int, error) {
+	if w.n++; w.n > 1 {
+		panic("injected writer panic")
+	}
+	return len(p), nil
+}
+
+// A panic on a worker or on the writer goroutine is Run's error, not the
+// end of the process.
+func TestRunWorkerPanic(t *testing.T) {
+	files := etltest.OpenFiles(t, "../testdata/etl/compressed.etl")
+	for _, c := range []struct {
+		name string
+		enc  pipeline.Encoder[row]
+		out  pipeline.Writer[row]
+		want string
+	}{
+		{"encoder", panicEncoder{rowEncoder: rowEncoder{new(atomic.Int32)}}, &rows{}, "injected encoder panic"},
+		{"writer", rowEncoder{new(atomic.Int32)}, &panicWriter{}, "injected writer panic"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := pipeline.Run(context.Background(), &pipeline.Config[row]{
+				Files: files, Workers: 2, Decoder: decode.New(), Encoder: c.enc, Output: c.out,
+			})
+			var pe *panicerr.Error
+			if !errors.As(err, &pe) || pe.Value != c.want {
+				t.Fatalf("got %T %v, want a *panicerr.Error of %q", err, err, c.want)
+			}
+			if !strings.Contains(string(pe.Stack), "pipeline_test.go") {
+				t.Errorf("the stack does not show where it panicked:\n%s", pe.Stack)
+			}
+		})
 	}
 }

@@ -65,7 +65,7 @@ func build(files []*etl.File, dec *decode.Decoder, o *Options) (*Data, error) {
 	for _, f := range c.views {
 		f.finish(d)
 	}
-	return d, errors.Join(append(c.readErrs, warnings...)...)
+	return d, etl.ErrorList(append(c.readErrs, warnings...)).Err()
 }
 
 func fileName(files []*etl.File, o *Options, i int) string {
@@ -123,9 +123,9 @@ func (c *collector) pass(dec *decode.Decoder) []error {
 	opts := &analysis.CollectOptions{NeedsSchema: true, Observe: c.observe} // CPU samples
 	prof, st, err := c.m.Collect(c.files, dec, opts)
 	c.prof, c.withStack = prof, st.WithStack
-	// err joins the damaged buffers and records.
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		return j.Unwrap()
+	var damage etl.ErrorList
+	if errors.As(err, &damage) {
+		return damage
 	}
 	if err != nil {
 		return []error{err}

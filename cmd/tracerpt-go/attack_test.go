@@ -322,3 +322,17 @@ func TestPanicIsInternalError(t *testing.T) {
 		}
 	}
 }
+
+// TestWorkerPanicIsInternalError: a panic on a library goroutine (here
+// the pipeline's writer, which writes a dump bigger than the driver's
+// buffer when there are several workers) comes back as an error and is
+// the same internal error naming the input, not the runtime's exit 2.
+func TestWorkerPanicIsInternalError(t *testing.T) {
+	trace := etltest.CorpusFile(t, "microsoft+perfview/src/TraceEvent/TraceEvent.Tests/inputs/net.4.5.2.x64.etl.zip.unzipped/net.4.5.2.x64.etl")
+	var stderr bytes.Buffer
+	code := run([]string{trace, "-of", "CSV", "-o", "-", "--workers", "3"}, panickingWriter{}, &stderr)
+	msg := stderr.String()
+	if code != exitFailure || !strings.Contains(msg, "internal error while reading "+trace+": test panic") {
+		t.Errorf("exit %d, %q", code, msg)
+	}
+}

@@ -150,5 +150,5 @@ func dumpJob(cmd *cobra.Command, files []string, o *dumpOptions, format driver.F
 			err = internalError(r, files)
 		}
 	}()
-	return dumpInputs(cmd, files, o, format, ropts)
+	return workerPanic(dumpInputs(cmd, files, o, format, ropts), files)
 }

@@ -132,7 +132,7 @@ func execute(cmd *cobra.Command, args []string) (err error) {
 			err = internalError(r, commandInputs(cmd, args))
 		}
 	}()
-	return cmd.Execute()
+	return workerPanic(cmd.Execute(), commandInputs(cmd, args))
 }
 
 // tracerptLongFlags are tracerpt's multi-letter options, written with one

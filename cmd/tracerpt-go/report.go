@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -97,16 +96,7 @@ func writeReport(cmd *cobra.Command, args []string, o *reportOptions) error {
 	d, err := report.Build(files, dec, ro)
 	t.endProgress()
 	syms.finish(cmd)
-	if err != nil {
-		var j interface{ Unwrap() []error }
-		if errors.As(err, &j) {
-			for _, e := range j.Unwrap() {
-				warn(cmd, e)
-			}
-		} else {
-			warn(cmd, err)
-		}
-	}
+	warnList(cmd, err)
 	bw := bufio.NewWriterSize(w, 256<<10)
 	if o.asJSON {
 		err = json.NewEncoder(bw).Encode(d)

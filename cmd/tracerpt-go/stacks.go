@@ -56,32 +56,26 @@ func (o *analysisOptions) buildModel(cmd *cobra.Command, args []string, t *trace
 		}
 		var err error
 		m, err = analysis.Build(files, dec, ao)
-		o.warnAll(cmd, err)
+		warnList(cmd, err)
 	} else {
 		var readErr, prescanErr error
 		m, readErr, prescanErr = pipeline.Prepare(files, dec)
-		o.warnAll(cmd, readErr)
-		o.warnAll(cmd, prescanErr)
+		warnList(cmd, readErr)
+		// The prescan's schema problems (not damage: an errors.Join), one
+		// warning each, as this command has always printed them.
+		if j, ok := prescanErr.(interface{ Unwrap() []error }); ok {
+			for _, e := range j.Unwrap() {
+				warn(cmd, e)
+			}
+		} else {
+			warnList(cmd, prescanErr)
+		}
 	}
 	if syms != nil {
 		o.syms = syms
 		m.SetSymbolizer(syms)
 	}
 	return files, dec, m, nil
-}
-
-// warnAll prints each of the joined errors as a warning.
-func (o *analysisOptions) warnAll(cmd *cobra.Command, err error) {
-	if err == nil {
-		return
-	}
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		for _, e := range j.Unwrap() {
-			warn(cmd, e)
-		}
-		return
-	}
-	warn(cmd, err)
 }
 
 // createOutput opens the output of an analysis command: standard output
@@ -184,15 +178,11 @@ the values samples/count and cpu/nanoseconds (the trace's sampling interval,
 			var st analysis.CollectStats
 			if format == "pprof" {
 				pp, pst, err := m.CollectPprof(files, dec, &analysis.PprofOptions{CollectOptions: *copts})
-				if err != nil {
-					o.warnAll(cmd, err)
-				}
+				warnAgain(cmd, err)
 				write, st = pp.Write, pst.CollectStats
 			} else {
 				prof, cst, err := m.Collect(files, dec, copts)
-				if err != nil {
-					o.warnAll(cmd, err)
-				}
+				warnAgain(cmd, err)
 				st = cst
 				write = prof.WriteFolded
 				if format == "speedscope" {

@@ -78,7 +78,7 @@ func countEvents(b []byte) (etl.LogfileHeader, int, error) {
 			n++
 		}
 	}
-	return f.Header, n, errors.Join(r.Errors()...)
+	return f.Header, n, r.Errors().Err()
 }
 
 // Events written to the logging-mode fixtures.
