@@ -444,11 +444,11 @@ func TestBrowser(t *testing.T) {
 	}
 	cases = append(cases, browserCase{name: "synthetic", data: func(t *testing.T) *Data {
 		return mustBuild(t, []*etl.File{openBytes(synthTrace())}, decode.New())
-	}, sections: []string{"overview", "timeline", "processes", "cpu", "dotnet", "io", "providers"}})
+	}, sections: []string{"overview", "cpuutil", "timeline", "processes", "cpu", "dotnet", "io", "providers"}})
 	for _, cf := range []struct{ name, rel string }{{"net.4.5.2.x64", netRel}, {"PktMon", pktmonRel}, {"ShutdownPerfDiagLogger", shutdownRel}} {
 		cases = append(cases, browserCase{name: cf.name, data: func(t *testing.T) *Data { d, _ := corpusReport(t, cf.rel); return d }})
 	}
-	cases[len(cases)-3].sections = []string{"overview", "timeline", "processes", "cpu", "dotnet", "io", "providers"}
+	cases[len(cases)-3].sections = []string{"overview", "cpuutil", "timeline", "processes", "cpu", "dotnet", "io", "providers"}
 	dir := t.TempDir()
 	for _, bc := range cases {
 		t.Run(bc.name, func(t *testing.T) {
