@@ -622,6 +622,14 @@ func interact(t *testing.T, p *tab, d *Data) {
 		if anc != 1 || !strings.HasPrefix(info, first+":") {
 			t.Errorf("picking process %q: %d ancestors drawn, info %q", first, anc, info)
 		}
+		// The weights in ms when the trace logs the sampling interval.
+		if u := d.CPUUtilization; u != nil && u.IntervalMS > 0 {
+			root := d.CPU.Root.Children[0].Value
+			want := fmt.Sprintf("%s samples, %s ms", thousands(root), thousands(int64(math.Round(float64(root)*u.IntervalMS))))
+			if !strings.HasPrefix(info, first+": "+want) {
+				t.Errorf("process %q: info %q, want %q", first, info, want)
+			}
+		}
 		// Click the process's first frame, if it has one: it fills the
 		// width under its two ancestors.
 		if ch := d.CPU.Root.Children[0].Children; len(ch) > 0 {
