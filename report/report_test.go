@@ -410,6 +410,10 @@ func TestCorpusNet(t *testing.T) {
 	if usum != d.CPU.Samples {
 		t.Errorf("CPU utilisation adds up to %d samples, the flame graph %d", usum, d.CPU.Samples)
 	}
+	busy := pctf(float64(usum), 8*float64(len(u.Series[0].Samples))*u.BucketSec*1000)
+	if !strings.Contains(string(page), "<b>"+busy+"</b><span>CPU busy") || !strings.Contains(string(page), "Top processes by CPU: Test.x64 (3676)") {
+		t.Errorf("overview: no CPU busy %s or top processes", busy)
+	}
 	var test *DotNetProcess
 	for i, p := range d.DotNet.Processes {
 		if p.PID == 3676 {

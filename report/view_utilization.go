@@ -152,10 +152,7 @@ var utilizationView = &view{id: "cpuutil", title: "CPU use", tmpl: utilizationTm
 			}
 			rows = append(rows, row{col, s.Name, u.weight(s.Total), share})
 		}
-		busy := ""
-		if capa := u.capacity() * float64(len(u.Series[0].Samples)); capa > 0 {
-			busy = pctf(float64(total), capa)
-		}
+		busy, _ := u.summary(0)
 		return &struct {
 			D     *Data
 			Chart template.HTML
@@ -177,3 +174,26 @@ const utilizationTmpl = `{{with .D.CPUUtilization}}
 </tbody></table>
 </section>
 {{end}}`
+
+// summary returns the processors' busy share over the trace ("" without
+// the interval) and the n processes with most CPU, each with its share
+// of the CPU samples and its time; nothing for a nil u.
+func (u *CPUUtilization) summary(n int) (busy string, top []string) {
+	if u == nil {
+		return "", nil
+	}
+	var total int64
+	for _, s := range u.Series {
+		total += s.Total
+	}
+	if capa := u.capacity() * float64(len(u.Series[0].Samples)); capa > 0 {
+		busy = pctf(float64(total), capa)
+	}
+	for _, s := range u.Series {
+		if len(top) == n || s.PID == -1 {
+			break
+		}
+		top = append(top, fmt.Sprintf("%s %s (%s)", s.Name, pctf(float64(s.Total), float64(total)), u.weight(s.Total)))
+	}
+	return busy, top
+}
