@@ -103,25 +103,7 @@ func TestCorpusNetCoverage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Samples of non-idle threads, counted from the raw events.
-	var nonIdle, dpc int
-	r2 := etl.NewReader(files, nil)
-	defer r2.Close()
-	for r2.Next() {
-		ev := r2.Event()
-		if classify(ev) != kSample {
-			continue
-		}
-		d := dec.Decode(ev).Decoded
-		tid, _ := d.Uint("ThreadId")
-		flags, _ := d.Uint("Reserved")
-		switch {
-		case tid != 0:
-			nonIdle++
-		case flags&3 != 0:
-			dpc++
-		}
-	}
+	nonIdle, dpc := rawSamples(files, dec)
 	if st.Selected != nonIdle+dpc || prof.Total != int64(st.Selected) {
 		t.Errorf("selected %d samples (profile total %d), want %d non-idle + %d DPC/ISR", st.Selected, prof.Total, nonIdle, dpc)
 	}
@@ -524,5 +506,84 @@ func TestCorpusEveryFile(t *testing.T) {
 			t.Errorf("%s: %d annotations for %d events", p, n, m.Events)
 		}
 		f.Close()
+	}
+}
+
+// rawSamples counts the SampleProf events of files from the raw events:
+// those of non-idle threads, and those of the idle thread taken in a DPC
+// or an interrupt.
+func rawSamples(files []*etl.File, dec *decode.Decoder) (nonIdle, dpc int) {
+	r := etl.NewReader(files, nil)
+	defer r.Close()
+	for r.Next() {
+		ev := r.Event()
+		if classify(ev) != kSample {
+			continue
+		}
+		d := dec.Decode(ev).Decoded
+		tid, _ := d.Uint("ThreadId")
+		flags, _ := d.Uint("Reserved")
+		switch {
+		case tid != 0:
+			nonIdle++
+		case flags&3 != 0:
+			dpc++
+		}
+	}
+	return nonIdle, dpc
+}
+
+// TestCorpusNetCPUUsage: on net.4.5.2.x64 the CPU utilisation by process
+// and time bucket adds up, per series and in all, to the CPU samples the
+// raw events hold (non-idle threads, DPCs and interrupts), and every
+// process's series to the samples the profile holds under it.
+func TestCorpusNetCPUUsage(t *testing.T) {
+	files := openCorpus(t, netFile)
+	dec := clrDecoder(t)
+	m, err := Build(files, dec, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0, t1 := m.TimeRange()
+	u := NewCPUUsage(TimeAxis{Start: t0, Width: (t1-t0)/100 + 1, Buckets: 100})
+	prof := NewProfile()
+	if _, err := m.EachSelected(files, dec, &CollectOptions{Decode: isIntervalEvent, Observe: u.Observe}, func(a *Annotation) error {
+		u.Add(a, 1)
+		prof.Add(a.Process, a.PID, a.Stack, 1)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	// The interval from the trace (pprof's reading of it agrees).
+	iv, from := u.Interval()
+	_, pst, err := m.CollectPprof(files, dec, &PprofOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if iv <= 0 || iv != pst.Interval || from != pst.IntervalFrom {
+		t.Errorf("interval %v from %q, pprof %v from %q", iv, from, pst.Interval, pst.IntervalFrom)
+	}
+	nonIdle, dpc := rawSamples(files, dec)
+	var sum int64
+	byName := map[string]int64{}
+	for _, s := range u.Series() {
+		var ss int64
+		for _, n := range s.Samples {
+			ss += n
+		}
+		if ss != s.Total || len(s.Samples) != 100 {
+			t.Errorf("%s: %d buckets add up to %d, total %d", s.Name, len(s.Samples), ss, s.Total)
+		}
+		sum += ss
+		byName[s.Name] += ss
+	}
+	if sum != int64(nonIdle+dpc) || u.Total() != sum || prof.Total != sum {
+		t.Errorf("series add up to %d (total %d, profile %d), want %d non-idle + %d DPC/ISR samples", sum, u.Total(), prof.Total, nonIdle, dpc)
+	}
+	prof.EachStack(func(frames []string, n int64) { byName[frames[0]] -= n })
+	for name, n := range byName {
+		if n != 0 {
+			t.Errorf("%s: series and profile differ by %d samples", name, n)
+		}
 	}
 }

@@ -444,14 +444,14 @@ func TestBrowser(t *testing.T) {
 	}
 	cases = append(cases, browserCase{name: "synthetic", data: func(t *testing.T) *Data {
 		return mustBuild(t, []*etl.File{openBytes(synthTrace())}, decode.New())
-	}, sections: []string{"overview", "timeline", "processes", "cpu", "dotnet", "io", "providers"}})
+	}, sections: []string{"overview", "cpuutil", "timeline", "processes", "cpu", "dotnet", "io", "providers"}})
 	cases = append(cases, browserCase{name: "threads", data: func(t *testing.T) *Data {
 		return mustBuild(t, []*etl.File{openBytes(threadsTrace(t))}, decode.New())
 	}, sections: []string{"overview", "timeline", "processes", "threads", "providers"}})
 	for _, cf := range []struct{ name, rel string }{{"net.4.5.2.x64", netRel}, {"PktMon", pktmonRel}, {"ShutdownPerfDiagLogger", shutdownRel}} {
 		cases = append(cases, browserCase{name: cf.name, data: func(t *testing.T) *Data { d, _ := corpusReport(t, cf.rel); return d }})
 	}
-	cases[len(cases)-3].sections = []string{"overview", "timeline", "processes", "cpu", "dotnet", "io", "providers"}
+	cases[len(cases)-3].sections = []string{"overview", "cpuutil", "timeline", "processes", "cpu", "dotnet", "io", "providers"}
 	dir := t.TempDir()
 	for _, bc := range cases {
 		t.Run(bc.name, func(t *testing.T) {
@@ -624,6 +624,14 @@ func interact(t *testing.T, p *tab, d *Data) {
 		p.eval(`document.getElementById('flame-info').textContent`, &info)
 		if anc != 1 || !strings.HasPrefix(info, first+":") {
 			t.Errorf("picking process %q: %d ancestors drawn, info %q", first, anc, info)
+		}
+		// The weights in ms when the trace logs the sampling interval.
+		if u := d.CPUUtilization; u != nil && u.IntervalMS > 0 {
+			root := d.CPU.Root.Children[0].Value
+			want := fmt.Sprintf("%s samples, %s ms", thousands(root), thousands(int64(math.Round(float64(root)*u.IntervalMS))))
+			if !strings.HasPrefix(info, first+": "+want) {
+				t.Errorf("process %q: info %q, want %q", first, info, want)
+			}
 		}
 		// Click the process's first frame, if it has one: it fills the
 		// width under its two ancestors.

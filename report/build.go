@@ -33,6 +33,7 @@ type collector struct {
 	pc        decode.ProviderCounter
 	prof      *analysis.Profile
 	withStack int
+	usage     *analysis.CPUUsage // the CPU samples by process and bucket
 	readErrs  []error
 
 	views     []finisher // one per view, in the order of views
@@ -121,8 +122,15 @@ func (c *collector) sec(t int64) float64 { return float64(etl.SubTime(t, c.t0)) 
 
 func (c *collector) pass(dec *decode.Decoder) []error {
 	opts := &analysis.CollectOptions{NeedsSchema: true, Observe: c.observe} // CPU samples
-	prof, st, err := c.m.Collect(c.files, dec, opts)
-	c.prof, c.withStack = prof, st.WithStack
+	c.prof, c.usage = analysis.NewProfile(), analysis.NewCPUUsage(c.axis)
+	_, err := c.m.EachSelected(c.files, dec, opts, func(a *analysis.Annotation) error {
+		c.prof.Add(a.Process, a.PID, a.Stack, 1)
+		c.usage.Add(a, 1)
+		if a.Stack != nil {
+			c.withStack++
+		}
+		return nil
+	})
 	var damage etl.ErrorList
 	if errors.As(err, &damage) {
 		return damage
@@ -136,6 +144,7 @@ func (c *collector) pass(dec *decode.Decoder) []error {
 // observe takes every event, decoded, in time order.
 func (c *collector) observe(ev *etl.Event, res *decode.Result) {
 	c.pc.Add(ev, res)
+	c.usage.Observe(ev, res)
 	for _, o := range c.observers {
 		o.observe(ev, res)
 	}

@@ -82,15 +82,17 @@ func (o *Options) withDefaults() Options {
 // programs (keys in the order of the fields). Optional sections are nil
 // when the trace holds nothing for them.
 type Data struct {
-	Title     string     `json:"title"`
-	Overview  Overview   `json:"overview"`
-	Timeline  *Timeline  `json:"timeline,omitempty"`
-	Processes *Processes `json:"processes,omitempty"`
-	CPU       *CPU       `json:"cpu,omitempty"`
-	DotNet    *DotNet    `json:"dotnet,omitempty"`
-	IO        *IO        `json:"io,omitempty"`
-	Threads   *Threads   `json:"threads,omitempty"`
-	Providers []Provider `json:"providers,omitempty"`
+	Title    string   `json:"title"`
+	Overview Overview `json:"overview"`
+	// CPUUtilization is the sampled CPU use over time by process.
+	CPUUtilization *CPUUtilization `json:"cpu_utilization,omitempty"`
+	Timeline       *Timeline       `json:"timeline,omitempty"`
+	Processes      *Processes      `json:"processes,omitempty"`
+	CPU            *CPU            `json:"cpu,omitempty"`
+	DotNet         *DotNet         `json:"dotnet,omitempty"`
+	IO             *IO             `json:"io,omitempty"`
+	Threads        *Threads        `json:"threads,omitempty"`
+	Providers      []Provider      `json:"providers,omitempty"`
 }
 
 // Overview holds the files' header facts and what reading them gave.

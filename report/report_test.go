@@ -147,7 +147,7 @@ func TestSynthetic(t *testing.T) {
 	if !bytes.Equal(h1.Bytes(), h2.Bytes()) {
 		t.Error("two HTML pages differ")
 	}
-	checkPage(t, h1.String(), []string{"overview", "timeline", "processes", "cpu", "dotnet", "io", "providers"})
+	checkPage(t, h1.String(), []string{"overview", "cpuutil", "timeline", "processes", "cpu", "dotnet", "io", "providers"})
 	if strings.Contains(h1.String(), "<script>alert") || !strings.Contains(h1.String(), "&lt;/script&gt;&lt;script&gt;alert(1)") {
 		t.Error("the child's command line is not escaped")
 	}
@@ -271,7 +271,11 @@ func TestFixtures(t *testing.T) {
 			if n != want {
 				t.Errorf("timeline holds %d events, want %d", n, want)
 			}
-			sections := []string{"overview", "timeline"}
+			sections := []string{"overview"}
+			if fx.samples > 0 {
+				sections = append(sections, "cpuutil")
+			}
+			sections = append(sections, "timeline")
 			if d.Processes != nil {
 				sections = append(sections, "processes")
 			}
@@ -401,6 +405,26 @@ func TestCorpusNet(t *testing.T) {
 	if d.CPU.Samples != 6320 || d.CPU.Root.Children[0].Name != "Test.x64 (3676)" || d.CPU.Root.Children[0].Value != 5129 {
 		t.Errorf("CPU: %d samples, first process %s %d", d.CPU.Samples, d.CPU.Root.Children[0].Name, d.CPU.Root.Children[0].Value)
 	}
+	// The CPU utilisation adds up to the flame graph's samples (the
+	// library's count, checked against the raw events in package
+	// analysis), per bucket and in all, and in % of 8 processors.
+	u := d.CPUUtilization
+	if u == nil || u.CPUs != 8 || u.IntervalMS != 1 || u.IntervalFrom != "PerfInfo/CollectionStart" || u.Series[0].Name != "Test.x64 (3676)" || u.Series[0].Total != 5129 {
+		t.Fatalf("CPU utilisation: %+v", u)
+	}
+	var usum int64
+	for _, s := range u.Series {
+		for _, n := range s.Samples {
+			usum += n
+		}
+	}
+	if usum != d.CPU.Samples {
+		t.Errorf("CPU utilisation adds up to %d samples, the flame graph %d", usum, d.CPU.Samples)
+	}
+	busy := pctf(float64(usum), 8*float64(len(u.Series[0].Samples))*u.BucketSec*1000)
+	if !strings.Contains(string(page), "<b>"+busy+"</b><span>CPU busy") || !strings.Contains(string(page), "Top processes by CPU: Test.x64 (3676)") {
+		t.Errorf("overview: no CPU busy %s or top processes", busy)
+	}
 	var test *DotNetProcess
 	for i, p := range d.DotNet.Processes {
 		if p.PID == 3676 {
@@ -416,7 +440,7 @@ func TestCorpusNet(t *testing.T) {
 	if !strings.HasSuffix(d.IO.Disk.ByFile[0].Name, `\clr.dll`) {
 		t.Errorf("disk: first file %s", d.IO.Disk.ByFile[0].Name)
 	}
-	checkPage(t, string(page), []string{"overview", "timeline", "processes", "cpu", "dotnet", "io", "providers"})
+	checkPage(t, string(page), []string{"overview", "cpuutil", "timeline", "processes", "cpu", "dotnet", "io", "providers"})
 	if len(page) > 3<<20 {
 		t.Errorf("page of %d bytes", len(page))
 	}

@@ -238,3 +238,23 @@ func barsSVG(name, label string, bars []bar, series []string, format func(float6
 	b.p(`</svg>`)
 	return b.html()
 }
+
+// stepArea draws one series of a stacked step chart, counts per bucket
+// of bucketSec seconds (y gives a value's plot coordinate), titled
+// title, on top of lower, the sums of the series below, which it then
+// raises by counts (upper is scratch of the same length): the area along
+// the upper edge forwards and the lower edge back.
+func stepArea[T int | int64](b *svgb, col string, counts, lower, upper []T, bucketSec float64, y func(T) string, title string) {
+	for i, n := range counts {
+		upper[i] = lower[i] + n
+	}
+	b.p(`<path class="area" fill="%s" d="M0 %s`, col, y(lower[0]))
+	for i := range upper {
+		b.p(`V%sH%s`, y(upper[i]), num(float64(i+1)*bucketSec))
+	}
+	for i := len(lower) - 1; i >= 0; i-- {
+		b.p(`V%sH%s`, y(lower[i]), num(float64(i)*bucketSec))
+	}
+	b.p(`Z"><title>%s</title></path>`, esc(title))
+	copy(lower, upper)
+}

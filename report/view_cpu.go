@@ -113,7 +113,7 @@ const cpuTmpl = `{{with .D.CPU}}
 <div class="toolbar"><label>Process <select id="flame-proc"><option value="">All processes</option></select></label>
 <input type="search" id="flame-search" placeholder="Search frames (text or /regex/)" aria-label="Search frames">
 <button type="button" id="flame-reset">Reset zoom</button><span id="flame-info"></span></div>
-<div id="flame" class="flame" data-chart="flame"><noscript><p>The flame graph is drawn by the page's script: enable JavaScript to see it.</p></noscript></div>
+<div id="flame" class="flame" data-chart="flame"{{with $.D.CPUUtilization}}{{if .IntervalMS}} data-interval-ms="{{.IntervalMS}}"{{end}}{{end}}><noscript><p>The flame graph is drawn by the page's script: enable JavaScript to see it.</p></noscript></div>
 <script type="application/json" id="flame-data">{{$.Flame}}</script>
 </section>
 {{end}}`

@@ -218,10 +218,13 @@ var overviewView = &view{id: "overview", title: "Overview", tmpl: overviewTmpl,
 			fileFirst: make([]int64, n), fileLast: make([]int64, n)}
 	},
 	page: func(d *Data) (any, error) {
+		busy, top := d.CPUUtilization.summary(3)
 		return &struct {
 			D        *Data
 			Coverage template.HTML
-		}{d, coverageSVG(d.Overview.Coverage)}, nil
+			CPUBusy  string
+			TopCPU   []string
+		}{d, coverageSVG(d.Overview.Coverage), busy, top}, nil
 	},
 }
 
@@ -231,12 +234,14 @@ const overviewTmpl = `{{with .D.Overview}}
 <h2>Overview</h2>
 <div class="cards">
 <div class="card"><b>{{sec .DurationSec}}</b><span>duration</span></div>
+{{with $.CPUBusy}}<div class="card"><b>{{.}}</b><span>CPU busy (sampled)</span></div>{{end}}
 <div class="card"><b>{{thousands .Events}}</b><span>events</span></div>
 <div class="card{{if .EventsLost}} warn{{end}}"><b>{{thousands .EventsLost}}</b><span>events lost{{if .BuffersLost}}, {{thousands .BuffersLost}} buffers{{end}}</span></div>
 <div class="card"><b>{{thousands .Buffers}}</b><span>buffers{{if .Compressed}} ({{thousands .Compressed}} compressed){{end}}</span></div>
 <div class="card"><b>{{thousands .Processes}}</b><span>processes</span></div>
 <div class="card{{if .Damaged}} bad{{end}}"><b>{{len .Damaged}}</b><span>damaged buffers or records</span></div>
 </div>
+{{with $.TopCPU}}<p>Top processes by CPU: {{range $i, $p := .}}{{if $i}}; {{end}}{{$p}}{{end}} (<a href="#cpuutil">CPU use</a>).</p>{{end}}
 {{if .Coverage}}
 <h3>Decode coverage by schema source</h3>
 {{$.Coverage}}

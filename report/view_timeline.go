@@ -300,23 +300,11 @@ func timelineSVG(tl *Timeline, dur float64) template.HTML {
 	lower := make([]int, nb)
 	upper := make([]int, nb)
 	for si, s := range tl.Series {
-		for i, n := range s.Counts {
-			upper[i] = lower[i] + n
-		}
 		col := seriesColor(si)
 		if s.GUID == "" { // the other providers
 			col = otherColor
 		}
-		// Step area: along the upper edge forwards, the lower edge back.
-		b.p(`<path class="area" fill="%s" d="M0 %s`, col, y(lower[0]))
-		for i := 0; i < nb; i++ {
-			b.p(`V%sH%s`, y(upper[i]), num(float64(i+1)*tl.BucketSec))
-		}
-		for i := nb - 1; i >= 0; i-- {
-			b.p(`V%sH%s`, y(lower[i]), num(float64(i)*tl.BucketSec))
-		}
-		b.p(`Z"><title>%s: %s events</title></path>`, esc(s.Name), thousands(int64(s.Events)))
-		copy(lower, upper)
+		stepArea(&b, col, s.Counts, lower, upper, tl.BucketSec, y, s.Name+": "+thousands(int64(s.Events))+" events")
 	}
 	for _, m := range tl.Damaged {
 		tc.marker(&b, m.T, "mark-damaged", "damaged: "+m.Detail)

@@ -238,10 +238,16 @@
     const search = doc.getElementById('flame-search');
     const info = doc.getElementById('flame-info');
     let zoom = root, match = null, items = [], drawnW = 0;
+    // samples, with their CPU time when the trace logs the sampling interval
+    const ivMS = parseFloat(box.getAttribute('data-interval-ms') || '0');
+    const smp = function (v) {
+      const s = v.toLocaleString('en-US') + ' samples';
+      return ivMS > 0 ? s + ', ' + Math.round(v * ivMS).toLocaleString('en-US') + ' ms' : s;
+    };
     (root.children || []).forEach(function (p, i) {
       const o = doc.createElement('option');
       o.value = String(i);
-      o.textContent = p.name + ': ' + p.value.toLocaleString('en-US') + ' samples (' + pct(p.value, root.value) + ')';
+      o.textContent = p.name + ': ' + smp(p.value) + ' (' + pct(p.value, root.value) + ')';
       procSel.appendChild(o);
     });
     function pct(v, of) { return of ? (100 * v / of).toFixed(1) + ' %' : '0 %'; }
@@ -302,7 +308,7 @@
         if (it.anc) g.setAttribute('class', 'anc');
         if (match && match(it.n.name)) g.setAttribute('class', (it.anc ? 'anc ' : '') + 'hit');
         const t = el('title', {}, g);
-        t.textContent = it.n.name + '\n' + it.n.value.toLocaleString('en-US') + ' samples, ' + pct(it.n.value, root.value) + ' of all' +
+        t.textContent = it.n.name + '\n' + smp(it.n.value) + ', ' + pct(it.n.value, root.value) + ' of all' +
           (zoom !== root && !it.anc ? ', ' + pct(it.n.value, zoom.value) + ' of the view' : '');
         el('rect', { x: it.x.toFixed(2), y: it.d * rowH, width: Math.max(0.5, it.w - 0.5).toFixed(2), height: rowH - 1, fill: colour(it.n) }, g);
         if (it.w > 30) {
@@ -316,10 +322,10 @@
         }
       });
       box.replaceChildren(svg);
-      let text = (zoom === root ? 'all processes' : zoom.name) + ': ' + zoom.value.toLocaleString('en-US') + ' samples';
+      let text = (zoom === root ? 'all processes' : zoom.name) + ': ' + smp(zoom.value);
       if (match) {
         const m = matched(zoom);
-        text += '; matching frames: ' + m.toLocaleString('en-US') + ' samples (' + pct(m, zoom.value) + ')';
+        text += '; matching frames: ' + smp(m) + ' (' + pct(m, zoom.value) + ')';
       }
       info.textContent = text;
     }
