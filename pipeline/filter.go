@@ -118,6 +118,9 @@ var levelNames = map[string]uint64{
 	"information": 4, "informational": 4, "info": 4, "verbose": 5,
 }
 
+// levelNameList is levelNames in level order, for error messages.
+const levelNameList = "always, critical, error, warning, info, verbose"
+
 // ParseRanges parses a comma-separated list of numbers and ranges
 // ("1,5-9,0x10") no larger than max.
 func ParseRanges(s string, max uint64) ([]Range, error) {
@@ -125,7 +128,7 @@ func ParseRanges(s string, max uint64) ([]Range, error) {
 }
 
 // ParseLevels is ParseRanges for levels, which may also be named
-// (critical, error, warning, info, verbose).
+// (always, critical, error, warning, info, verbose; an error lists them).
 func ParseLevels(s string) ([]Range, error) {
 	return parseRanges(s, 255, levelNames)
 }
@@ -138,6 +141,9 @@ func parseRanges(s string, max uint64, names map[string]uint64) ([]Range, error)
 			return n, nil
 		}
 		n, err := strconv.ParseUint(t, 0, 64)
+		if (err != nil || n > max) && names != nil {
+			return 0, fmt.Errorf("%q is not a number from 0 to %d nor a level name (%s)", t, max, levelNameList)
+		}
 		if err != nil || n > max {
 			return 0, fmt.Errorf("%q is not a number from 0 to %d", t, max)
 		}

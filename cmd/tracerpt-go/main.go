@@ -273,15 +273,21 @@ func checkUnsupported(args []string) error {
 }
 
 // isOptionValue reports whether arg can be the value of an option whose
-// value is optional or repeated: not another option and not an input
-// trace (a name ending in .etl or .etl.NNN). "-" (standard output) is a
-// value of -o.
+// value is optional or repeated: not another option and, for -import, not
+// an input trace (a name ending in .etl or .etl.NNN). "-" (standard
+// output) is a value of -o. A trace name after -o, -summary or -report is
+// their value, so that the dump rejects it ("relog writes ETL files")
+// instead of reading the intended output as an input.
 func isOptionValue(arg, flag string) bool {
 	if arg == "-" {
 		return flag == "o" || flag == "summary"
 	}
 	if strings.HasPrefix(arg, "-") || arg == "" {
 		return false
+	}
+	switch flag {
+	case "o", "summary", "report":
+		return true
 	}
 	return !looksLikeTrace(arg)
 }
