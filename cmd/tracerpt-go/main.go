@@ -28,6 +28,7 @@ import (
 	"syscall"
 	_ "time/tzdata" // -tz with IANA names on machines without a zone database
 
+	"github.com/etwkit/etw/internal/atomicfile"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -75,7 +76,26 @@ func main() {
 	// Writes to a closed pipe (tracerpt-go … -o - | head) return EPIPE
 	// instead of killing the process; the dump then ends quietly.
 	signal.Ignore(syscall.SIGPIPE)
+	handleInterrupt()
 	os.Exit(profiled(func() int { return run(os.Args[1:], os.Stdout, os.Stderr) }))
+}
+
+// exitInterrupted is the exit status after SIGINT or SIGTERM (128+2, as
+// shells report a process killed by SIGINT).
+const exitInterrupted = 130
+
+// handleInterrupt makes SIGINT (Ctrl-C) and SIGTERM remove the temporary
+// files of outputs being written before the program exits: existing
+// outputs stay as they were and no partial file is left.
+func handleInterrupt() {
+	c := make(chan os.Signal, 1)
+	signal.Notify(c, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		s := <-c
+		atomicfile.RemovePending()
+		fmt.Fprintf(os.Stderr, "tracerpt-go: %v: stopped, no output written\n", s)
+		os.Exit(exitInterrupted)
+	}()
 }
 
 // profiled runs f, writing a CPU profile to the file named by the
