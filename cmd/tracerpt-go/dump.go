@@ -85,6 +85,7 @@ Existing output files are kept unless -y is given.
 Exit status: 0 success; 1 failure while processing; 2 bad command line;
 3 an input file is missing or not an ETL file; 4 an output file exists and -y
 was not given; 5 damaged input with --strict; 6 a schema file cannot be used;
+7 stacks found nothing to profile (no file written);
 130 interrupted (outputs being written are removed, existing ones kept).`,
 		Example: `  tracerpt-go trace.etl -o trace.xml -of XML -y
   tracerpt-go trace.etl -of CSV -o trace.csv -tz -05:00 -culture en-CA
