@@ -130,7 +130,7 @@ func ParseRanges(s string, max uint64) ([]Range, error) {
 }
 
 // ParseLevels is ParseRanges for levels, which may also be named
-// (critical, error, warning, info, verbose).
+// (always, critical, error, warning, info, verbose; an error lists them).
 func ParseLevels(s string) ([]Range, error) {
 	return parseRanges(s, 255, levelNames)
 }

@@ -35,7 +35,9 @@ func TestDamageOneCount(t *testing.T) {
 			warnings := func(name string, args ...string) {
 				t.Helper()
 				_, stderr, code := runCLI(t, args...)
-				if code != 0 {
+				// (stacks of a trace without CPU samples exits 7, after the
+				// pass that warns.)
+				if code != 0 && !(name == "stacks" && code == exitEmpty) {
 					t.Fatalf("%s: exit %d: %s", name, code, stderr)
 				}
 				n := strings.Count(stderr, "tracerpt-go: warning: "+in+": offset 0x")

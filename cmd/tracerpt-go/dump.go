@@ -87,7 +87,9 @@ format), -tmf FILE and -tp DIR (= -import), -? (= --help).
 
 Exit status: 0 success; 1 failure while processing; 2 bad command line;
 3 an input file is missing or not an ETL file; 4 an output file exists and -y
-was not given; 5 damaged input with --strict; 6 a schema file cannot be used.`,
+was not given; 5 damaged input with --strict; 6 a schema file cannot be used;
+7 stacks found nothing to profile (no file written);
+130 interrupted (outputs being written are removed, existing ones kept).`,
 		Example: `  tracerpt-go trace.etl -o trace.xml -of XML -y
   tracerpt-go trace.etl -of CSV -o trace.csv -tz -05:00 -culture en-CA
   tracerpt-go trace.etl -summary summary.txt
@@ -120,12 +122,12 @@ was not given; 5 damaged input with --strict; 6 a schema file cannot be used.`,
 	fl.BoolVar(&o.lr, "lr", false, "less restrictive: show the properties that decoded for events that do not fit their schema")
 	fl.BoolVarP(&o.yes, "y", "y", false, "overwrite existing output files")
 	fl.BoolVarP(&o.verbose, "verbose", "v", false, "say more: each schema import warning")
-	fl.StringVar(&o.tz, "tz", "UTC", "time zone of XML TimeCreated and summary dates: UTC, local, an offset (-05:00) or an IANA name")
+	fl.StringVar(&o.tz, "tz", "UTC", "time zone of XML TimeCreated and summary dates: UTC, local, an offset (-05:00) or an IANA name (tracerpt's -gmt is -tz UTC)")
 	fl.StringVar(&o.culture, "culture", tracerpt.DefaultCulture, "culture of RenderingInfo and of the summary's dates (en-US, en-CA, en-GB, de-DE, …)")
 	fl.BoolVar(&o.rts, "rts", false, "add the raw timestamp (TimeCreated RawTime) to the XML dump")
 	fl.StringVar(&o.encoding, "en", "ANSI", "CSV encoding: ANSI (Windows-1252), Unicode (UTF-16LE with BOM) or UTF8")
 	fl.StringVar(&o.report, "report", "", "write the trace report (HTML, as the report command); without a value workload.html; only the report unless -o or -summary is given too")
-	fl.StringVar(&o.reportFmt, "report-format", "", "tracerpt's -f: the -report format, HTML (the only one)")
+	fl.StringVar(&o.reportFmt, "report-format", "", "the -report format, HTML (the only one); tracerpt's -f FORMAT")
 	fl.StringVar(&o.export, "export", "", "tracerpt's schema export: not supported")
 	fl.StringVar(&o.config, "config", "", "tracerpt's settings file: not supported")
 	addFilterFlags(fl, &o)
@@ -205,6 +207,19 @@ func openInputs(args []string) ([]*etl.File, error) {
 	return files, nil
 }
 
+// checkNotETLOutputs rejects a dump, summary or report file named like a
+// trace: the dump writes text, JSON or Parquet, and an .etl name is almost
+// always an input misplaced after -o (which would otherwise be read as an
+// input, or overwritten).
+func checkNotETLOutputs(o *dumpOptions) error {
+	for _, c := range []struct{ opt, name string }{{"-o", o.output}, {"-summary", o.summary}, {"-report", o.report}} {
+		if c.name != "" && c.name != "-" && looksLikeTrace(c.name) {
+			return usageError(fmt.Errorf("%s %s: the dump does not write ETL files; 'tracerpt-go relog IN.etl -o %s' writes one (the inputs come before -o)", c.opt, c.name, c.name))
+		}
+	}
+	return nil
+}
+
 // warn prints a warning on standard error.
 func warn(cmd *cobra.Command, err error) {
 	fmt.Fprintf(cmd.ErrOrStderr(), "tracerpt-go: warning: %v\n", err)
@@ -215,11 +230,8 @@ func runDump(cmd *cobra.Command, args []string, o *dumpOptions) error {
 	if len(o.outputs) > 1 {
 		return usageError(fmt.Errorf("-o given %d times (%s): one dump file per run (-summary FILE names the summary)", len(o.outputs), strings.Join(o.outputs, ", ")))
 	}
-	if looksLikeTrace(o.output) {
-		return usageError(fmt.Errorf("-o %s: the dump writes XML, CSV, JSON or Parquet, not .etl files; 'tracerpt-go relog INPUT... -o %s' writes a filtered or merged .etl file", o.output, o.output))
-	}
-	if looksLikeTrace(o.summary) {
-		return usageError(fmt.Errorf("-summary %s: the summary is a text file, not an .etl file (-summary summary.txt)", o.summary))
+	if err := checkNotETLOutputs(o); err != nil {
+		return err
 	}
 	if !fl.Changed("jobs") {
 		inferFormat(cmd, o, fl.Changed("of"))

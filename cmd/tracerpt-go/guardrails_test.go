@@ -362,7 +362,7 @@ func TestDumpRefusesETLOutput(t *testing.T) {
 		{[]string{sample, "-of", "JSON", "-o", "new.etl"}, exitUsage, "relog"},
 		{[]string{sample, "-of", "JSON", "-o", existing, "-y"}, exitUsage, "relog"},
 		{[]string{sample, "-o=x.ETL"}, exitUsage, "relog"},
-		{[]string{sample, "-summary", "x.etl"}, exitUsage, "the summary is a text file"},
+		{[]string{sample, "-summary", "x.etl"}, exitUsage, "relog"},
 	})
 	left, _ := filepath.Glob(filepath.Join(dir, "*"))
 	if len(left) != 1 || left[0] != existing {
@@ -370,5 +370,45 @@ func TestDumpRefusesETLOutput(t *testing.T) {
 	}
 	if after, _ := os.ReadFile(existing); !bytes.Equal(after, b) {
 		t.Error("out.etl was changed")
+	}
+}
+
+// TestReadmeUse runs the README "Use" section's go run command lines on
+// the files they name (the bundled fixtures), from the repository root:
+// every one must succeed, except the Windows binary that stands for one
+// of the reader's. Lines in backquotes count too.
+func TestReadmeUse(t *testing.T) {
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, use, _ := strings.Cut(string(b), "\n## Use\n")
+	use, _, _ = strings.Cut(use, "\n## ")
+	out := t.TempDir()
+	t.Chdir("../..")
+	n := 0
+	for _, l := range strings.Split(use, "\n") {
+		l = strings.Trim(l, "` ")
+		line, _, _ := strings.Cut(l, "`")
+		if !strings.HasPrefix(line, "go run ./cmd/tracerpt-go ") {
+			continue
+		}
+		line, _, _ = strings.Cut(line, "  # ")
+		words := shellWords(strings.TrimPrefix(line, "go run ./cmd/tracerpt-go "))
+		if strings.Contains(line, "C:/Windows") {
+			continue
+		}
+		for i, w := range words {
+			if i > 0 && words[i-1] == "-o" && w != "-" || i > 0 && words[i-1] == "--export" {
+				words[i] = filepath.Join(out, filepath.Base(w))
+			}
+		}
+		n++
+		if _, errs, code := runCLI(t, words...); code != 0 {
+			t.Errorf("%s: exit %d: %s", line, code, errs)
+		}
+	}
+	if n < 6 {
+		t.Errorf("README Use: %d command lines run", n)
 	}
 }

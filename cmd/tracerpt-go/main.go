@@ -29,6 +29,7 @@ import (
 	"syscall"
 	_ "time/tzdata" // -tz with IANA names on machines without a zone database
 
+	"github.com/etwkit/etw/internal/atomicfile"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -41,6 +42,7 @@ const (
 	exitInput     = 3 // an input file is missing, unreadable or not an ETL file
 	exitExists    = 4 // an output file exists and -y was not given
 	exitCorrupt   = 5 // damaged input with --strict
+	exitEmpty     = 7 // stacks or pcapng found nothing to write (no file written)
 	exitMalformed = 6 // a schema file (-import, schemas) or synth's input is malformed, damaged, over a bound or holds no schemas
 )
 
@@ -76,7 +78,26 @@ func main() {
 	// Writes to a closed pipe (tracerpt-go … -o - | head) return EPIPE
 	// instead of killing the process; the dump then ends quietly.
 	signal.Ignore(syscall.SIGPIPE)
+	handleInterrupt()
 	os.Exit(profiled(func() int { return run(os.Args[1:], os.Stdout, os.Stderr) }))
+}
+
+// exitInterrupted is the exit status after SIGINT or SIGTERM (128+2, as
+// shells report a process killed by SIGINT).
+const exitInterrupted = 130
+
+// handleInterrupt makes SIGINT (Ctrl-C) and SIGTERM remove the temporary
+// files of outputs being written before the program exits: existing
+// outputs stay as they were and no partial file is left.
+func handleInterrupt() {
+	c := make(chan os.Signal, 1)
+	signal.Notify(c, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		s := <-c
+		atomicfile.RemovePending()
+		fmt.Fprintf(os.Stderr, "tracerpt-go: %v: stopped, no output written\n", s)
+		os.Exit(exitInterrupted)
+	}()
 }
 
 // profiled runs f, writing a CPU profile to the file named by the
@@ -185,12 +206,7 @@ func normalizeArgs(args []string) []string {
 		}
 		flag := "--" + lname
 		if def, ok := optionalValue[lname]; ok && !hasVal {
-			// An .etl name after the dump's -o or -summary, when the
-			// command line names other inputs, is their value (refused by
-			// the dump: relog writes .etl files), not one more input:
-			// "trace.etl -o out.etl -y" must not read out.etl.
-			etlOut := !relog && (lname == "o" || lname == "summary") && i+1 < len(args) && looksLikeTrace(args[i+1]) && otherTraces(args, i+1)
-			if i+1 < len(args) && (isOptionValue(args[i+1], lname) || etlOut || relog && lname == "o" && !strings.HasPrefix(args[i+1], "-")) {
+			if i+1 < len(args) && (isOptionValue(args[i+1], lname) || relog && lname == "o" && !strings.HasPrefix(args[i+1], "-")) {
 				out = append(out, flag+"="+args[i+1])
 				i++
 			} else {
@@ -288,9 +304,11 @@ func checkUnsupported(args []string) error {
 }
 
 // isOptionValue reports whether arg can be the value of an option whose
-// value is optional or repeated: not another option and not an input
-// trace (a name ending in .etl or .etl.NNN). "-" (standard output) is a
-// value of -o.
+// value is optional or repeated: not another option and, for -import, not
+// an input trace (a name ending in .etl or .etl.NNN). "-" (standard
+// output) is a value of -o. A trace name after -o, -summary or -report is
+// their value, so that the dump rejects it ("relog writes ETL files")
+// instead of reading the intended output as an input.
 func isOptionValue(arg, flag string) bool {
 	if arg == "-" {
 		return flag == "o" || flag == "summary"
@@ -298,17 +316,11 @@ func isOptionValue(arg, flag string) bool {
 	if strings.HasPrefix(arg, "-") || arg == "" {
 		return false
 	}
-	return !looksLikeTrace(arg)
-}
-
-// otherTraces reports whether args name a trace other than args[skip].
-func otherTraces(args []string, skip int) bool {
-	for i, a := range args {
-		if i != skip && !strings.HasPrefix(a, "-") && looksLikeTrace(a) {
-			return true
-		}
+	switch flag {
+	case "o", "summary", "report":
+		return true
 	}
-	return false
+	return !looksLikeTrace(arg)
 }
 
 func looksLikeTrace(arg string) bool {

@@ -148,7 +148,7 @@ func TestDefaultsAndOverwrite(t *testing.T) {
 	if _, err := os.Stat("summary.txt"); err != nil {
 		t.Error(err)
 	}
-	if _, _, code := runCLI(t, "-summary", sample); code != exitExists {
+	if _, _, code := runCLI(t, sample, "-summary"); code != exitExists {
 		t.Errorf("existing summary.txt: exit %d", code)
 	}
 	// -of CSV / JSON name their default file by format; -o without a value
@@ -167,7 +167,8 @@ func TestTracerptStyleFlags(t *testing.T) {
 		{[]string{"a.etl", "-of", "JSON", "-o", "x", "-Summary", "s.txt", "-import=m.man", "--workers", "2", "-lr"},
 			[]string{"a.etl", "--of", "JSON", "--o=x", "--summary=s.txt", "--import=m.man", "--workers", "2", "--lr"}},
 		{[]string{"a.etl", "-summary", "-o", "-", "-y"}, []string{"a.etl", "--summary=summary.txt", "--o=-", "-y"}},
-		{[]string{"-summary", "b.etl", "-o"}, []string{"--summary=summary.txt", "b.etl", "--o="}},
+		{[]string{"-summary", "b.etl", "-o"}, []string{"--summary=b.etl", "--o="}},
+		{[]string{"a.etl", "-o", "out.etl", "-y"}, []string{"a.etl", "--o=out.etl", "-y"}},
 		{[]string{"-import", "a.man", "b.man", "t.etl", "-tz", "-05:00", "-max-events", "3"},
 			[]string{"--import=a.man", "--import=b.man", "t.etl", "--tz", "-05:00", "--max-events", "3"}},
 		// With another input named, an .etl after -summary or -o is their
@@ -197,7 +198,7 @@ func TestErrorsAndExitCodes(t *testing.T) {
 		{[]string{"info"}, exitUsage, "no input file"},
 		{[]string{"info", "--bogus", sample}, exitUsage, "unknown flag"},
 		{[]string{sample, "-tz", "+99:00"}, exitUsage, "time zone"},
-		{[]string{sample, "--level", "loud"}, exitUsage, "--level"},
+		{[]string{sample, "--level", "loud"}, exitUsage, "or a name (always 0, critical 1, error 2, warning 3, info 4, verbose 5)"},
 		{[]string{sample, "--start", "yesterday"}, exitUsage, "--start"},
 		{[]string{sample, "-export"}, exitUsage, "not supported"},
 		{[]string{"no-such-file.etl"}, exitInput, "no-such-file.etl"},
@@ -693,5 +694,45 @@ func TestSynthFromForeignJSON(t *testing.T) {
 	os.WriteFile(in, []byte(`{"time":"2024-05-01T10:00:00Z","event_name":"x"}`+"\n"), 0o644)
 	if _, stderr, code := runCLI(t, "synth", in, "-o", out, "-y"); code != exitMalformed || !strings.Contains(stderr, "app.jsonl:1") {
 		t.Errorf("event without payload: exit %d, %s", code, stderr)
+	}
+}
+
+// An output named like a trace is a usage error that points at relog; it is
+// neither read as an input nor replaced, and no default dump file appears.
+func TestETLOutputIsUsageError(t *testing.T) {
+	t.Chdir(t.TempDir())
+	orig, err := os.ReadFile(sample)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile("out.etl", orig, 0o644)
+	for _, args := range [][]string{
+		{sample, "-of", "JSON", "-o", "out.etl", "-y"},
+		{sample, "-o", "new.etl"},
+		{sample, "-summary", "x.etl"},
+		{sample, "-report", "r.etl"},
+	} {
+		_, stderr, code := runCLI(t, args...)
+		if code != exitUsage || !strings.Contains(stderr, "relog") {
+			t.Errorf("%q: exit %d, %q; want exit %d naming relog", args, code, stderr, exitUsage)
+		}
+	}
+	if got, _ := os.ReadFile("out.etl"); !bytes.Equal(got, orig) {
+		t.Error("out.etl changed")
+	}
+	for _, pat := range []string{"dumpfile.*", "summary.txt", "new.etl", "x.etl", "r.etl", "workload.html"} {
+		if m, _ := filepath.Glob(pat); len(m) > 0 {
+			t.Errorf("%s written", m)
+		}
+	}
+}
+
+// tracerpt's aliases -gmt and -f are named in --help.
+func TestHelpNamesTracerptAliases(t *testing.T) {
+	out := mustRun(t, "--help")
+	for _, want := range []string{"-gmt is -tz UTC", "-f FORMAT"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("--help does not say %q", want)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -181,22 +182,45 @@ func TestAtomicOutputThroughLink(t *testing.T) {
 	}
 }
 
-// TestStacksSaysWhyEmpty: a profile with nothing in it is written, and
-// standard error says why and what to do.
+// TestStacksSaysWhyEmpty: a profile with nothing in it is exit status 7
+// with no file written (flamegraph.pl refuses an empty folded file);
+// standard error says why and what to do. Events without stacks still
+// make a profile, with a warning.
 func TestStacksSaysWhyEmpty(t *testing.T) {
-	for _, c := range []struct {
+	dir := t.TempDir()
+	for i, c := range []struct {
 		args []string
 		want string
+		code int
 	}{
-		{[]string{"stacks", filepath.Join(fixtureDir, "manifest-types.etl")}, "no CPU samples in the trace"},
-		{[]string{"stacks", sample}, "none of the 1 events selected has a stack"},
-		{[]string{"stacks", sample, "--pid", "99999"}, "no CPU samples of the processes --pid 99999 names"},
-		{[]string{"stacks", sample, "--event", "nosuch/Event"}, "no events match --event nosuch/Event"},
-		{[]string{"stacks", sample, "--event", "etwkit-shop/Checkout"}, "has a stack"},
+		{[]string{"stacks", filepath.Join(fixtureDir, "manifest-types.etl")}, "no CPU samples in the trace, nothing written (record them with xperf", exitEmpty},
+		{[]string{"stacks", sample}, "none of the 1 events selected has a stack", 0},
+		{[]string{"stacks", sample, "--pid", "99999"}, "no CPU samples of the processes --pid 99999 names", exitEmpty},
+		{[]string{"stacks", sample, "--event", "nosuch/Event"}, "no events match --event nosuch/Event", exitEmpty},
+		{[]string{"stacks", sample, "--event", "etwkit-shop/Checkout"}, "has a stack", 0},
 	} {
-		_, stderr, code := runCLI(t, c.args...)
-		if code != 0 || !strings.Contains(stderr, c.want) {
-			t.Errorf("%v: exit %d, stderr %q; want %q", c.args, code, stderr, c.want)
+		out := filepath.Join(dir, fmt.Sprintf("f%d.txt", i))
+		_, stderr, code := runCLI(t, append(c.args, "-o", out)...)
+		if code != c.code || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want %d, %q", c.args, code, stderr, c.code, c.want)
 		}
+		if _, err := os.Stat(out); (err == nil) != (c.code == 0) {
+			t.Errorf("%v: %s written: %v", c.args, out, err == nil)
+		}
+	}
+}
+
+// TestPcapngSaysWhyEmpty: a trace without packets makes a pcapng file with
+// its section header only (tshark reads it as an empty capture; the README
+// recipe test runs tshark on it), exit status 0, and standard error says
+// how to record packets.
+func TestPcapngSaysWhyEmpty(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "p.pcapng")
+	_, stderr, code := runCLI(t, "pcapng", sample, "-o", out)
+	if code != 0 || !strings.Contains(stderr, "pktmon start --capture") {
+		t.Errorf("exit %d, stderr %q; want 0 and how to record packets", code, stderr)
+	}
+	if st, err := os.Stat(out); err != nil || st.Size() == 0 {
+		t.Errorf("%s: %v", out, err)
 	}
 }

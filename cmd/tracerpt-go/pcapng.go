@@ -169,7 +169,7 @@ func reportPcapng(cmd *cobra.Command, st *pcapng.Stats, o *pcapngOptions) {
 	w(st.Truncated, "%d packets longer than 262,144 bytes truncated")
 	w(st.OverLimit, "%d packets left out: more than 65,536 interfaces")
 	if st.Packets == 0 {
-		what := "the inputs hold no PktMon or NDIS packet-capture events"
+		what := "the inputs hold no PktMon or NDIS packet-capture events; the file holds only its section header, which tshark and Wireshark read as an empty capture (record packets with 'pktmon start --capture' without --counters-only, or 'netsh trace start capture=yes')"
 		if st.Filtered > 0 {
 			what = fmt.Sprintf("the options leave out all %d packets", st.Filtered)
 		}

@@ -45,7 +45,7 @@ func TestPassProgress(t *testing.T) {
 		}
 		read, total, shown = -1, -1, -1
 		_, stderr, code := runCLI(t, c.args...)
-		if code != 0 {
+		if code != 0 && !(c.name == "stacks" && code == exitEmpty) { // no CPU samples: read, nothing written
 			t.Errorf("%s: exit %d: %s", c.name, code, stderr)
 			continue
 		}

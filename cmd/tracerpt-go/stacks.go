@@ -191,7 +191,9 @@ the values samples/count and cpu/nanoseconds (the trace's sampling interval,
 			}
 			t.endProgress()
 			o.syms.finish(cmd)
-			noteEmptyProfile(cmd, st, event, pids)
+			if err := noteEmptyProfile(cmd, st, event, pids); err != nil {
+				return err
+			}
 			w, commit, abort, err := createOutput(cmd, output, yes)
 			if err != nil {
 				return err
@@ -217,18 +219,20 @@ the values samples/count and cpu/nanoseconds (the trace's sampling interval,
 	return cmd
 }
 
-// noteEmptyProfile says on standard error why a profile came out empty or
-// without stacks, and what to do (the output is still written: an empty
-// profile is a valid one).
-func noteEmptyProfile(cmd *cobra.Command, st analysis.CollectStats, event, pids string) {
+// noteEmptyProfile returns why a profile came out empty, and what to do,
+// with exit status 7 (nothing is written: an empty folded file is refused
+// by flamegraph.pl); it warns when the events selected have no stacks
+// (their profile, one frame each, is still written).
+func noteEmptyProfile(cmd *cobra.Command, st analysis.CollectStats, event, pids string) error {
 	switch {
 	case st.Selected == 0 && event == "" && pids == "":
-		warn(cmd, errors.New("no CPU samples in the trace (record them with xperf -on PROC_THREAD+LOADER+PROFILE -stackwalk Profile, or WPR's CPU profile); --event PROVIDER/NAME takes the stacks of other events"))
+		return withCode(exitEmpty, errors.New("no CPU samples in the trace, nothing written (record them with xperf -on PROC_THREAD+LOADER+PROFILE -stackwalk Profile, or WPR's CPU profile); --event PROVIDER/NAME takes the stacks of other events"))
 	case st.Selected == 0 && event == "":
-		warn(cmd, fmt.Errorf("no CPU samples of the processes --pid %s names (tracerpt-go stats lists the processes and their samples)", pids))
+		return withCode(exitEmpty, fmt.Errorf("no CPU samples of the processes --pid %s names, nothing written (tracerpt-go stats lists the processes and their samples)", pids))
 	case st.Selected == 0:
-		warn(cmd, fmt.Errorf("no events match --event %s (names are provider_name/event_name as the JSON dump writes them; tracerpt-go providers lists the providers)", event))
+		return withCode(exitEmpty, fmt.Errorf("no events match --event %s, nothing written (names are provider_name/event_name as the JSON dump writes them; tracerpt-go providers lists the providers)", event))
 	case st.WithStack == 0:
 		warn(cmd, fmt.Errorf("none of the %d events selected has a stack (record with stack walking: xperf -stackwalk, WPR, or PerfView's /KernelEvents=Default with stacks)", st.Selected))
 	}
+	return nil
 }

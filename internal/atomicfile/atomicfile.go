@@ -9,7 +9,31 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
 )
+
+// pending are the temporary files not yet committed or aborted, for
+// RemovePending; interrupted ends further commits.
+var (
+	pendingMu   sync.Mutex
+	pending     = map[string]bool{}
+	interrupted bool
+)
+
+// RemovePending removes every temporary file not yet renamed into place
+// and makes later Commits fail: the program calls it on an interrupt
+// (SIGINT, SIGTERM) before exiting, so that Ctrl-C leaves no partial or
+// temporary file and existing outputs as they were. A Commit that was
+// renaming when it was called has completed its file.
+func RemovePending() {
+	pendingMu.Lock()
+	defer pendingMu.Unlock()
+	interrupted = true
+	for name := range pending {
+		os.Remove(name)
+		delete(pending, name)
+	}
+}
 
 // File is an output written under a temporary name in the same
 // folder and renamed into place by Commit, so that a failure leaves no
@@ -59,6 +83,9 @@ func Create(path string) (*File, error) {
 		}
 		return nil, &os.PathError{Op: "open", Path: path, Err: err}
 	}
+	pendingMu.Lock()
+	pending[f.Name()] = true
+	pendingMu.Unlock()
 	return &File{File: f, path: path, mode: mode}, nil
 }
 
@@ -85,9 +112,15 @@ func (a *File) Commit() error {
 	if cerr := a.File.Close(); err == nil {
 		err = cerr
 	}
+	pendingMu.Lock()
+	delete(pending, a.File.Name())
+	if err == nil && interrupted {
+		err = errors.New("interrupted")
+	}
 	if err == nil {
 		err = os.Rename(a.File.Name(), a.path)
 	}
+	pendingMu.Unlock()
 	if err != nil {
 		os.Remove(a.File.Name())
 		return fmt.Errorf("writing %s: %w", a.path, err)
@@ -103,6 +136,9 @@ func (a *File) Abort() {
 	a.done = true
 	a.File.Close()
 	if !a.direct {
+		pendingMu.Lock()
+		delete(pending, a.File.Name())
+		pendingMu.Unlock()
 		os.Remove(a.File.Name())
 	}
 }

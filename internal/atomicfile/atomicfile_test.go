@@ -56,3 +56,28 @@ func TestCommitAndAbort(t *testing.T) {
 		t.Errorf("Create in a missing folder: %v, want %v (as os.Create says it)", err, want)
 	}
 }
+
+// RemovePending (the interrupt handler) removes the temporary files of
+// outputs being written, keeps the previous file, and later Commits fail.
+func TestRemovePending(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "out.json")
+	os.WriteFile(path, []byte("previous"), 0o644)
+	f, err := Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("partial")
+	RemovePending()
+	t.Cleanup(func() { pendingMu.Lock(); interrupted = false; pendingMu.Unlock() })
+	if err := f.Commit(); err == nil {
+		t.Error("Commit after RemovePending succeeded")
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 1 {
+		t.Errorf("files left: %v", ents)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "previous" {
+		t.Errorf("out.json = %q", b)
+	}
+}
