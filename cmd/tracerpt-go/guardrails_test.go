@@ -412,3 +412,29 @@ func TestReadmeUse(t *testing.T) {
 		t.Errorf("README Use: %d command lines run", n)
 	}
 }
+
+// TestInfoLikeTheOthers: info expands quoted globs as the other commands
+// do, prints each damaged buffer with -v, and --strict ends with exit
+// status 5 on a damaged file (0 on a clean one).
+func TestInfoLikeTheOthers(t *testing.T) {
+	dir := t.TempDir()
+	b, err := os.ReadFile(sample)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []string{"a.etl", "b.etl"} {
+		if err := os.WriteFile(filepath.Join(dir, n), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := mustRun(t, "info", "--json", "--strict", filepath.Join(dir, "*.etl"))
+	if n := strings.Count(out, "\n"); n != 2 {
+		t.Errorf("info of a glob matching two files: %d objects", n)
+	}
+	checkCases(t, []cliCase{{[]string{"info", filepath.Join(dir, "none*.etl")}, exitInput, "no file matches"}})
+	damaged := etltest.AttackFile(t, "doubled.etl")
+	_, errs, code := runCLI(t, "info", "--strict", "-v", damaged)
+	if code != exitCorrupt || strings.Count(errs, "warning: "+damaged+": offset 0x") != 3 {
+		t.Errorf("info --strict -v of doubled.etl: exit %d, stderr %q", code, errs)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"github.com/etwkit/etw/etl"
 	"github.com/etwkit/etw/eventjson"
 	"github.com/etwkit/etw/report"
+	"github.com/etwkit/etw/tracerpt"
 )
 
 // fileInfo is the JSON form of "info --json" (docs/cli.md). The embedded
@@ -29,13 +30,16 @@ type infoError struct {
 }
 
 func newInfoCmd() *cobra.Command {
-	var asJSON bool
+	var asJSON, strict, verbose bool
 	cmd := &cobra.Command{
-		Use:   "info [--json] FILE...",
+		Use:   "info [--json] [--strict] [-v] FILE...",
 		Short: "Show a file's header facts and record counts",
 		Long: `info reads every buffer and record of each file and prints the log-file
 header facts with the counts of buffers and records per header type.
-With --json it writes one JSON object per file (JSON Lines).`,
+With --json it writes one JSON object per file (JSON Lines). Globs ("logs/*.etl")
+and AutoLogger sequences (trace.etl for trace.etl.001, …) name each file they
+match. -v prints each damaged buffer or record on standard error; --strict ends
+with exit status 5 when any file is damaged (after reporting every file).`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usageError(fmt.Errorf("info: no input file"))
@@ -44,13 +48,25 @@ With --json it writes one JSON object per file (JSON Lines).`,
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			w := cmd.OutOrStdout()
-			failed := 0
-			for _, path := range args {
+			paths, err := tracerpt.ExpandInputs(args)
+			if err != nil {
+				return withCode(exitInput, err)
+			}
+			failed, damaged := 0, 0
+			for _, path := range paths {
 				fi, err := gatherInfo(path)
 				if err != nil {
 					fmt.Fprintf(cmd.ErrOrStderr(), "tracerpt-go: %v\n", err)
 					failed++
 					continue
+				}
+				if len(fi.Errors) > 0 {
+					damaged++
+				}
+				if verbose {
+					for _, e := range fi.Errors {
+						fmt.Fprintf(cmd.ErrOrStderr(), "tracerpt-go: warning: %s: offset %#x: %s\n", path, e.Offset, e.Message)
+					}
 				}
 				if asJSON {
 					b, _ := json.Marshal(fi)
@@ -62,12 +78,17 @@ With --json it writes one JSON object per file (JSON Lines).`,
 			if failed > 0 {
 				// As in every command: an input that is missing, not a
 				// regular file or not an ETL file is exit status 3.
-				return withCode(exitInput, fmt.Errorf("%d of %d files could not be read", failed, len(args)))
+				return withCode(exitInput, fmt.Errorf("%d of %d files could not be read", failed, len(paths)))
+			}
+			if strict && damaged > 0 {
+				return withCode(exitCorrupt, fmt.Errorf("--strict: %d of %d files are damaged", damaged, len(paths)))
 			}
 			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "write JSON (one object per file)")
+	cmd.Flags().BoolVar(&strict, "strict", false, "exit with status 5 when a file is damaged")
+	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "print each damaged buffer or record")
 	return cmd
 }
 
