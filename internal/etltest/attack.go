@@ -14,25 +14,34 @@ import (
 // folder next to it does not exist.
 func AttackDir(t testing.TB) string {
 	t.Helper()
-	dir, why := attackDir()
+	return SharedDir(t, "ETL_ATTACK", "attack", "hostile inputs")
+}
+
+// SharedDir returns a folder of shared test data: $env, or sibling next to
+// $ETL_CORPUS. It skips the test when neither variable is set, or when only
+// ETL_CORPUS is and the folder next to it does not exist; what names the
+// data in the message.
+func SharedDir(t testing.TB, env, sibling, what string) string {
+	t.Helper()
+	dir, why := sharedDir(env, sibling, what)
 	if why != "" {
 		t.Skip(why)
 	}
 	return dir
 }
 
-// attackDir returns the folder of hostile inputs, or why there is none.
-func attackDir() (dir, why string) {
-	if dir := os.Getenv("ETL_ATTACK"); dir != "" {
+// sharedDir is SharedDir's lookup: the folder, or why there is none.
+func sharedDir(env, sibling, what string) (dir, why string) {
+	if dir := os.Getenv(env); dir != "" {
 		return dir, ""
 	}
 	c := os.Getenv("ETL_CORPUS")
 	if c == "" {
-		return "", "neither ETL_ATTACK nor ETL_CORPUS is set: no hostile inputs to test against"
+		return "", "neither " + env + " nor ETL_CORPUS is set: no " + what + " to test against"
 	}
-	dir = filepath.Join(c, "..", "attack")
+	dir = filepath.Join(c, "..", sibling)
 	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
-		return "", "no hostile inputs at " + dir + " (set ETL_ATTACK)"
+		return "", "no " + what + " at " + dir + " (set " + env + ")"
 	}
 	return dir, ""
 }

@@ -22,7 +22,7 @@ func FuzzSeeds(f *testing.F, maxSize int, attack ...string) {
 			return nil
 		})
 	}
-	if dir, why := attackDir(); why == "" {
+	if dir, why := sharedDir("ETL_ATTACK", "attack", "hostile inputs"); why == "" {
 		for _, name := range attack {
 			if b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(name))); err == nil {
 				f.Add(Squeeze(b))

@@ -13,25 +13,16 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/etwkit/etw/internal/etltest"
 )
 
 // Dir returns the folder of real PDB files: ETL_SYMBOLS, else
 // $ETL_CORPUS/../symbols. It skips the test when neither is set or the
-// folder is missing.
+// folder next to the corpus is missing.
 func Dir(t testing.TB) string {
 	t.Helper()
-	dir := os.Getenv("ETL_SYMBOLS")
-	if dir == "" {
-		c := os.Getenv("ETL_CORPUS")
-		if c == "" {
-			t.Skip("neither ETL_SYMBOLS nor ETL_CORPUS is set: no real PDB files to test against")
-		}
-		dir = filepath.Join(c, "..", "symbols")
-	}
-	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		t.Skipf("symbols folder %s missing: no real PDB files to test against", dir)
-	}
-	return dir
+	return etltest.SharedDir(t, "ETL_SYMBOLS", "symbols", "real PDB files")
 }
 
 // File returns the path of a file of [Dir] (rel slash-separated); a
