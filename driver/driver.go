@@ -306,7 +306,7 @@ func (d *dumpOutput) finish(err error) error {
 
 // abort removes the dump's file unless it was committed.
 func (d *dumpOutput) abort() {
-	if d != nil && d.file != nil {
+	if d.file != nil {
 		d.file.Abort()
 	}
 }

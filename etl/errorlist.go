@@ -10,9 +10,6 @@ import "strings"
 // an error, which callers take apart with errors.As.
 type ErrorList []error
 
-// Len returns the number of damaged buffers and records.
-func (l ErrorList) Len() int { return len(l) }
-
 // Err returns nil for an empty list, else the list.
 func (l ErrorList) Err() error {
 	if len(l) == 0 {

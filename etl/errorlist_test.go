@@ -8,8 +8,8 @@ import (
 
 func TestErrorList(t *testing.T) {
 	var l ErrorList
-	if l.Err() != nil || l.Len() != 0 {
-		t.Fatalf("empty list: Err %v, Len %d", l.Err(), l.Len())
+	if l.Err() != nil || len(l) != 0 {
+		t.Fatalf("empty list: Err %v, Len %d", l.Err(), len(l))
 	}
 	fe := &FormatError{Offset: 0x6000, Msg: "invalid buffer header"}
 	l = append(l, fe, io.ErrUnexpectedEOF)
@@ -19,7 +19,7 @@ func TestErrorList(t *testing.T) {
 	}
 	var got ErrorList
 	var gotFE *FormatError
-	if !errors.As(err, &got) || got.Len() != 2 || !errors.As(err, &gotFE) || gotFE != fe || !errors.Is(err, io.ErrUnexpectedEOF) {
+	if !errors.As(err, &got) || len(got) != 2 || !errors.As(err, &gotFE) || gotFE != fe || !errors.Is(err, io.ErrUnexpectedEOF) {
 		t.Errorf("errors.As/Is do not see the list's errors: %v", err)
 	}
 }

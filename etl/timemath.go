@@ -48,10 +48,10 @@ func FiletimeDuration(from, to int64) time.Duration {
 	return time.Duration(d * 100)
 }
 
-// unixEpochFiletime is 1970-01-01 UTC as a FILETIME.
-const unixEpochFiletime = unixToFiletimeSec * ticksPerSec
+// UnixEpochFiletime is 1970-01-01 UTC as a FILETIME.
+const UnixEpochFiletime = unixToFiletimeSec * ticksPerSec
 
 // FiletimeUnixNano returns FILETIME ft as nanoseconds since 1970-01-01
 // UTC, saturated to the int64 range (time.Time.UnixNano is undefined
 // outside it).
-func FiletimeUnixNano(ft int64) int64 { return int64(FiletimeDuration(unixEpochFiletime, ft)) }
+func FiletimeUnixNano(ft int64) int64 { return int64(FiletimeDuration(UnixEpochFiletime, ft)) }

@@ -265,11 +265,7 @@ func AppendString[S ~string | ~[]byte](dst []byte, s S) []byte {
 			break
 		}
 		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
-				i++
-				continue
-			}
+		if c < utf8.RuneSelf { // a control character or one of "\<>& (jsonSafe)
 			dst = append(dst, s[start:i]...)
 			switch c {
 			case '"', '\\':

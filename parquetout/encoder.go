@@ -156,15 +156,15 @@ func (e *Encoder) AppendEvent(b []byte, ev *etl.Event, res *decode.Result, a *an
 	putU16(f, offTask, d.Task)
 	putU64(f, offKeywords, d.Keyword)
 	var present uint32
-	switch ev.Header {
-	case etl.HeaderSystem32, etl.HeaderSystem64, etl.HeaderCompact32, etl.HeaderCompact64, etl.HeaderPerfInfo32, etl.HeaderPerfInfo64:
+	switch {
+	case ev.Header.Kernel():
 		present |= hasHook
 		putU16(f, offHook, ev.HookID)
-	case etl.HeaderInstance32, etl.HeaderInstance64:
+	case ev.Header == etl.HeaderInstance32, ev.Header == etl.HeaderInstance64:
 		present |= hasInstance
 		putU32(f, offInstance, ev.InstanceID)
 		putU32(f, offParentInst, ev.ParentInstanceID)
-	case etl.HeaderMessage:
+	case ev.Header == etl.HeaderMessage:
 		present |= hasWPP
 		putU16(f, offMsgFlags, ev.MessageFlags)
 		putU32(f, offSequence, ev.SequenceNumber)

@@ -319,8 +319,7 @@ func optStr(t *chunk, c int, r *rec, s int) {
 // appendTimes appends "time", "time_ns" and "rel_ms" (columns c, c+1,
 // c+2) of FILETIME ft.
 func appendTimes(t *chunk, c int, ft, start int64, rel bool) {
-	const epoch = 116444736000000000
-	u := etl.SubTime(ft, epoch) // 100 ns since 1970, saturated
+	u := etl.SubTime(ft, etl.UnixEpochFiletime) // 100 ns since 1970, saturated
 	t.int(c, floorDiv(u, 10), 64, false)
 	if u >= math.MinInt64/100 && u <= math.MaxInt64/100 {
 		t.int(c+1, u*100, 64, true)

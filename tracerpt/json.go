@@ -227,11 +227,11 @@ func (e *JSONEncoder) appendEvent(b []byte, ev *etl.Event, res *decode.Result, a
 	}
 	b = e.appendHeader(b, ev)
 	d := &ev.Descriptor
-	switch ev.Header {
-	case etl.HeaderSystem32, etl.HeaderSystem64, etl.HeaderCompact32, etl.HeaderCompact64, etl.HeaderPerfInfo32, etl.HeaderPerfInfo64:
+	switch {
+	case ev.Header.Kernel():
 		b = append(b, `,"hook_id":`...)
 		b = decimal.AppendUint(b, uint64(ev.HookID))
-	case etl.HeaderInstance32, etl.HeaderInstance64:
+	case ev.Header == etl.HeaderInstance32, ev.Header == etl.HeaderInstance64:
 		b = append(b, `,"instance_id":`...)
 		b = decimal.AppendUint(b, uint64(ev.InstanceID))
 		b = append(b, `,"parent_instance_id":`...)
@@ -239,7 +239,7 @@ func (e *JSONEncoder) appendEvent(b []byte, ev *etl.Event, res *decode.Result, a
 		b = append(b, `,"parent_guid":"`...)
 		b = eventjson.AppendGUID(b, ev.ParentGUID)
 		b = append(b, '"')
-	case etl.HeaderMessage:
+	case ev.Header == etl.HeaderMessage:
 		b = append(b, `,"message_flags":`...)
 		b = decimal.AppendUint(b, uint64(ev.MessageFlags))
 		b = append(b, `,"sequence":`...)

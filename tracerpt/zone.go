@@ -98,7 +98,7 @@ const (
 )
 
 // filetimeEpochDelta is 1601-01-01 → 1970-01-01 in 100 ns units.
-const filetimeEpochDelta = 116444736000000000
+const filetimeEpochDelta = etl.UnixEpochFiletime
 
 // split returns the local civil time of FILETIME ft: Unix seconds shifted
 // by the zone offset, the 100 ns remainder and the offset.

@@ -57,10 +57,11 @@ func Create(path string) (*File, error) {
 		path = real
 	}
 	mode := os.FileMode(0o644)
-	if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() {
+	st, err := os.Stat(path)
+	if err == nil && st.Mode().IsRegular() {
 		mode = st.Mode().Perm()
 	}
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
+	if err == nil && st.IsDir() {
 		return nil, fmt.Errorf("%s is a directory", path)
 	} else if err == nil && !st.Mode().IsRegular() {
 		f, err := os.OpenFile(path, os.O_WRONLY, 0)
