@@ -19,7 +19,7 @@ type Resolver struct {
 	Locator *Locator
 
 	mu     sync.Mutex
-	images map[string]*resolved
+	images map[Identity]*resolved // by base name, GUID and age
 }
 
 type resolved struct {
@@ -46,10 +46,10 @@ func (r *Resolver) Resolve(ctx context.Context, id Identity, rva uint32) (sym pd
 // file returns the open PDB of id; first reports that this call made the
 // search (so its error is reported once).
 func (r *Resolver) file(ctx context.Context, id Identity) (*pdb.File, bool, error) {
-	key := id.String()
+	key := Identity{Name: id.file(), GUID: id.GUID, Age: id.Age} // no allocation per lookup
 	r.mu.Lock()
 	if r.images == nil {
-		r.images = map[string]*resolved{}
+		r.images = map[Identity]*resolved{}
 	}
 	e, ok := r.images[key]
 	if !ok {

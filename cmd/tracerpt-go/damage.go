@@ -30,7 +30,7 @@ func warnList(cmd *cobra.Command, err error) {
 // repeated, other errors are warnings.
 func warnAgain(cmd *cobra.Command, err error) {
 	var l etl.ErrorList
-	if !errors.As(err, &l) {
-		warnList(cmd, err)
+	if err != nil && !errors.As(err, &l) {
+		warn(cmd, err)
 	}
 }

@@ -18,7 +18,6 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
@@ -263,7 +262,7 @@ func (f *convertFn) convert(ctx context.Context, group []string) (FileResult, []
 	}
 	res.Date = "unknown"
 	if st := files[0].Header.StartTime; st > 0 {
-		res.Date = filetime(st).UTC().Format("2006-01-02")
+		res.Date = etl.FiletimeToTime(st).Format("2006-01-02")
 	}
 	for _, fl := range files {
 		res.Lost += fl.Header.EventsLost
@@ -298,12 +297,6 @@ func (f *convertFn) convert(ctx context.Context, group []string) (FileResult, []
 	}
 	res.Output = dst
 	return res, warned
-}
-
-// filetime converts a FILETIME to a time.
-func filetime(ft int64) time.Time {
-	const epochDiff = 116444736000000000 // 1601 to 1970 in 100 ns
-	return time.Unix(0, (ft-epochDiff)*100)
 }
 
 // HostOf is the host a file belongs to: the name of its parent folder
