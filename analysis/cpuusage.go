@@ -15,14 +15,9 @@ import (
 type CPUUsage struct {
 	// Axis is the time dimension of the counts.
 	Axis  TimeAxis
-	procs map[usageKey]*CPUSeries
+	procs map[procKey]*CPUSeries
 	total int64
-	iv    intervalTimeline
-}
-
-type usageKey struct {
-	p   *Process
-	pid uint32
+	iv    SampleIntervals
 }
 
 // CPUSeries is one process's weights per bucket of a [CPUUsage] axis.
@@ -37,7 +32,7 @@ type CPUSeries struct {
 
 // NewCPUUsage returns an empty CPUUsage on axis.
 func NewCPUUsage(axis TimeAxis) *CPUUsage {
-	return &CPUUsage{Axis: axis, procs: map[usageKey]*CPUSeries{}}
+	return &CPUUsage{Axis: axis, procs: map[procKey]*CPUSeries{}}
 }
 
 // Add counts the event of a with weight w in its process and time
@@ -47,7 +42,7 @@ func (u *CPUUsage) Add(a *Annotation, w int64) {
 	if b < 0 {
 		return
 	}
-	k := usageKey{a.Process, a.PID}
+	k := procKey{a.Process, a.PID}
 	s := u.procs[k]
 	if s == nil {
 		s = &CPUSeries{PID: a.PID, Name: ProcessName(a.Process, a.PID), Samples: make([]int64, u.Axis.Buckets)}
@@ -78,8 +73,8 @@ func (u *CPUUsage) Series() []CPUSeries {
 // CollectionEnd or SetInterval event (res its decoding); it ignores other
 // events.
 func (u *CPUUsage) Observe(ev *etl.Event, res *decode.Result) {
-	if res != nil && isIntervalEvent(ev) {
-		u.iv.observe(ev, res)
+	if res != nil {
+		u.iv.Observe(ev, res)
 	}
 }
 
@@ -87,8 +82,8 @@ func (u *CPUUsage) Observe(ev *etl.Event, res *decode.Result) {
 // the start of the axis and the event it came from ("PerfInfo/...");
 // 0 and "" when the trace logs none (nothing is assumed).
 func (u *CPUUsage) Interval() (time.Duration, string) {
-	if len(u.iv.changes) == 0 {
+	if len(u.iv.tl.changes) == 0 {
 		return 0, ""
 	}
-	return time.Duration(u.iv.at(u.Axis.Start)), u.iv.from
+	return time.Duration(u.iv.tl.at(u.Axis.Start)), u.iv.tl.from
 }

@@ -160,20 +160,20 @@ func (s *IOStats) fileEvent(ev *etl.Event, res *decode.Result) {
 	if d == nil {
 		return
 	}
-	switch ev.Descriptor.Opcode {
-	case catalog.FileIoName, catalog.FileIoCreate, catalog.FileIoDelete, catalog.FileIoRundown:
+	switch op := ev.Descriptor.Opcode; {
+	case catalog.IsFileIoName(op):
 		fo, ok := d.Uint("FileObject")
 		if name, _ := d.String("FileName"); ok && name != "" {
 			s.names[fo] = name
 		}
-	case catalog.FileIoOpen:
+	case op == catalog.FileIoOpen:
 		fo, ok := d.Uint("FileObject")
 		if name, _ := d.String("OpenPath"); ok && name != "" {
 			if _, known := s.names[fo]; !known {
 				s.names[fo] = name
 			}
 		}
-	case catalog.FileIoRead, catalog.FileIoWrite:
+	case op == catalog.FileIoRead, op == catalog.FileIoWrite:
 		fo, _ := d.Uint("FileObject")
 		fk := fileKey{fo, fo}
 		if k, ok := d.Uint("FileKey"); ok && k != 0 {
@@ -185,7 +185,7 @@ func (s *IOStats) fileEvent(ev *etl.Event, res *decode.Result) {
 		if irp, ok := d.Uint("IrpPtr"); ok && len(s.pending) < maxPendingIO {
 			s.pending[irp] = pendingIO{ev.Time, pk, fk}
 		}
-	case catalog.FileIoOpEnd:
+	case op == catalog.FileIoOpEnd:
 		irp, ok := d.Uint("IrpPtr")
 		if !ok {
 			return

@@ -97,8 +97,7 @@ func classify(ev *etl.Event) kind {
 				return kImageRSDS
 			}
 		case catalog.FileIoGUID:
-			switch op {
-			case catalog.FileIoName, catalog.FileIoCreate, catalog.FileIoDelete, catalog.FileIoRundown:
+			if catalog.IsFileIoName(op) {
 				return kFileName
 			}
 		case catalog.TcpIpGUID, catalog.UdpIpGUID:

@@ -6,8 +6,10 @@ import (
 	"github.com/etwkit/etw/etl"
 )
 
-// Well-known providers and events: the one table of the GUIDs and event
-// ids that packages analysis, report and pcapng match events by. Kernel
+// Well-known providers and events: the GUIDs and event ids that more than
+// one package (analysis, report, pcapng, tables) matches events by;
+// opcodes only one package reads stay beside it (analysis/kinds.go,
+// analysis/threads.go). Kernel
 // events are told apart by their class (the event GUID ProcessTrace
 // reports, from etl's table of kernel groups) and opcode; manifest
 // providers (the .NET runtime, PktMon, NDIS packet capture) by provider
@@ -70,6 +72,12 @@ const (
 	FileIoWrite   = 68
 	FileIoOpEnd   = 76
 )
+
+// IsFileIoName reports whether a FileIo opcode names a file object
+// (Name, FileCreate, FileDelete, FileRundown: FileObject and FileName).
+func IsFileIoName(op uint8) bool {
+	return op == FileIoName || op == FileIoCreate || op == FileIoDelete || op == FileIoRundown
+}
 
 // Opcodes of RT_LostEvent.
 const (

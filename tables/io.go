@@ -21,14 +21,9 @@ func needsIODecode(ev *etl.Event) bool {
 		op := ev.Descriptor.Opcode
 		return op == catalog.DiskIoRead || op == catalog.DiskIoWrite
 	case catalog.FileIoGUID:
-		return isFileName(ev.Descriptor.Opcode)
+		return catalog.IsFileIoName(ev.Descriptor.Opcode)
 	}
 	return false
-}
-
-// isFileName reports whether a FileIo opcode names a file object.
-func isFileName(op uint8) bool {
-	return op == catalog.FileIoName || op == catalog.FileIoCreate || op == catalog.FileIoDelete || op == catalog.FileIoRundown
 }
 
 // observeIO writes the row of a disk read or write, keeps the names of
@@ -47,7 +42,7 @@ func (t *traceState) observeIO(ev *etl.Event, res *decode.Result, err error) err
 	d := res.Decoded
 	switch ev.ProviderID {
 	case catalog.FileIoGUID:
-		if fo, ok := d.Uint("FileObject"); ok && isFileName(ev.Descriptor.Opcode) {
+		if fo, ok := d.Uint("FileObject"); ok && catalog.IsFileIoName(ev.Descriptor.Opcode) {
 			if name, _ := d.String("FileName"); name != "" && t.names[fo] != name {
 				t.names[fo] = name
 			}

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/etwkit/etw/analysis"
+	"github.com/etwkit/etw/catalog"
 	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
 	"github.com/etwkit/etw/pcapng"
@@ -89,7 +90,7 @@ func (w *Writer) Add(name string, files []*etl.File, dec *decode.Decoder) (*Trac
 		switch {
 		case t.iv.NeedsDecode(ev):
 			t.iv.Observe(ev, dec.Decode(ev))
-		case ev.ProviderID == pcapng.PktMonGUID && !pcapng.IsPacketEvent(ev):
+		case ev.ProviderID == catalog.PktMonGUID && !pcapng.IsPacketEvent(ev):
 			pk.learn(ev, dec.Decode(ev))
 		}
 	}})
