@@ -155,7 +155,11 @@ func NewFile(r io.ReaderAt, size int64) (*File, error) {
 
 // ID returns the identity as SymSrv spells a store folder: the GUID's 32
 // hex digits, then the age in hex without leading zeros.
-func (f *File) ID() string { return fmt.Sprintf("%s%X", f.GUID.Hex(), f.Age) }
+func (f *File) ID() string { return StoreID(f.GUID, f.Age) }
+
+// StoreID spells an identity as SymSrv names its store folder: the GUID's
+// 32 hex digits ([GUID.Hex]), then the age in hex without leading zeros.
+func StoreID(g GUID, age uint32) string { return fmt.Sprintf("%s%X", g.Hex(), age) }
 
 // StreamCount returns the number of MSF streams.
 func (f *File) StreamCount() int { return len(f.m.sizes) }

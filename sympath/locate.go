@@ -30,7 +30,7 @@ type Identity struct {
 }
 
 // ID returns the store folder name: [pdb.GUID.Hex] then the age in hex.
-func (id Identity) ID() string { return fmt.Sprintf("%s%X", id.GUID.Hex(), id.Age) }
+func (id Identity) ID() string { return pdb.StoreID(id.GUID, id.Age) }
 
 // String returns "name.pdb (id)".
 func (id Identity) String() string { return id.file() + " (" + id.ID() + ")" }
