@@ -1,11 +1,9 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"path"
 	"sort"
 	"sync"
@@ -52,10 +50,9 @@ type pdbPublic struct {
 
 func newPDBCmd() *cobra.Command {
 	var (
-		asJSON  bool
-		id      string
-		symPath string
-		offline bool
+		asJSON bool
+		id     string
+		syms   symbolOptions
 	)
 	cmd := &cobra.Command{
 		Use:   "pdb FILE.pdb [--json] | pdb NAME.pdb --id GUIDAGE [--symbols PATH] [--offline]",
@@ -79,7 +76,7 @@ of that GUID and age is used; others found are named.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			path := args[0]
 			if id != "" {
-				found, err := findPDB(cmd.Context(), cmd.ErrOrStderr(), path, id, symPath, offline)
+				found, err := findPDB(cmd, path, id, &syms)
 				if err != nil {
 					return err
 				}
@@ -101,37 +98,27 @@ of that GUID and age is used; others found are named.`,
 	setFlagErrors(cmd)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "write one JSON object")
 	cmd.Flags().StringVar(&id, "id", "", "find the PDB of this identity (GUID hex digits then age in hex, as a store folder names it) through the symbol path")
-	cmd.Flags().StringVar(&symPath, "symbols", "", "symbol path for --id (default: $_NT_SYMBOL_PATH)")
-	cmd.Flags().BoolVar(&offline, "offline", false, "with --id: never use the network")
+	cmd.Flags().StringVar(&syms.path, "symbols", "", "symbol path for --id (default: $_NT_SYMBOL_PATH)")
+	cmd.Flags().BoolVar(&syms.offline, "offline", false, "with --id: never use the network")
 	return cmd
 }
 
 // findPDB looks the PDB of an identity up through the symbol path.
-func findPDB(ctx context.Context, stderr io.Writer, name, id, symPath string, offline bool) (string, error) {
+func findPDB(cmd *cobra.Command, name, id string, syms *symbolOptions) (string, error) {
 	guid, age, err := sympath.ParseID(id)
 	if err != nil {
 		return "", usageError(fmt.Errorf("pdb: --id: %w", err))
 	}
-	if symPath == "" {
-		symPath = os.Getenv("_NT_SYMBOL_PATH")
+	l, err := syms.locator(cmd)
+	if err != nil {
+		return "", fmt.Errorf("pdb: %w", err)
 	}
-	if symPath == "" {
+	if l == nil {
 		return "", usageError(fmt.Errorf("pdb: --id needs a symbol path: --symbols PATH or _NT_SYMBOL_PATH"))
 	}
-	p, err := sympath.Parse(symPath)
-	if err != nil {
-		return "", usageError(fmt.Errorf("pdb: --symbols: %w", err))
-	}
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	l := &sympath.Locator{Path: p, Offline: offline}
-	if isTerminal(stderr) || forceProgress {
-		l.Progress = downloadProgress(stderr)
-	}
-	found, err := l.Find(ctx, sympath.Identity{Name: name, GUID: guid, Age: age})
+	found, err := l.Find(commandContext(cmd), sympath.Identity{Name: name, GUID: guid, Age: age})
 	for _, m := range l.Mismatches() {
-		fmt.Fprintf(stderr, "tracerpt-go: pdb: not used: %s\n", m)
+		fmt.Fprintf(cmd.ErrOrStderr(), "tracerpt-go: pdb: not used: %s\n", m)
 	}
 	return found, err
 }

@@ -30,6 +30,17 @@ func addSymbolFlags(fl *pflag.FlagSet, o *symbolOptions) {
 // symbolizer returns the symbolizer of the options (--symbols, else
 // _NT_SYMBOL_PATH), nil when neither names a path.
 func (o *symbolOptions) symbolizer(cmd *cobra.Command) (*pdbSymbolizer, error) {
+	l, err := o.locator(cmd)
+	if l == nil || err != nil {
+		return nil, err
+	}
+	return &pdbSymbolizer{ctx: commandContext(cmd), r: &sympath.Resolver{Locator: l}}, nil
+}
+
+// locator returns the locator of the options' symbol path (--symbols,
+// else _NT_SYMBOL_PATH), drawing downloads on a terminal; nil when
+// neither names a path.
+func (o *symbolOptions) locator(cmd *cobra.Command) (*sympath.Locator, error) {
 	p := o.path
 	if p == "" {
 		p = os.Getenv("_NT_SYMBOL_PATH")
@@ -45,11 +56,16 @@ func (o *symbolOptions) symbolizer(cmd *cobra.Command) (*pdbSymbolizer, error) {
 	if w := cmd.ErrOrStderr(); isTerminal(w) || forceProgress {
 		l.Progress = downloadProgress(w)
 	}
-	ctx := cmd.Context()
-	if ctx == nil {
-		ctx = context.Background()
+	return l, nil
+}
+
+// commandContext is the command's context, or the background one when
+// it runs without (tests calling RunE directly).
+func commandContext(cmd *cobra.Command) context.Context {
+	if ctx := cmd.Context(); ctx != nil {
+		return ctx
 	}
-	return &pdbSymbolizer{ctx: ctx, r: &sympath.Resolver{Locator: l}}, nil
+	return context.Background()
 }
 
 // pdbSymbolizer names frames through a sympath.Resolver
