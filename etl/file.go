@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/etwkit/etw/etl/compress"
+	"github.com/etwkit/etw/internal/readerat"
 )
 
 // Limits that bound every allocation made from a length read from a file.
@@ -49,30 +50,16 @@ type File struct {
 // ErrNotRegular is returned by [Open] for a path that is not a regular
 // file (a FIFO, a device, a socket, a directory): a trace is read with
 // random access, and opening a FIFO without a writer would block.
-var ErrNotRegular = errors.New("not a regular file")
+var ErrNotRegular = readerat.ErrNotRegular
 
 // Open opens the named .etl file and reads its log-file header. It refuses
 // anything but a regular file ([ErrNotRegular]) before opening it.
 func Open(name string) (*File, error) {
-	if st, err := os.Stat(name); err != nil {
-		return nil, err
-	} else if !st.Mode().IsRegular() {
-		return nil, &os.PathError{Op: "open", Path: name, Err: fmt.Errorf("%w (%s): an .etl file is read with random access", ErrNotRegular, FileKind(st.Mode()))}
-	}
-	osf, err := os.Open(name)
+	osf, size, err := readerat.OpenRegular(name, "an .etl file is read with random access")
 	if err != nil {
 		return nil, err
 	}
-	st, err := osf.Stat()
-	if err != nil {
-		osf.Close()
-		return nil, err
-	}
-	if !st.Mode().IsRegular() { // replaced since the check
-		osf.Close()
-		return nil, &os.PathError{Op: "open", Path: name, Err: fmt.Errorf("%w (%s)", ErrNotRegular, FileKind(st.Mode()))}
-	}
-	f, err := newFile(osf, st.Size(), name)
+	f, err := newFile(osf, size, name)
 	if err != nil {
 		osf.Close()
 		return nil, err
@@ -83,21 +70,7 @@ func Open(name string) (*File, error) {
 
 // FileKind names a non-regular file mode ("a named pipe (FIFO)", "a
 // directory", …), for errors that wrap [ErrNotRegular].
-func FileKind(m os.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&os.ModeNamedPipe != 0:
-		return "a named pipe (FIFO)"
-	case m&os.ModeCharDevice != 0:
-		return "a character device"
-	case m&os.ModeDevice != 0:
-		return "a device"
-	case m&os.ModeSocket != 0:
-		return "a socket"
-	}
-	return "not a regular file"
-}
+func FileKind(m os.FileMode) string { return readerat.FileKind(m) }
 
 // NewFile reads an .etl file from r, which holds size bytes.
 func NewFile(r io.ReaderAt, size int64) (*File, error) {

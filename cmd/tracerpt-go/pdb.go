@@ -127,7 +127,7 @@ func findPDB(cmd *cobra.Command, name, id string, syms *symbolOptions) (string, 
 func readPDB(path string) (*pdbDump, error) {
 	f, err := pdb.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, withCode(exitInput, err) // missing, not a regular file, not a PDB
 	}
 	defer f.Close()
 	d := &pdbDump{File: path, GUID: f.GUID.String(), Age: f.Age, ID: f.ID(), DBIAge: f.DBIAge, Machine: f.Machine,

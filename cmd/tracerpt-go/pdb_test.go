@@ -196,3 +196,19 @@ func TestPDBFind(t *testing.T) {
 		t.Errorf("not a PDB: exit %d: %s", code, errs)
 	}
 }
+
+// TestPDBInputErrors: a missing PDB, a directory and a file that is not
+// a PDB are input errors (exit status 3), as traces are.
+func TestPDBInputErrors(t *testing.T) {
+	dir := t.TempDir()
+	notPDB := filepath.Join(dir, "x.pdb")
+	if err := os.WriteFile(notPDB, []byte("not a PDB at all, just text that is long enough to read"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{filepath.Join(dir, "missing.pdb"), dir, notPDB} {
+		_, errs, code := runCLI(t, "pdb", path)
+		if code != exitInput || !strings.Contains(errs, filepath.Base(path)) {
+			t.Errorf("pdb %s: exit %d, %q; want %d naming the file", path, code, errs, exitInput)
+		}
+	}
+}
