@@ -294,3 +294,55 @@ func (m *Model) CollectWeighted(files []*etl.File, dec *decode.Decoder, opts *Co
 	})
 	return prof, st, err
 }
+
+// FrameDelta is one frame name's weight in the stacks of a
+// [ProfileDiff], before and after: inclusive (the stacks through it,
+// each counted once however often the frame recurs in it) and
+// exclusive (the stacks it ends).
+type FrameDelta struct {
+	Name       string `json:"name"`
+	Before     int64  `json:"before"`
+	After      int64  `json:"after"`
+	SelfBefore int64  `json:"self_before"`
+	SelfAfter  int64  `json:"self_after"`
+}
+
+// ByFrame returns the frames of the stacks (processes left out) by name
+// with their weights before and after, the largest change of inclusive
+// weight first (then of exclusive weight, then by name): the functions
+// (or modules) that grew or shrank most, as go tool pprof -diff_base
+// lists them.
+func (d *ProfileDiff) ByFrame() []FrameDelta {
+	idx := map[string]int{}
+	var out []FrameDelta
+	seen := map[string]bool{}
+	for _, s := range d.stacks {
+		clear(seen)
+		for j, f := range s.Frames {
+			if j == 0 {
+				continue
+			}
+			i, ok := idx[f]
+			if !ok {
+				i = len(out)
+				idx[f] = i
+				out = append(out, FrameDelta{Name: f})
+			}
+			if j == len(s.Frames)-1 {
+				out[i].SelfBefore += s.Before
+				out[i].SelfAfter += s.After
+			}
+			if !seen[f] {
+				seen[f] = true
+				out[i].Before += s.Before
+				out[i].After += s.After
+			}
+		}
+	}
+	abs := func(v int64) int64 { return max(v, -v) }
+	slices.SortFunc(out, func(x, y FrameDelta) int {
+		return cmp.Or(cmp.Compare(abs(y.After-y.Before), abs(x.After-x.Before)),
+			cmp.Compare(abs(y.SelfAfter-y.SelfBefore), abs(x.SelfAfter-x.SelfBefore)), strings.Compare(x.Name, y.Name))
+	})
+	return out
+}

@@ -78,6 +78,11 @@ func TestDiffProfilesSynthetic(t *testing.T) {
 	if root.Before != 5 || root.After != 11 || len(root.Children) != 2 {
 		t.Errorf("root %+v", root)
 	}
+	fr := d.ByFrame()
+	if len(fr) != 2 || fr[0] != (FrameDelta{Name: "b.dll", Before: 3, After: 5, SelfBefore: 3, SelfAfter: 5}) ||
+		fr[1] != (FrameDelta{Name: "a.dll", Before: 5, After: 5, SelfBefore: 2}) {
+		t.Errorf("by frame %+v", fr)
+	}
 	if app := root.Children[0]; app.Name != "app" || app.Before != 5 || app.After != 5 || app.Children[0].Children[0].Name != "b.dll" {
 		t.Errorf("app %+v", app)
 	}

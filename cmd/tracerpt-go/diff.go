@@ -12,6 +12,7 @@ import (
 	"github.com/etwkit/etw/analysis"
 	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/report"
 )
 
 // stacksDiff is "stacks --baseline": the options of the comparison.
@@ -179,4 +180,13 @@ func writeOutput(cmd *cobra.Command, path string, yes bool, write func(io.Writer
 		return err
 	}
 	return commit()
+}
+
+// openBaseline opens the inputs of "report --baseline" as the report's
+// are (a decoder of their own with the same imports; the output checked
+// against them). The files are returned for closing, on error too.
+func openBaseline(cmd *cobra.Command, o *reportOptions) (*report.Baseline, error) {
+	t := &traceOptions{imports: o.imports, verbose: o.verbose, outputs: []string{o.output}, yes: o.yes, reread: true}
+	files, dec, err := openTrace(cmd, o.baseline, t)
+	return &report.Baseline{Files: files, Decoder: dec, Names: inputPaths(files)}, err
 }

@@ -18,6 +18,8 @@ type reportOptions struct {
 	imports []string
 	verbose bool
 	symbols symbolOptions
+	// baseline are the inputs of --baseline: the report compares with them.
+	baseline []string
 }
 
 func newReportCmd() *cobra.Command {
@@ -60,6 +62,7 @@ when it is one of the inputs or of the -import paths.`,
 	fl.StringSliceVar(&o.imports, "import", nil, "schema files or folders to decode with, as for the dump")
 	fl.StringSliceVar(&o.imports, "manifest", nil, "same as -import")
 	fl.BoolVarP(&o.verbose, "verbose", "v", false, "each schema import warning")
+	fl.StringArrayVar(&o.baseline, "baseline", nil, "compare with this trace (BEFORE; repeat for several files): a Diff tab with a differential flame graph and per-process CPU, GC and I/O changes, \"diff\" in the JSON")
 	addSymbolFlags(fl, &o.symbols)
 	return cmd
 }
@@ -84,6 +87,14 @@ func writeReport(cmd *cobra.Command, args []string, o *reportOptions) error {
 	if err != nil {
 		return err
 	}
+	var base *report.Baseline
+	if len(o.baseline) > 0 {
+		base, err = openBaseline(cmd, o)
+		defer closeAll(base.Files)
+		if err != nil {
+			return err
+		}
+	}
 	w, commit, abort, err := createOutput(cmd, o.output, o.yes)
 	if err != nil {
 		return err
@@ -93,7 +104,12 @@ func writeReport(cmd *cobra.Command, args []string, o *reportOptions) error {
 	if syms != nil {
 		ro.Symbolizer = syms
 	}
-	d, err := report.Build(files, dec, ro)
+	var d *report.Data
+	if base != nil {
+		d, err = report.BuildDiff(files, dec, ro, base)
+	} else {
+		d, err = report.Build(files, dec, ro)
+	}
 	t.endProgress()
 	syms.finish(cmd)
 	warnList(cmd, err)
