@@ -44,8 +44,10 @@ func (s *diffSide) interval(start time.Time) (time.Duration, string) {
 // runStacksDiff writes the comparison of the stacks of d.baseline
 // (before) and args (after): difffolded.pl's lines, or two pprof
 // profiles for go tool pprof -diff_base.
-func runStacksDiff(cmd *cobra.Command, o *analysisOptions, args []string, d *stacksDiff, output, format, event, pids string, copts *analysis.CollectOptions, yes bool) error {
+func runStacksDiff(cmd *cobra.Command, o *analysisOptions, args []string, d *stacksDiff, output, format, event string, copts *analysis.CollectOptions, yes bool) error {
 	switch {
+	case len(copts.PIDs) > 0:
+		return usageError(errors.New("--pid selects processes of one trace, and pids differ between traces: compare the whole traces (the stacks' roots are image names: grep keeps a program's)"))
 	case format == "speedscope":
 		return usageError(errors.New("--baseline: speedscope's format has no comparison; use --format folded (flamegraph.pl) or pprof (go tool pprof -diff_base)"))
 	case d.weight != "samples" && d.weight != "ms":
@@ -103,7 +105,7 @@ func runStacksDiff(cmd *cobra.Command, o *analysisOptions, args []string, d *sta
 		o.syms.finish(cmd)
 	}
 	if sides[0].st.Selected == 0 && sides[1].st.Selected == 0 {
-		return noteEmptyProfile(cmd, sides[1].st, event, pids)
+		return noteEmptyProfile(cmd, sides[1].st, event, "")
 	}
 	for _, s := range sides {
 		if s.st.Selected == 0 {

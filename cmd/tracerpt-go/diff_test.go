@@ -1,14 +1,19 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/pprof/profile"
+	"github.com/spf13/cobra"
 
+	"github.com/etwkit/etw/analysis"
 	"github.com/etwkit/etw/internal/etltest"
 )
 
@@ -115,6 +120,8 @@ func TestStacksBaselineCorpus(t *testing.T) {
 		{"--baseline", net, net, "--format", "pprof", "-o", filepath.Join(t.TempDir(), "a.pb.gz")},
 		{net, "--weight", "ms"},
 		{"--baseline", net, net, "--weight", "ms", "--event", "PerfInfo/SampleProf"},
+		{"--baseline", net, net, "--pid", "4"},
+		{net, "--baseline-o", filepath.Join(t.TempDir(), "b.pb.gz")},
 	} {
 		if _, errs, code := runCLI(t, append([]string{"stacks"}, bad...)...); code != exitUsage {
 			t.Errorf("%q: exit %d, want %d: %s", bad, code, exitUsage, errs)
@@ -202,4 +209,61 @@ func sameFile(t *testing.T, a, b string) bool {
 		t.Fatal(err1, err2)
 	}
 	return string(x) == string(y)
+}
+
+// TestReportBaselineCorpus: report --baseline writes "diff" in the JSON
+// (the same figures as the library's, checked in package report), and
+// the report without it has none; a missing baseline is an error.
+func TestReportBaselineCorpus(t *testing.T) {
+	net, _ := netCorpus(t)
+	shutdown := filepath.Join(etltest.CorpusDir(t), shutdownRel)
+	var with, without struct {
+		Diff *struct {
+			Before    struct{ Title string }
+			After     struct{ CPUSamples int64 `json:"cpu_samples"` }
+			Processes []struct{ Name string }
+		} `json:"diff"`
+		CPU struct{ Samples int64 }
+	}
+	if err := json.Unmarshal([]byte(mustRun(t, "report", "--json", "-o", "-", "--baseline", shutdown, net)), &with); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(mustRun(t, "report", "--json", "-o", "-", net)), &without); err != nil {
+		t.Fatal(err)
+	}
+	if with.Diff == nil || without.Diff != nil || with.Diff.Before.Title != filepath.Base(shutdown) ||
+		with.Diff.After.CPUSamples != without.CPU.Samples || len(with.Diff.Processes) == 0 {
+		t.Errorf("diff %+v, without %+v", with.Diff, without.Diff)
+	}
+	if _, errs, code := runCLI(t, "report", "--json", "-o", "-", "--baseline", filepath.Join(t.TempDir(), "none.etl"), net); code == 0 {
+		t.Errorf("a missing baseline: exit 0: %s", errs)
+	}
+	if _, errs, code := runCLI(t, "report", "-o", shutdown, "-y", "--baseline", shutdown, net); code == 0 {
+		t.Errorf("the output over the baseline: exit 0: %s", errs)
+	}
+}
+
+// TestNoteIntervals: traces sampled at different intervals are said to
+// be, with the way to compare them; equal ones are not.
+func TestNoteIntervals(t *testing.T) {
+	side := func(label string, iv time.Duration) *diffSide {
+		return &diffSide{label: label, pp: &profile.Profile{}, ppst: analysis.PprofStats{Interval: iv, IntervalFrom: "PerfInfo/CollectionStart"}}
+	}
+	for _, c := range []struct {
+		b, a        time.Duration
+		format, say string
+	}{
+		{time.Millisecond, time.Millisecond, "pprof", ""},
+		{time.Millisecond, 125 * time.Microsecond, "pprof", "-sample_index=cpu"},
+		{time.Millisecond, 125 * time.Microsecond, "folded", "--weight ms"},
+	} {
+		var errb bytes.Buffer
+		cmd := &cobra.Command{}
+		cmd.SetErr(&errb)
+		noteIntervals(cmd, []*diffSide{side("baseline", c.b), side("trace", c.a)}, [2]time.Time{}, c.format, "samples")
+		got := errb.String()
+		if c.say == "" && got != "" || c.say != "" && (!strings.Contains(got, c.say) || !strings.Contains(got, "baseline every 1ms") || !strings.Contains(got, "trace every 125µs")) {
+			t.Errorf("%v %v %s: %q", c.b, c.a, c.format, got)
+		}
+	}
 }

@@ -25,7 +25,7 @@ type reportOptions struct {
 func newReportCmd() *cobra.Command {
 	var o reportOptions
 	cmd := &cobra.Command{
-		Use:   "report FILE... [-o report.html] [--json] [-y] [-import FILE...]",
+		Use:   "report FILE... [-o report.html] [--json] [-y] [--baseline BEFORE.etl] [-import FILE...]",
 		Short: "Write a trace report to read in a browser (one HTML file), or its data as JSON",
 		Long: `report reads the files and writes one self-contained HTML page (no network
 access, opens from file://): the files' header facts, decode coverage and
@@ -35,6 +35,15 @@ graph of the sampled CPU stacks (click to zoom, search, per process); .NET
 garbage collections, allocations and JIT activity; disk and file I/O by
 process and file; the providers table. Sections without data are left out.
 With --json it writes the same data as one JSON object.
+
+--baseline BEFORE.etl (repeat it for a baseline of several files) compares
+the trace with another: a Diff tab, first, with the changes of each
+process's CPU samples, .NET GCs and disk and file I/O (processes matched by
+image name, since pids differ between traces), a differential flame graph of
+the CPU stacks (red grew, blue shrank, as FlameGraph draws them) and the
+frames that changed most; the JSON gains "diff". Nothing is normalised:
+traces sampled at different intervals are said to be, with the changes in
+ms beside the samples.
 
 -o defaults to report.html (report.json with --json); "-o -" writes to
 standard output. An existing file is overwritten only with -y, and never

@@ -143,7 +143,8 @@ differential flame graph: red grew, blue shrank); --weight ms weighs each CPU
 sample by its trace's sampling interval instead of 1 (nothing is
 normalised unless asked: traces sampled at different intervals are said to
 be). --format pprof writes the trace's profile to -o and the baseline's to
---baseline-o, for go tool pprof -diff_base=BEFORE.pb.gz AFTER.pb.gz.`,
+--baseline-o, for go tool pprof -diff_base=BEFORE.pb.gz AFTER.pb.gz. --pid
+does not go with --baseline (pids differ between traces).`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usageError(fmt.Errorf("stacks: no input file"))
@@ -174,7 +175,7 @@ be). --format pprof writes the trace's profile to -o and the baseline's to
 				copts.PIDs = l
 			}
 			if len(diff.baseline) > 0 {
-				return runStacksDiff(cmd, &o, args, &diff, output, format, event, pids, copts, yes)
+				return runStacksDiff(cmd, &o, args, &diff, output, format, event, copts, yes)
 			}
 			if diff.baseOut != "" || diff.weight != "samples" {
 				return usageError(errors.New("--baseline-o and --weight are for comparing with --baseline"))
