@@ -219,8 +219,10 @@ func TestReportBaselineCorpus(t *testing.T) {
 	shutdown := filepath.Join(etltest.CorpusDir(t), shutdownRel)
 	var with, without struct {
 		Diff *struct {
-			Before    struct{ Title string }
-			After     struct{ CPUSamples int64 `json:"cpu_samples"` }
+			Before struct{ Title string }
+			After  struct {
+				CPUSamples int64 `json:"cpu_samples"`
+			}
 			Processes []struct{ Name string }
 		} `json:"diff"`
 		CPU struct{ Samples int64 }
