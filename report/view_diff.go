@@ -372,7 +372,7 @@ const diffTmpl = `{{with .D.Diff}}
 {{if .IntervalsDiffer}}<p class="note warnline">The traces sample at different intervals: their sample counts do not compare as they are. Nothing is normalised; the ms columns and tooltips weigh each trace's samples by its interval.</p>{{end}}
 <p class="note">Processes are matched by image name (pids differ between traces): the processes of one name add up. Counts are as each trace has them, not normalised to the same duration or number of samples.</p>
 <h3>Processes</h3>
-{{if $.Rows}}<div class="scrollbox"><table class="sortable" id="diff-table">
+{{if $.Rows}}<div class="scrollbox" style="max-height:40vh"><table class="sortable" id="diff-table">
 <thead><tr><th>Name</th><th>Processes</th><th>CPU samples before</th><th>after</th><th>change</th>{{if $.MS}}<th>CPU ms change</th>{{end}}<th>GCs</th><th>GC pause ms change</th><th>Disk I/O change</th><th>File I/O change</th></tr></thead>
 <tbody>{{range $.Rows}}<tr><td>{{.Name}}</td><td>{{.Procs}}</td><td class="num">{{thousands .CPUBefore}}</td><td class="num">{{thousands .CPUAfter}}</td><td class="num" data-v="{{.CPUDelta}}">{{.CPUDeltaText}}</td>{{if $.MS}}<td class="num">{{.CPUMSDelta}}</td>{{end}}<td class="num" data-v="{{.GCDeltaV}}">{{.GCDelta}}</td><td class="num" data-v="{{.PauseDeltaV}}">{{.PauseDelta}}</td><td class="num" data-v="{{.DiskV}}">{{.DiskDelta}}</td><td class="num" data-v="{{.File}}">{{.FileDelta}}</td></tr>{{end}}</tbody>
 </table></div>{{end}}

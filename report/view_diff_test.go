@@ -204,6 +204,10 @@ func TestBrowserDiff(t *testing.T) {
 	}
 	p.checkConsole(t)
 	if *screenshotDir != "" {
+		// Tall enough for the table and the top of the flame graph.
+		if err := p.call("Emulation.setDeviceMetricsOverride", map[string]any{"width": 1280, "height": 1500, "deviceScaleFactor": 1, "mobile": false}, nil); err != nil {
+			t.Fatal(err)
+		}
 		writeDocScreenshot(t, filepath.Join(*screenshotDir, "report-diff.png"), p.screenshot(t))
 	}
 }
