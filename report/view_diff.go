@@ -115,6 +115,9 @@ func newDiff(bd *Data, bc *collector, d *Data, c *collector, o *Options) *Diff {
 	df := &Diff{Before: diffTrace(bd, bc), After: diffTrace(d, c), MinFraction: o.FlameMinFraction}
 	df.IntervalsDiffer = df.Before.CPUSamples > 0 && df.After.CPUSamples > 0 && df.Before.IntervalMS != df.After.IntervalMS
 	df.Processes = analysis.DiffProcesses(analysis.TotalsByImage(bc.m, ioStatsOf(bc)), analysis.TotalsByImage(c.m, ioStatsOf(c)))
+	if df.Processes == nil {
+		df.Processes = []analysis.ProcessDelta{}
+	}
 	pd := analysis.DiffProfiles(bc.prof, c.prof)
 	df.Flame = pd.Tree()
 	df.Frames, df.Kept = pruneDiff(df.Flame, o.FlameMinFraction)
@@ -314,12 +317,20 @@ func diffFlameSVG(id string, df *Diff, byBefore bool) template.HTML {
 	if total == 0 {
 		return ""
 	}
+	// The change that colours a frame: of CPU time when both traces log
+	// their interval (in 100 ns: traces sampled at different intervals
+	// compare), else of samples.
+	delta := func(n *analysis.DiffNode) int64 { return n.After - n.Before }
+	if df.Before.IntervalMS > 0 && df.After.IntervalMS > 0 {
+		ivb, iva := int64(df.Before.IntervalMS*1e4+0.5), int64(df.After.IntervalMS*1e4+0.5)
+		delta = func(n *analysis.DiffNode) int64 { return n.After*iva - n.Before*ivb }
+	}
 	var maxAbs int64
 	depth := 0
 	var scan func(n *analysis.DiffNode, k int)
 	scan = func(n *analysis.DiffNode, k int) {
 		if k > 0 {
-			maxAbs = max(maxAbs, n.After-n.Before, n.Before-n.After)
+			maxAbs = max(maxAbs, delta(n), -delta(n))
 		}
 		depth = max(depth, k)
 		for _, c := range n.Children {
@@ -346,7 +357,7 @@ func diffFlameSVG(id string, df *Diff, byBefore bool) template.HTML {
 			title += fmt.Sprintf(" (%s ms)", signedMS(float64(n.After)*df.After.IntervalMS-float64(n.Before)*df.Before.IntervalMS))
 		}
 		b.p(`<g><title>%s</title><rect x="%s" y="%d" width="%s" height="%d" fill="%s" stroke="#fff" stroke-width="0.5"/>`,
-			esc(title), num(x), k*row, num(w), row-1, diffColor(n.After-n.Before, maxAbs))
+			esc(title), num(x), k*row, num(w), row-1, diffColor(delta(n), maxAbs))
 		if chars := int(w / 6.6); chars >= 3 {
 			b.p(`<text x="%s" y="%d" font-size="11">%s</text>`, num(x+3), k*row+12, esc(truncate(n.Name, chars)))
 		}
@@ -369,8 +380,8 @@ const diffTmpl = `{{with .D.Diff}}
 <tr><th>Before (baseline)</th><td>{{.Before.Title}}: {{thousands .Before.Events}} events over {{sec .Before.DurationSec}}, {{thousands .Before.CPUSamples}} CPU samples, {{$.BeforeIV}}</td></tr>
 <tr><th>After (this trace)</th><td>{{.After.Title}}: {{thousands .After.Events}} events over {{sec .After.DurationSec}}, {{thousands .After.CPUSamples}} CPU samples, {{$.AfterIV}}</td></tr>
 </table>
-{{if .IntervalsDiffer}}<p class="note warnline">The traces sample at different intervals: their sample counts do not compare as they are. Nothing is normalised; the ms columns and tooltips weigh each trace's samples by its interval.</p>{{end}}
-<p class="note">Processes are matched by image name (pids differ between traces): the processes of one name add up. Counts are as each trace has them, not normalised to the same duration or number of samples.</p>
+{{if .IntervalsDiffer}}<p class="note warnline">The traces sample at different intervals: their sample counts do not compare as they are. Nothing is normalised; {{if $.MS}}the ms column and the tooltips weigh each trace's samples by its interval, and the flame graph's colours show the change of CPU time{{else}}one trace logs no interval, so its samples cannot be weighed in ms{{end}}.</p>{{end}}
+<p class="note">Processes are matched by image name (pids differ between traces): the processes of one name add up. Counts are as each trace has them, not normalised to the same duration or number of samples. CPU samples are each process's as <code>tracerpt-go stats</code> counts them (Idle's included); the flame graph leaves the idle thread out.</p>
 <h3>Processes</h3>
 {{if $.Rows}}<div class="scrollbox" style="max-height:40vh"><table class="sortable" id="diff-table">
 <thead><tr><th>Name</th><th>Processes</th><th>CPU samples before</th><th>after</th><th>change</th>{{if $.MS}}<th>CPU ms change</th>{{end}}<th>GCs</th><th>GC pause ms change</th><th>Disk I/O change</th><th>File I/O change</th></tr></thead>

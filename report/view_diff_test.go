@@ -211,3 +211,44 @@ func TestBrowserDiff(t *testing.T) {
 		writeDocScreenshot(t, filepath.Join(*screenshotDir, "report-diff.png"), p.screenshot(t))
 	}
 }
+
+// TestDiffFlameIntervals: traces sampled at different intervals are
+// coloured by the change of CPU time, not of samples; with an interval
+// unknown, by the change of samples.
+func TestDiffFlameIntervals(t *testing.T) {
+	root := func() *analysis.DiffNode {
+		return &analysis.DiffNode{Name: "all", Before: 20, After: 30, Children: []*analysis.DiffNode{
+			{Name: "same-time", Before: 10, After: 20}, // 10 ms before, 20 × 0.5 ms after
+			{Name: "same-samples", Before: 10, After: 10},
+		}}
+	}
+	fill := func(svg, name string) string {
+		i := strings.Index(svg, "<title>"+name+"\n")
+		if i < 0 {
+			t.Fatalf("no frame %s in %s", name, svg)
+		}
+		rest := svg[i:]
+		j := strings.Index(rest, `fill="`)
+		rest = rest[j+6:]
+		return rest[:strings.IndexByte(rest, '"')]
+	}
+	df := &Diff{Before: DiffTrace{IntervalMS: 1}, After: DiffTrace{IntervalMS: 0.5}, Flame: root()}
+	svg := string(diffFlameSVG("x", df, false))
+	if f := fill(svg, "same-time"); f != "rgb(225,225,225)" {
+		t.Errorf("same CPU time drawn %s", f)
+	}
+	if f := fill(svg, "same-samples"); !strings.HasSuffix(f, ",255)") || f == "rgb(255,255,255)" {
+		t.Errorf("less CPU time drawn %s, want blue", f)
+	}
+	if !strings.Contains(svg, "change: 0 samples (−5.00 ms)") {
+		t.Errorf("tooltip without the change in ms: %s", svg)
+	}
+	df = &Diff{After: DiffTrace{IntervalMS: 0.5}, Flame: root()}
+	svg = string(diffFlameSVG("x", df, false))
+	if f := fill(svg, "same-time"); !strings.HasPrefix(f, "rgb(255,") {
+		t.Errorf("more samples drawn %s, want red", f)
+	}
+	if f := fill(svg, "same-samples"); f != "rgb(225,225,225)" {
+		t.Errorf("same samples drawn %s", f)
+	}
+}
