@@ -105,7 +105,11 @@ func runStacksDiff(cmd *cobra.Command, o *analysisOptions, args []string, d *sta
 		o.syms.finish(cmd)
 	}
 	if sides[0].st.Selected == 0 && sides[1].st.Selected == 0 {
-		return noteEmptyProfile(cmd, sides[1].st, event, "")
+		what := "CPU samples (record them with xperf -on PROC_THREAD+LOADER+PROFILE -stackwalk Profile, or WPR's CPU profile)"
+		if event != "" {
+			what = "events matching --event " + event
+		}
+		return withCode(exitEmpty, fmt.Errorf("neither the baseline nor the trace has %s, nothing written", what))
 	}
 	for _, s := range sides {
 		if s.st.Selected == 0 {

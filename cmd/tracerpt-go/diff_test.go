@@ -114,6 +114,9 @@ func TestStacksBaselineCorpus(t *testing.T) {
 			}
 		}
 	}
+	if _, errs, code := runCLI(t, "stacks", "--baseline", shutdown, shutdown); code != exitEmpty || !strings.Contains(errs, "neither the baseline nor the trace") {
+		t.Errorf("no samples in either: exit %d: %s", code, errs)
+	}
 	for _, bad := range [][]string{
 		{"--baseline", net, net, "--format", "speedscope"},
 		{"--baseline", net, net, "--weight", "us"},
