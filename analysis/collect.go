@@ -120,15 +120,7 @@ type CollectStats struct {
 // the selected events to a new profile, each with weight 1. The profile's
 // total is the number of events selected.
 func (m *Model) Collect(files []*etl.File, dec *decode.Decoder, opts *CollectOptions) (*Profile, CollectStats, error) {
-	prof := NewProfile()
-	var st CollectStats
-	var err error
-	st.Enrich, err = m.EachSelected(files, dec, opts, func(a *Annotation) error {
-		st.count(a)
-		prof.Add(a.Process, a.PID, a.Stack, 1)
-		return nil
-	})
-	return prof, st, err
+	return m.CollectWeighted(files, dec, opts, nil)
 }
 
 // EachSelected reads files again in time order, gives each event its

@@ -41,6 +41,13 @@ type collector struct {
 }
 
 func build(files []*etl.File, dec *decode.Decoder, o *Options) (*Data, error) {
+	d, _, err := buildCollected(files, dec, o)
+	return d, err
+}
+
+// buildCollected is build that returns the collector too, for the
+// comparison of two traces (view_diff.go).
+func buildCollected(files []*etl.File, dec *decode.Decoder, o *Options) (*Data, *collector, error) {
 	var warnings []error
 	// One pass builds the model and registers the schemas the trace
 	// carries (a prescan). The model's own reader meets the same damaged
@@ -66,7 +73,7 @@ func build(files []*etl.File, dec *decode.Decoder, o *Options) (*Data, error) {
 	for _, f := range c.views {
 		f.finish(d)
 	}
-	return d, etl.ErrorList(append(c.readErrs, warnings...)).Err()
+	return d, c, etl.ErrorList(append(c.readErrs, warnings...)).Err()
 }
 
 func fileName(files []*etl.File, o *Options, i int) string {

@@ -93,6 +93,7 @@ type page struct {
 // without data too, up to the last view with data) and its foot.
 func (d *Data) WriteHTML(w io.Writer) error {
 	p := &page{D: d, CSS: template.CSS(pageCSS), JS: template.JS(pageJS), Errors: template.JS(errorsJS)}
+	views := d.pageViews()
 	for _, v := range views {
 		if v.present(d) {
 			p.Sections = append(p.Sections, section{v.id, v.title})

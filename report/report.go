@@ -93,6 +93,9 @@ type Data struct {
 	IO             *IO             `json:"io,omitempty"`
 	Threads        *Threads        `json:"threads,omitempty"`
 	Providers      []Provider      `json:"providers,omitempty"`
+	// Diff compares the trace with a baseline ([BuildDiff]); nil in the
+	// report of one trace.
+	Diff *Diff `json:"diff,omitempty"`
 }
 
 // Overview holds the files' header facts and what reading them gave.

@@ -310,7 +310,9 @@ func TestReadmeRecipes(t *testing.T) {
 	dir := t.TempDir()
 	t.Chdir(dir)
 	b, _ := os.ReadFile(sample)
-	os.WriteFile("trace.etl", b, 0o644)
+	for _, name := range []string{"trace.etl", "before.etl", "after.etl"} { // after.etl, before.etl: the comparison's
+		os.WriteFile(name, b, 0o644)
+	}
 	for _, line := range lines {
 		t.Run(line, func(t *testing.T) {
 			var out string

@@ -18,12 +18,14 @@ type reportOptions struct {
 	imports []string
 	verbose bool
 	symbols symbolOptions
+	// baseline are the inputs of --baseline: the report compares with them.
+	baseline []string
 }
 
 func newReportCmd() *cobra.Command {
 	var o reportOptions
 	cmd := &cobra.Command{
-		Use:   "report FILE... [-o report.html] [--json] [-y] [-import FILE...]",
+		Use:   "report FILE... [-o report.html] [--json] [-y] [--baseline BEFORE.etl] [-import FILE...]",
 		Short: "Write a trace report to read in a browser (one HTML file), or its data as JSON",
 		Long: `report reads the files and writes one self-contained HTML page (no network
 access, opens from file://): the files' header facts, decode coverage and
@@ -33,6 +35,15 @@ graph of the sampled CPU stacks (click to zoom, search, per process); .NET
 garbage collections, allocations and JIT activity; disk and file I/O by
 process and file; the providers table. Sections without data are left out.
 With --json it writes the same data as one JSON object.
+
+--baseline BEFORE.etl (repeat it for a baseline of several files) compares
+the trace with another: a Diff tab, first, with the changes of each
+process's CPU samples, .NET GCs and disk and file I/O (processes matched by
+image name, since pids differ between traces), a differential flame graph of
+the CPU stacks (red grew, blue shrank, as FlameGraph draws them) and the
+frames that changed most; the JSON gains "diff". Nothing is normalised:
+traces sampled at different intervals are said to be, with the changes in
+ms beside the samples.
 
 -o defaults to report.html (report.json with --json); "-o -" writes to
 standard output. An existing file is overwritten only with -y, and never
@@ -60,6 +71,7 @@ when it is one of the inputs or of the -import paths.`,
 	fl.StringSliceVar(&o.imports, "import", nil, "schema files or folders to decode with, as for the dump")
 	fl.StringSliceVar(&o.imports, "manifest", nil, "same as -import")
 	fl.BoolVarP(&o.verbose, "verbose", "v", false, "each schema import warning")
+	fl.StringArrayVar(&o.baseline, "baseline", nil, "compare with this trace (BEFORE; repeat for several files): a Diff tab with a differential flame graph and per-process CPU, GC and I/O changes, \"diff\" in the JSON")
 	addSymbolFlags(fl, &o.symbols)
 	return cmd
 }
@@ -84,6 +96,14 @@ func writeReport(cmd *cobra.Command, args []string, o *reportOptions) error {
 	if err != nil {
 		return err
 	}
+	var base *report.Baseline
+	if len(o.baseline) > 0 {
+		base, err = openBaseline(cmd, o)
+		defer closeAll(base.Files)
+		if err != nil {
+			return err
+		}
+	}
 	w, commit, abort, err := createOutput(cmd, o.output, o.yes)
 	if err != nil {
 		return err
@@ -93,7 +113,12 @@ func writeReport(cmd *cobra.Command, args []string, o *reportOptions) error {
 	if syms != nil {
 		ro.Symbolizer = syms
 	}
-	d, err := report.Build(files, dec, ro)
+	var d *report.Data
+	if base != nil {
+		d, err = report.BuildDiff(files, dec, ro, base)
+	} else {
+		d, err = report.Build(files, dec, ro)
+	}
 	t.endProgress()
 	syms.finish(cmd)
 	warnList(cmd, err)

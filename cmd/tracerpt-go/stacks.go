@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -105,8 +104,9 @@ func newStacksCmd() *cobra.Command {
 	var o analysisOptions
 	var output, format, event, pids string
 	var yes bool
+	diff := stacksDiff{weight: "samples"}
 	cmd := &cobra.Command{
-		Use:   "stacks FILE... [-o OUT] [--format folded|speedscope|pprof] [--event PROVIDER/NAME] [--pid N,...] [-import FILE...]",
+		Use:   "stacks FILE... [-o OUT] [--format folded|speedscope|pprof] [--event PROVIDER/NAME] [--pid N,...] [--baseline BEFORE.etl [--weight samples|ms] [--baseline-o BEFORE.pb.gz]] [-import FILE...]",
 		Short: "Aggregate the call stacks of CPU samples (or other events) for flame graphs",
 		Long: `stacks gives every event its process and call stack (stack extended items,
 kernel StackWalk events and stack keys, .NET stack walks), resolves the frames
@@ -132,7 +132,19 @@ address with its image as the mapping (the PDB GUID and age as build id),
 functions named after the .NET method, the PDB's function (with its file
 and line) or "module!0xOFFSET". CPU samples have
 the values samples/count and cpu/nanoseconds (the trace's sampling interval,
-1 ms when it logs none); other events events/count.`,
+1 ms when it logs none); other events events/count.
+
+--baseline BEFORE.etl compares the trace with another (repeat it for a
+baseline of several files). Processes are matched by image name, since pids
+differ between traces: the root frame is the name without its pid, and the
+processes of one name add up. --format folded then writes FlameGraph's
+difffolded.pl lines, "stack before after" (flamegraph.pl draws them as a
+differential flame graph: red grew, blue shrank); --weight ms weighs each CPU
+sample by its trace's sampling interval instead of 1 (nothing is
+normalised unless asked: traces sampled at different intervals are said to
+be). --format pprof writes the trace's profile to -o and the baseline's to
+--baseline-o, for go tool pprof -diff_base=BEFORE.pb.gz AFTER.pb.gz. --pid
+does not go with --baseline (pids differ between traces).`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usageError(fmt.Errorf("stacks: no input file"))
@@ -161,6 +173,12 @@ the values samples/count and cpu/nanoseconds (the trace's sampling interval,
 					return usageError(fmt.Errorf("--pid: %w", err))
 				}
 				copts.PIDs = l
+			}
+			if len(diff.baseline) > 0 {
+				return runStacksDiff(cmd, &o, args, &diff, output, format, event, copts, yes)
+			}
+			if diff.baseOut != "" || diff.weight != "samples" {
+				return usageError(errors.New("--baseline-o and --weight are for comparing with --baseline"))
 			}
 			// The model, then the stacks of the events selected: the
 			// inputs are read twice. --event decodes every event, so the
@@ -194,19 +212,7 @@ the values samples/count and cpu/nanoseconds (the trace's sampling interval,
 			if err := noteEmptyProfile(cmd, st, event, pids); err != nil {
 				return err
 			}
-			w, commit, abort, err := createOutput(cmd, output, yes)
-			if err != nil {
-				return err
-			}
-			defer abort()
-			bw := bufio.NewWriterSize(w, 256<<10)
-			if err := write(bw); err != nil {
-				return err
-			}
-			if err := bw.Flush(); err != nil {
-				return err
-			}
-			return commit()
+			return writeOutput(cmd, output, yes, write)
 		},
 	}
 	fl := cmd.Flags()
@@ -215,6 +221,9 @@ the values samples/count and cpu/nanoseconds (the trace's sampling interval,
 	fl.StringVar(&event, "event", "", "aggregate the stacks of these events (PROVIDER/NAME) instead of CPU samples")
 	fl.StringVar(&pids, "pid", "", "keep only the events of these process ids (comma-separated)")
 	fl.BoolVarP(&yes, "y", "y", false, "overwrite an existing output file")
+	fl.StringArrayVar(&diff.baseline, "baseline", nil, "compare with this trace (BEFORE; repeat for several files): folded pairs \"stack before after\" for flamegraph.pl, or with --format pprof two profiles for go tool pprof -diff_base")
+	fl.StringVar(&diff.baseOut, "baseline-o", "", "with --baseline and --format pprof: the file of the baseline's profile (-o is the trace's)")
+	fl.StringVar(&diff.weight, "weight", "samples", "with --baseline: weigh the folded pairs in samples, or in ms (each CPU sample weighed by its trace's sampling interval)")
 	addAnalysisFlags(cmd, &o)
 	return cmd
 }

@@ -138,15 +138,7 @@ func pprofModule(name string) string {
 func TestStacksPprofOnFixture(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "cpu.pb.gz")
 	mustRun(t, "stacks", sample, "--format", "pprof", "-o", out)
-	f, err := os.Open(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	p, err := profile.Parse(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := readProfile(t, out)
 	if len(p.Sample) != 1 || p.Period != 1e6 || len(p.SampleType) != 2 || p.SampleType[1].Type != "cpu" {
 		t.Fatalf("profile:\n%v", p)
 	}
