@@ -205,13 +205,14 @@ func (s *Source) addPktMon(ev *etl.Event, d *tdh.Decoded, fn func(*Packet) error
 		s.stats.Filtered++
 		return nil
 	}
+	ifid, isNew := -1, false
 	link, ok := pktmonLink(ptype)
 	if !ok {
 		s.stats.Unsupported++
-		return nil
-	}
-	ifid, isNew := iface(s, s.pktmonIfaces, pktmonIfaceKey{comp, link})
-	if ifid < 0 {
+		if !s.opts.KeepUnsupported {
+			return nil
+		}
+	} else if ifid, isNew = iface(s, s.pktmonIfaces, pktmonIfaceKey{comp, link}); ifid < 0 {
 		s.stats.OverLimit++
 		return nil
 	}

@@ -23,6 +23,10 @@ type Options struct {
 	// ids (pktmon etl2pcap --component-id). NDIS packets have no
 	// component: none pass when it is set.
 	Components []uint16
+	// KeepUnsupported gives the PktMon packets of a type that has no link
+	// type here too (PacketType Unknown and HTTP), with Link 0 and
+	// Interface -1 (no interface): to count them, not to write them.
+	KeepUnsupported bool
 }
 
 // Stats counts what a [Source] did.
@@ -38,7 +42,8 @@ type Stats struct {
 	// Filtered counts the packets the options left out.
 	Filtered int64
 	// Unsupported counts PktMon packets of a type that has no link type
-	// here (PacketType Unknown and HTTP).
+	// here (PacketType Unknown and HTTP); with KeepUnsupported they are
+	// given (and counted in Packets) too.
 	Unsupported int64
 	// Undecodable counts packet events whose payload does not fit their
 	// schema (a damaged or foreign record).
@@ -115,13 +120,16 @@ const (
 type Packet struct {
 	Kind Kind
 	// Interface numbers the packet's interface in order of first use
-	// (0, 1, …); NewInterface is set on its first packet. A PktMon
+	// (0, 1, …; -1 for a packet of no link type, see
+	// [Options].KeepUnsupported); NewInterface is set on its first packet. A PktMon
 	// interface is a component and link type; an NDIS one a kind (plain
 	// or Hyper-V switch), LowerIfIndex, link type, and for the switch
 	// its source port and VLAN.
 	Interface    int
 	NewInterface bool
-	Link         Link
+	// Link is the link layer the packet starts with; 0 when the trace
+	// gives none ([Options].KeepUnsupported).
+	Link Link
 	// Time is the event's (of the last fragment, for NDIS) UTC FILETIME.
 	Time int64
 	// Data holds the packet's bytes (at most [MaxLength]); OriginalLength
