@@ -43,19 +43,40 @@ func networkSVG(n *Network, dur float64) template.HTML {
 	y := func(v int64) string { return num(math.Round((units-float64(v)/yMax*units)*100) / 100) }
 	lower, upper := make([]int64, nb), make([]int64, nb)
 	for i, s := range n.Series {
-		var total, bytes int64
-		for b := range s.Packets {
-			total += s.Packets[b]
-			bytes += s.Bytes[b]
-		}
-		col := seriesColor(i)
-		if s.Name == "drops" {
-			col = palette[2]
-		}
-		stepArea(&b, col, s.Packets, lower, upper, n.BucketSec, y, s.Name+": "+thousands(total)+" packets, "+fmtBytes(uint64(bytes)))
+		stepArea(&b, netColor(s.Name), s.Packets, lower, upper, n.BucketSec, y, netSeriesTitle(&n.Series[i]))
 	}
 	tc.close(&b)
 	return b.html()
+}
+
+// netColor is the colour of a series of the network chart: the drops
+// in the bar charts' colour of drops.
+func netColor(series string) string {
+	switch series {
+	case "inbound":
+		return palette[0]
+	case "outbound":
+		return palette[4]
+	case "drops":
+		return seriesColor(1)
+	}
+	return otherColor
+}
+
+// netSeriesTitle says what a series of the network chart holds.
+func netSeriesTitle(s *analysis.NetSeries) string {
+	var packets, bytes int64
+	for b := range s.Packets {
+		packets += s.Packets[b]
+		bytes += s.Bytes[b]
+	}
+	return s.Name + ": " + thousands(packets) + " packets (" + fmtBytes(uint64(bytes)) + ")"
+}
+
+// legendItem is one entry of a chart's legend.
+type legendItem struct {
+	Style template.CSS
+	Text  string
 }
 
 // groupBars draws a breakdown (by component or protocol): packets
@@ -75,11 +96,16 @@ var networkView = &view{id: "network", title: "Network", tmpl: networkTmpl,
 	collect: func(c *collector) finisher { return &netCollector{c, analysis.NewNetStats(c.axis)} },
 	page: func(d *Data) (any, error) {
 		n := d.Network
+		var legend []legendItem
+		for i := range n.Series {
+			legend = append(legend, legendItem{template.CSS("background:" + netColor(n.Series[i].Name)), netSeriesTitle(&n.Series[i])})
+		}
 		return &struct {
 			D                            *Data
 			Chart, Components, Protocols template.HTML
+			Legend                       []legendItem
 		}{d, networkSVG(n, d.Overview.DurationSec), groupBars("net-comp", "packets by component", n.ByComponent),
-			groupBars("net-proto", "packets by protocol", n.ByProtocol)}, nil
+			groupBars("net-proto", "packets by protocol", n.ByProtocol), legend}, nil
 	},
 }
 
@@ -96,7 +122,7 @@ const networkTmpl = `{{with .D.Network}}
 </div>
 <p class="note">The packets of the trace's PktMon and NDIS packet captures, as <code>tracerpt-go pcapng</code> reads them: the packets are the ones it writes (<code>tracerpt-go pcapng TRACE.etl -o TRACE.pcapng</code>, then open the file in Wireshark; <code>--include-drops</code> adds the drops, <code>--drop-only</code> writes only them). Bytes are lengths on the wire.</p>
 {{$.Chart}}
-{{with .ByDirection}}<ul class="legend">{{range .}}<li>{{.Name}}: {{thousands .Packets}} packets ({{bytes .Bytes}}){{if .Drops}}, {{thousands .Drops}} drops{{end}}</li>{{end}}</ul>{{end}}
+{{with $.Legend}}<ul class="legend">{{range .}}<li><i style="{{.Style}}"></i>{{.Text}}</li>{{end}}</ul>{{end}}
 {{if .ByComponent}}<h3>By component</h3>{{$.Components}}{{end}}
 {{if .ByProtocol}}<h3>By protocol</h3>{{$.Protocols}}{{end}}
 {{with .DropReasons}}
