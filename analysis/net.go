@@ -166,8 +166,9 @@ func (s *NetStats) add(p *netcap.Packet) error {
 	case p.Drop:
 		s.sum.Drops++
 		s.sum.DropBytes += n
-		s.dropOf(p).Packets++
-		s.dropOf(p).Bytes += n
+		d := s.dropOf(p)
+		d.Packets++
+		d.Bytes += n
 	case p.Link == 0:
 		s.sum.Unsupported++
 		return nil
