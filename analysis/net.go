@@ -142,13 +142,23 @@ func NewNetStats(axis TimeAxis) *NetStats {
 		comps: map[netGroupKey]*NetGroup{}, proto: map[netProtoKey]*NetGroup{}, drops: map[netDropKey]*NetDrop{},
 		ends: map[netEndpointKey]*NetEndpoint{}}
 	s.fn = s.add
-	if axis.Bucket(axis.Start) >= 0 {
-		s.sum.BucketSec = float64(axis.Width) / 1e7
+	return s
+}
+
+// series returns the series of index i (0 inbound, 1 outbound, 2
+// unknown, 3 drops), made with the first packet; nil without a time axis.
+func (s *NetStats) series(i int) *NetSeries {
+	if s.sum.Series == nil {
+		a := s.axis
+		if a.Bucket(a.Start) < 0 {
+			return nil
+		}
+		s.sum.BucketSec = float64(a.Width) / 1e7
 		for _, n := range [...]string{"inbound", "outbound", "unknown", "drops"} {
-			s.sum.Series = append(s.sum.Series, NetSeries{Name: n, Packets: make([]int64, axis.Buckets), Bytes: make([]int64, axis.Buckets)})
+			s.sum.Series = append(s.sum.Series, NetSeries{Name: n, Packets: make([]int64, a.Buckets), Bytes: make([]int64, a.Buckets)})
 		}
 	}
-	return s
+	return &s.sum.Series[i]
 }
 
 // Observe takes one event, decoded (res may be nil), in time order.
@@ -189,9 +199,10 @@ func (s *NetStats) add(p *netcap.Packet) error {
 			series = 2
 		}
 	}
-	if b := s.axis.Bucket(p.Time); b >= 0 {
-		s.sum.Series[series].Packets[b]++
-		s.sum.Series[series].Bytes[b] += n
+	if se := s.series(series); se != nil {
+		b := s.axis.Bucket(p.Time)
+		se.Packets[b]++
+		se.Bytes[b] += n
 	}
 	count := func(g *NetGroup) {
 		if p.Drop {
