@@ -159,6 +159,8 @@ func (b *Builder) observe(ev *etl.Event, k kind, res *decode.Result) {
 		b.keyDef(ev, d)
 	case kClrMethod:
 		b.method(ev, d)
+	case kVolume:
+		m.volumes.observe(d)
 	}
 	pid, tid := m.attribute(ev, k, d, &b.scratch)
 	if k == kClrGC && pid != NoID {

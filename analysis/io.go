@@ -288,6 +288,8 @@ func (s *IOStats) summary(a *ioAgg, maxRows int) *IOSummary {
 		}
 		if name == "" {
 			name = fmt.Sprintf("(file object %#x)", fk.key)
+		} else {
+			name = s.m.DOSPath(name)
 		}
 		m := byName[name]
 		if m == nil {

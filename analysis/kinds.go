@@ -29,6 +29,7 @@ const (
 	kFileName   // FileIo Name, FileCreate, FileDelete, FileRundown
 	kNetwork    // TcpIp, UdpIp: payload PID
 	kService    // SystemConfig Services: the service's ProcessId
+	kVolume     // KernelTraceControl SysConfig VolumeMapping
 	kClrStack   // CLR stack walk
 	kClrMethod  // CLR method load/unload/rundown, verbose
 	kClrGC      // CLR GC events used by the GC statistics
@@ -51,6 +52,8 @@ const (
 	opStackKeyUser = 38
 	opImageIDInfo  = 0
 	opRSDS         = 36
+
+	opVolumeMapping = 35 // SysConfig
 )
 
 func classify(ev *etl.Event) kind {
@@ -105,6 +108,10 @@ func classify(ev *etl.Event) kind {
 		case catalog.EventTraceConfigGUID:
 			if op == 15 {
 				return kService
+			}
+		case catalog.SysConfigGUID:
+			if op == opVolumeMapping {
+				return kVolume
 			}
 		}
 		return kOther

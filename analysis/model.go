@@ -41,6 +41,7 @@ type Model struct {
 
 	keys     map[uint64][]keyDef // stack key definitions, by key value
 	keyOwner map[uint64]uint32   // process that last referenced a key
+	volumes  volumeMap           // NT device paths → drive letters
 	arena    []uint64            // frames of the key definitions
 
 	// Events is the number of events observed; Unattributed the number

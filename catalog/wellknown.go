@@ -35,6 +35,10 @@ var (
 	// ImageIDGUID is KernelTraceControl's ImageID class (ImageID,
 	// DbgID_RSDS: the PDB identity of loaded images).
 	ImageIDGUID = uuid.MustParse("b3e675d7-2554-4f18-830b-2762732560de")
+	// SysConfigGUID is KernelTraceControl's SysConfig class (BuildInfo,
+	// SystemPaths, VolumeMapping: what a merged or relogged trace says of
+	// the machine).
+	SysConfigGUID = uuid.MustParse("9b79ee91-b5fd-41c0-a243-4248e266e9d0")
 	// RTLostEventGUID is RT_LostEvent, the records a real-time session
 	// logs for lost events, buffers and files.
 	RTLostEventGUID = uuid.MustParse("6a399ae0-4bc6-4de9-870b-3657f8947e7e")

@@ -17,7 +17,9 @@
 // # Converting traces
 //
 // [Converter] takes events (with their decoded properties, from package
-// decode) and writes their packets; [Convert] runs it over .etl files.
+// decode) and writes their packets, as package netcap reads them (the
+// report counts the same packets through netcap); [Convert] runs it over
+// .etl files.
 //
 //   - PktMon: one packet per packet event (160; 170 and 240 drops; the
 //     short 200-230 forms), its bytes the event's Payload, its original

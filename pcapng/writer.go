@@ -10,6 +10,8 @@ import (
 	"net/netip"
 	"time"
 	"unicode/utf8"
+
+	"github.com/etwkit/etw/netcap"
 )
 
 // Block types.
@@ -120,26 +122,16 @@ type Interface struct {
 	TSResol uint8
 }
 
-// Direction is the packet direction of epb_flags (bits 0-1).
-type Direction uint8
+// Direction is the packet direction of epb_flags (bits 0-1): package
+// netcap's, whose values are those bits.
+type Direction = netcap.Direction
 
 // Directions.
 const (
-	DirectionUnknown  Direction = 0
-	DirectionInbound  Direction = 1
-	DirectionOutbound Direction = 2
+	DirectionUnknown  = netcap.DirectionUnknown
+	DirectionInbound  = netcap.DirectionInbound
+	DirectionOutbound = netcap.DirectionOutbound
 )
-
-// String returns "inbound", "outbound" or "unknown".
-func (d Direction) String() string {
-	switch d {
-	case DirectionInbound:
-		return "inbound"
-	case DirectionOutbound:
-		return "outbound"
-	}
-	return "unknown"
-}
 
 // Verdict types of epb_verdict.
 const (

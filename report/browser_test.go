@@ -34,7 +34,7 @@ import (
 // descriptors 3 and 4), so one browser serves every report and the test
 // sees what the browser's console and network see.
 
-var screenshotDir = flag.String("screenshots", "", "write the screenshots of net.4.5.2.x64.etl's report (and the thread-time fixture's threads tab) to this directory (docs/img) as report-<section>.png")
+var screenshotDir = flag.String("screenshots", "", "write the screenshots of net.4.5.2.x64.etl's report (and the thread-time fixture's threads tab, the PktMon capture's network tab) to this directory (docs/img) as report-<section>.png")
 
 // cdp is a DevTools protocol client over a pipe.
 type cdp struct {
@@ -528,7 +528,7 @@ func browserCheck(t *testing.T, p *tab, path string, bc browserCase, d *Data) {
 		if what, ok := looksDrawn(shot); !ok {
 			t.Errorf("tab %s: screenshot looks blank: %s", sec, what)
 		}
-		if *screenshotDir != "" && (bc.name == "net.4.5.2.x64" || bc.name == "threads" && sec == "threads") {
+		if *screenshotDir != "" && (bc.name == "net.4.5.2.x64" || bc.name == "threads" && sec == "threads" || bc.name == "PktMon" && sec == "network") {
 			writeDocScreenshot(t, filepath.Join(*screenshotDir, "report-"+sec+".png"), shot)
 		}
 	}

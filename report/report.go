@@ -92,7 +92,9 @@ type Data struct {
 	DotNet         *DotNet         `json:"dotnet,omitempty"`
 	IO             *IO             `json:"io,omitempty"`
 	Threads        *Threads        `json:"threads,omitempty"`
-	Providers      []Provider      `json:"providers,omitempty"`
+	// Network is the packet captures' traffic (PktMon, NDIS).
+	Network   *Network   `json:"network,omitempty"`
+	Providers []Provider `json:"providers,omitempty"`
 	// Diff compares the trace with a baseline ([BuildDiff]); nil in the
 	// report of one trace.
 	Diff *Diff `json:"diff,omitempty"`
@@ -378,6 +380,11 @@ type IO struct {
 	Disk *IOSummary `json:"disk,omitempty"`
 	File *IOSummary `json:"file,omitempty"`
 }
+
+// Network is the traffic of a trace's packet captures: its packets are
+// the ones "tracerpt-go pcapng" writes (package netcap reads them for
+// both).
+type Network = analysis.NetSummary
 
 // IOSummary totals one kind of I/O and breaks it down by process and by
 // file (top rows by bytes).

@@ -327,6 +327,19 @@ var (
 
 // checkPage checks that the page has exactly the given sections and
 // refers to nothing outside itself.
+// sectionOf returns the page's section id, "" if none.
+func sectionOf(page, id string) string {
+	i := strings.Index(page, `<section id="`+id+`"`)
+	if i < 0 {
+		return ""
+	}
+	j := strings.Index(page[i:], "</section>")
+	if j < 0 {
+		return page[i:]
+	}
+	return page[i : i+j]
+}
+
 func checkPage(t testing.TB, page string, sections []string) {
 	t.Helper()
 	var got []string
@@ -440,7 +453,28 @@ func TestCorpusNet(t *testing.T) {
 	if !strings.HasSuffix(d.IO.Disk.ByFile[0].Name, `\clr.dll`) {
 		t.Errorf("disk: first file %s", d.IO.Disk.ByFile[0].Name)
 	}
+	// The trace maps \Device\HarddiskVolume2\ to C:\ (KernelTraceControl
+	// SysConfig VolumeMapping): the files are shown on C:.
+	for _, f := range d.IO.Disk.ByFile {
+		if strings.HasPrefix(f.Name, `\Device\HarddiskVolume2\`) {
+			t.Errorf("disk: file %s not mapped to its drive letter", f.Name)
+		}
+	}
+	if name := d.IO.Disk.ByFile[0].Name; !strings.HasPrefix(name, `C:\`) {
+		t.Errorf("disk: first file %s, want it on C:", name)
+	}
 	checkPage(t, string(page), []string{"overview", "cpuutil", "timeline", "processes", "cpu", "dotnet", "io", "providers"})
+	// The overview comes first with what a person asks of a trace; the
+	// decode coverage is in the providers section.
+	ov, prov := sectionOf(string(page), "overview"), sectionOf(string(page), "providers")
+	for _, want := range []string{"duration", "CPU busy", "Top processes by CPU", "time in GC", "events lost", "damaged buffers"} {
+		if !strings.Contains(ov, want) {
+			t.Errorf("the overview does not show %q", want)
+		}
+	}
+	if strings.Contains(ov, "Decode coverage") || !strings.Contains(prov, "Decode coverage by schema source") {
+		t.Error("the decode coverage is not in the providers section (only)")
+	}
 	if len(page) > 3<<20 {
 		t.Errorf("page of %d bytes", len(page))
 	}
@@ -449,7 +483,7 @@ func TestCorpusNet(t *testing.T) {
 }
 
 // TestCorpusPktMon: a capture with no kernel or .NET events has only the
-// overview, timeline, processes and providers.
+// overview, timeline, processes, network and providers.
 func TestCorpusPktMon(t *testing.T) {
 	d, page := corpusReport(t, pktmonRel)
 	if d.Overview.Events != 4601 || d.CPU != nil || d.DotNet != nil || d.IO != nil {
@@ -458,7 +492,13 @@ func TestCorpusPktMon(t *testing.T) {
 	if d.Providers[0].Name != "Microsoft-Windows-PktMon" || d.Providers[0].Events != 4514 {
 		t.Errorf("first provider %+v", d.Providers[0])
 	}
-	checkPage(t, string(page), []string{"overview", "timeline", "processes", "providers"})
+	if n := d.Network; n == nil || n.Packets != 3646 || n.Drops != 0 || len(n.ByComponent) != 12 || len(n.Endpoints) == 0 {
+		t.Errorf("network %+v", d.Network)
+	}
+	if !strings.Contains(string(page), "tracerpt-go pcapng TRACE.etl -o TRACE.pcapng") {
+		t.Errorf("the network section does not point to tracerpt-go pcapng")
+	}
+	checkPage(t, string(page), []string{"overview", "timeline", "processes", "network", "providers"})
 }
 
 // TestCorpusShutdown: a kernel logger file whose events cluster at the

@@ -2,8 +2,6 @@ package report
 
 import (
 	"errors"
-	"html/template"
-	"math"
 
 	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
@@ -145,6 +143,27 @@ func (v *overviewCollector) finish(d *Data) {
 	}
 }
 
+// gcTime writes the .NET GC pauses of all processes, with their share of
+// the trace's duration; "" without GCs.
+func gcTime(d *Data) string {
+	if d.DotNet == nil {
+		return ""
+	}
+	ms, n := 0.0, 0
+	for _, p := range d.DotNet.Processes {
+		ms += p.PauseMSTotal
+		n += p.GCs
+	}
+	if n == 0 {
+		return ""
+	}
+	s := fmtMS(ms) + " ms"
+	if d.Overview.DurationSec > 0 {
+		s += " (" + pctf(ms, d.Overview.DurationSec*1000) + ")"
+	}
+	return s
+}
+
 // damageTime returns when a damaged buffer or record was logged: the
 // flush time of its buffer, or for a buffer whose header is damaged (not
 // in the index), of the buffer before it in the file.
@@ -176,40 +195,9 @@ func (c *collector) damageTime(fe *etl.FormatError) (float64, bool) {
 	return 0, false
 }
 
-// coverageSVG draws one stacked bar of the events by schema source.
-func coverageSVG(cov []Coverage) template.HTML {
-	total := 0
-	for _, c := range cov {
-		total += c.Events
-	}
-	if total == 0 {
-		return ""
-	}
-	var b svgb
-	b.p(`<svg class="chart" data-chart="coverage" role="img" aria-label="decode coverage by schema source" viewBox="0 0 %d 34">`, chartWidth)
-	x := 0.0
-	for _, c := range cov {
-		w := float64(c.Events) / float64(total) * chartWidth
-		b.p(`<rect x="%s" y="2" width="%s" height="30" fill="%s"><title>%s: %s events (%s)</title></rect>`,
-			num(math.Round(x*100)/100), num(math.Round(max(w, 1)*100)/100), coverageColor(c.Source), esc(c.Source), thousands(int64(c.Events)), pctf(float64(c.Events), float64(total)))
-		x += w
-	}
-	b.p(`</svg>`)
-	return b.html()
-}
-
-func coverageColor(source string) string {
-	if c, ok := coverageColors[source]; ok {
-		return c
-	}
-	return otherColor
-}
-
-var coverageColors = map[string]string{"trace": palette[0], "eventsource": palette[3], "tracelogging": palette[6],
-	"built-in": palette[4], "import": palette[1], "error": palette[2]}
-
-// overviewView: the files' header facts, the events by header type, the
-// decoding coverage and the damaged buffers and records.
+// overviewView: what a person looks at first (duration, CPU busy and the
+// top processes, time in GC, events lost, damaged buffers), then the
+// files' header facts and the damaged buffers and records.
 var overviewView = &view{id: "overview", title: "Overview", tmpl: overviewTmpl,
 	present: func(*Data) bool { return true },
 	collect: func(c *collector) finisher {
@@ -220,11 +208,11 @@ var overviewView = &view{id: "overview", title: "Overview", tmpl: overviewTmpl,
 	page: func(d *Data) (any, error) {
 		busy, top := d.CPUUtilization.summary(3)
 		return &struct {
-			D        *Data
-			Coverage template.HTML
-			CPUBusy  string
-			TopCPU   []string
-		}{d, coverageSVG(d.Overview.Coverage), busy, top}, nil
+			D       *Data
+			CPUBusy string
+			TopCPU  []string
+			GC      string
+		}{d, busy, top, gcTime(d)}, nil
 	},
 }
 
@@ -235,6 +223,7 @@ const overviewTmpl = `{{with .D.Overview}}
 <div class="cards">
 <div class="card"><b>{{sec .DurationSec}}</b><span>duration</span></div>
 {{with $.CPUBusy}}<div class="card"><b>{{.}}</b><span>CPU busy (sampled)</span></div>{{end}}
+{{with $.GC}}<div class="card"><b>{{.}}</b><span>time in GC (pauses)</span></div>{{end}}
 <div class="card"><b>{{thousands .Events}}</b><span>events</span></div>
 <div class="card{{if .EventsLost}} warn{{end}}"><b>{{thousands .EventsLost}}</b><span>events lost{{if .BuffersLost}}, {{thousands .BuffersLost}} buffers{{end}}</span></div>
 <div class="card"><b>{{thousands .Buffers}}</b><span>buffers{{if .Compressed}} ({{thousands .Compressed}} compressed){{end}}</span></div>
@@ -242,12 +231,6 @@ const overviewTmpl = `{{with .D.Overview}}
 <div class="card{{if .Damaged}} bad{{end}}"><b>{{len .Damaged}}</b><span>damaged buffers or records</span></div>
 </div>
 {{with $.TopCPU}}<p>Top processes by CPU: {{range $i, $p := .}}{{if $i}}; {{end}}{{$p}}{{end}} (<a href="#cpuutil">CPU use</a>).</p>{{end}}
-{{if .Coverage}}
-<h3>Decode coverage by schema source</h3>
-{{$.Coverage}}
-<ul class="legend">{{$cov := .}}{{range .Coverage}}<li><i style="{{covcolor .Source}}"></i>{{.Source}}: {{thousands .Events}} ({{pct .Events $cov.Events}})</li>{{end}}</ul>
-<p class="note">trace: schemas the trace carries (relogging's TDH metadata); eventsource: manifests .NET EventSources logged; tracelogging: self-describing events; built-in: the kernel, KernelTraceControl and .NET runtime schemas this tool holds; import: files given with -import; error: a schema that does not fit the payload; none: no schema.</p>
-{{end}}
 <h3>Files</h3>
 {{range .Files}}
 <details class="file" open><summary><b>{{.File}}</b>: {{bytes .Size}}, {{thousands .Events}} events, {{.LoggerName}}</summary>
