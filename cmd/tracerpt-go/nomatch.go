@@ -24,7 +24,7 @@ func (o *dumpOptions) filtered() bool {
 func reportNoMatch(cmd *cobra.Command, dec *decode.Decoder, files []*etl.File, f *pipeline.Filter) {
 	w := cmd.ErrOrStderr()
 	if len(f.Providers) == 0 {
-		fmt.Fprintln(w, "tracerpt-go: no event matched the filters")
+		fmt.Fprintln(w, "tracerpt-go: no event matched the filters"+eventNameHint(f))
 		return
 	}
 	stats, _ := decode.CountProviders(dec, files)
@@ -55,6 +55,16 @@ func reportNoMatch(cmd *cobra.Command, dec *decode.Decoder, files []*etl.File, f
 		}
 	}
 	if !said {
-		fmt.Fprintln(w, "tracerpt-go: no event matched the filters")
+		fmt.Fprintln(w, "tracerpt-go: no event matched the filters"+eventNameHint(f))
 	}
+}
+
+// eventNameHint says, when --event-name was given, which names it
+// accepts.
+func eventNameHint(f *pipeline.Filter) string {
+	if len(f.EventNames) == 0 {
+		return ""
+	}
+	return "; --event-name takes [PROVIDER/]NAME, NAME the manifest symbol (GCStart_V1) or the symbol without _Vn (GCStart), " +
+		"Task/Opcode (GC/Start, Process/Start), the task or opcode name, or the event id: the JSON dump's event_name, task_name and opcode_name"
 }

@@ -106,14 +106,17 @@ func newStacksCmd() *cobra.Command {
 	var output, format, event, pids string
 	var yes bool
 	cmd := &cobra.Command{
-		Use:   "stacks FILE... [-o OUT] [--format folded|speedscope|pprof] [--event PROVIDER/NAME] [--pid N,...] [-import FILE...]",
+		Use:   "stacks FILE... [-o OUT] [--format folded|speedscope|pprof] [--event [PROVIDER/]NAME] [--pid N,...] [-import FILE...]",
 		Short: "Aggregate the call stacks of CPU samples (or other events) for flame graphs",
 		Long: `stacks gives every event its process and call stack (stack extended items,
 kernel StackWalk events and stack keys, .NET stack walks), resolves the frames
 to modules and .NET methods, and aggregates the stacks of the selected events:
 CPU samples (PerfInfo SampleProf, idle thread excluded) by default, or the
-events of --event PROVIDER/NAME (a provider name or GUID, and an event name,
-task name, Task/Opcode or event id).
+events of --event [PROVIDER/]NAME, the names the dump's --event-name and relog
+take (a provider name or GUID; the manifest symbol with or without its _Vn
+suffix, Task/Opcode as PerfView names events, a task or opcode name, or an event
+id: GC/Start, Microsoft-Windows-DotNETRuntime/GC/Start, GCStart_V1 and GCStart
+select the same events).
 
 --format folded (default) writes one line per distinct stack, "process;frame;
 ...;frame count", frames from the outermost to the innermost: the input of
@@ -212,7 +215,7 @@ the values samples/count and cpu/nanoseconds (the trace's sampling interval,
 	fl := cmd.Flags()
 	fl.StringVarP(&output, "o", "o", "", "output file (default: standard output)")
 	fl.StringVar(&format, "format", "folded", "output format: folded (FlameGraph, inferno, speedscope), speedscope (speedscope's JSON) or pprof (gzip-compressed profile for go tool pprof; not to a terminal)")
-	fl.StringVar(&event, "event", "", "aggregate the stacks of these events (PROVIDER/NAME) instead of CPU samples")
+	fl.StringVar(&event, "event", "", "aggregate the stacks of these events ([PROVIDER/]NAME, as --event-name names them) instead of CPU samples")
 	fl.StringVar(&pids, "pid", "", "keep only the events of these process ids (comma-separated)")
 	fl.BoolVarP(&yes, "y", "y", false, "overwrite an existing output file")
 	addAnalysisFlags(cmd, &o)
@@ -230,7 +233,7 @@ func noteEmptyProfile(cmd *cobra.Command, st analysis.CollectStats, event, pids 
 	case st.Selected == 0 && event == "":
 		return withCode(exitEmpty, fmt.Errorf("no CPU samples of the processes --pid %s names, nothing written (tracerpt-go stats lists the processes and their samples)", pids))
 	case st.Selected == 0:
-		return withCode(exitEmpty, fmt.Errorf("no events match --event %s, nothing written (names are provider_name/event_name as the JSON dump writes them; tracerpt-go providers lists the providers)", event))
+		return withCode(exitEmpty, fmt.Errorf("no events match --event %s, nothing written (names are [PROVIDER/]NAME: the JSON dump's event_name with or without _Vn, task_name/opcode_name, or the event id; tracerpt-go providers lists the providers)", event))
 	case st.WithStack == 0:
 		warn(cmd, fmt.Errorf("none of the %d events selected has a stack (record with stack walking: xperf -stackwalk, WPR, or PerfView's /KernelEvents=Default with stacks)", st.Selected))
 	}
