@@ -259,7 +259,7 @@ func runDump(cmd *cobra.Command, args []string, o *dumpOptions) error {
 	}
 	if o.report != "" {
 		// tracerpt's -report: the HTML report; the dump too only if asked for.
-		ro := &reportOptions{output: o.report, yes: o.yes, imports: o.manifests, verbose: o.verbose}
+		ro := &reportOptions{output: o.report, yes: o.yes, imports: o.manifests, verbose: o.verbose, strict: strictOption{strict: o.strict}}
 		if err := writeReport(cmd, args, ro); err != nil || !fl.Changed("o") && !fl.Changed("summary") {
 			return err
 		}

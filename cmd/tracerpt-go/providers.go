@@ -14,6 +14,7 @@ import (
 
 func newProvidersCmd() *cobra.Command {
 	var asJSON, verbose bool
+	var strict strictOption
 	var imports []string
 	cmd := &cobra.Command{
 		Use:   "providers [--json] [-import FILE...] FILE...",
@@ -42,8 +43,9 @@ With --json it writes one JSON object per provider (JSON Lines).`,
 			}
 			stats, errs := decode.CountProviders(dec, files)
 			to.endProgress()
-			for _, e := range errs {
-				warn(cmd, e)
+			strict.warnEach(cmd, errs)
+			if err := strict.check(); err != nil {
+				return err
 			}
 			w := cmd.OutOrStdout()
 			if asJSON {
@@ -74,5 +76,6 @@ With --json it writes one JSON object per provider (JSON Lines).`,
 	fl.BoolVar(&asJSON, "json", false, "one JSON object per provider")
 	fl.StringSliceVar(&imports, "import", nil, "schema files or folders to decode with, as for the dump")
 	fl.BoolVarP(&verbose, "verbose", "v", false, "each schema import warning")
+	strict.addFlag(fl)
 	return cmd
 }

@@ -18,12 +18,13 @@ type reportOptions struct {
 	imports []string
 	verbose bool
 	symbols symbolOptions
+	strict  strictOption
 }
 
 func newReportCmd() *cobra.Command {
 	var o reportOptions
 	cmd := &cobra.Command{
-		Use:   "report FILE... [-o report.html] [--json] [-y] [-import FILE...]",
+		Use:   "report FILE... [-o report.html] [--json] [-y] [-import FILE...] [-v] [--strict]",
 		Short: "Write a trace report to read in a browser (one HTML file), or its data as JSON",
 		Long: `report reads the files and writes one self-contained HTML page (no network
 access, opens from file://): the files' header facts, decode coverage and
@@ -60,6 +61,7 @@ when it is one of the inputs or of the -import paths.`,
 	fl.StringSliceVar(&o.imports, "import", nil, "schema files or folders to decode with, as for the dump")
 	fl.StringSliceVar(&o.imports, "manifest", nil, "same as -import")
 	fl.BoolVarP(&o.verbose, "verbose", "v", false, "each schema import warning")
+	o.strict.addFlag(fl)
 	addSymbolFlags(fl, &o.symbols)
 	return cmd
 }
@@ -96,7 +98,10 @@ func writeReport(cmd *cobra.Command, args []string, o *reportOptions) error {
 	d, err := report.Build(files, dec, ro)
 	t.endProgress()
 	syms.finish(cmd)
-	warnList(cmd, err)
+	o.strict.warnList(cmd, err)
+	if err := o.strict.check(); err != nil {
+		return err
+	}
 	bw := bufio.NewWriterSize(w, 256<<10)
 	if o.asJSON {
 		err = json.NewEncoder(bw).Encode(d)

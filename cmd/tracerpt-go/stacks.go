@@ -22,6 +22,7 @@ type analysisOptions struct {
 	verbose   bool
 	symbols   symbolOptions
 	syms      *pdbSymbolizer
+	strict    strictOption
 }
 
 // addAnalysisFlags registers the options the analysis commands share.
@@ -30,6 +31,7 @@ func addAnalysisFlags(cmd *cobra.Command, o *analysisOptions) {
 	fl.StringSliceVar(&o.manifests, "import", nil, "instrumentation manifest(s), or folders of them, to decode events with (as for the dump)")
 	fl.StringSliceVar(&o.manifests, "manifest", nil, "same as -import")
 	fl.BoolVarP(&o.verbose, "verbose", "v", false, "each schema import warning")
+	o.strict.addFlag(fl)
 	addSymbolFlags(fl, &o.symbols)
 }
 
@@ -56,11 +58,11 @@ func (o *analysisOptions) buildModel(cmd *cobra.Command, args []string, t *trace
 		}
 		var err error
 		m, err = analysis.Build(files, dec, ao)
-		warnList(cmd, err)
+		o.strict.warnList(cmd, err)
 	} else {
 		var readErr, prescanErr error
 		m, readErr, prescanErr = pipeline.Prepare(files, dec)
-		warnList(cmd, readErr)
+		o.strict.warnList(cmd, readErr)
 		// The prescan's schema problems (not damage: an errors.Join), one
 		// warning each, as this command has always printed them.
 		if j, ok := prescanErr.(interface{ Unwrap() []error }); ok {
@@ -74,6 +76,9 @@ func (o *analysisOptions) buildModel(cmd *cobra.Command, args []string, t *trace
 	if syms != nil {
 		o.syms = syms
 		m.SetSymbolizer(syms)
+	}
+	if err := o.strict.check(); err != nil {
+		return files, nil, nil, err
 	}
 	return files, dec, m, nil
 }
