@@ -68,3 +68,13 @@ func TestCorpusKnownProvidersNamed(t *testing.T) {
 		}
 	}
 }
+
+// TestCorpusNoMatchNamesKnownProvider: --provider by the name of a
+// provider the trace holds without a schema says which GUID it is.
+func TestCorpusNoMatchNamesKnownProvider(t *testing.T) {
+	f := etltest.CorpusFile(t, "microsoft+krabsetw/examples/NativeExamples/powershell.etl")
+	_, errs, code := runCLI(t, f, "--provider", "Microsoft-Windows-PowerShell", "-of", "JSON", "-o", "-")
+	if code != exitOK || !strings.Contains(errs, "{a0c1853b-5c40-4b15-8766-3cf1c58f985a} (Microsoft-Windows-PowerShell, no schema: filter by GUID)") {
+		t.Errorf("exit %d: %s", code, errs)
+	}
+}

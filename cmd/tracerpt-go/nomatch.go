@@ -33,6 +33,10 @@ func reportNoMatch(cmd *cobra.Command, dec *decode.Decoder, files []*etl.File, f
 	guids := map[string]bool{}
 	for _, p := range stats {
 		guids[strings.ToLower(p.GUID.String())] = true
+		if k, ok := knownUnnamed(&p); ok {
+			unnamed = append(unnamed, fmt.Sprintf("{%s} (%s, no schema: filter by GUID)", p.GUID, k.Name))
+			continue
+		}
 		if p.Name == "" {
 			unnamed = append(unnamed, fmt.Sprintf("{%s} (no schema: filter by GUID or -import its manifest)", p.GUID))
 			continue
