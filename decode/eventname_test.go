@@ -64,3 +64,35 @@ func TestEventNameVocabulary(t *testing.T) {
 		}
 	}
 }
+
+// TestEventNameMatchesAllocatesNothing: the filter runs once per event.
+func TestEventNameMatchesAllocatesNothing(t *testing.T) {
+	s := &tdh.Event{Source: tdh.SourceManifest, ProviderName: "Microsoft-Windows-DotNETRuntime", EventName: "GCAllocationTick_V3", TaskName: "GC", OpcodeName: "AllocationTick"}
+	ev := &etl.Event{ProviderID: uuid.MustParse("e13c0d23-ccbc-4e12-931b-d9cc2eee27e4")}
+	names := []string{"Microsoft-Windows-DotNETRuntime/GC/Start", "GCStart", "GCStart_V1", "Other/Thing", "10"}
+	var parsed []decode.EventName
+	for _, s := range names {
+		n, err := decode.ParseEventName(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		parsed = append(parsed, n)
+	}
+	if a := testing.AllocsPerRun(100, func() {
+		for i := range parsed {
+			parsed[i].Matches(ev, s)
+		}
+	}); a != 0 {
+		t.Errorf("%v allocations per match", a)
+	}
+}
+
+func BenchmarkEventNameMatches(b *testing.B) {
+	s := &tdh.Event{Source: tdh.SourceManifest, ProviderName: "Microsoft-Windows-DotNETRuntime", EventName: "GCAllocationTick_V3", TaskName: "GC", OpcodeName: "AllocationTick"}
+	ev := &etl.Event{ProviderID: uuid.MustParse("e13c0d23-ccbc-4e12-931b-d9cc2eee27e4")}
+	n, _ := decode.ParseEventName("Microsoft-Windows-DotNETRuntime/GC/Start")
+	b.ReportAllocs()
+	for b.Loop() {
+		n.Matches(ev, s)
+	}
+}
