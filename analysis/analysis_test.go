@@ -365,8 +365,10 @@ func TestEventProcessRules(t *testing.T) {
 }
 
 func TestMatchEvent(t *testing.T) {
-	if _, err := analysis.MatchEvent("nothing"); err == nil {
-		t.Error("MatchEvent without a slash")
+	for _, bad := range []string{"", "bad/", "/GC"} {
+		if _, err := analysis.MatchEvent(bad); err == nil {
+			t.Errorf("MatchEvent(%q): no error", bad)
+		}
 	}
 	files, dec, _ := buildExample(t)
 	count := func(spec string) int {
@@ -385,9 +387,10 @@ func TestMatchEvent(t *testing.T) {
 		return n
 	}
 	for spec, want := range map[string]int{
-		"MSNT_SystemTrace/SampleProf":                     5,
-		"msnt_systemtrace/perfinfo/sampleprof":            5,
-		"Microsoft-Windows-DotNETRuntime/GCStart":         4,
+		"MSNT_SystemTrace/SampleProf":             5,
+		"msnt_systemtrace/perfinfo/sampleprof":    5,
+		"Microsoft-Windows-DotNETRuntime/GCStart": 4,
+		"GCStart": 4,
 		"{e13c0d23-ccbc-4e12-931b-d9cc2eee27e4}/1":        4,
 		"Microsoft-Windows-DotNETRuntime/NoSuchEvent":     0,
 		"MSNT_SystemTrace/StackWalk/KeyRundown":           2,

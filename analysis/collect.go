@@ -1,12 +1,6 @@
 package analysis
 
 import (
-	"fmt"
-	"strconv"
-	"strings"
-
-	"github.com/google/uuid"
-
 	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
 	"github.com/etwkit/etw/tdh"
@@ -36,47 +30,23 @@ func IsCPUSample(ev *etl.Event, res *decode.Result) bool {
 	return flags&3 != 0
 }
 
-// MatchEvent returns a filter for "PROVIDER/NAME": PROVIDER is a provider
-// name or GUID, NAME the event's name, its task name, "Task/Opcode" (as
-// in [tdh.Event.Identity]), its opcode name or its event id; both compare
-// without regard to case.
+// MatchEvent returns a filter for the events named spec, [PROVIDER/]NAME
+// in the vocabulary of [decode.EventName] that the dump's --event-name
+// and relog share: PROVIDER a provider name or GUID, NAME the event's
+// name with or without its _Vn suffix, "Task/Opcode" as PerfView names
+// events, the task or opcode name, or the event id; all compare without
+// regard to case.
 func MatchEvent(spec string) (EventFilter, error) {
-	prov, name, ok := strings.Cut(spec, "/")
-	if !ok || prov == "" || name == "" {
-		return nil, fmt.Errorf("event %q: want PROVIDER/NAME", spec)
+	n, err := decode.ParseEventName(spec)
+	if err != nil {
+		return nil, err
 	}
-	g, gerr := uuid.Parse(strings.Trim(prov, "{}"))
-	id, iderr := strconv.ParseUint(name, 10, 16)
 	return func(ev *etl.Event, res *decode.Result) bool {
 		var s *tdh.Event
 		if res != nil {
 			s = res.Schema
 		}
-		if gerr == nil {
-			if ev.ProviderID != g {
-				return false
-			}
-		} else if s == nil || !strings.EqualFold(s.ProviderName, prov) {
-			return false
-		}
-		if iderr == nil && ev.Flags&etl.FlagClassicHeader == 0 && uint64(ev.Descriptor.ID) == id {
-			return true
-		}
-		if s == nil {
-			return false
-		}
-		for _, n := range []string{s.EventName, s.TaskName, s.OpcodeName} {
-			if n != "" && strings.EqualFold(n, name) {
-				return true
-			}
-		}
-		if s.TaskName != "" && s.OpcodeName != "" && strings.EqualFold(s.TaskName+"/"+s.OpcodeName, name) {
-			return true
-		}
-		if s.Source == tdh.SourceMOF && s.EventName != "" && s.OpcodeName != "" && strings.EqualFold(s.EventName+"/"+s.OpcodeName, name) {
-			return true
-		}
-		return false
+		return n.Matches(ev, s)
 	}, nil
 }
 

@@ -3,6 +3,7 @@ package decode
 import (
 	"errors"
 
+	"github.com/etwkit/etw/catalog"
 	"github.com/etwkit/etw/etl"
 	"github.com/etwkit/etw/eventinfo"
 	"github.com/etwkit/etw/tdh"
@@ -122,6 +123,11 @@ func (p *Prescanner) Finish() error {
 					s.OpcodeName = b.OpcodeName
 				}
 				break
+			}
+			// Providers whose manifests name no event (PktMon) get the
+			// catalog's names, so that --event-name can select them.
+			if s.EventName == "" && s.TaskName == "" && s.OpcodeName == "" {
+				s.EventName = catalog.EventName(s.ProviderGUID, s.ID)
 			}
 		}
 		d.Registry.AddFrom(tdh.Origin{Kind: tdh.OriginTrace, Order: i, Name: originTraceName}, schemas...)

@@ -6,10 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/uuid"
-
+	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
-	"github.com/etwkit/etw/mof"
 	"github.com/etwkit/etw/tdh"
 )
 
@@ -46,68 +44,22 @@ type Filter struct {
 	None bool
 }
 
-// Provider names a provider by GUID or by name.
-type Provider struct {
-	GUID uuid.UUID // when IsGUID
-	Name string    // otherwise; compared without regard to case
-	// IsGUID tells which of the two is set.
-	IsGUID bool
-}
+// Provider names a provider by GUID or by name ([decode.Provider]).
+type Provider = decode.Provider
 
-// EventName names an event by its schema's event name ("Checkout", or
-// "Process/Start" for a class and opcode), of one provider or of any.
-type EventName struct {
-	Provider    Provider // when HasProvider
-	HasProvider bool
-	Name        string // compared without regard to case
-}
+// EventName selects events by name, in the vocabulary that the dump's
+// --event-name, stacks --event and relog share ([decode.EventName]:
+// GC/Start, Microsoft-Windows-DotNETRuntime/GC/Start, GCStart_V1 and
+// GCStart select the same events).
+type EventName = decode.EventName
 
 // ParseEventName parses PROVIDER/NAME (the provider by name or GUID) or
-// NAME alone (any provider). The name may itself hold a slash
-// (MSNT_SystemTrace/Process/Start).
-func ParseEventName(s string) (EventName, error) {
-	s = strings.TrimSpace(s)
-	prov, name, ok := strings.Cut(s, "/")
-	if !ok {
-		prov, name = "", s
-	}
-	if strings.TrimSpace(name) == "" {
-		return EventName{}, fmt.Errorf("event name %q: want PROVIDER/NAME or NAME", s)
-	}
-	e := EventName{Name: strings.TrimSpace(name)}
-	if strings.TrimSpace(prov) != "" {
-		p, err := ParseProvider(prov)
-		if err != nil {
-			return EventName{}, err
-		}
-		e.Provider, e.HasProvider = p, true
-	}
-	return e, nil
-}
-
-func (n *EventName) matches(ev *etl.Event, s *tdh.Event) bool {
-	if s == nil || n.HasProvider && !n.Provider.matches(ev, s) {
-		return false
-	}
-	return strings.EqualFold(s.EventName, n.Name) ||
-		s.OpcodeName != "" && strings.EqualFold(s.EventName+"/"+s.OpcodeName, n.Name)
-}
+// NAME alone (any provider); see [decode.EventName].
+func ParseEventName(s string) (EventName, error) { return decode.ParseEventName(s) }
 
 // ParseProvider parses a provider given by GUID (with or without braces)
 // or by name.
-func ParseProvider(s string) (Provider, error) {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return Provider{}, fmt.Errorf("empty provider")
-	}
-	t := strings.TrimSuffix(strings.TrimPrefix(s, "{"), "}")
-	if len(t) == 36 {
-		if g, err := uuid.Parse(t); err == nil {
-			return Provider{GUID: g, IsGUID: true}, nil
-		}
-	}
-	return Provider{Name: s}, nil
-}
+func ParseProvider(s string) (Provider, error) { return decode.ParseProvider(s) }
 
 // Range is an inclusive range of numbers.
 type Range struct{ Lo, Hi uint64 }
@@ -273,14 +225,14 @@ func (f *Filter) NeedsSchema() bool {
 // passes the provider and event name criteria.
 func (f *Filter) MatchSchema(ev *etl.Event, s *tdh.Event) bool {
 	for i := range f.ExcludeProviders {
-		if f.ExcludeProviders[i].matches(ev, s) {
+		if f.ExcludeProviders[i].Matches(ev, s) {
 			return false
 		}
 	}
 	if len(f.EventNames) > 0 {
 		ok := false
 		for i := range f.EventNames {
-			if f.EventNames[i].matches(ev, s) {
+			if f.EventNames[i].Matches(ev, s) {
 				ok = true
 				break
 			}
@@ -293,23 +245,9 @@ func (f *Filter) MatchSchema(ev *etl.Event, s *tdh.Event) bool {
 		return true
 	}
 	for i := range f.Providers {
-		if f.Providers[i].matches(ev, s) {
+		if f.Providers[i].Matches(ev, s) {
 			return true
 		}
 	}
 	return false
-}
-
-// matches compares a provider with the event's provider GUID, the
-// provider GUID tracerpt shows for kernel events, and the schema's
-// provider name.
-func (p *Provider) matches(ev *etl.Event, s *tdh.Event) bool {
-	kernel := ev.Header.Kernel() || (s != nil && s.Source == tdh.SourceMOF && s.ProviderName == mof.KernelProviderName)
-	if p.IsGUID {
-		return ev.ProviderID == p.GUID || (kernel && p.GUID == etl.SystemTraceControlGUID)
-	}
-	if s != nil && strings.EqualFold(s.ProviderName, p.Name) {
-		return true
-	}
-	return kernel && strings.EqualFold(p.Name, mof.KernelProviderName)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/etwkit/etw/catalog"
 	"github.com/etwkit/etw/etl"
 	"github.com/etwkit/etw/eventjson"
 	"github.com/etwkit/etw/tdh"
@@ -246,6 +247,7 @@ func (s *Summary) WriteTo(w io.Writer, o *Options) (int64, error) {
 		b = appendVersionGUID(b, r.version, r.guid)
 	}
 	b = append(b, rule2...)
+	b = s.appendKnownProviders(b, ids)
 	if _, err := cw.Write(b); err != nil {
 		return cw.n, err
 	}
@@ -282,4 +284,40 @@ func (c *countWriter) Write(p []byte) (int, error) {
 	n, err := c.w.Write(p)
 	c.n += int64(n)
 	return n, err
+}
+
+// appendKnownProviders appends, after the tables, a line for each
+// provider whose events no schema decoded and that the catalog knows by
+// GUID (a Windows component: its name and what decoding it takes), in
+// the order of the second table (ids). Nothing when there is none.
+func (s *Summary) appendKnownProviders(b []byte, ids []int) []byte {
+	named := map[uuid.UUID]bool{}
+	for i := range s.ids {
+		if s.ids[i].schema != nil {
+			named[s.ids[i].guid] = true
+		}
+	}
+	said := map[uuid.UUID]bool{}
+	headed := false
+	for _, i := range ids {
+		g := s.ids[i].guid
+		if named[g] || said[g] {
+			continue
+		}
+		said[g] = true
+		k, ok := catalog.LookupProvider(g)
+		if !ok {
+			continue
+		}
+		if !headed {
+			b = append(b, "Providers without a schema, known by GUID:\n"...)
+			headed = true
+		}
+		b = append(b, "\t{"...)
+		b = append(b, g.String()...)
+		b = append(b, "} "...)
+		b = append(b, k.Hint()...)
+		b = append(b, '\n')
+	}
+	return b
 }

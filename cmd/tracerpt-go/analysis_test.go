@@ -61,7 +61,7 @@ func TestAnalysisCommandErrors(t *testing.T) {
 		{[]string{"stacks"}, exitUsage, "no input file"},
 		{[]string{"stats"}, exitUsage, "no input file"},
 		{[]string{"stacks", sample, "--format", "svg"}, exitUsage, "want folded or speedscope"},
-		{[]string{"stacks", sample, "--event", "NoSlash"}, exitUsage, "PROVIDER/NAME"},
+		{[]string{"stacks", sample, "--event", "NoProvider/"}, exitUsage, "PROVIDER/NAME"},
 		{[]string{"stacks", sample, "--pid", "x"}, exitUsage, "--pid"},
 		{[]string{"stats", sample, "--bogus"}, exitUsage, "unknown flag"},
 		{[]string{"stacks", filepath.Join(dir, "missing.etl")}, exitInput, "missing.etl"},

@@ -157,7 +157,7 @@ was not given; 5 damaged input with --strict; 6 a schema file cannot be used;
 func addFilterFlags(fl *pflag.FlagSet, o *dumpOptions) {
 	fl.StringSliceVar(&o.providers, "provider", nil, "keep only events of these providers, by name or GUID (repeatable, comma-separated)")
 	fl.StringSliceVar(&o.excludeProviders, "exclude-provider", nil, "drop events of these providers, by name or GUID (repeatable, comma-separated)")
-	fl.StringSliceVar(&o.eventNames, "event-name", nil, "keep only events with these names: PROVIDER/NAME or NAME (Microsoft-Windows-Kernel-Process/ProcessStart, MSNT_SystemTrace/Process/Start)")
+	fl.StringSliceVar(&o.eventNames, "event-name", nil, "keep only events with these names: [PROVIDER/]NAME, NAME a symbol with or without _Vn, Task/Opcode, a task or opcode name, an event id (GC/Start, Microsoft-Windows-DotNETRuntime/GC/Start, GCStart_V1, GCStart)")
 	fl.StringVar(&o.eventIDs, "event-id", "", "keep only these event ids: a list of numbers and ranges (1,5-9)")
 	fl.StringVar(&o.levels, "level", "", "keep only these levels: numbers, ranges or names (1-3, error, warning, info, verbose)")
 	fl.StringVar(&o.keywordsAny, "keywords", "", "keep only events with at least one of these keyword bits (0x10)")
@@ -259,7 +259,7 @@ func runDump(cmd *cobra.Command, args []string, o *dumpOptions) error {
 	}
 	if o.report != "" {
 		// tracerpt's -report: the HTML report; the dump too only if asked for.
-		ro := &reportOptions{output: o.report, yes: o.yes, imports: o.manifests, verbose: o.verbose}
+		ro := &reportOptions{output: o.report, yes: o.yes, imports: o.manifests, verbose: o.verbose, strict: strictOption{strict: o.strict}}
 		if err := writeReport(cmd, args, ro); err != nil || !fl.Changed("o") && !fl.Changed("summary") {
 			return err
 		}

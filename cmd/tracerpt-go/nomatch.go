@@ -24,7 +24,7 @@ func (o *dumpOptions) filtered() bool {
 func reportNoMatch(cmd *cobra.Command, dec *decode.Decoder, files []*etl.File, f *pipeline.Filter) {
 	w := cmd.ErrOrStderr()
 	if len(f.Providers) == 0 {
-		fmt.Fprintln(w, "tracerpt-go: no event matched the filters")
+		fmt.Fprintln(w, "tracerpt-go: no event matched the filters"+eventNameHint(f))
 		return
 	}
 	stats, _ := decode.CountProviders(dec, files)
@@ -33,6 +33,10 @@ func reportNoMatch(cmd *cobra.Command, dec *decode.Decoder, files []*etl.File, f
 	guids := map[string]bool{}
 	for _, p := range stats {
 		guids[strings.ToLower(p.GUID.String())] = true
+		if k, ok := knownUnnamed(&p); ok {
+			unnamed = append(unnamed, fmt.Sprintf("{%s} (%s, no schema: filter by GUID)", p.GUID, k.Name))
+			continue
+		}
 		if p.Name == "" {
 			unnamed = append(unnamed, fmt.Sprintf("{%s} (no schema: filter by GUID or -import its manifest)", p.GUID))
 			continue
@@ -55,6 +59,16 @@ func reportNoMatch(cmd *cobra.Command, dec *decode.Decoder, files []*etl.File, f
 		}
 	}
 	if !said {
-		fmt.Fprintln(w, "tracerpt-go: no event matched the filters")
+		fmt.Fprintln(w, "tracerpt-go: no event matched the filters"+eventNameHint(f))
 	}
+}
+
+// eventNameHint says, when --event-name was given, which names it
+// accepts.
+func eventNameHint(f *pipeline.Filter) string {
+	if len(f.EventNames) == 0 {
+		return ""
+	}
+	return "; --event-name takes [PROVIDER/]NAME, NAME the manifest symbol (GCStart_V1) or the symbol without _Vn (GCStart), " +
+		"Task/Opcode (GC/Start, Process/Start), the task or opcode name, or the event id: the JSON dump's event_name, task_name and opcode_name"
 }

@@ -192,7 +192,7 @@ func TestPDBFind(t *testing.T) {
 		}
 	}
 	// Not a PDB.
-	if _, errs, code := runCLI(t, "pdb", sample); code != 1 || !strings.Contains(errs, "not a PDB 7.0") {
+	if _, errs, code := runCLI(t, "pdb", sample); code != exitInput || !strings.Contains(errs, "not a PDB 7.0") {
 		t.Errorf("not a PDB: exit %d: %s", code, errs)
 	}
 }

@@ -8,12 +8,14 @@ import (
 	"github.com/olekukonko/tablewriter"
 	"github.com/spf13/cobra"
 
+	"github.com/etwkit/etw/catalog"
 	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/report"
 )
 
 func newProvidersCmd() *cobra.Command {
 	var asJSON, verbose bool
+	var strict strictOption
 	var imports []string
 	cmd := &cobra.Command{
 		Use:   "providers [--json] [-import FILE...] FILE...",
@@ -42,14 +44,19 @@ With --json it writes one JSON object per provider (JSON Lines).`,
 			}
 			stats, errs := decode.CountProviders(dec, files)
 			to.endProgress()
-			for _, e := range errs {
-				warn(cmd, e)
+			strict.warnEach(cmd, errs)
+			if err := strict.check(); err != nil {
+				return err
 			}
 			w := cmd.OutOrStdout()
 			if asJSON {
 				enc := json.NewEncoder(w)
 				for _, p := range stats {
-					if err := enc.Encode(report.NewProvider(&p)); err != nil {
+					line := providerJSON{Provider: report.NewProvider(&p)}
+					if k, ok := knownUnnamed(&p); ok {
+						line.Known = &knownProviderJSON{Name: k.Name, Kind: k.Kind, Binary: k.Binary, Needs: k.Needs}
+					}
+					if err := enc.Encode(line); err != nil {
 						return err
 					}
 				}
@@ -57,22 +64,61 @@ With --json it writes one JSON object per provider (JSON Lines).`,
 			}
 			t := tablewriter.NewWriter(w)
 			t.Header("Provider", "GUID", "Events", "Decoded", "Source")
+			var hints []string
 			for _, p := range stats {
 				name := p.Name
 				if p.Class != "" {
 					name += "/" + p.Class
+				}
+				if k, ok := knownUnnamed(&p); ok {
+					name = k.Name + " (no schema)"
+					hints = append(hints, "{"+p.GUID.String()+"} "+k.Hint())
 				}
 				if name == "" {
 					name = "(unknown)"
 				}
 				t.Append(name, "{"+p.GUID.String()+"}", strconv.Itoa(p.Events), strconv.Itoa(p.Decoded), p.Source())
 			}
-			return t.Render()
+			if err := t.Render(); err != nil {
+				return err
+			}
+			for _, h := range hints {
+				if _, err := fmt.Fprintln(w, h); err != nil {
+					return err
+				}
+			}
+			return nil
 		},
 	}
 	fl := cmd.Flags()
 	fl.BoolVar(&asJSON, "json", false, "one JSON object per provider")
 	fl.StringSliceVar(&imports, "import", nil, "schema files or folders to decode with, as for the dump")
 	fl.BoolVarP(&verbose, "verbose", "v", false, "each schema import warning")
+	strict.addFlag(fl)
 	return cmd
+}
+
+// providerJSON is one line of providers --json: the report's provider
+// and, for a provider no schema named that the catalog knows by GUID,
+// what it knows.
+type providerJSON struct {
+	report.Provider
+	Known *knownProviderJSON `json:"known,omitempty"`
+}
+
+// knownProviderJSON is catalog.KnownProvider in providers --json.
+type knownProviderJSON struct {
+	Name   string `json:"name"`
+	Kind   string `json:"kind"`
+	Binary string `json:"manifest_binary,omitempty"`
+	Needs  string `json:"needs"`
+}
+
+// knownUnnamed returns the catalog's facts of a provider no schema
+// named (no event decoded).
+func knownUnnamed(p *decode.ProviderStat) (*catalog.KnownProvider, bool) {
+	if p.Name != "" {
+		return nil, false
+	}
+	return catalog.LookupProvider(p.GUID)
 }

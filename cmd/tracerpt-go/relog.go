@@ -51,6 +51,8 @@ KB in 16 MiB buffers stays that size. --buffer-size, --compress and
 	cmd.MarkFlagsMutuallyExclusive("compress", "no-compress")
 	fl.BoolVarP(&o.yes, "y", "y", false, "overwrite an existing output file")
 	fl.StringSliceVar(&o.manifests, "import", nil, "manifests or MOF files, for --provider filters by name")
+	fl.BoolVarP(&o.verbose, "verbose", "v", false, "each schema import warning")
+	fl.BoolVar(&o.strict, "strict", false, "exit with status 5, writing nothing, when an input is damaged (default: warn and go on)")
 	addFilterFlags(fl, &o.dumpOptions)
 	return cmd
 }
@@ -81,7 +83,7 @@ func runRelog(cmd *cobra.Command, args []string, o *relogOptions) error {
 	if filt.NeedsSchema() {
 		// The prescan and the relog each read the inputs.
 		shareBuffers(files)
-		if dec, err = newImportDecoder(cmd, o.manifests, false); err != nil {
+		if dec, err = newImportDecoder(cmd, o.manifests, o.verbose); err != nil {
 			return err
 		}
 		if err := dec.Prescan(files); err != nil {
@@ -152,11 +154,13 @@ func runRelog(cmd *cobra.Command, args []string, o *relogOptions) error {
 		}
 	}
 	endProgress()
-	for _, err := range r.Errors() {
-		warn(cmd, err)
-	}
+	damage := strictOption{strict: o.strict}
+	damage.warnEach(cmd, r.Errors())
 	if n := w.Reordered(); n > 0 {
 		warn(cmd, fmt.Errorf("%d events came earlier than the previous event of their processor (overlapping or duplicated buffers in the input): each started a new buffer", n))
+	}
+	if err := damage.check(); err != nil {
+		return err
 	}
 	if err := w.Close(); err != nil {
 		return err

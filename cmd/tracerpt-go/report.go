@@ -20,12 +20,13 @@ type reportOptions struct {
 	symbols symbolOptions
 	// baseline are the inputs of --baseline: the report compares with them.
 	baseline []string
+	strict   strictOption
 }
 
 func newReportCmd() *cobra.Command {
 	var o reportOptions
 	cmd := &cobra.Command{
-		Use:   "report FILE... [-o report.html] [--json] [-y] [--baseline BEFORE.etl] [-import FILE...]",
+		Use:   "report FILE... [-o report.html] [--json] [-y] [--baseline BEFORE.etl] [-import FILE...] [-v] [--strict]",
 		Short: "Write a trace report to read in a browser (one HTML file), or its data as JSON",
 		Long: `report reads the files and writes one self-contained HTML page (no network
 access, opens from file://): the files' header facts, decode coverage and
@@ -72,6 +73,7 @@ when it is one of the inputs or of the -import paths.`,
 	fl.StringSliceVar(&o.imports, "manifest", nil, "same as -import")
 	fl.BoolVarP(&o.verbose, "verbose", "v", false, "each schema import warning")
 	fl.StringArrayVar(&o.baseline, "baseline", nil, "compare with this trace (BEFORE; repeat for several files): a Diff tab with a differential flame graph and per-process CPU, GC and I/O changes, \"diff\" in the JSON")
+	o.strict.addFlag(fl)
 	addSymbolFlags(fl, &o.symbols)
 	return cmd
 }
@@ -121,7 +123,10 @@ func writeReport(cmd *cobra.Command, args []string, o *reportOptions) error {
 	}
 	t.endProgress()
 	syms.finish(cmd)
-	warnList(cmd, err)
+	o.strict.warnList(cmd, err)
+	if err := o.strict.check(); err != nil {
+		return err
+	}
 	bw := bufio.NewWriterSize(w, 256<<10)
 	if o.asJSON {
 		err = json.NewEncoder(bw).Encode(d)

@@ -21,6 +21,7 @@ type analysisOptions struct {
 	verbose   bool
 	symbols   symbolOptions
 	syms      *pdbSymbolizer
+	strict    strictOption
 }
 
 // addAnalysisFlags registers the options the analysis commands share.
@@ -29,6 +30,7 @@ func addAnalysisFlags(cmd *cobra.Command, o *analysisOptions) {
 	fl.StringSliceVar(&o.manifests, "import", nil, "instrumentation manifest(s), or folders of them, to decode events with (as for the dump)")
 	fl.StringSliceVar(&o.manifests, "manifest", nil, "same as -import")
 	fl.BoolVarP(&o.verbose, "verbose", "v", false, "each schema import warning")
+	o.strict.addFlag(fl)
 	addSymbolFlags(fl, &o.symbols)
 }
 
@@ -55,11 +57,11 @@ func (o *analysisOptions) buildModel(cmd *cobra.Command, args []string, t *trace
 		}
 		var err error
 		m, err = analysis.Build(files, dec, ao)
-		warnList(cmd, err)
+		o.strict.warnList(cmd, err)
 	} else {
 		var readErr, prescanErr error
 		m, readErr, prescanErr = pipeline.Prepare(files, dec)
-		warnList(cmd, readErr)
+		o.strict.warnList(cmd, readErr)
 		// The prescan's schema problems (not damage: an errors.Join), one
 		// warning each, as this command has always printed them.
 		if j, ok := prescanErr.(interface{ Unwrap() []error }); ok {
@@ -73,6 +75,9 @@ func (o *analysisOptions) buildModel(cmd *cobra.Command, args []string, t *trace
 	if syms != nil {
 		o.syms = syms
 		m.SetSymbolizer(syms)
+	}
+	if err := o.strict.check(); err != nil {
+		return files, nil, nil, err
 	}
 	return files, dec, m, nil
 }
@@ -106,14 +111,17 @@ func newStacksCmd() *cobra.Command {
 	var yes bool
 	diff := stacksDiff{weight: "samples"}
 	cmd := &cobra.Command{
-		Use:   "stacks FILE... [-o OUT] [--format folded|speedscope|pprof] [--event PROVIDER/NAME] [--pid N,...] [--baseline BEFORE.etl [--weight samples|ms] [--baseline-o BEFORE.pb.gz]] [-import FILE...]",
+		Use:   "stacks FILE... [-o OUT] [--format folded|speedscope|pprof] [--event [PROVIDER/]NAME] [--pid N,...] [--baseline BEFORE.etl [--weight samples|ms] [--baseline-o BEFORE.pb.gz]] [-import FILE...]",
 		Short: "Aggregate the call stacks of CPU samples (or other events) for flame graphs",
 		Long: `stacks gives every event its process and call stack (stack extended items,
 kernel StackWalk events and stack keys, .NET stack walks), resolves the frames
 to modules and .NET methods, and aggregates the stacks of the selected events:
 CPU samples (PerfInfo SampleProf, idle thread excluded) by default, or the
-events of --event PROVIDER/NAME (a provider name or GUID, and an event name,
-task name, Task/Opcode or event id).
+events of --event [PROVIDER/]NAME, the names the dump's --event-name and relog
+take (a provider name or GUID; the manifest symbol with or without its _Vn
+suffix, Task/Opcode as PerfView names events, a task or opcode name, or an event
+id: GC/Start, Microsoft-Windows-DotNETRuntime/GC/Start, GCStart_V1 and GCStart
+select the same events).
 
 --format folded (default) writes one line per distinct stack, "process;frame;
 ...;frame count", frames from the outermost to the innermost: the input of
@@ -218,7 +226,7 @@ does not go with --baseline (pids differ between traces).`,
 	fl := cmd.Flags()
 	fl.StringVarP(&output, "o", "o", "", "output file (default: standard output)")
 	fl.StringVar(&format, "format", "folded", "output format: folded (FlameGraph, inferno, speedscope), speedscope (speedscope's JSON) or pprof (gzip-compressed profile for go tool pprof; not to a terminal)")
-	fl.StringVar(&event, "event", "", "aggregate the stacks of these events (PROVIDER/NAME) instead of CPU samples")
+	fl.StringVar(&event, "event", "", "aggregate the stacks of these events ([PROVIDER/]NAME, as --event-name names them) instead of CPU samples")
 	fl.StringVar(&pids, "pid", "", "keep only the events of these process ids (comma-separated)")
 	fl.BoolVarP(&yes, "y", "y", false, "overwrite an existing output file")
 	fl.StringArrayVar(&diff.baseline, "baseline", nil, "compare with this trace (BEFORE; repeat for several files): folded pairs \"stack before after\" for flamegraph.pl, or with --format pprof two profiles for go tool pprof -diff_base")
@@ -239,7 +247,7 @@ func noteEmptyProfile(cmd *cobra.Command, st analysis.CollectStats, event, pids 
 	case st.Selected == 0 && event == "":
 		return withCode(exitEmpty, fmt.Errorf("no CPU samples of the processes --pid %s names, nothing written (tracerpt-go stats lists the processes and their samples)", pids))
 	case st.Selected == 0:
-		return withCode(exitEmpty, fmt.Errorf("no events match --event %s, nothing written (names are provider_name/event_name as the JSON dump writes them; tracerpt-go providers lists the providers)", event))
+		return withCode(exitEmpty, fmt.Errorf("no events match --event %s, nothing written (names are [PROVIDER/]NAME: the JSON dump's event_name with or without _Vn, task_name/opcode_name, or the event id; tracerpt-go providers lists the providers)", event))
 	case st.WithStack == 0:
 		warn(cmd, fmt.Errorf("none of the %d events selected has a stack (record with stack walking: xperf -stackwalk, WPR, or PerfView's /KernelEvents=Default with stacks)", st.Selected))
 	}

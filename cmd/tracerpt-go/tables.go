@@ -2,14 +2,23 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/internal/atomicfile"
 	"github.com/etwkit/etw/tables"
 )
+
+// nopCloser is an io.Writer as an io.WriteCloser whose Close does
+// nothing: the atomic file it writes is committed or aborted afterwards.
+type nopCloser struct{ io.Writer }
+
+// Close does nothing.
+func (nopCloser) Close() error { return nil }
 
 func newTablesCmd() *cobra.Command {
 	var o analysisOptions
@@ -48,21 +57,46 @@ columns and keys, with example queries.`,
 			if err := os.MkdirAll(out, 0o755); err != nil {
 				return fmt.Errorf("creating %s: %w", out, err)
 			}
-			w, err := tables.CreateDir(out, nil)
+			// Each table is written under a temporary name and renamed
+			// when every trace is in: an error, or damage with --strict,
+			// leaves no partial table and the previous ones as they were.
+			var pending []*atomicfile.File
+			defer func() {
+				for _, a := range pending {
+					a.Abort()
+				}
+			}()
+			w, err := tables.NewWriter(func(name string) (io.WriteCloser, error) {
+				a, err := atomicfile.Create(filepath.Join(out, name+".parquet"))
+				if err != nil {
+					return nil, err
+				}
+				pending = append(pending, a)
+				return nopCloser{a.Writer()}, nil
+			}, nil)
 			if err != nil {
 				return err
 			}
 			for _, f := range files {
 				st, err := w.Add(f.Name, []*etl.File{f}, dec.Fork())
-				for _, e := range st.Errors {
-					warn(cmd, e)
-				}
+				o.strict.warnEach(cmd, st.Errors)
 				if err != nil {
 					w.Close()
 					return err
 				}
 			}
-			return w.Close()
+			if err := w.Close(); err != nil {
+				return err
+			}
+			if err := o.strict.check(); err != nil {
+				return err
+			}
+			for _, a := range pending {
+				if err := a.Commit(); err != nil {
+					return err
+				}
+			}
+			return nil
 		},
 	}
 	fl := cmd.Flags()
