@@ -39,6 +39,7 @@ type frameKey struct {
 }
 
 type profileStack struct {
+	id      int32   // the order the stack was first added in
 	process int32   // name id of the process frame
 	frames  []int32 // root first, process excluded
 	weight  int64
@@ -95,6 +96,11 @@ func ProcessName(p *Process, pid uint32) string {
 // [Annotation]) in process p with weight w. A nil stack counts under the
 // process alone.
 func (p *Profile) Add(proc *Process, pid uint32, stack []Frame, w int64) {
+	p.add(proc, pid, stack, w)
+}
+
+// add is Add, returning the stack the weight went to.
+func (p *Profile) add(proc *Process, pid uint32, stack []Frame, w int64) *profileStack {
 	ids := p.ids[:0]
 	for i := len(stack) - 1; i >= 0; i-- {
 		f := &stack[i]
@@ -113,11 +119,12 @@ func (p *Profile) Add(proc *Process, pid uint32, stack []Frame, w int64) {
 	p.key = key
 	s := p.stacks[string(key)]
 	if s == nil {
-		s = &profileStack{process: root, frames: slices.Clone(ids)}
+		s = &profileStack{id: int32(len(p.stacks)), process: root, frames: slices.Clone(ids)}
 		p.stacks[string(key)] = s
 	}
 	s.weight += w
 	p.Total += w
+	return s
 }
 
 // Len returns the number of distinct stacks.
