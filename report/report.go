@@ -287,6 +287,8 @@ type Process struct {
 	CPUSamples int      `json:"cpu_samples"`
 	Threads    int      `json:"threads"`
 	DotNet     bool     `json:"dotnet"`
+	// Root is the process's root frame in the profile, "Name (pid)".
+	Root string `json:"-"`
 }
 
 // CPU is the flame graph of the sampled stacks (what "tracerpt-go
@@ -304,6 +306,12 @@ type CPU struct {
 	Frames int        `json:"frames"`
 	Kept   int        `json:"kept"`
 	Root   *FlameNode `json:"root"`
+	// Profile is the same samples unpruned, by time: the frames, the
+	// prefix tree of the stacks and each node's samples per timeline
+	// bucket (see [analysis.StackTree]), from which the page draws the
+	// flame graph, the call tree and the callers and callees of any time
+	// range.
+	Profile *analysis.StackTree `json:"profile"`
 }
 
 // FlameNode is one frame of the flame graph: Value counts the samples in

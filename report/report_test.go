@@ -342,10 +342,10 @@ func checkPage(t testing.TB, page string, sections []string) {
 	if !strings.Contains(page, `<meta http-equiv="Content-Security-Policy" content="default-src 'none';`) {
 		t.Error("no Content-Security-Policy")
 	}
-	// The page's own scripts: the error recorder, the flame graph's and
-	// the timeline's data, the main script.
-	want := 2
-	if strings.Contains(page, `id="flame-data"`) {
+	// The page's own scripts: the error recorder, the profile's and the
+	// timeline's data, the profile's views and the main script.
+	want := 3
+	if strings.Contains(page, `id="profile-data"`) {
 		want++
 	}
 	if strings.Contains(page, `id="timeline-data"`) {
