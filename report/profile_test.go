@@ -202,6 +202,7 @@ func checkProfile(t *testing.T, p *tab, d *Data) {
 		t.Errorf("range %g..%g s: buckets [%d, %d) of %g s", from, to, got.B0, got.B1, w)
 	}
 	checkRange(t, p, d, got)
+	checkOtherViews(t, p, d, from, to, got)
 	if got.Total == tr.Total && tr.Total > 0 {
 		t.Logf("the range holds every sample (%d): a weak check", got.Total)
 	}
@@ -217,7 +218,70 @@ func checkProfile(t *testing.T, p *tab, d *Data) {
 		t.Errorf("after the reset: buckets [%d, %d), %d samples; want [0, %d), %d", got.B0, got.B1, got.Total, tr.Buckets, d.CPU.Samples)
 	}
 	checkRange(t, p, d, got)
+	checkOtherViews(t, p, d, 0, math.Inf(1), got)
 	p.checkConsole(t)
+}
+
+// checkOtherViews checks the .NET table's GCs (the GCs that start in
+// [from, to), or the table as written for the whole trace) and the I/O
+// totals of the range (the buckets [got.B0, got.B1)).
+func checkOtherViews(t *testing.T, p *tab, d *Data, from, to float64, got rangeTotals) {
+	t.Helper()
+	whole := from <= 0 && math.IsInf(to, 1)
+	if dn := d.DotNet; dn != nil && len(dn.GCs) > 0 {
+		want := map[uint32]int{}
+		for _, g := range dn.GCs {
+			if g.T >= from && g.T < to {
+				want[g.PID]++
+			}
+		}
+		if whole {
+			clear(want)
+			for _, dp := range dn.Processes {
+				want[dp.PID] = dp.GCs
+			}
+		}
+		var rows [][2]float64 // pid, GCs
+		if err := p.eval(`Array.from(document.querySelectorAll('#dotnet-table tbody tr'), r => [+r.dataset.pid, +r.cells[2].textContent.replace(/,/g, '')])`, &rows); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("range %g..%g: GCs by pid %v", from, to, want)
+		for _, r := range rows {
+			if int(r[1]) != want[uint32(r[0])] {
+				t.Errorf("range %g..%g: .NET process %g shows %g GCs, want %d", from, to, r[0], r[1], want[uint32(r[0])])
+			}
+		}
+	}
+	if d.IO == nil {
+		return
+	}
+	for _, k := range []struct {
+		kind    string
+		buckets []IOBucket
+		total   *IOSummary
+	}{{"disk", d.IO.DiskBuckets, d.IO.Disk}, {"file", d.IO.FileBuckets, d.IO.File}} {
+		if k.total == nil {
+			continue
+		}
+		var reads, all uint64
+		for _, b := range k.buckets {
+			if b[0] >= uint64(got.B0) && b[0] < uint64(got.B1) {
+				reads += b[1]
+			}
+			all += b[1]
+		}
+		if all != uint64(k.total.Total.Reads) {
+			t.Errorf("%s I/O: the buckets hold %d reads, the total %d", k.kind, all, k.total.Total.Reads)
+		}
+		var shown string
+		if err := p.eval(`document.querySelector('.io-range[data-kind=`+k.kind+`]').getAttribute('data-reads') || ''`, &shown); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("range %g..%g: %s reads %s of %d", from, to, k.kind, shown, all)
+		if want := fmt.Sprint(reads); !whole && shown != want || whole && shown != "" {
+			t.Errorf("range %g..%g: %s I/O reads %q, want %d", from, to, k.kind, shown, reads)
+		}
+	}
 }
 
 func pageTotals(t *testing.T, p *tab) rangeTotals {

@@ -382,7 +382,18 @@ type JITCount = analysis.JITCount
 type IO struct {
 	Disk *IOSummary `json:"disk,omitempty"`
 	File *IOSummary `json:"file,omitempty"`
+	// BucketSec is the width of the buckets of DiskBuckets and
+	// FileBuckets, the timeline's: the I/O totals over time, for a time
+	// range.
+	BucketSec   float64    `json:"bucket_sec"`
+	DiskBuckets []IOBucket `json:"disk_buckets,omitempty"`
+	FileBuckets []IOBucket `json:"file_buckets,omitempty"`
 }
+
+// IOBucket is the I/O of one time bucket that holds any, as [bucket,
+// reads, writes, bytes read, bytes written]: bucket b covers
+// [b·BucketSec, (b+1)·BucketSec) seconds from the first event.
+type IOBucket [5]uint64
 
 // IOSummary totals one kind of I/O and breaks it down by process and by
 // file (top rows by bytes).
