@@ -132,18 +132,24 @@ func (p *Profile) Len() int { return len(p.stacks) }
 
 // sorted returns the stacks in the order of their folded lines.
 func (p *Profile) sorted() []*profileStack {
-	out := make([]*profileStack, 0, len(p.stacks))
-	for _, s := range p.stacks {
-		out = append(out, s)
+	type entry struct {
+		s    *profileStack
+		line []string // the line's frames, made once per stack
 	}
-	line := func(s *profileStack) []string {
-		l := []string{p.names[s.process]}
+	es := make([]entry, 0, len(p.stacks))
+	for _, s := range p.stacks {
+		l := make([]string, 1, 1+len(s.frames))
+		l[0] = p.names[s.process]
 		for _, id := range s.frames {
 			l = append(l, p.names[id])
 		}
-		return l
+		es = append(es, entry{s, l})
 	}
-	slices.SortFunc(out, func(a, b *profileStack) int { return slices.Compare(line(a), line(b)) })
+	slices.SortFunc(es, func(a, b entry) int { return slices.Compare(a.line, b.line) })
+	out := make([]*profileStack, len(es))
+	for i, e := range es {
+		out[i] = e.s
+	}
 	return out
 }
 
