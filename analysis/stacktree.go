@@ -186,3 +186,50 @@ func (tr *StackTree) WriteFolded(w io.Writer) error {
 	}
 	return bw.Flush()
 }
+
+// Coarsen returns the tree with its buckets merged factor by factor
+// (bucket b becomes b/factor, BucketSec factor times wider): the same
+// stacks and weights with fewer (bucket, node) triples. A factor below 2
+// returns tr itself.
+func (tr *StackTree) Coarsen(factor int) *StackTree {
+	if factor < 2 {
+		return tr
+	}
+	out := *tr
+	out.BucketSec = tr.BucketSec * float64(factor)
+	out.Buckets = (tr.Buckets + factor - 1) / factor
+	out.Samples = make([]int64, 0, len(tr.Samples))
+	f := int64(factor)
+	// Triples are ordered by bucket then node: merging a run of buckets
+	// needs the nodes of the run summed, in node order.
+	sum := map[int64]int64{}
+	var nodes []int64
+	flush := func(b int64) {
+		slices.Sort(nodes)
+		for _, n := range nodes {
+			out.Samples = append(out.Samples, b, n, sum[n])
+		}
+		clear(sum)
+		nodes = nodes[:0]
+	}
+	cur := int64(-1)
+	for i := 0; i+2 < len(tr.Samples); i += 3 {
+		b := tr.Samples[i] / f
+		if b != cur && cur >= 0 {
+			flush(cur)
+		}
+		cur = b
+		n := tr.Samples[i+1]
+		if _, ok := sum[n]; !ok {
+			nodes = append(nodes, n)
+		}
+		sum[n] += tr.Samples[i+2]
+	}
+	if cur >= 0 {
+		flush(cur)
+	}
+	return &out
+}
+
+// Triples returns the number of (bucket, node, weight) triples.
+func (tr *StackTree) Triples() int { return len(tr.Samples) / 3 }

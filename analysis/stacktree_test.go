@@ -70,6 +70,18 @@ func TestStackTree(t *testing.T) {
 		t.Errorf("tree folded:\n%s\nprofile folded:\n%s", fromTree.String(), fromProfile.String())
 	}
 
+	// Coarser buckets: the same weights, merged pairwise.
+	c := tr.Coarsen(2)
+	if c.Buckets != 2 || c.BucketSec != 2e-6 || !slices.Equal(c.Samples, []int64{0, 3, 1, 0, 4, 2, 1, 0, 1, 1, 1, 1, 1, 5, 1}) {
+		t.Errorf("coarsened by 2: %d buckets of %g s, samples %v", c.Buckets, c.BucketSec, c.Samples)
+	}
+	if got := c.Inclusive(0, 2); !slices.Equal(got, tr.Inclusive(0, 4)) {
+		t.Errorf("coarsened inclusive %v, want %v", got, tr.Inclusive(0, 4))
+	}
+	if tr.Coarsen(1) != tr || tr.Coarsen(8).Triples() != 5 || tr.Coarsen(8).Buckets != 1 {
+		t.Errorf("coarsen by 1 or past the axis: %+v", tr.Coarsen(8))
+	}
+
 	// An empty profile is an empty tree, with empty (not null) lists.
 	empty := NewTimeProfile(TimeAxis{}).Tree()
 	if empty.Len() != 0 || empty.Frames == nil || empty.Samples == nil || empty.BucketSec != 0 {

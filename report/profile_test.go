@@ -425,3 +425,25 @@ func checkButterfly(t *testing.T, p *tab, tr *analysis.StackTree) {
 func sameCounts(a, b map[string]int64) bool {
 	return reflect.DeepEqual(a, b) || len(a) == 0 && len(b) == 0
 }
+
+// TestBoundTriples: a profile over its bound of triples gets coarser
+// buckets, with the same stacks and weights.
+func TestBoundTriples(t *testing.T) {
+	d, _ := corpusReport(t, netRel)
+	tr := d.CPU.Profile
+	if tr.Triples() > maxProfileTriples || tr.BucketSec != d.Timeline.BucketSec {
+		t.Fatalf("net.4.5.2.x64: %d triples, buckets of %g s", tr.Triples(), tr.BucketSec)
+	}
+	limit := tr.Triples() / 3
+	b := boundTriples(tr, limit)
+	if b.Triples() > limit || b.Buckets >= tr.Buckets || b.BucketSec <= tr.BucketSec {
+		t.Errorf("bound %d: %d triples in %d buckets of %g s (from %d in %d)", limit, b.Triples(), b.Buckets, b.BucketSec, tr.Triples(), tr.Buckets)
+	}
+	if !slices.Equal(b.Inclusive(0, b.Buckets), tr.Inclusive(0, tr.Buckets)) {
+		t.Error("coarser buckets changed the totals")
+	}
+	if one := boundTriples(tr, 0); one.Buckets != 1 || !slices.Equal(one.Exclusive(0, 1), tr.Exclusive(0, tr.Buckets)) {
+		t.Errorf("bound 0: %d buckets", one.Buckets)
+	}
+	t.Logf("%d triples in %d buckets; bound %d: %d in %d", tr.Triples(), tr.Buckets, limit, b.Triples(), b.Buckets)
+}

@@ -16,7 +16,22 @@ func (c *collector) cpu(d *Data) {
 	root, frames := flameTree(c.prof)
 	kept := prune(root, c.o.FlameMinFraction)
 	d.CPU = &CPU{Samples: root.Value, WithStack: c.withStack, MinFraction: c.o.FlameMinFraction,
-		Frames: frames, Kept: kept, Root: root, Profile: c.tprof.Tree()}
+		Frames: frames, Kept: kept, Root: root, Profile: boundTriples(c.tprof.Tree(), maxProfileTriples)}
+}
+
+// maxProfileTriples bounds the profile's (bucket, node, samples) triples
+// in the report (about 11 bytes each in the page): a trace with many
+// distinct stacks spread over its time gets coarser buckets instead of a
+// larger page.
+const maxProfileTriples = 200_000
+
+// boundTriples returns tr with its buckets merged 2, 4, 8… at a time until
+// it holds at most limit triples (or has one bucket).
+func boundTriples(tr *analysis.StackTree, limit int) *analysis.StackTree {
+	for tr.Triples() > limit && tr.Buckets > 1 {
+		tr = tr.Coarsen(2)
+	}
+	return tr
 }
 
 // flameTree builds the flame-graph tree of prof's stacks (in the order
