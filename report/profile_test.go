@@ -166,7 +166,11 @@ func checkProfile(t *testing.T, p *tab, d *Data) {
 	p.eval(`document.getElementById('tree-collapse').click()`, nil)
 	checkButterfly(t, p, tr)
 
-	// A range, dragged on the timeline.
+	// A range, dragged on the timeline, with the flame graph zoomed into
+	// its heaviest process, which it stays zoomed into when the range
+	// holds samples of it.
+	heaviest := d.CPU.Root.Children[0].Name
+	p.eval(`(() => { const s = document.getElementById('flame-proc'); s.value = '0'; s.dispatchEvent(new Event('change')); })()`, nil)
 	if err := p.eval(`window.etwRanges = []; document.addEventListener('etw:range', e => etwRanges.push([e.detail.from, e.detail.to === Infinity ? -1 : e.detail.to])); location.hash = '#timeline'; `+settle, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -203,6 +207,20 @@ func checkProfile(t *testing.T, p *tab, d *Data) {
 	}
 	checkRange(t, p, d, got)
 	checkOtherViews(t, p, d, from, to, got)
+	var info, title string
+	p.eval(`document.getElementById('flame-info').textContent`, &info)
+	// Drawn for the range when its tab shows.
+	if err := p.eval(`location.hash = '#cpu'; `+settle, nil); err != nil {
+		t.Fatal(err)
+	}
+	p.eval(settle, nil) // the observer draws in the frame after the resize
+	p.eval(`(() => { const g = document.querySelector('#flame g[data-i="0"] title'); return g ? g.textContent : ''; })()`, &title)
+	if want := "all\n" + thousands(got.Total) + " samples"; got.Total > 0 && !strings.HasPrefix(title, want) {
+		t.Errorf("the flame graph drawn for the range: first frame %q, want %q…", title, want)
+	}
+	if got.Processes[heaviest] > 0 && !strings.HasPrefix(info, heaviest+": ") || got.Processes[heaviest] == 0 && !strings.HasPrefix(info, "all processes: ") {
+		t.Errorf("flame graph zoomed into %s (%d samples in the range) shows %q", heaviest, got.Processes[heaviest], info)
+	}
 	if got.Total == tr.Total && tr.Total > 0 {
 		t.Logf("the range holds every sample (%d): a weak check", got.Total)
 	}

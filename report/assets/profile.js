@@ -140,8 +140,14 @@
     });
   }
   function renderFlame() {
+    let text = (zoom === root ? 'all processes' : zoom.name) + ': ' + smp(zoom.value);
+    if (match) {
+      const m = matched(zoom);
+      text += '; matching frames: ' + smp(m) + ' (' + pct(m, zoom.value) + ')';
+    }
+    info.textContent = text;
     const W = box.clientWidth;
-    if (!W) return;
+    if (!W) { drawnW = 0; return; } // drawn when the section shows
     drawnW = W;
     const rowH = 18;
     items = [];
@@ -174,12 +180,6 @@
       }
     });
     box.replaceChildren(svg);
-    let text = (zoom === root ? 'all processes' : zoom.name) + ': ' + smp(zoom.value);
-    if (match) {
-      const m = matched(zoom);
-      text += '; matching frames: ' + smp(m) + ' (' + pct(m, zoom.value) + ')';
-    }
-    info.textContent = text;
   }
   box.addEventListener('click', function (ev) {
     const g = ev.target.closest('g[data-i]');
@@ -360,11 +360,22 @@
   }
 
   function update() {
+    // The flame graph keeps its zoom where the range still has the frame.
+    const path = [];
+    for (let n = zoom; n && n.parent; n = n.parent) path.unshift(n.name);
     root = flameTree();
     zoom = root;
+    for (let i = 0; i < path.length; i++) {
+      const c = zoom.children.find(function (x) { return x.name === path[i]; });
+      if (!c) break;
+      zoom = c;
+    }
     fillProcs();
+    let p = zoom;
+    while (p.parent && p.parent !== root) p = p.parent;
+    procSel.value = zoom === root ? '' : String(root.children.indexOf(p));
+    match = matcher(search.value);
     renderFlame();
-    if (search.value) { match = matcher(search.value); renderFlame(); }
     findInTree();
     renderButterfly();
     renderProcesses();
@@ -376,7 +387,14 @@
   });
   // Drawn once the section shows (a hidden box has no width).
   if (window.ResizeObserver) {
-    new ResizeObserver(function () { if (box.clientWidth && box.clientWidth !== drawnW) renderFlame(); }).observe(box);
+    // Drawing changes the box's height: draw in the next frame, not in
+    // the observer's callback (which would loop).
+    let queued = false;
+    new ResizeObserver(function () {
+      if (queued || !box.clientWidth || box.clientWidth === drawnW) return;
+      queued = true;
+      requestAnimationFrame(function () { queued = false; if (box.clientWidth && box.clientWidth !== drawnW) renderFlame(); });
+    }).observe(box);
   }
   setRange(0, Infinity);
   hotPath();
