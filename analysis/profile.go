@@ -39,6 +39,7 @@ type frameKey struct {
 }
 
 type profileStack struct {
+	id      int32   // the order the stack was first added in
 	process int32   // name id of the process frame
 	frames  []int32 // root first, process excluded
 	weight  int64
@@ -95,6 +96,11 @@ func ProcessName(p *Process, pid uint32) string {
 // [Annotation]) in process p with weight w. A nil stack counts under the
 // process alone.
 func (p *Profile) Add(proc *Process, pid uint32, stack []Frame, w int64) {
+	p.add(proc, pid, stack, w)
+}
+
+// add is Add, returning the stack the weight went to.
+func (p *Profile) add(proc *Process, pid uint32, stack []Frame, w int64) *profileStack {
 	ids := p.ids[:0]
 	for i := len(stack) - 1; i >= 0; i-- {
 		f := &stack[i]
@@ -113,11 +119,12 @@ func (p *Profile) Add(proc *Process, pid uint32, stack []Frame, w int64) {
 	p.key = key
 	s := p.stacks[string(key)]
 	if s == nil {
-		s = &profileStack{process: root, frames: slices.Clone(ids)}
+		s = &profileStack{id: int32(len(p.stacks)), process: root, frames: slices.Clone(ids)}
 		p.stacks[string(key)] = s
 	}
 	s.weight += w
 	p.Total += w
+	return s
 }
 
 // Len returns the number of distinct stacks.
@@ -125,18 +132,24 @@ func (p *Profile) Len() int { return len(p.stacks) }
 
 // sorted returns the stacks in the order of their folded lines.
 func (p *Profile) sorted() []*profileStack {
-	out := make([]*profileStack, 0, len(p.stacks))
-	for _, s := range p.stacks {
-		out = append(out, s)
+	type entry struct {
+		s    *profileStack
+		line []string // the line's frames, made once per stack
 	}
-	line := func(s *profileStack) []string {
-		l := []string{p.names[s.process]}
+	es := make([]entry, 0, len(p.stacks))
+	for _, s := range p.stacks {
+		l := make([]string, 1, 1+len(s.frames))
+		l[0] = p.names[s.process]
 		for _, id := range s.frames {
 			l = append(l, p.names[id])
 		}
-		return l
+		es = append(es, entry{s, l})
 	}
-	slices.SortFunc(out, func(a, b *profileStack) int { return slices.Compare(line(a), line(b)) })
+	slices.SortFunc(es, func(a, b entry) int { return slices.Compare(a.line, b.line) })
+	out := make([]*profileStack, len(es))
+	for i, e := range es {
+		out[i] = e.s
+	}
 	return out
 }
 

@@ -535,6 +535,7 @@ func browserCheck(t *testing.T, p *tab, path string, bc browserCase, d *Data) {
 	p.checkConsole(t)
 
 	interact(t, p, d)
+	checkProfile(t, p, d)
 
 	// Zoom through the URL: the time charts show the view asked for and
 	// the timeline is redrawn.

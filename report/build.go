@@ -31,7 +31,8 @@ type collector struct {
 	axis analysis.TimeAxis
 
 	pc        decode.ProviderCounter
-	prof      *analysis.Profile
+	prof      *analysis.Profile     // tprof's profile
+	tprof     *analysis.TimeProfile // the CPU samples by stack and bucket
 	withStack int
 	usage     *analysis.CPUUsage // the CPU samples by process and bucket
 	readErrs  []error
@@ -129,9 +130,10 @@ func (c *collector) sec(t int64) float64 { return float64(etl.SubTime(t, c.t0)) 
 
 func (c *collector) pass(dec *decode.Decoder) []error {
 	opts := &analysis.CollectOptions{NeedsSchema: true, Observe: c.observe} // CPU samples
-	c.prof, c.usage = analysis.NewProfile(), analysis.NewCPUUsage(c.axis)
+	c.tprof, c.usage = analysis.NewTimeProfile(c.axis), analysis.NewCPUUsage(c.axis)
+	c.prof = c.tprof.Profile
 	_, err := c.m.EachSelected(c.files, dec, opts, func(a *analysis.Annotation) error {
-		c.prof.Add(a.Process, a.PID, a.Stack, 1)
+		c.tprof.Add(a, 1)
 		c.usage.Add(a, 1)
 		if a.Stack != nil {
 			c.withStack++

@@ -24,6 +24,12 @@ var pageJS string
 //go:embed assets/errors.js
 var errorsJS string
 
+//go:embed assets/profile.js
+var profileJS string
+
+//go:embed assets/range.js
+var rangeJS string
+
 // tmpl is the page template with the views' templates (named by their
 // ids), parsed on first use (not at every start of
 // the program that links the package).
@@ -84,6 +90,8 @@ type page struct {
 	CSS      template.CSS
 	JS       template.JS
 	Errors   template.JS
+	Profile  template.JS // the profile's views: flame graph, call tree, callers and callees
+	Range    template.JS // the other views that follow the time range
 }
 
 // WriteHTML writes the report as one self-contained HTML page: styles,
@@ -92,7 +100,7 @@ type page struct {
 // tabs), each view's section (a blank line between them, for views
 // without data too, up to the last view with data) and its foot.
 func (d *Data) WriteHTML(w io.Writer) error {
-	p := &page{D: d, CSS: template.CSS(pageCSS), JS: template.JS(pageJS), Errors: template.JS(errorsJS)}
+	p := &page{D: d, CSS: template.CSS(pageCSS), JS: template.JS(pageJS), Errors: template.JS(errorsJS), Profile: template.JS(profileJS), Range: template.JS(rangeJS)}
 	views := d.pageViews()
 	for _, v := range views {
 		if v.present(d) {

@@ -292,6 +292,8 @@ type Process struct {
 	CPUSamples int      `json:"cpu_samples"`
 	Threads    int      `json:"threads"`
 	DotNet     bool     `json:"dotnet"`
+	// Root is the process's root frame in the profile, "Name (pid)".
+	Root string `json:"-"`
 }
 
 // CPU is the flame graph of the sampled stacks (what "tracerpt-go
@@ -309,6 +311,12 @@ type CPU struct {
 	Frames int        `json:"frames"`
 	Kept   int        `json:"kept"`
 	Root   *FlameNode `json:"root"`
+	// Profile is the same samples unpruned, by time: the frames, the
+	// prefix tree of the stacks and each node's samples per timeline
+	// bucket (see [analysis.StackTree]), from which the page draws the
+	// flame graph, the call tree and the callers and callees of any time
+	// range.
+	Profile *analysis.StackTree `json:"profile"`
 }
 
 // FlameNode is one frame of the flame graph: Value counts the samples in
@@ -379,12 +387,23 @@ type JITCount = analysis.JITCount
 type IO struct {
 	Disk *IOSummary `json:"disk,omitempty"`
 	File *IOSummary `json:"file,omitempty"`
+	// BucketSec is the width of the buckets of DiskBuckets and
+	// FileBuckets, the timeline's: the I/O totals over time, for a time
+	// range.
+	BucketSec   float64    `json:"bucket_sec"`
+	DiskBuckets []IOBucket `json:"disk_buckets,omitempty"`
+	FileBuckets []IOBucket `json:"file_buckets,omitempty"`
 }
 
 // Network is the traffic of a trace's packet captures: its packets are
 // the ones "tracerpt-go pcapng" writes (package netcap reads them for
 // both).
 type Network = analysis.NetSummary
+
+// IOBucket is the I/O of one time bucket that holds any, as [bucket,
+// reads, writes, bytes read, bytes written]: bucket b covers
+// [b·BucketSec, (b+1)·BucketSec) seconds from the first event.
+type IOBucket [5]uint64
 
 // IOSummary totals one kind of I/O and breaks it down by process and by
 // file (top rows by bytes).

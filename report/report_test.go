@@ -355,11 +355,14 @@ func checkPage(t testing.TB, page string, sections []string) {
 	if !strings.Contains(page, `<meta http-equiv="Content-Security-Policy" content="default-src 'none';`) {
 		t.Error("no Content-Security-Policy")
 	}
-	// The page's own scripts: the error recorder, the flame graph's and
-	// the timeline's data, the main script.
-	want := 2
-	if strings.Contains(page, `id="flame-data"`) {
-		want++
+	// The page's own scripts: the error recorder, the profile's, GCs',
+	// I/O's and the timeline's data, the profile's views, the other
+	// views that follow the time range and the main script.
+	want := 4
+	for _, id := range []string{"profile-data", "gc-data", "io-data"} {
+		if strings.Contains(page, `id="`+id+`"`) {
+			want++
+		}
 	}
 	if strings.Contains(page, `id="timeline-data"`) {
 		want++

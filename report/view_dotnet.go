@@ -2,6 +2,7 @@ package report
 
 import (
 	"cmp"
+	"encoding/json"
 	"fmt"
 	"html/template"
 	"math"
@@ -105,8 +106,18 @@ func dotnetPage(d *Data) (any, error) {
 	p := &struct {
 		D                    *Data
 		GC, Gens, Alloc, JIT template.HTML
+		GCData               template.JS // [t, pid, pause ms] of each GC, for the script
 	}{D: d}
 	if len(dn.GCs) > 0 {
+		rows := make([][3]float64, len(dn.GCs))
+		for i, g := range dn.GCs {
+			rows[i] = [3]float64{g.T, float64(g.PID), g.PauseMS}
+		}
+		b, err := json.Marshal(rows)
+		if err != nil {
+			return nil, err
+		}
+		p.GCData = template.JS(b)
 		p.GC = gcSVG(dn.GCs, max(d.Overview.DurationSec, 1e-6))
 		var bars []bar
 		for _, g := range dn.Generations {
@@ -175,11 +186,12 @@ var dotnetView = &view{id: "dotnet", title: ".NET", tmpl: dotnetTmpl,
 const dotnetTmpl = `{{with .D.DotNet}}
 <section id="dotnet" class="sect">
 <h2>.NET runtime</h2>
-<table class="sortable">
+<p class="note" id="dotnet-range">GCs and pauses over the time range selected on any time chart (a GC counts where it starts){{if .GCsOmitted}}, of the GCs listed{{end}}: <span class="zoomview"></span>; JIT and allocations over the whole trace.</p>
+<table class="sortable" id="dotnet-table"{{if .GCsOmitted}} data-gcs-omitted="{{.GCsOmitted}}"{{end}}>
 <thead><tr><th>PID</th><th>Process</th><th>GCs</th><th>GC pause total ms</th><th>Longest pause ms</th><th>Methods JIT-compiled</th><th>Allocation ticks</th><th>Allocated (sampled)</th></tr></thead>
-<tbody>{{range .Processes}}<tr><td class="num">{{.PID}}</td><td>{{.Name}}</td><td class="num">{{thousands .GCs}}</td><td class="num" data-v="{{.PauseMSTotal}}">{{ms .PauseMSTotal}}</td><td class="num" data-v="{{.PauseMSMax}}">{{ms .PauseMSMax}}</td><td class="num">{{thousands .Jitted}}</td><td class="num">{{thousands .AllocTicks}}</td><td class="num" data-v="{{.AllocBytes}}">{{bytes .AllocBytes}}</td></tr>{{end}}</tbody>
+<tbody>{{range .Processes}}<tr data-pid="{{.PID}}"><td class="num">{{.PID}}</td><td>{{.Name}}</td><td class="num">{{thousands .GCs}}</td><td class="num" data-v="{{.PauseMSTotal}}">{{ms .PauseMSTotal}}</td><td class="num" data-v="{{.PauseMSMax}}">{{ms .PauseMSMax}}</td><td class="num">{{thousands .Jitted}}</td><td class="num">{{thousands .AllocTicks}}</td><td class="num" data-v="{{.AllocBytes}}">{{bytes .AllocBytes}}</td></tr>{{end}}</tbody>
 </table>
-{{if $.GC}}
+{{if $.GC}}<script type="application/json" id="gc-data">{{$.GCData}}</script>
 <h3>GC pauses</h3>
 <p class="note">One dot per garbage collection: its pause (managed threads suspended, as TraceEvent measures it) at its start. <span class="k-gen0">gen 0</span> <span class="k-gen1">gen 1</span> <span class="k-gen2">gen 2</span>; a ring marks a background GC.{{if .GCsOmitted}} {{.GCsOmitted}} later GCs not shown.{{end}}</p>
 <div class="toolbar zoombar"><button type="button" data-zoom="out">Zoom out</button><button type="button" data-zoom="reset">Reset zoom</button><span class="zoomview"></span></div>

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"encoding/json"
 	"fmt"
 	"html/template"
 
@@ -22,7 +23,24 @@ func (v *ioCollector) finish(d *Data) {
 	if disk == nil && file == nil {
 		return
 	}
-	d.IO = &IO{Disk: disk, File: file}
+	d.IO = &IO{Disk: disk, File: file, BucketSec: float64(v.c.width) / 1e7}
+	if disk != nil {
+		d.IO.DiskBuckets = ioBuckets(v.stats.DiskSeries())
+	}
+	if file != nil {
+		d.IO.FileBuckets = ioBuckets(v.stats.FileSeries())
+	}
+}
+
+// ioBuckets lists the buckets of series that hold I/O.
+func ioBuckets(series []IORow) []IOBucket {
+	var out []IOBucket
+	for b, r := range series {
+		if r.Reads > 0 || r.Writes > 0 {
+			out = append(out, IOBucket{uint64(b), uint64(r.Reads), uint64(r.Writes), r.ReadBytes, r.WriteBytes})
+		}
+	}
+	return out
 }
 
 func ioBars(kind string, s *IOSummary) (byProc, byFile template.HTML) {
@@ -69,10 +87,16 @@ var ioView = &view{id: "io", title: "I/O", tmpl: ioTmpl,
 		p := &struct {
 			D                                      *Data
 			DiskProc, DiskFile, FileProc, FileFile template.HTML
+			Buckets                                template.JS // the totals over time, for the script
 		}{D: d}
 		p.DiskProc, p.DiskFile = ioBars("disk", io.Disk)
 		p.FileProc, p.FileFile = ioBars("file", io.File)
-		return p, nil
+		b, err := json.Marshal(struct {
+			BucketSec  float64    `json:"bucket_sec"`
+			Disk, File []IOBucket `json:",omitempty"`
+		}{io.BucketSec, io.DiskBuckets, io.FileBuckets})
+		p.Buckets = template.JS(b)
+		return p, err
 	},
 }
 
@@ -83,6 +107,7 @@ const ioTmpl = `{{with .D.IO}}
 {{with .Disk}}
 <h3>Disk I/O</h3>
 <p class="note">Kernel DiskIo completions: {{thousands .Total.Reads}} reads ({{bytes .Total.ReadBytes}}), {{thousands .Total.Writes}} writes ({{bytes .Total.WriteBytes}}){{if .LatencyKnown}}; disk response time averages {{ms (avg .Total.LatencyMS .Total.Timed)}} ms, longest {{ms .Total.MaxMS}} ms{{end}}. Processes are the ones that issued the I/O.</p>
+<p class="note io-range" data-kind="disk"></p>
 <h4>By process</h4>{{$.DiskProc}}
 <h4>By file</h4>{{$.DiskFile}}
 {{template "iotable" .ByFile}}
@@ -90,10 +115,12 @@ const ioTmpl = `{{with .D.IO}}
 {{with .File}}
 <h3>File I/O</h3>
 <p class="note">Kernel FileIo reads and writes: {{thousands .Total.Reads}} reads ({{bytes .Total.ReadBytes}}), {{thousands .Total.Writes}} writes ({{bytes .Total.WriteBytes}}){{if .LatencyKnown}}; from request to completion (OpEnd) {{ms (avg .Total.LatencyMS .Total.Timed)}} ms on average, longest {{ms .Total.MaxMS}} ms{{end}}.</p>
+<p class="note io-range" data-kind="file"></p>
 <h4>By process</h4>{{$.FileProc}}
 <h4>By file</h4>{{$.FileFile}}
 {{template "iotable" .ByFile}}
 {{end}}
+<script type="application/json" id="io-data">{{$.Buckets}}</script>
 </section>
 {{end}}{{define "iotable"}}
 <table class="sortable">

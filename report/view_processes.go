@@ -49,7 +49,7 @@ func (c *collector) processes(d *Data) {
 		}
 		ps.List = append(ps.List, Process{PID: p.PID, Name: name, CommandLine: p.CommandLine,
 			Start: c.relTime(p.Start()), End: c.relTime(p.End()), Events: p.Events, CPUSamples: p.CPUSamples,
-			Threads: len(p.Threads()), DotNet: p.CLR})
+			Threads: len(p.Threads()), DotNet: p.CLR, Root: analysis.ProcessName(p, p.PID)})
 	}
 	// By start (those running when the trace began first), then pid.
 	slices.SortStableFunc(ps.List, func(a, b Process) int {
@@ -74,7 +74,8 @@ func processesPage(d *Data) (any, error) {
 	p := &struct {
 		D                     *Data
 		Gantt, CPUBars        template.HTML
-		MaxEvents, MaxSamples int // largest values, for the table's inline bars
+		MaxEvents, MaxSamples int   // largest values, for the table's inline bars
+		Samples               []int // the CPU samples of each row of the table
 	}{D: d}
 	p.Gantt = ganttSVG(ps.List, max(d.Overview.DurationSec, 1e-6))
 	var bars []bar
@@ -82,9 +83,24 @@ func processesPage(d *Data) (any, error) {
 		bars = append(bars, bar{Label: fmt.Sprintf("%s (%d)", pr.Name, pr.PID), Values: []float64{float64(pr.CPUSamples)}})
 	}
 	p.CPUBars = barsSVG("cpu-bars", "CPU samples by process", bars, []string{"CPU samples"}, countFmt)
-	for _, pr := range ps.List {
+	// The table's CPU samples are the profile's (the idle thread's left
+	// out), which the page's script counts again for a time range; the
+	// model's count without a profile.
+	p.Samples = make([]int, len(ps.List))
+	var byRoot map[string]int64
+	if d.CPU != nil {
+		byRoot = map[string]int64{}
+		for _, n := range d.CPU.Root.Children {
+			byRoot[n.Name] += n.Value
+		}
+	}
+	for i, pr := range ps.List {
+		p.Samples[i] = pr.CPUSamples
+		if byRoot != nil {
+			p.Samples[i] = int(byRoot[pr.Root])
+		}
 		p.MaxEvents = max(p.MaxEvents, pr.Events)
-		p.MaxSamples = max(p.MaxSamples, pr.CPUSamples)
+		p.MaxSamples = max(p.MaxSamples, p.Samples[i])
 	}
 	return p, nil
 }
@@ -185,10 +201,11 @@ const processesTmpl = `{{with .D.Processes}}
 {{if $.CPUBars}}<h3>CPU samples by process</h3>
 {{$.CPUBars}}{{end}}
 <h3>All processes</h3>
+<p class="note">Events count over the whole trace; CPU samples (the idle thread's left out, as in the flame graph) over the time range selected on any time chart: <span class="zoomview"></span>.</p>
 <input type="search" class="filter" data-table="proc-table" placeholder="Filter rows" aria-label="Filter processes">
 <table class="sortable" id="proc-table">
 <thead><tr><th>PID</th><th>Name</th><th>Start</th><th>End</th><th>Events</th><th>CPU samples</th><th>Threads</th><th>.NET</th><th>Command line</th></tr></thead>
-<tbody>{{range .List}}<tr><td class="num">{{.PID}}</td><td>{{.Name}}</td><td class="num" data-v="{{with .Start}}{{.}}{{else}}-1{{end}}">{{reltime .Start "before"}}</td><td class="num" data-v="{{with .End}}{{.}}{{else}}1e300{{end}}">{{reltime .End "after"}}</td>{{barcell .Events $.MaxEvents}}{{barcell .CPUSamples $.MaxSamples}}<td class="num">{{.Threads}}</td><td>{{if .DotNet}}yes{{end}}</td><td class="cmd">{{.CommandLine}}</td></tr>{{end}}</tbody>
+<tbody>{{range $i, $p := .List}}<tr data-root="{{.Root}}"><td class="num">{{.PID}}</td><td>{{.Name}}</td><td class="num" data-v="{{with .Start}}{{.}}{{else}}-1{{end}}">{{reltime .Start "before"}}</td><td class="num" data-v="{{with .End}}{{.}}{{else}}1e300{{end}}">{{reltime .End "after"}}</td>{{barcell .Events $.MaxEvents}}{{barcell (index $.Samples $i) $.MaxSamples}}<td class="num">{{.Threads}}</td><td>{{if .DotNet}}yes{{end}}</td><td class="cmd">{{.CommandLine}}</td></tr>{{end}}</tbody>
 </table>
 </section>
 {{end}}`

@@ -1,7 +1,7 @@
-// The report's interactivity: tabs, zooming the time charts, the flame
-// graph, sortable and filterable tables. The charts themselves are SVG
-// written by the Go program; without this script they still show, all
-// sections one after the other.
+// The report's interactivity: tabs, zooming the time charts (and with
+// them the time range every view shows), sortable and filterable
+// tables. The charts themselves are SVG written by the Go program;
+// without this script they still show, all sections one after the other.
 (function () {
   'use strict';
   const doc = document;
@@ -167,6 +167,9 @@
     if (b - a < 1e-7) { const m = (a + b) / 2; a = Math.max(0, m - 5e-8); b = a + 1e-7; }
     view = (a <= 0 && b >= d) ? null : [a, b];
     applyView();
+    // Every view that has times follows the range: seconds from the
+    // first event, the whole trace from 0 to Infinity.
+    doc.dispatchEvent(new CustomEvent('etw:range', { detail: view ? { from: view[0], to: view[1] } : { from: 0, to: Infinity } }));
     const tab = location.hash.slice(1).split('/')[0];
     if (window.history && history.replaceState) {
       history.replaceState(null, '', '#' + (tab || (sections[0] ? sections[0].id : 'all')) + (view ? '/' + view[0] + ',' + view[1] : ''));
@@ -225,133 +228,8 @@
   if (tcharts.length) applyView();
   hooks.push(function () { if (zoomFromHash && tcharts.length) setView(zoomFromHash[0], zoomFromHash[1]); });
 
-  // ---- flame graph (callers on top), from the tree the Go side wrote.
-  const fdata = doc.getElementById('flame-data');
-  const box = doc.getElementById('flame');
-  if (fdata && box) {
-    const root = JSON.parse(fdata.textContent);
-    (function link(n, p) {
-      n.parent = p;
-      (n.children || []).forEach(function (c) { link(c, n); });
-    })(root, null);
-    const procSel = doc.getElementById('flame-proc');
-    const search = doc.getElementById('flame-search');
-    const info = doc.getElementById('flame-info');
-    let zoom = root, match = null, items = [], drawnW = 0;
-    // samples, with their CPU time when the trace logs the sampling interval
-    const ivMS = parseFloat(box.getAttribute('data-interval-ms') || '0');
-    const smp = function (v) {
-      const s = v.toLocaleString('en-US') + ' samples';
-      return ivMS > 0 ? s + ', ' + Math.round(v * ivMS).toLocaleString('en-US') + ' ms' : s;
-    };
-    (root.children || []).forEach(function (p, i) {
-      const o = doc.createElement('option');
-      o.value = String(i);
-      o.textContent = p.name + ': ' + smp(p.value) + ' (' + pct(p.value, root.value) + ')';
-      procSel.appendChild(o);
-    });
-    function pct(v, of) { return of ? (100 * v / of).toFixed(1) + ' %' : '0 %'; }
-    function hash(s) {
-      let h = 2166136261;
-      for (let i = 0; i < s.length; i++) { h ^= s.charCodeAt(i); h = Math.imul(h, 16777619); }
-      return (h >>> 0) / 4294967296;
-    }
-    function colour(n) {
-      const s = n.name, r = hash(s);
-      if (!n.parent) return '#c9d3dd';
-      if (n.parent === root) return 'hsl(210,35%,' + (68 + 10 * r) + '%)';
-      if (s === '?') return '#cfcfcf';
-      const low = s.toLowerCase();
-      if (/\.sys$/.test(low) || low === 'ntoskrnl.exe' || low === 'hal.dll') return 'hsl(' + (20 + 20 * r) + ',80%,65%)';
-      if (s.indexOf('!') >= 0 || !/\.(dll|exe|sys|drv|ocx|so)$/.test(low)) return 'hsl(' + (95 + 45 * r) + ',50%,62%)';
-      return 'hsl(' + (45 + 15 * r) + ',85%,' + (60 + 8 * r) + '%)';
-    }
-    function matcher(q) {
-      q = q.trim();
-      if (!q) return null;
-      const m = /^\/(.*)\/([a-z]*)$/.exec(q);
-      if (m) {
-        try { const re = new RegExp(m[1], m[2].indexOf('i') >= 0 ? m[2] : m[2] + 'i'); return function (s) { return re.test(s); }; } catch (e) { return null; }
-      }
-      const lq = q.toLowerCase();
-      return function (s) { return s.toLowerCase().indexOf(lq) >= 0; };
-    }
-    function matched(n) {
-      // samples in frames that match, not counting a match under another
-      if (match(n.name)) return n.value;
-      let t = 0;
-      (n.children || []).forEach(function (c) { t += matched(c); });
-      return t;
-    }
-    function render() {
-      const W = box.clientWidth;
-      if (!W) return;
-      drawnW = W;
-      const rowH = 18;
-      items = [];
-      const anc = [];
-      for (let n = zoom.parent; n; n = n.parent) anc.unshift(n);
-      anc.forEach(function (n, i) { items.push({ n: n, x: 0, w: W, d: i, anc: true }); });
-      const scale = W / zoom.value;
-      let depth = anc.length;
-      (function walk(n, x, d) {
-        const w = n.value * scale;
-        if (w < 0.5) return;
-        items.push({ n: n, x: x, w: w, d: d });
-        depth = Math.max(depth, d + 1);
-        let cx = x;
-        (n.children || []).forEach(function (c) { walk(c, cx, d + 1); cx += c.value * scale; });
-      })(zoom, 0, anc.length);
-      const svg = el('svg', { width: W, height: depth * rowH, viewBox: '0 0 ' + W + ' ' + depth * rowH, role: 'img', 'aria-label': 'flame graph' });
-      items.forEach(function (it, i) {
-        const g = el('g', { 'data-i': i }, svg);
-        if (it.anc) g.setAttribute('class', 'anc');
-        if (match && match(it.n.name)) g.setAttribute('class', (it.anc ? 'anc ' : '') + 'hit');
-        const t = el('title', {}, g);
-        t.textContent = it.n.name + '\n' + smp(it.n.value) + ', ' + pct(it.n.value, root.value) + ' of all' +
-          (zoom !== root && !it.anc ? ', ' + pct(it.n.value, zoom.value) + ' of the view' : '');
-        el('rect', { x: it.x.toFixed(2), y: it.d * rowH, width: Math.max(0.5, it.w - 0.5).toFixed(2), height: rowH - 1, fill: colour(it.n) }, g);
-        if (it.w > 30) {
-          const chars = Math.floor((it.w - 6) / 6.7);
-          let s = it.n.name;
-          if (s.length > chars) s = chars > 2 ? s.slice(0, chars - 1) + '…' : '';
-          if (s) {
-            const tx = el('text', { x: (it.x + 3).toFixed(2), y: it.d * rowH + 13 }, g);
-            tx.textContent = s;
-          }
-        }
-      });
-      box.replaceChildren(svg);
-      let text = (zoom === root ? 'all processes' : zoom.name) + ': ' + smp(zoom.value);
-      if (match) {
-        const m = matched(zoom);
-        text += '; matching frames: ' + smp(m) + ' (' + pct(m, zoom.value) + ')';
-      }
-      info.textContent = text;
-    }
-    box.addEventListener('click', function (ev) {
-      const g = ev.target.closest('g[data-i]');
-      if (!g) return;
-      const it = items[+g.getAttribute('data-i')];
-      zoom = it.n;
-      let p = zoom;
-      while (p.parent && p.parent !== root) p = p.parent;
-      procSel.value = zoom === root ? '' : String((root.children || []).indexOf(p));
-      render();
-    });
-    procSel.addEventListener('change', function () {
-      zoom = procSel.value === '' ? root : root.children[+procSel.value];
-      render();
-    });
-    search.addEventListener('input', function () { match = matcher(search.value); render(); });
-    doc.getElementById('flame-reset').addEventListener('click', function () { zoom = root; procSel.value = ''; render(); });
-    let pending = 0;
-    window.addEventListener('resize', function () {
-      clearTimeout(pending);
-      pending = setTimeout(function () { if (box.clientWidth !== drawnW) render(); }, 100);
-    });
-    hooks.push(function () { if (box.clientWidth && box.clientWidth !== drawnW) render(); });
-  }
+  // The flame graph, the call tree and the callers and callees are
+  // profile.js's: they follow the 'etw:range' events setView sends.
 
   // ---- sortable tables: click a heading; numbers sort on data-v or text.
   function cellKey(td) {
