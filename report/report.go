@@ -93,6 +93,9 @@ type Data struct {
 	IO             *IO             `json:"io,omitempty"`
 	Threads        *Threads        `json:"threads,omitempty"`
 	Providers      []Provider      `json:"providers,omitempty"`
+	// Events counts the events by provider, event name, process and time
+	// and keeps a bounded sample of them (the events table).
+	Events *Events `json:"events,omitempty"`
 }
 
 // Overview holds the files' header facts and what reading them gave.

@@ -147,7 +147,7 @@ func TestSynthetic(t *testing.T) {
 	if !bytes.Equal(h1.Bytes(), h2.Bytes()) {
 		t.Error("two HTML pages differ")
 	}
-	checkPage(t, h1.String(), []string{"overview", "cpuutil", "timeline", "processes", "cpu", "dotnet", "io", "providers"})
+	checkPage(t, h1.String(), []string{"overview", "cpuutil", "timeline", "processes", "cpu", "dotnet", "io", "providers", "events"})
 	if strings.Contains(h1.String(), "<script>alert") || !strings.Contains(h1.String(), "&lt;/script&gt;&lt;script&gt;alert(1)") {
 		t.Error("the child's command line is not escaped")
 	}
@@ -302,7 +302,7 @@ func TestFixtures(t *testing.T) {
 			} else if d.Threads != nil {
 				t.Errorf("thread data in a fixture without context switches: %+v", d.Threads)
 			}
-			sections = append(sections, "providers")
+			sections = append(sections, "providers", "events")
 			var h bytes.Buffer
 			if err := d.WriteHTML(&h); err != nil {
 				t.Fatal(err)
@@ -343,13 +343,17 @@ func checkPage(t testing.TB, page string, sections []string) {
 		t.Error("no Content-Security-Policy")
 	}
 	// The page's own scripts: the error recorder, the flame graph's and
-	// the timeline's data, the main script.
+	// the timeline's data, the events table's data and script, the main
+	// script.
 	want := 2
 	if strings.Contains(page, `id="flame-data"`) {
 		want++
 	}
 	if strings.Contains(page, `id="timeline-data"`) {
 		want++
+	}
+	if strings.Contains(page, `id="events-data"`) {
+		want += 2
 	}
 	if n := strings.Count(page, "<script"); n != want {
 		t.Errorf("%d script elements, want %d", n, want)
@@ -440,7 +444,7 @@ func TestCorpusNet(t *testing.T) {
 	if !strings.HasSuffix(d.IO.Disk.ByFile[0].Name, `\clr.dll`) {
 		t.Errorf("disk: first file %s", d.IO.Disk.ByFile[0].Name)
 	}
-	checkPage(t, string(page), []string{"overview", "cpuutil", "timeline", "processes", "cpu", "dotnet", "io", "providers"})
+	checkPage(t, string(page), []string{"overview", "cpuutil", "timeline", "processes", "cpu", "dotnet", "io", "providers", "events"})
 	if len(page) > 3<<20 {
 		t.Errorf("page of %d bytes", len(page))
 	}
@@ -458,7 +462,7 @@ func TestCorpusPktMon(t *testing.T) {
 	if d.Providers[0].Name != "Microsoft-Windows-PktMon" || d.Providers[0].Events != 4514 {
 		t.Errorf("first provider %+v", d.Providers[0])
 	}
-	checkPage(t, string(page), []string{"overview", "timeline", "processes", "providers"})
+	checkPage(t, string(page), []string{"overview", "timeline", "processes", "providers", "events"})
 }
 
 // TestCorpusShutdown: a kernel logger file whose events cluster at the
@@ -480,7 +484,7 @@ func TestCorpusShutdown(t *testing.T) {
 	if exits == 0 {
 		t.Error("no process exits in a shutdown trace")
 	}
-	checkPage(t, string(page), []string{"overview", "timeline", "processes", "providers"})
+	checkPage(t, string(page), []string{"overview", "timeline", "processes", "providers", "events"})
 }
 
 // BenchmarkBuildNet builds the report of net.4.5.2.x64.etl (179,474

@@ -167,6 +167,7 @@
     if (b - a < 1e-7) { const m = (a + b) / 2; a = Math.max(0, m - 5e-8); b = a + 1e-7; }
     view = (a <= 0 && b >= d) ? null : [a, b];
     applyView();
+    doc.dispatchEvent(new CustomEvent('etw:range', { detail: { from: view ? view[0] : 0, to: view ? view[1] : Infinity } }));
     const tab = location.hash.slice(1).split('/')[0];
     if (window.history && history.replaceState) {
       history.replaceState(null, '', '#' + (tab || (sections[0] ? sections[0].id : 'all')) + (view ? '/' + view[0] + ',' + view[1] : ''));

@@ -1,0 +1,279 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"github.com/etwkit/etw/decode"
+	"github.com/etwkit/etw/etl"
+)
+
+// provEvent is a provider and event name.
+type provEvent struct {
+	guid uuid.UUID
+	name string
+}
+
+// decodedCounts are the counts of a trace's events as the decoder gives
+// them, event by event, without the report.
+type decodedCounts struct {
+	events  int
+	byEvent map[provEvent]int
+	byProv  map[uuid.UUID]int
+	// inRange counts the events in buckets [lo, hi) of the report's
+	// count buckets.
+	lo, hi, inRange int
+}
+
+// countDecoded reads the corpus file rel with a decoder of its own and
+// counts its events by provider and event name, and those in buckets
+// [lo, hi) of width e.BucketSec from the first event.
+func countDecoded(t *testing.T, rel string, e *Events, lo, hi int) *decodedCounts {
+	t.Helper()
+	f, err := etl.Open(corpusFile(t, rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	files := []*etl.File{f}
+	dec := decode.New()
+	dec.Prescan(files)
+	r := etl.NewReader(files, nil)
+	defer r.Close()
+	dc := &decodedCounts{byEvent: map[provEvent]int{}, byProv: map[uuid.UUID]int{}, lo: lo, hi: hi}
+	var times []int64
+	t0 := int64(math.MaxInt64)
+	for r.Next() {
+		ev := r.Event()
+		res := dec.Decode(ev)
+		dc.events++
+		dc.byEvent[provEvent{ev.ProviderID, eventName(ev, res)}]++
+		dc.byProv[ev.ProviderID]++
+		times = append(times, ev.Time)
+		t0 = min(t0, ev.Time)
+	}
+	width := int64(math.Round(e.BucketSec * 1e7))
+	for _, tm := range times {
+		if b := int((tm - t0) / width); b >= lo && b < hi {
+			dc.inRange++
+		}
+	}
+	return dc
+}
+
+// groupSums adds up the report's counts by provider and event name, and
+// those in buckets [lo, hi).
+func groupSums(t *testing.T, e *Events, lo, hi int) (total, inRange int, byEvent map[provEvent]int) {
+	t.Helper()
+	byEvent = map[provEvent]int{}
+	for i := 0; i+2 < len(e.Counts); i += 3 {
+		g, b, n := e.Groups[e.Counts[i]], e.Counts[i+1], e.Counts[i+2]
+		guid, err := uuid.Parse(e.Providers[g[0]].GUID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		byEvent[provEvent{guid, e.Names[g[1]]}] += n
+		total += n
+		if b >= lo && b < hi {
+			inRange += n
+		}
+	}
+	return total, inRange, byEvent
+}
+
+// TestEventsCorpus: on net.4.5.2.x64 and a PktMon capture, the events
+// table's counts by provider and event name are the decoder's, event by
+// event, and those of a range of buckets too; the rows are bounded, in
+// time order, and each group in each tenth of the trace has rows.
+func TestEventsCorpus(t *testing.T) {
+	for _, rel := range []string{netRel, pktmonRel} {
+		t.Run(rel[:8], func(t *testing.T) {
+			d, page := corpusReport(t, rel)
+			e := d.Events
+			if e == nil {
+				t.Fatal("no events table")
+			}
+			lo, hi := e.Buckets/4, e.Buckets/2
+			dc := countDecoded(t, rel, e, lo, hi)
+			total, inRange, byEvent := groupSums(t, e, lo, hi)
+			if total != dc.events || total != d.Overview.Events {
+				t.Errorf("counts add up to %d events; the decoder read %d, the overview says %d", total, dc.events, d.Overview.Events)
+			}
+			if len(byEvent) != len(dc.byEvent) {
+				t.Errorf("%d provider/event pairs, the decoder has %d", len(byEvent), len(dc.byEvent))
+			}
+			for k, n := range dc.byEvent {
+				if byEvent[k] != n {
+					t.Errorf("%v %q: %d events in the table, %d decoded", k.guid, k.name, byEvent[k], n)
+				}
+			}
+			for _, p := range d.Providers {
+				g, _ := uuid.Parse(p.GUID)
+				if dc.byProv[g] != p.Events {
+					t.Errorf("provider %s: %d decoded, providers table %d", p.GUID, dc.byProv[g], p.Events)
+				}
+			}
+			if inRange != dc.inRange || inRange == 0 {
+				t.Errorf("buckets %d..%d: %d events in the table, %d decoded", lo, hi, inRange, dc.inRange)
+			}
+			if len(e.Rows) == 0 || len(e.Rows) > maxEventRows || e.RowsPerGroup < 1 {
+				t.Fatalf("%d rows, %d per group", len(e.Rows), e.RowsPerGroup)
+			}
+			held := map[[2]int]int{}
+			segLen := int64(math.Round(d.Overview.DurationSec*1e7))/eventSegments + 1
+			for i, r := range e.Rows {
+				if i > 0 && r.Ticks < e.Rows[i-1].Ticks {
+					t.Fatalf("row %d out of time order", i)
+				}
+				if len(r.Payload) > payloadBytes+len("…") {
+					t.Errorf("row %d: payload of %d bytes", i, len(r.Payload))
+				}
+				held[[2]int{r.Group, int(r.Ticks / segLen)}]++
+			}
+			for k, n := range held {
+				if n > e.RowsPerGroup {
+					t.Errorf("group %d, segment %d: %d rows, bound %d", k[0], k[1], n, e.RowsPerGroup)
+				}
+			}
+			t.Logf("%d groups, %d count entries, %d rows (%d per group and tenth), bucket %g s; page %d bytes",
+				len(e.Groups), len(e.Counts)/3, len(e.Rows), e.RowsPerGroup, e.BucketSec, len(page))
+		})
+	}
+}
+
+// textCount is what the page counts for a text filter: the events of the
+// groups whose provider, event or process names hold q (any case).
+func textCount(e *Events, q string) int {
+	q = strings.ToLower(q)
+	n := 0
+	for i := 0; i+2 < len(e.Counts); i += 3 {
+		g := e.Groups[e.Counts[i]]
+		pr, pc := e.Providers[g[0]], e.Processes[g[2]]
+		label := pr.Name
+		if label == "" {
+			label = pr.GUID
+		}
+		proc := pc.Name
+		if pc.PID != math.MaxUint32 {
+			proc += " (" + strconv.FormatUint(uint64(pc.PID), 10) + ")"
+		}
+		if strings.Contains(strings.ToLower(strings.Join([]string{label, pr.GUID, e.Names[g[1]], proc}, "\n")), q) {
+			n += e.Counts[i+2]
+		}
+	}
+	return n
+}
+
+// eventsCheck uses the events table in the browser: with no filter it
+// counts every event; filtered by the provider with most events, that
+// provider's count in the providers table (the decoder's), with rows;
+// filtered by text, the events of the groups whose names hold it;
+// grouped by provider, one row per provider adding up to the total; a
+// time range (the 'etw:range' event report.js dispatches) counts the
+// events in it, as a decoder of its own counts them for the corpus files.
+func eventsCheck(t *testing.T, p *tab, bc browserCase, d *Data) {
+	t.Helper()
+	e := d.Events
+	if err := p.eval(`location.hash = '#events'; new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))`, nil); err != nil {
+		t.Fatal(err)
+	}
+	type state struct {
+		N, Rows, Shown, Groups int
+		First                  string
+		More                   string
+		Cells                  []string
+	}
+	// set applies a filter (JS statements) and returns what the page shows.
+	set := func(js string) state {
+		t.Helper()
+		var s state
+		err := p.eval(`(() => { const $ = id => document.getElementById(id);
+			const prov = $('ev-prov'), name = $('ev-name'), proc = $('ev-proc'), text = $('ev-text'), group = $('ev-group');
+			`+js+`;
+			const c = $('ev-count'), rows = $('ev-rows').tBodies[0].rows, g = $('ev-groups');
+			return {N: +c.dataset.n, Rows: +c.dataset.rows, Shown: rows.length,
+				Groups: g.hidden ? 0 : g.tBodies[0].rows.length,
+				First: g.hidden || !g.tBodies[0].rows.length ? '' : g.tBodies[0].rows[0].cells[1].textContent,
+				More: $('ev-more').hidden ? '' : $('ev-more').textContent,
+				Cells: Array.from(rows).slice(0, 50).map(r => r.textContent.toLowerCase())}; })()`, &s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	reset := `prov.value = ''; prov.dispatchEvent(new Event('change')); name.value = ''; proc.value = ''; text.value = ''; group.value = ''; text.dispatchEvent(new Event('change'))`
+	s := set(reset)
+	if s.N != d.Overview.Events || s.Rows != len(e.Rows) || s.Shown != min(len(e.Rows), 500) {
+		t.Errorf("no filter: %d events, %d rows (%d shown); want %d events, %d rows", s.N, s.Rows, s.Shown, d.Overview.Events, len(e.Rows))
+	}
+	if (s.More != "") != (len(e.Rows) < d.Overview.Events) {
+		t.Errorf("no filter: truncation note %q for %d rows of %d events", s.More, len(e.Rows), d.Overview.Events)
+	}
+	// The provider with most events.
+	top := d.Providers[0]
+	pi := slices.IndexFunc(e.Providers, func(p EventsProvider) bool { return p.GUID == top.GUID })
+	s = set(reset + fmt.Sprintf(`; prov.value = '%d'; prov.dispatchEvent(new Event('change'))`, pi))
+	if s.N != top.Events || s.Rows == 0 {
+		t.Errorf("provider %s: %d events, %d rows; the providers table counts %d", top.GUID, s.N, s.Rows, top.Events)
+	}
+	if s.N > s.Rows && !strings.Contains(s.More, "Rows truncated") || !strings.Contains(s.More+"--provider "+top.GUID, "--provider "+top.GUID) {
+		t.Errorf("provider %s: note %q", top.GUID, s.More)
+	}
+	// Text: the name of the second group with most events, in upper case.
+	q := e.Names[e.Groups[0][1]]
+	if len(e.Groups) > 1 {
+		q = e.Names[e.Groups[1][1]]
+	}
+	want := textCount(e, q)
+	s = set(reset + fmt.Sprintf(`; text.value = %q; text.dispatchEvent(new Event('change'))`, strings.ToUpper(q)))
+	if s.N != want || want == 0 || s.Rows == 0 {
+		t.Errorf("text %q: %d events, %d rows; want %d events", q, s.N, s.Rows, want)
+	}
+	for _, c := range s.Cells {
+		if !strings.Contains(c, strings.ToLower(q)) {
+			t.Errorf("text %q: row %q", q, c)
+			break
+		}
+	}
+	// Grouped by provider.
+	s = set(reset + `; group.value = 'prov'; group.dispatchEvent(new Event('change'))`)
+	if s.Groups != min(len(e.Providers), 200) || s.First != thousands(int64(top.Events)) || s.N != d.Overview.Events {
+		t.Errorf("by provider: %d groups, first %q; want %d, %d", s.Groups, s.First, len(e.Providers), top.Events)
+	}
+	// A click on a group filters by it.
+	s = set(`document.querySelector('#ev-groups tbody tr').click()`)
+	if s.N != top.Events || s.Groups != 0 {
+		t.Errorf("click on the first provider: %d events, %d groups", s.N, s.Groups)
+	}
+	// A time range: buckets [lo, hi).
+	lo, hi := e.Buckets/4, e.Buckets/2
+	want = 0
+	if bc.rel != "" {
+		want = countDecoded(t, bc.rel, e, lo, hi).inRange
+	} else {
+		_, want, _ = groupSums(t, e, lo, hi)
+	}
+	s = set(reset + fmt.Sprintf(`; document.dispatchEvent(new CustomEvent('etw:range', {detail: {from: %d * %v, to: %d * %v}}))`, lo, e.BucketSec, hi, e.BucketSec))
+	if s.N != want {
+		t.Errorf("range of buckets %d..%d: %d events, want %d", lo, hi, s.N, want)
+	}
+	for _, r := range e.Rows {
+		if sec := float64(r.Ticks) / 1e7; sec >= float64(lo)*e.BucketSec && sec < float64(hi)*e.BucketSec {
+			want = -1 // a row in the range
+		}
+	}
+	if want == -1 && s.Rows == 0 || s.N > 0 && s.N > s.Rows && !strings.Contains(s.More, "--start ") {
+		t.Errorf("range of buckets %d..%d: %d rows, note %q", lo, hi, s.Rows, s.More)
+	}
+	s = set(`document.dispatchEvent(new CustomEvent('etw:range', {detail: {from: 0, to: Infinity}}))`)
+	if s.N != d.Overview.Events {
+		t.Errorf("range reset: %d events, want %d", s.N, d.Overview.Events)
+	}
+	p.checkConsole(t)
+}
