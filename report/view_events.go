@@ -56,8 +56,9 @@ type EventsProvider struct {
 	GUID string `json:"guid"`
 }
 
-// EventsProcess is one process the events belong to (pid
-// 4294967295 when the trace does not tell).
+// EventsProcess is one process the events belong to: its pid
+// (4294967295 when the trace does not tell) and its image name ("" when
+// the trace does not name it).
 type EventsProcess struct {
 	PID  uint32 `json:"pid"`
 	Name string `json:"name"`
@@ -81,7 +82,11 @@ type EventRows []EventRow
 
 // MarshalJSON writes the rows as arrays.
 func (rows EventRows) MarshalJSON() ([]byte, error) {
-	b := make([]byte, 0, 64*len(rows)+2)
+	n := 2
+	for _, r := range rows {
+		n += len(r.Payload) + 48
+	}
+	b := make([]byte, 0, n)
 	b = append(b, '[')
 	for i, r := range rows {
 		if i > 0 {
@@ -217,8 +222,8 @@ func (v *eventsCollector) observe(ev *etl.Event, res *decode.Result) {
 	if !ok {
 		pi = int32(len(v.procs))
 		v.procIdx[pk] = pi
-		name := analysis.ProcessName(p, pid)
-		if p != nil && p.Name != "" {
+		var name string
+		if p != nil {
 			name = p.Name
 		}
 		v.procs = append(v.procs, EventsProcess{PID: pid, Name: name})

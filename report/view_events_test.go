@@ -159,9 +159,12 @@ func textCount(e *Events, q string) int {
 		if label == "" {
 			label = pr.GUID
 		}
-		proc := pc.Name
-		if pc.PID != math.MaxUint32 {
-			proc += " (" + strconv.FormatUint(uint64(pc.PID), 10) + ")"
+		proc := "Unknown"
+		switch {
+		case pc.PID != math.MaxUint32 && pc.Name != "":
+			proc = pc.Name + " (" + strconv.FormatUint(uint64(pc.PID), 10) + ")"
+		case pc.PID != math.MaxUint32:
+			proc = "pid " + strconv.FormatUint(uint64(pc.PID), 10)
 		}
 		if strings.Contains(strings.ToLower(strings.Join([]string{label, pr.GUID, e.Names[g[1]], proc}, "\n")), q) {
 			n += e.Counts[i+2]

@@ -18,7 +18,8 @@
   const provLabel = function (i) { const p = E.providers[i]; return p.name || p.guid; };
   const procLabel = function (i) {
     const p = E.processes[i];
-    return p.pid === NOID ? p.name : p.name + ' (' + p.pid + ')';
+    if (p.pid === NOID) return 'Unknown';
+    return p.name ? p.name + ' (' + p.pid + ')' : 'pid ' + p.pid;
   };
   // What the text filter matches in a group: its provider, event and
   // process names.
@@ -204,7 +205,7 @@
       cell(tr, provLabel(g[0]));
       cell(tr, E.names[g[1]]);
       cell(tr, p.pid === NOID ? '' : String(p.pid), 'num');
-      cell(tr, p.name);
+      cell(tr, p.pid === NOID ? 'Unknown' : p.name);
       cell(tr, r[2] === NOID ? '' : String(r[2]), 'num');
       cell(tr, r[3], 'payload');
       frag.appendChild(tr);
