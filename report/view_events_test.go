@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/pipeline"
 )
 
 // provEvent is a provider and event name.
@@ -36,12 +38,7 @@ type decodedCounts struct {
 // [lo, hi) of width e.BucketSec from the first event.
 func countDecoded(t *testing.T, rel string, e *Events, lo, hi int) *decodedCounts {
 	t.Helper()
-	f, err := etl.Open(corpusFile(t, rel))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	files := []*etl.File{f}
+	files := openCorpus(t, rel)
 	dec := decode.New()
 	dec.Prescan(files)
 	r := etl.NewReader(files, nil)
@@ -65,6 +62,17 @@ func countDecoded(t *testing.T, rel string, e *Events, lo, hi int) *decodedCount
 		}
 	}
 	return dc
+}
+
+// openCorpus opens the corpus file rel for the test.
+func openCorpus(t *testing.T, rel string) []*etl.File {
+	t.Helper()
+	f, err := etl.Open(corpusFile(t, rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return []*etl.File{f}
 }
 
 // groupSums adds up the report's counts by provider and event name, and
@@ -274,9 +282,103 @@ func eventsCheck(t *testing.T, p *tab, bc browserCase, d *Data) {
 	if want == -1 && s.Rows == 0 || s.N > 0 && s.N > s.Rows && !strings.Contains(s.More, "--start ") {
 		t.Errorf("range of buckets %d..%d: %d rows, note %q", lo, hi, s.Rows, s.More)
 	}
-	s = set(`document.dispatchEvent(new CustomEvent('etw:range', {detail: {from: 0, to: Infinity}}))`)
+	// The command the page gives dumps the events it counts: a group
+	// (provider, event, process) of the provider with most events, in
+	// the range.
+	if bc.rel != "" {
+		g := slices.IndexFunc(e.Groups, func(g [3]int) bool { return g[0] == pi })
+		gr := e.Groups[g]
+		var cmd string
+		s = set(fmt.Sprintf(`prov.value = '%d'; prov.dispatchEvent(new Event('change')); name.value = '%d'; proc.value = '%d'; proc.dispatchEvent(new Event('change'))`, gr[0], gr[1], gr[2]))
+		if err := p.eval(`(document.querySelector('#ev-more code') || {}).textContent || ''`, &cmd); err != nil {
+			t.Fatal(err)
+		}
+		if cmd == "" {
+			if s.N > s.Rows {
+				t.Errorf("group %v: %d events, %d rows, no command", gr, s.N, s.Rows)
+			}
+		} else if n := dumpCount(t, bc.rel, cmd); n != s.N || n == 0 {
+			t.Errorf("group %v: %d events; the command %s dumps %d", gr, s.N, cmd, n)
+		} else {
+			t.Logf("%s: %d events, as the page counts", cmd, n)
+		}
+	}
+	s = set(reset + `; document.dispatchEvent(new CustomEvent('etw:range', {detail: {from: 0, to: Infinity}}))`)
 	if s.N != d.Overview.Events {
 		t.Errorf("range reset: %d events, want %d", s.N, d.Overview.Events)
 	}
 	p.checkConsole(t)
+}
+
+// dumpCount counts the events the command cmd (as the events table
+// writes it: tracerpt-go FILE -of JSON -o - with --provider,
+// --event-name, --event-id, --start and --end, then grep -F of the
+// dump's "pid" or "opcode") dumps from the corpus file rel: the dump's
+// filters (package pipeline) and its process attribution (the analysis
+// model), without the report.
+func dumpCount(t *testing.T, rel, cmd string) int {
+	t.Helper()
+	var args []string
+	for _, w := range strings.Fields(cmd) {
+		args = append(args, strings.Trim(w, "'"))
+	}
+	var f pipeline.Filter
+	pid, opcode := int64(-1), int64(-1)
+	for i := 0; i+1 < len(args); i++ {
+		a, val := args[i], args[i+1]
+		var err error
+		switch a {
+		case "--provider":
+			for _, s := range strings.Split(val, ",") {
+				p, perr := pipeline.ParseProvider(s)
+				err = cmp.Or(err, perr)
+				f.Providers = append(f.Providers, p)
+			}
+		case "--event-name":
+			for _, s := range strings.Split(val, ",") {
+				n, nerr := pipeline.ParseEventName(s)
+				err = cmp.Or(err, nerr)
+				f.EventNames = append(f.EventNames, n)
+			}
+		case "--event-id":
+			f.EventIDs, err = pipeline.ParseRanges(val, 65535)
+		case "--start":
+			f.Start, err = pipeline.ParseTime(val, 0)
+			f.HasStart = true
+		case "--end":
+			f.End, err = pipeline.ParseTime(val, 0)
+			f.HasEnd = true
+		case "-F":
+			if v, ok := strings.CutPrefix(val, `"pid":`); ok {
+				pid, err = strconv.ParseInt(strings.TrimSuffix(v, ","), 10, 64)
+			} else if v, ok := strings.CutPrefix(val, `"opcode":`); ok {
+				opcode, err = strconv.ParseInt(strings.TrimSuffix(v, ","), 10, 64)
+			} else {
+				t.Fatalf("%s: grep %q", cmd, val)
+			}
+		case "-i":
+			t.Fatalf("%s: a text filter", cmd)
+		}
+		if err != nil {
+			t.Fatalf("%s: %s %s: %v", cmd, a, val, err)
+		}
+	}
+	files := openCorpus(t, rel)
+	dec := decode.New()
+	m, _, _ := pipeline.Prepare(files, dec)
+	r := etl.NewReader(files, nil)
+	defer r.Close()
+	n := 0
+	for r.Next() {
+		ev := r.Event()
+		res := dec.Decode(ev)
+		if !f.MatchHeader(ev) || f.NeedsSchema() && !f.MatchSchema(ev, res.Schema) {
+			continue
+		}
+		if p, _, _ := m.EventProcess(ev, res); pid >= 0 && int64(p) != pid || opcode >= 0 && int64(ev.Descriptor.Opcode) != opcode {
+			continue
+		}
+		n++
+	}
+	return n
 }

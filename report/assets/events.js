@@ -78,30 +78,29 @@
     const args = ['tracerpt-go'].concat(E.files.map(quote), ['-of', 'JSON', '-o', '-']);
     let provs = [];
     if (provSel.value !== '') provs = [+provSel.value];
-    const notes = [];
+    const pipes = [];
     if (nameSel.value !== '') {
       const name = E.names[+nameSel.value];
       if (!provs.length) G.forEach(function (g) { if (g[1] === +nameSel.value && provs.indexOf(g[0]) < 0) provs.push(g[0]); });
       const m = /^\(no schema\) (id|opcode) (\d+)$/.exec(name);
       if (provs.length) args.push('--provider', quote(provs.map(function (p) { return E.providers[p].guid; }).join(',')));
       if (m && m[1] === 'id') args.push('--event-id', m[2]);
-      else if (m) notes.push('events of opcode ' + m[2]);
+      else if (m) pipes.push('"opcode":' + m[2] + ',');
       else args.push('--event-name', quote(provs.map(function (p) { return E.providers[p].guid + '/' + name; }).join(',')));
     } else if (provs.length) {
       args.push('--provider', quote(E.providers[provs[0]].guid));
-    }
-    if (procSel.value !== '') {
-      const p = E.processes[+procSel.value];
-      if (p.pid !== NOID) args.push('--pid', String(p.pid));
-      else notes.push('events of no known process');
     }
     if (range) {
       args.push('--start', utc(Math.round(range[0] * 1e7)));
       if (range[1] !== Infinity) args.push('--end', utc(Math.round(range[1] * 1e7)));
     }
     let cmd = args.join(' ');
+    // The dump's "pid" is the process the event belongs to, as here
+    // (--pid matches the header's).
+    if (procSel.value !== '') pipes.push('"pid":' + E.processes[+procSel.value].pid + ',');
+    pipes.forEach(function (p) { cmd += ' | grep -F ' + quote(p); });
     if (q) cmd += ' | grep -i ' + quote(q);
-    return { cmd: cmd, notes: notes };
+    return cmd;
   }
 
   function cell(tr, text, cls) {
@@ -179,7 +178,7 @@
     // What the rows leave out, and how to get it.
     const kept = rows.length - payloadOnly;
     moreEl.replaceChildren();
-    const c = command(textIn.value.trim());
+    const cmd = command(textIn.value.trim());
     if (total > kept || payloadOnly > 0) {
       moreEl.hidden = false;
       let msg = total > kept ? 'Rows truncated: the report keeps ' + fmt(kept) + ' of these ' + fmt(total) +
@@ -187,9 +186,8 @@
       if (payloadOnly > 0) msg += fmt(payloadOnly) + ' rows match the text in their payload only: the counts cannot include such events (the report counts by name). ';
       moreEl.append(msg + 'All of them: ');
       const code = doc.createElement('code');
-      code.textContent = c.cmd;
+      code.textContent = cmd;
       moreEl.appendChild(code);
-      if (c.notes.length) moreEl.append(' (then keep the ' + c.notes.join(' and ') + ')');
     } else {
       moreEl.hidden = true;
     }
