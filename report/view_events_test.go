@@ -274,6 +274,19 @@ func eventsCheck(t *testing.T, p *tab, bc browserCase, d *Data) {
 	if s.N != want {
 		t.Errorf("range of buckets %d..%d: %d events, want %d", lo, hi, s.N, want)
 	}
+	// The same range selected through the page's time charts (report.js
+	// dispatches it).
+	if d.Timeline != nil {
+		var n int
+		err := p.eval(fmt.Sprintf(`document.dispatchEvent(new CustomEvent('etw:range', {detail: {from: 0, to: Infinity}})); location.hash = '#events/%v,%v'; new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r))).then(() => +document.getElementById('ev-count').dataset.n)`,
+			float64(lo)*e.BucketSec, float64(hi)*e.BucketSec), &n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n != s.N {
+			t.Errorf("range of buckets %d..%d selected through the URL: %d events, want %d", lo, hi, n, s.N)
+		}
+	}
 	for _, r := range e.Rows {
 		if sec := float64(r.Ticks) / 1e7; sec >= float64(lo)*e.BucketSec && sec < float64(hi)*e.BucketSec {
 			want = -1 // a row in the range
