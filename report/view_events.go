@@ -115,13 +115,17 @@ const (
 	// maxEventRows bounds the rows in the report; the rows per group and
 	// segment are lowered until they fit.
 	maxEventRows = 6000
+	// payloadBytes bounds a row's payload text.
+	payloadBytes = 160
+)
+
+// Bounds of the events table while reading (variables for the tests).
+var (
 	// maxRowsHeld bounds the rows held during the pass.
 	maxRowsHeld = 4 * maxEventRows
 	// maxCountEntries bounds the (group, bucket) counts: past it the
 	// buckets are made 10 times wider.
 	maxCountEntries = 60000
-	// payloadBytes bounds a row's payload text.
-	payloadBytes = 160
 )
 
 // nameKey names an event within its provider: its schema, or without
@@ -242,12 +246,12 @@ func (v *eventsCollector) observe(ev *etl.Event, res *decode.Result) {
 		v.last, v.lastG = key, g
 	}
 	rel := max(etl.SubTime(ev.Time, c.t0), 0)
-	ck := countKey{g, int32(min(rel, etl.SubTime(c.t1, c.t0)) / v.width)}
-	if ck == v.lastCK && v.pend > 0 {
+	span := etl.SubTime(c.t1, c.t0)
+	if ck := (countKey{g, int32(min(rel, span) / v.width)}); ck == v.lastCK && v.pend > 0 {
 		v.pend++
 	} else {
-		v.flush()
-		v.lastCK, v.pend = ck, 1
+		v.flush() // which may make the buckets wider
+		v.lastCK, v.pend = countKey{g, int32(min(rel, span) / v.width)}, 1
 	}
 	seg := min(int(rel/v.segLen), eventSegments-1)
 	if n := v.held[g][seg]; int(n) < v.perSeg {
@@ -268,15 +272,15 @@ func (v *eventsCollector) intern(name string) int32 {
 }
 
 // flush adds the pending count; once the counts are too many, the
-// buckets are made 10 times wider.
+// buckets are made 10 times wider (until one holds the whole trace).
 func (v *eventsCollector) flush() {
 	if v.pend == 0 {
 		return
 	}
 	v.counts[v.lastCK] += v.pend
 	v.pend = 0
-	if len(v.counts) <= maxCountEntries {
-		return
+	if len(v.counts) <= maxCountEntries || v.width > etl.SubTime(v.c.t1, v.c.t0) {
+		return // few counts, or one bucket a group: no wider bucket has fewer
 	}
 	wider := make(map[countKey]int32, len(v.counts)/4)
 	for k, n := range v.counts {

@@ -2,8 +2,10 @@ package report
 
 import (
 	"cmp"
+	"encoding/json"
 	"fmt"
 	"math"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -101,7 +103,7 @@ func groupSums(t *testing.T, e *Events, lo, hi int) (total, inRange int, byEvent
 // time order, and each group in each tenth of the trace has rows.
 func TestEventsCorpus(t *testing.T) {
 	for _, rel := range []string{netRel, pktmonRel} {
-		t.Run(rel[:8], func(t *testing.T) {
+		t.Run(filepath.Base(rel), func(t *testing.T) {
 			d, page := corpusReport(t, rel)
 			e := d.Events
 			if e == nil {
@@ -394,4 +396,56 @@ func dumpCount(t *testing.T, rel, cmd string) int {
 		n++
 	}
 	return n
+}
+
+// TestEventsBounds lowers the events table's bounds on the PktMon
+// capture: the count buckets are made wider past maxCountEntries and the
+// rows per group and segment halved past maxRowsHeld, and the counts
+// still add up to the decoder's.
+func TestEventsBounds(t *testing.T) {
+	full, _ := corpusReport(t, pktmonRel)
+	defer func(c, r int) { maxCountEntries, maxRowsHeld = c, r }(maxCountEntries, maxRowsHeld)
+	// 60 counts: buckets 10 times wider; 20: fewer than the groups, one
+	// bucket for the whole trace.
+	for _, bound := range []int{60, 20} {
+		maxCountEntries, maxRowsHeld = bound, 50
+		d, page := corpusReport(t, pktmonRel)
+		e := d.Events
+		if e.BucketSec < full.Events.BucketSec*10 || bound == 20 && e.Buckets != 1 || bound == 60 && (e.Buckets < 2 || len(e.Counts)/3 > bound) {
+			t.Errorf("bound %d: %d buckets of %g s, %d counts; without the bound %g s", bound, e.Buckets, e.BucketSec, len(e.Counts)/3, full.Events.BucketSec)
+		}
+		if e.RowsPerGroup >= full.Events.RowsPerGroup || len(e.Rows) > maxRowsHeld {
+			t.Errorf("%d rows, %d per group; without the bound %d per group", len(e.Rows), e.RowsPerGroup, full.Events.RowsPerGroup)
+		}
+		hi := (e.Buckets + 1) / 2
+		dc := countDecoded(t, pktmonRel, e, 0, hi)
+		total, inRange, byEvent := groupSums(t, e, 0, hi)
+		if total != dc.events || inRange != dc.inRange || len(byEvent) != len(dc.byEvent) {
+			t.Errorf("bound %d: %d events, %d in buckets 0..%d; the decoder %d, %d", bound, total, inRange, hi, dc.events, dc.inRange)
+		}
+		for k, n := range dc.byEvent {
+			if byEvent[k] != n {
+				t.Errorf("%v %q: %d events in the table, %d decoded", k.guid, k.name, byEvent[k], n)
+			}
+		}
+		if !strings.Contains(string(page), `id="events-data"`) {
+			t.Error("no events data in the page")
+		}
+	}
+}
+
+// TestEventRowsJSON: the rows are arrays, their payloads JSON strings
+// that cannot end the page's script element.
+func TestEventRowsJSON(t *testing.T) {
+	b, err := json.Marshal(EventRows{{Ticks: 12, Group: 3, TID: math.MaxUint32, Payload: "a=</script><b> \"q\" é\n"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `[[12,3,4294967295,"a=\u003c/script\u003e\u003cb\u003e \"q\" é\n"]]`; string(b) != want {
+		t.Errorf("%s, want %s", b, want)
+	}
+	var back [][]any
+	if err := json.Unmarshal(b, &back); err != nil || back[0][3] != "a=</script><b> \"q\" é\n" {
+		t.Errorf("%v %v", back, err)
+	}
 }
