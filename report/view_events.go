@@ -162,10 +162,16 @@ type eventsCollector struct {
 	groupOf map[[3]int32]int32
 	groups  [][3]int32
 
-	last     [3]int32 // the last event's group key and group
-	lastG    int32
+	// The last event's provider, name, process and group, and their
+	// indexes (-1 before the first event).
 	lastProv uuid.UUID
 	lastPI   int32
+	lastNK   nameKey
+	lastNI   int32
+	lastPK   procKey
+	lastPrI  int32
+	last     [3]int32
+	lastG    int32
 
 	counts map[countKey]int32
 	lastCK countKey
@@ -185,7 +191,7 @@ type heldRow struct {
 func newEventsCollector(c *collector) *eventsCollector {
 	v := &eventsCollector{c: c, width: max(c.width, 1), provIdx: map[uuid.UUID]int32{}, nameIdx: map[nameKey]int32{},
 		nameOf: map[string]int32{}, procIdx: map[procKey]int32{}, groupOf: map[[3]int32]int32{},
-		counts: map[countKey]int32{}, perSeg: maxRowsPerSegment, lastPI: -1, lastG: -1}
+		counts: map[countKey]int32{}, perSeg: maxRowsPerSegment, lastPI: -1, lastNI: -1, lastPrI: -1, lastG: -1}
 	if c.nb > 0 {
 		v.segLen = max(etl.SubTime(c.t1, c.t0)/eventSegments+1, 1)
 	}
@@ -212,26 +218,34 @@ func (v *eventsCollector) observe(ev *etl.Event, res *decode.Result) {
 	} else {
 		nk.id, nk.opcode = ev.Descriptor.ID, ev.Descriptor.Opcode
 	}
-	ni, ok := v.nameIdx[nk]
-	if !ok {
-		ni = v.intern(eventName(ev, res))
-		v.nameIdx[nk] = ni
+	if nk != v.lastNK || v.lastNI < 0 {
+		ni, ok := v.nameIdx[nk]
+		if !ok {
+			ni = v.intern(eventName(ev, res))
+			v.nameIdx[nk] = ni
+		}
+		v.lastNK, v.lastNI = nk, ni
 	}
+	ni := v.lastNI
 	pid, tid, p := c.m.EventProcessBuf(ev, res, &v.frames)
 	pk := procKey{p: p}
 	if p == nil {
 		pk.pid = pid
 	}
-	pi, ok := v.procIdx[pk]
-	if !ok {
-		pi = int32(len(v.procs))
-		v.procIdx[pk] = pi
-		var name string
-		if p != nil {
-			name = p.Name
+	if pk != v.lastPK || v.lastPrI < 0 {
+		pi, ok := v.procIdx[pk]
+		if !ok {
+			pi = int32(len(v.procs))
+			v.procIdx[pk] = pi
+			var name string
+			if p != nil {
+				name = p.Name
+			}
+			v.procs = append(v.procs, EventsProcess{PID: pid, Name: name})
 		}
-		v.procs = append(v.procs, EventsProcess{PID: pid, Name: name})
+		v.lastPK, v.lastPrI = pk, pi
 	}
+	pi := v.lastPrI
 	key := [3]int32{v.lastPI, ni, pi}
 	g := v.lastG
 	if g < 0 || key != v.last {
