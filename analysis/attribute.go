@@ -31,7 +31,15 @@ import (
 // events whose payload does not matter (see [Builder.NeedsDecode]).
 func (m *Model) EventProcess(ev *etl.Event, res *decode.Result) (pid, tid uint32, p *Process) {
 	var scratch []uint64
-	pid, tid = m.attribute(ev, classify(ev), decoded(res), &scratch)
+	return m.EventProcessBuf(ev, res, &scratch)
+}
+
+// EventProcessBuf is [Model.EventProcess] with a buffer the caller keeps
+// from call to call (a stack-key definition's frames are read into it),
+// so that a pass attributing every event allocates nothing once the
+// buffer has grown.
+func (m *Model) EventProcessBuf(ev *etl.Event, res *decode.Result, buf *[]uint64) (pid, tid uint32, p *Process) {
+	pid, tid = m.attribute(ev, classify(ev), decoded(res), buf)
 	if pid != NoID {
 		p = m.processAt(pid, ev.Time)
 	}

@@ -426,6 +426,7 @@ type browserCase struct {
 	name     string
 	data     func(t *testing.T) *Data
 	sections []string
+	rel      string // the corpus file, if it is one
 }
 
 // TestBrowser opens the reports of the bundled fixtures, the synthetic
@@ -444,14 +445,14 @@ func TestBrowser(t *testing.T) {
 	}
 	cases = append(cases, browserCase{name: "synthetic", data: func(t *testing.T) *Data {
 		return mustBuild(t, []*etl.File{openBytes(synthTrace())}, decode.New())
-	}, sections: []string{"overview", "cpuutil", "timeline", "processes", "cpu", "dotnet", "io", "providers"}})
+	}, sections: []string{"overview", "cpuutil", "timeline", "processes", "cpu", "dotnet", "io", "providers", "events"}})
 	cases = append(cases, browserCase{name: "threads", data: func(t *testing.T) *Data {
 		return mustBuild(t, []*etl.File{openBytes(threadsTrace(t))}, decode.New())
-	}, sections: []string{"overview", "timeline", "processes", "threads", "providers"}})
+	}, sections: []string{"overview", "timeline", "processes", "threads", "providers", "events"}})
 	for _, cf := range []struct{ name, rel string }{{"net.4.5.2.x64", netRel}, {"PktMon", pktmonRel}, {"ShutdownPerfDiagLogger", shutdownRel}} {
-		cases = append(cases, browserCase{name: cf.name, data: func(t *testing.T) *Data { d, _ := corpusReport(t, cf.rel); return d }})
+		cases = append(cases, browserCase{name: cf.name, rel: cf.rel, data: func(t *testing.T) *Data { d, _ := corpusReport(t, cf.rel); return d }})
 	}
-	cases[len(cases)-3].sections = []string{"overview", "cpuutil", "timeline", "processes", "cpu", "dotnet", "io", "providers"}
+	cases[len(cases)-3].sections = []string{"overview", "cpuutil", "timeline", "processes", "cpu", "dotnet", "io", "providers", "events"}
 	dir := t.TempDir()
 	for _, bc := range cases {
 		t.Run(bc.name, func(t *testing.T) {
@@ -536,6 +537,9 @@ func browserCheck(t *testing.T, p *tab, path string, bc browserCase, d *Data) {
 
 	interact(t, p, d)
 	checkProfile(t, p, d)
+	if d.Events != nil {
+		eventsCheck(t, p, bc, d)
+	}
 
 	// Zoom through the URL: the time charts show the view asked for and
 	// the timeline is redrawn.

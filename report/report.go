@@ -98,6 +98,9 @@ type Data struct {
 	// Diff compares the trace with a baseline ([BuildDiff]); nil in the
 	// report of one trace.
 	Diff *Diff `json:"diff,omitempty"`
+	// Events counts the events by provider, event name, process and time
+	// and keeps a bounded sample of them (the events table).
+	Events *Events `json:"events,omitempty"`
 }
 
 // Overview holds the files' header facts and what reading them gave.

@@ -147,7 +147,7 @@ func TestSynthetic(t *testing.T) {
 	if !bytes.Equal(h1.Bytes(), h2.Bytes()) {
 		t.Error("two HTML pages differ")
 	}
-	checkPage(t, h1.String(), []string{"overview", "cpuutil", "timeline", "processes", "cpu", "dotnet", "io", "providers"})
+	checkPage(t, h1.String(), []string{"overview", "cpuutil", "timeline", "processes", "cpu", "dotnet", "io", "providers", "events"})
 	if strings.Contains(h1.String(), "<script>alert") || !strings.Contains(h1.String(), "&lt;/script&gt;&lt;script&gt;alert(1)") {
 		t.Error("the child's command line is not escaped")
 	}
@@ -302,7 +302,7 @@ func TestFixtures(t *testing.T) {
 			} else if d.Threads != nil {
 				t.Errorf("thread data in a fixture without context switches: %+v", d.Threads)
 			}
-			sections = append(sections, "providers")
+			sections = append(sections, "providers", "events")
 			var h bytes.Buffer
 			if err := d.WriteHTML(&h); err != nil {
 				t.Fatal(err)
@@ -357,7 +357,8 @@ func checkPage(t testing.TB, page string, sections []string) {
 	}
 	// The page's own scripts: the error recorder, the profile's, GCs',
 	// I/O's and the timeline's data, the profile's views, the other
-	// views that follow the time range and the main script.
+	// views that follow the time range, the events table's data and
+	// script, and the main script.
 	want := 4
 	for _, id := range []string{"profile-data", "gc-data", "io-data"} {
 		if strings.Contains(page, `id="`+id+`"`) {
@@ -366,6 +367,9 @@ func checkPage(t testing.TB, page string, sections []string) {
 	}
 	if strings.Contains(page, `id="timeline-data"`) {
 		want++
+	}
+	if strings.Contains(page, `id="events-data"`) {
+		want += 2
 	}
 	if n := strings.Count(page, "<script"); n != want {
 		t.Errorf("%d script elements, want %d", n, want)
@@ -466,7 +470,7 @@ func TestCorpusNet(t *testing.T) {
 	if name := d.IO.Disk.ByFile[0].Name; !strings.HasPrefix(name, `C:\`) {
 		t.Errorf("disk: first file %s, want it on C:", name)
 	}
-	checkPage(t, string(page), []string{"overview", "cpuutil", "timeline", "processes", "cpu", "dotnet", "io", "providers"})
+	checkPage(t, string(page), []string{"overview", "cpuutil", "timeline", "processes", "cpu", "dotnet", "io", "providers", "events"})
 	// The overview comes first with what a person asks of a trace; the
 	// decode coverage is in the providers section.
 	ov, prov := sectionOf(string(page), "overview"), sectionOf(string(page), "providers")
@@ -501,7 +505,7 @@ func TestCorpusPktMon(t *testing.T) {
 	if !strings.Contains(string(page), "tracerpt-go pcapng TRACE.etl -o TRACE.pcapng") {
 		t.Errorf("the network section does not point to tracerpt-go pcapng")
 	}
-	checkPage(t, string(page), []string{"overview", "timeline", "processes", "network", "providers"})
+	checkPage(t, string(page), []string{"overview", "timeline", "processes", "network", "providers", "events"})
 }
 
 // TestCorpusShutdown: a kernel logger file whose events cluster at the
@@ -523,7 +527,7 @@ func TestCorpusShutdown(t *testing.T) {
 	if exits == 0 {
 		t.Error("no process exits in a shutdown trace")
 	}
-	checkPage(t, string(page), []string{"overview", "timeline", "processes", "providers"})
+	checkPage(t, string(page), []string{"overview", "timeline", "processes", "providers", "events"})
 }
 
 // BenchmarkBuildNet builds the report of net.4.5.2.x64.etl (179,474

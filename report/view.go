@@ -27,7 +27,7 @@ type view struct {
 }
 
 // views are the report's sections, in the order of the page's tabs.
-var views = []*view{overviewView, utilizationView, timelineView, processesView, cpuView, dotnetView, ioView, networkView, threadsView, providersView, diffView}
+var views = []*view{overviewView, utilizationView, timelineView, processesView, cpuView, dotnetView, ioView, networkView, threadsView, providersView, eventsView, diffView}
 
 // finisher fills a view's part of the report's data once the pass is
 // over. Views finish in the order of views (the timeline places the

@@ -179,7 +179,7 @@ func TestBrowserDiff(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	browserCheck(t, p, path, browserCase{name: "diff", sections: []string{"diff", "overview", "cpuutil", "timeline", "processes", "cpu", "dotnet", "io", "providers"}}, d)
+	browserCheck(t, p, path, browserCase{name: "diff", sections: []string{"diff", "overview", "cpuutil", "timeline", "processes", "cpu", "dotnet", "io", "providers", "events"}}, d)
 	// Opened without a fragment, as a person opens it: on the diff tab.
 	p.load(t, first, "")
 	st := p.selfTest(t)
