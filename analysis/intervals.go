@@ -45,3 +45,21 @@ func (s *SampleIntervals) From() string {
 	}
 	return s.tl.from
 }
+
+// Constant returns the sampling interval when the trace logs one and it
+// is the same over the whole trace, so that a count of samples times it
+// is their CPU time; ok is false when the trace logs none (nothing is
+// assumed) or the interval changes (each sample then weighs the interval
+// in effect at its time, as [Model.CollectPprof] weighs them).
+func (s *SampleIntervals) Constant() (d time.Duration, ok bool) {
+	if len(s.tl.changes) == 0 {
+		return 0, false
+	}
+	v := s.tl.changes[0].before
+	for _, c := range s.tl.changes {
+		if c.before != v || c.after != v {
+			return 0, false
+		}
+	}
+	return time.Duration(v), true
+}

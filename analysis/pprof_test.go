@@ -410,3 +410,33 @@ func TestCorpusNetPprof(t *testing.T) {
 		t.Errorf("top function %s %d", names[0], flat[names[0]])
 	}
 }
+
+// TestSampleIntervalsConstant: a trace whose timer interval changes has
+// no constant interval; a trace that logs none has none either (nothing
+// assumed); net.4.5.2.x64 logs 1 ms throughout.
+func TestSampleIntervalsConstant(t *testing.T) {
+	observe := func(files []*etl.File, dec *decode.Decoder) *analysis.SampleIntervals {
+		t.Helper()
+		m, err := analysis.Build(files, dec, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s analysis.SampleIntervals
+		if _, err := m.EachSelected(files, dec, &analysis.CollectOptions{Decode: s.NeedsDecode, Observe: s.Observe}, func(*analysis.Annotation) error { return nil }); err != nil {
+			t.Fatal(err)
+		}
+		return &s
+	}
+	files, dec := intervalTrace(t)
+	if d, ok := observe(files, dec).Constant(); ok {
+		t.Errorf("a changing interval is constant: %v", d)
+	}
+	files, dec, _ = buildExample(t)
+	if d, ok := observe(files, dec).Constant(); ok {
+		t.Errorf("a trace without interval events has one: %v", d)
+	}
+	files = analysis.OpenNetCorpus(t)
+	if d, ok := observe(files, decode.New()).Constant(); !ok || d != time.Millisecond {
+		t.Errorf("net.4.5.2.x64: %v, %v; want 1ms", d, ok)
+	}
+}

@@ -354,17 +354,35 @@ func checkRange(t *testing.T, p *tab, d *Data, got rangeTotals) {
 		return
 	}
 	var cells []struct {
-		Root string
-		V    int64
+		Root, Text string
+		V          int64
 	}
 	if err := p.eval(`(() => { const t = document.getElementById('proc-table'); const c = Array.from(t.tHead.rows[0].cells).findIndex(h => h.textContent === 'CPU samples');
-		return Array.from(t.tBodies[0].rows, r => ({Root: r.dataset.root, V: +r.cells[c].dataset.v})); })()`, &cells); err != nil {
+		return Array.from(t.tBodies[0].rows, r => ({Root: r.dataset.root, V: +r.cells[c].dataset.v, Text: r.cells[c].textContent})); })()`, &cells); err != nil {
+		t.Fatal(err)
+	}
+	var ivMS float64
+	if err := p.eval(`parseFloat(document.getElementById('flame').dataset.intervalMs || '0')`, &ivMS); err != nil {
 		t.Fatal(err)
 	}
 	var sum int64
 	for _, c := range cells {
 		if c.V != want[c.Root] {
 			t.Errorf("processes table, %s: %d CPU samples, library %d", c.Root, c.V, want[c.Root])
+		}
+		// The samples with their share of the range's (to 0.1 %) and their
+		// time.
+		parts := strings.Split(c.Text, " · ")
+		ok := parts[0] == thousands(c.V)
+		if total > 0 {
+			pc, err := strconv.ParseFloat(strings.TrimSuffix(parts[min(1, len(parts)-1)], " %"), 64)
+			ok = ok && len(parts) > 1 && err == nil && math.Abs(pc-100*float64(c.V)/float64(total)) <= 0.05+1e-9
+		}
+		if ivMS > 0 {
+			ok = ok && parts[len(parts)-1] == thousands(int64(math.Round(float64(c.V)*ivMS)))+" ms"
+		}
+		if !ok {
+			t.Errorf("processes table, %s: %q for %d of %d samples at %v ms", c.Root, c.Text, c.V, total, ivMS)
 		}
 		sum += c.V
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -108,7 +109,7 @@ func TestStacksAndStatsOnFixture(t *testing.T) {
 		t.Error("gc for a process without a .NET runtime")
 	}
 	// Keys in the documented order.
-	if i := strings.Index(out, `"pid":836,"name":"notepad.exe","command_line":`); i < 0 || !strings.Contains(out[i:], `"start":"2020-01-29T15:44:23.8610634Z","end":null,"events":9,"cpu_samples":1}`) {
+	if i := strings.Index(out, `"pid":836,"name":"notepad.exe","command_line":`); i < 0 || !strings.Contains(out[i:], `"start":"2020-01-29T15:44:23.8610634Z","end":null,"events":9,"cpu_samples":1,"cpu_percent":100}`) {
 		t.Errorf("key order: %s", out)
 	}
 	if table := mustRun(t, "stats", sample); !strings.Contains(table, "notepad.exe") || !strings.Contains(table, "CPU SAMPLES") {
@@ -282,8 +283,14 @@ func TestCorpusStacksAndStats(t *testing.T) {
 		t.Error("no pid 3676")
 	}
 	// The .NET runtime's schemas are built in: the same without -import.
-	if out := mustRun(t, "stats", netETL, "--json"); !strings.Contains(out, `"pid":3676,"name":"Test.x64.exe","command_line":"Test.x64.exe","start":"2020-07-29T00:07:03.3567925Z","end":"2020-07-29T00:07:08.8259013Z","events":47217,"cpu_samples":5129,"gc":{"count":263,"pause_ms_total":28.9706,"pause_ms_max":1.4177}}`) {
+	if out := mustRun(t, "stats", netETL, "--json"); !strings.Contains(out, `"pid":3676,"name":"Test.x64.exe","command_line":"Test.x64.exe","start":"2020-07-29T00:07:03.3567925Z","end":"2020-07-29T00:07:08.8259013Z","events":47217,"cpu_samples":5129,"cpu_percent":81.2,"cpu_ms":5129,"gc":{"count":263,"pause_ms_total":28.9706,"pause_ms_max":1.4177}}`) {
 		t.Errorf("stats without -import: %.500s", out)
+	}
+	// 5,129 of the trace's 6,320 CPU samples (the idle thread's left out
+	// but in DPCs and interrupts, as the report counts them) at the 1 ms
+	// the trace's PerfInfo CollectionStart logs.
+	if table := mustRun(t, "stats", netETL); !regexp.MustCompile(`│ 3676 +│ Test\.x64\.exe .*│ 5129 +│ 81\.2 +│ 5129\.000 +│`).MatchString(table) {
+		t.Errorf("stats table: no CPU %% and ms for Test.x64:\n%s", table)
 	}
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"time"
@@ -28,6 +29,14 @@ type processJSON struct {
 	End         *string `json:"end"`
 	Events      int     `json:"events"`
 	CPUSamples  int     `json:"cpu_samples"`
+	// CPUPercent is the share of the trace's non-idle CPU samples (those
+	// of other threads than the idle thread, and the idle thread's in DPCs
+	// and interrupts: analysis.IsCPUSample, as the report counts them);
+	// absent for the idle process and when the trace has no such sample.
+	CPUPercent *float64 `json:"cpu_percent,omitempty"`
+	// CPUMS is CPUSamples times the sampling interval the trace logs;
+	// absent when it logs none or the interval changes.
+	CPUMS *float64 `json:"cpu_ms,omitempty"`
 	// CPUPreciseMS is the running time of the process's threads from the
 	// kernel's context switches; absent without them.
 	CPUPreciseMS *float64 `json:"cpu_precise_ms,omitempty"`
@@ -54,10 +63,15 @@ thread), its CPU samples, and for .NET processes the number of garbage
 collections with the total and longest pause (from the suspension of the
 managed threads to their restart, as TraceEvent's GCStats measures pauses).
 With --json it writes one object: {"processes": [{"pid", "name",
-"command_line", "start", "end", "events", "cpu_samples", "gc": {"count",
-"pause_ms_total", "pause_ms_max"}}]}. Traces with kernel context switches
+"command_line", "start", "end", "events", "cpu_samples", "cpu_percent",
+"cpu_ms", "gc": {"count", "pause_ms_total", "pause_ms_max"}}]}. CPU % is the
+share of the trace's non-idle samples (other threads' and the idle thread's
+in DPCs and interrupts, as the report counts them; none for Idle); CPU ms weighs each
+sample by the sampling interval the trace logs (PerfInfo CollectionStart or
+SetInterval), left out when it logs none or the interval changes (then
+"stacks --format pprof" weighs each sample by its own). Traces with kernel context switches
 (CSwitch) add each process's precise CPU ("CPU precise ms", "cpu_precise_ms"
-after "cpu_samples"): its threads' time from switch-in to switch-out.`,
+after "cpu_ms"): its threads' time from switch-in to switch-out.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usageError(fmt.Errorf("stats: no input file"))
@@ -68,9 +82,17 @@ after "cpu_samples"): its threads' time from switch-in to switch-out.`,
 			// One pass (the model): no buffer is read twice.
 			t := traceOptions{passes: 1}
 			tt := analysis.NewThreadTime(nil, 1)
+			var intervals analysis.SampleIntervals
+			var samples analysis.CPUSampleCount
 			t.observe = func(ev *etl.Event, dec *decode.Decoder) {
 				if tt.Wants(ev) {
 					tt.Observe(ev, dec.Decode(ev))
+				}
+				if intervals.NeedsDecode(ev) {
+					intervals.Observe(ev, dec.Decode(ev))
+				}
+				if samples.NeedsDecode(ev) {
+					samples.Observe(ev, dec.Decode(ev))
 				}
 			}
 			files, _, m, err := o.buildModel(cmd, args, &t, false)
@@ -91,12 +113,25 @@ after "cpu_samples"): its threads' time from switch-in to switch-out.`,
 					precise[p.PID] = float64(p.Running) / 1e4
 				}
 			}
+			nonIdle := samples.N
+			interval, constant := intervals.Constant()
+			if !constant && nonIdle > 0 {
+				fmt.Fprintf(cmd.ErrOrStderr(), "tracerpt-go: stats: no CPU ms: %s (use 'tracerpt-go stacks --format pprof' for samples weighed each by its interval)\n", intervalNote(&intervals))
+			}
 			for _, p := range m.Processes() {
 				if p.Events == 0 && p.ImageFileName == "" {
 					continue // a placeholder no event ended up in
 				}
 				pj := processJSON{PID: p.PID, Name: p.ImageFileName, CommandLine: p.CommandLine,
 					Start: jsonTime(p.Start()), End: jsonTime(p.End()), Events: p.Events, CPUSamples: p.CPUSamples}
+				if p.PID != 0 && nonIdle > 0 {
+					v := math.Round(1000*float64(p.CPUSamples)/float64(nonIdle)) / 10
+					pj.CPUPercent = &v
+				}
+				if constant {
+					v := float64(p.CPUSamples) * ms(interval)
+					pj.CPUMS = &v
+				}
 				if switches > 0 && p.PID != 0 {
 					v := precise[p.PID]
 					pj.CPUPreciseMS = &v
@@ -122,9 +157,9 @@ after "cpu_samples"): its threads' time from switch-in to switch-out.`,
 				return fmt.Sprintf("%+.3fs", t.Sub(start).Seconds())
 			}
 			tw := tablewriter.NewWriter(w)
-			header := []any{"PID", "Name", "Start", "End", "Events", "CPU samples", "GC count", "GC pause total ms", "GC pause max ms", "Command line"}
+			header := []any{"PID", "Name", "Start", "End", "Events", "CPU samples", "CPU %", "CPU ms", "GC count", "GC pause total ms", "GC pause max ms", "Command line"}
 			if switches > 0 {
-				header = slices.Insert(header, 6, any("CPU precise ms"))
+				header = slices.Insert(header, 8, any("CPU precise ms"))
 			}
 			tw.Header(header...)
 			for _, p := range out.Processes {
@@ -135,13 +170,9 @@ after "cpu_samples"): its threads' time from switch-in to switch-out.`,
 					longest = strconv.FormatFloat(p.GC.PauseMSMax, 'f', 3, 64)
 				}
 				row := []string{strconv.FormatUint(uint64(p.PID), 10), p.Name, rel(p.Start), rel(p.End),
-					strconv.Itoa(p.Events), strconv.Itoa(p.CPUSamples), gcs, total, longest, p.CommandLine}
+					strconv.Itoa(p.Events), strconv.Itoa(p.CPUSamples), optFloat(p.CPUPercent, 1), optFloat(p.CPUMS, 3), gcs, total, longest, p.CommandLine}
 				if switches > 0 {
-					pr := ""
-					if p.CPUPreciseMS != nil {
-						pr = strconv.FormatFloat(*p.CPUPreciseMS, 'f', 3, 64)
-					}
-					row = slices.Insert(row, 6, pr)
+					row = slices.Insert(row, 8, optFloat(p.CPUPreciseMS, 3))
 				}
 				if err := tw.Append(row); err != nil {
 					return err
@@ -161,6 +192,22 @@ func jsonTime(t time.Time) *string {
 	}
 	s := t.UTC().Format("2006-01-02T15:04:05.0000000Z")
 	return &s
+}
+
+// optFloat formats an optional number with prec decimals ("" when absent).
+func optFloat(v *float64, prec int) string {
+	if v == nil {
+		return ""
+	}
+	return strconv.FormatFloat(*v, 'f', prec, 64)
+}
+
+// intervalNote says why a trace's samples have no one interval.
+func intervalNote(s *analysis.SampleIntervals) string {
+	if s.From() == "default" {
+		return "the trace logs no sampling interval (PerfInfo CollectionStart or SetInterval)"
+	}
+	return "the sampling interval changes during the trace"
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

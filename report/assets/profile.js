@@ -335,7 +335,8 @@
     if (f !== undefined) { bfFrame = f; renderButterfly(); }
   });
 
-  // ---- the processes table's CPU samples, by the row's root frame
+  // ---- the processes table's CPU samples, by the row's root frame, with
+  // their share of the range's samples and their time
   const rootsOf = new Map();
   roots.forEach(function (r) { const f = name(r); rootsOf.set(f, (rootsOf.get(f) || []).concat([r])); });
   function renderProcesses() {
@@ -355,7 +356,7 @@
       td.setAttribute('data-v', vals[i]);
       const bar = td.querySelector('.ibar'), v = td.querySelector('.iv');
       if (bar) bar.style.width = (top ? Math.round(vals[i] / top * 1000) / 10 : 0) + '%';
-      if (v) v.textContent = fmt(vals[i]);
+      if (v) v.textContent = fmt(vals[i]) + (total ? ' · ' + pct(vals[i], total) : '') + (ivMS > 0 ? ' · ' + ms(vals[i]) + ' ms' : '');
     });
   }
 
