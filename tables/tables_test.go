@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
@@ -141,5 +142,73 @@ func BenchmarkTables(b *testing.B) {
 	net := etltest.CorpusFile(b, netRel)
 	for b.Loop() {
 		writeMem(b, nil, net)
+	}
+}
+
+// The events table has a row per record of each trace (what info counts,
+// etl.File.Scan), its trace column naming the trace; with MaxFileRows
+// every table's files hold at most that many rows and together all of
+// them.
+func TestCorpusEventsFiles(t *testing.T) {
+	net := etltest.CorpusFile(t, netRel)
+	f := openETL(t, net)
+	records := int64(f.Scan().Events)
+	dir := t.TempDir()
+	const maxRows = 40000
+	w, err := CreateDir(dir, &Options{MaxFileRows: maxRows, RowGroupRows: 10000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if _, err := w.Add(net, []*etl.File{openETL(t, net)}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	rows := w.Rows()
+	if rows["events"] != 2*records {
+		t.Errorf("events: %d rows, want twice info's %d", rows["events"], records)
+	}
+	type traceCol struct {
+		Trace int32 `parquet:"trace"`
+	}
+	for _, name := range Names {
+		files, _ := filepath.Glob(filepath.Join(dir, name+"*.parquet"))
+		var total int64
+		perTrace := map[int32]int64{}
+		for _, p := range files {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pf, err := parquet.OpenFile(bytes.NewReader(b), int64(len(b)))
+			if err != nil {
+				t.Fatalf("%s: %v", p, err)
+			}
+			if n := pf.NumRows(); n > maxRows || n == 0 && len(files) > 1 {
+				t.Errorf("%s: %d rows, want 1 to %d", p, n, maxRows)
+			}
+			total += pf.NumRows()
+			if name == "events" {
+				tr, err := parquet.Read[traceCol](bytes.NewReader(b), int64(len(b)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, r := range tr {
+					perTrace[r.Trace]++
+				}
+			}
+		}
+		if total != rows[name] {
+			t.Errorf("%s: %d rows in %d files, Rows() says %d", name, total, len(files), rows[name])
+		}
+		if want := (rows[name] + maxRows - 1) / maxRows; int64(len(files)) != max(want, 1) {
+			t.Errorf("%s: %d files for %d rows", name, len(files), rows[name])
+		}
+		if name == "events" && (perTrace[1] != records || perTrace[2] != records) {
+			t.Errorf("events per trace: %v, want %d each", perTrace, records)
+		}
 	}
 }
