@@ -144,7 +144,6 @@ func (e *Encoder) AppendEvent(b []byte, ev *etl.Event, res *decode.Result, a *an
 	f := b[start:]
 	putU64(f, offTime, uint64(ev.Time))
 	putU64(f, offRaw, uint64(ev.Timestamp))
-	putU64(f, offStart, uint64(e.start))
 	putU32(f, offFile, uint32(ev.File))
 	putU16(f, offCPU, ev.Processor)
 	putU16(f, offFlags, ev.Flags)

@@ -45,10 +45,10 @@ type ext struct {
 	fileRows int64
 }
 
-// NewExtendedWriter is NewWriter for the records of any Encoder, with the
-// columns of x after the events table's and files of at most
-// x.MaxFileRows rows. The trace start of each record's Encoder gives its
-// rel_ms, so records of the encoders of several traces may be written.
+// NewExtendedWriter is NewWriter with the columns of x after the events
+// table's and files of at most x.MaxFileRows rows. Records may come from
+// the Encoders of several traces: SetEncoder names the one whose records
+// follow (its trace start gives their rel_ms).
 func NewExtendedWriter(out io.Writer, o *Options, x *Extension) (*Writer, error) {
 	for _, c := range x.Columns {
 		if c.Bits != 32 && c.Bits != 64 {
@@ -64,7 +64,7 @@ func NewExtendedWriter(out io.Writer, o *Options, x *Extension) (*Writer, error)
 		w.opts = *o
 	}
 	w.vals = make([]int64, len(x.Columns))
-	w.buf = make([]byte, 8*len(x.Columns))
+	w.buf = make([]byte, 8+8*len(x.Columns))
 	w.startFile(out)
 	return w, nil
 }
@@ -108,8 +108,9 @@ func (w *Writer) addExtended(b []byte) error {
 		w.startFile(out)
 	}
 	w.x.Values(w.vals)
+	binary.LittleEndian.PutUint64(w.buf, uint64(w.start))
 	for i, v := range w.vals {
-		binary.LittleEndian.PutUint64(w.buf[8*i:], uint64(v))
+		binary.LittleEndian.PutUint64(w.buf[8+8*i:], uint64(v))
 	}
 	w.fileRows++
 	return w.t.addRawExt(b, w.buf)
@@ -118,7 +119,7 @@ func (w *Writer) addExtended(b []byte) error {
 // extend appends the extension's values of record r to chunk c.
 func (w *Writer) extend(c *chunk, r *rec) {
 	for i, col := range w.x.Columns {
-		v := int64(binary.LittleEndian.Uint64(r.extra[8*i:]))
+		v := int64(binary.LittleEndian.Uint64(r.extra[8+8*i:]))
 		if col.Optional && v == 0 {
 			c.null(w.cols[i])
 			continue
@@ -126,3 +127,8 @@ func (w *Writer) extend(c *chunk, r *rec) {
 		c.int(w.cols[i], v, col.Bits, col.Optional)
 	}
 }
+
+// SetEncoder says that the records written next come from enc (an
+// extended Writer's records may come from the Encoders of several
+// traces).
+func (w *Writer) SetEncoder(enc *Encoder) { w.start = enc.start }

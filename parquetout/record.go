@@ -20,41 +20,41 @@ import (
 //	strings: nStrings × (u32 length, bytes); absent = 0xFFFFFFFF
 //	frames:  u32 count, then per frame u64 address, u64 offset, u8 flags
 //	         (1 module, 2 method), module and method as strings
-//	extension (NewExtendedWriter's writers only): 8 bytes per column,
-//	         added by the writer after the record's length
+//	extension (NewExtendedWriter's writers only): the trace start (rel_ms)
+//	         and 8 bytes per column, added by the writer after the record's
+//	         length
 //	typed properties (split tables only): u16 count, then per top-level
 //	         printable property a tag and its value (see the tag constants);
 //	         a property with names is followed by its name as a string
 const (
-	offTime        = 4   // i64 FILETIME
-	offRaw         = 12  // i64 raw timestamp
-	offFile        = 20  // u32
-	offCPU         = 24  // u16
-	offFlags       = 26  // u16
-	offPID         = 28  // u32
-	offTID         = 32  // u32
-	offEventID     = 36  // u16
-	offVersion     = 38  // u8
-	offChannel     = 39  // u8
-	offLevel       = 40  // u8
-	offOpcode      = 41  // u8
-	offTask        = 42  // u16
-	offKeywords    = 44  // u64
-	offHook        = 52  // u16
-	offMsgFlags    = 54  // u16
-	offInstance    = 56  // u32
-	offParentInst  = 60  // u32
-	offSequence    = 64  // u32
-	offComponent   = 68  // u32
-	offKernelTime  = 72  // u32
-	offUserTime    = 76  // u32
-	offProcTime    = 80  // u64
-	offPresent     = 88  // u32: has* bits
-	offHeader      = 92  // u8: etl.HeaderType
-	offSchemaVer   = 93  // u8
-	offSchemaID    = 96  // u32: 0 none, else 1 + index in the encoder's schema set
-	offStart       = 100 // i64 FILETIME: the trace's start (rel_ms), the encoder's
-	fixedSize      = 108
+	offTime        = 4  // i64 FILETIME
+	offRaw         = 12 // i64 raw timestamp
+	offFile        = 20 // u32
+	offCPU         = 24 // u16
+	offFlags       = 26 // u16
+	offPID         = 28 // u32
+	offTID         = 32 // u32
+	offEventID     = 36 // u16
+	offVersion     = 38 // u8
+	offChannel     = 39 // u8
+	offLevel       = 40 // u8
+	offOpcode      = 41 // u8
+	offTask        = 42 // u16
+	offKeywords    = 44 // u64
+	offHook        = 52 // u16
+	offMsgFlags    = 54 // u16
+	offInstance    = 56 // u32
+	offParentInst  = 60 // u32
+	offSequence    = 64 // u32
+	offComponent   = 68 // u32
+	offKernelTime  = 72 // u32
+	offUserTime    = 76 // u32
+	offProcTime    = 80 // u64
+	offPresent     = 88 // u32: has* bits
+	offHeader      = 92 // u8: etl.HeaderType
+	offSchemaVer   = 93 // u8
+	offSchemaID    = 96 // u32: 0 none, else 1 + index in the encoder's schema set
+	fixedSize      = 100
 	hasHook        = 1 << 0
 	hasInstance    = 1 << 1
 	hasWPP         = 1 << 2

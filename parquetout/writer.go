@@ -249,11 +249,14 @@ func (w *Writer) row(r *rec) error {
 
 // values appends the row of record r to chunk c.
 func (w *Writer) values(c *chunk, r *rec) {
-	w.header(c, r, int64(r.u64(offStart)))
-	c.stack(w.stack, r.frames)
 	if w.x != nil {
+		w.header(c, r, int64(binary.LittleEndian.Uint64(r.extra)))
+		c.stack(w.stack, r.frames)
 		w.extend(c, r)
+		return
 	}
+	w.header(c, r, w.start)
+	c.stack(w.stack, r.frames)
 }
 
 // header appends the header columns (c* order) of record r to t.

@@ -80,12 +80,19 @@ func (e *eventsTable) next(dst []int64) {
 func (t *traceState) run(dec *decode.Decoder) (pipeline.Stats, error) {
 	ev := t.w.events
 	var werr error
+	var counter pipeline.Counter
+	if t.agg != nil {
+		counter = t.agg
+	}
+	enc := parquetout.NewEncoder(t.files, false)
+	ev.pw.SetEncoder(enc)
 	return pipeline.Run(context.Background(), &pipeline.Config[byte]{
+		Counter:       counter,
 		Files:         t.files,
 		Workers:       t.w.opts.Workers,
 		Decoder:       dec,
 		Prescanned:    true,
-		Encoder:       parquetout.NewEncoder(t.files, false),
+		Encoder:       enc,
 		Output:        ev.pw,
 		Analysis:      t.m,
 		ObserveDecode: needsIODecode,

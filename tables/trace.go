@@ -21,6 +21,8 @@ type TraceStats struct {
 	// Errors are the damaged buffers and records the passes met (each
 	// an *etl.FormatError): what they held is missing from the tables.
 	Errors []error
+	// Aggregates are the trace's aggregates (with Options.Aggregates).
+	Aggregates *Aggregates
 }
 
 // traceState is what Add keeps of one trace while writing it.
@@ -31,6 +33,7 @@ type traceState struct {
 	files []*etl.File
 	iv    analysis.SampleIntervals
 	pk    *packetTable
+	agg   *aggState // with Options.Aggregates
 
 	upids   map[*analysis.Process]int64
 	utids   map[*analysis.Thread]int64
@@ -84,6 +87,9 @@ func (w *Writer) Add(name string, files []*etl.File, dec *decode.Decoder) (*Trac
 		fileIDs: map[uint64]int64{}, names: map[uint64]string{},
 	}
 	st := &TraceStats{Trace: t.id}
+	if w.opts.Aggregates {
+		t.agg = newAggState()
+	}
 	pk, err := newPacketTable(t)
 	if err != nil {
 		return st, err
@@ -97,6 +103,8 @@ func (w *Writer) Add(name string, files []*etl.File, dec *decode.Decoder) (*Trac
 			t.iv.Observe(ev, dec.Decode(ev))
 		case ev.ProviderID == catalog.PktMonGUID && !pcapng.IsPacketEvent(ev):
 			pk.learn(ev, dec.Decode(ev))
+		case t.agg != nil && isComputer(ev):
+			t.agg.observeComputer(dec.Decode(ev))
 		}
 	}})
 	st.Errors = appendJoined(st.Errors, err)
@@ -124,6 +132,9 @@ func (w *Writer) Add(name string, files []*etl.File, dec *decode.Decoder) (*Trac
 	}
 	if err := t.writeFiles(); err != nil {
 		return st, err
+	}
+	if t.agg != nil {
+		st.Aggregates = t.agg.finish(t, name, st.Events)
 	}
 	first, last := ns(m.Start()), ns(m.End())
 	if m.Events == 0 {
@@ -157,8 +168,11 @@ func ns(t time.Time) int64 {
 func (t *traceState) sample(cpu int32, utid, stack int64, a *analysis.Annotation) error {
 	at := a.Time()
 	t.samples++
-	return t.w.samples.add(&SampleRow{Trace: t.id, TS: at.UnixNano(), CPU: cpu, Utid: utid, StackID: stack,
-		WeightMS: float64(t.iv.At(at)) / float64(time.Millisecond)})
+	w := float64(t.iv.At(at)) / float64(time.Millisecond)
+	if t.agg != nil {
+		t.agg.sample(a, w)
+	}
+	return t.w.samples.add(&SampleRow{Trace: t.id, TS: at.UnixNano(), CPU: cpu, Utid: utid, StackID: stack, WeightMS: w})
 }
 
 // utid returns the id of the thread of annotation a (0 when unknown).

@@ -41,6 +41,8 @@ type Options struct {
 	// rows pass it goes on in another file, which NewWriter's create
 	// gives (CreateDir: NAME-2.parquet, NAME-3.parquet, …).
 	MaxFileRows int64
+	// Aggregates computes each trace's Aggregates (TraceStats.Aggregates).
+	Aggregates bool
 }
 
 // table writes the rows of one table.
