@@ -127,8 +127,10 @@ func (g *aggState) observeComputer(res *decode.Result) {
 	if g.computer != "" || res == nil || res.Decoded == nil {
 		return
 	}
-	if s, ok := res.Decoded.String("ComputerName"); ok {
-		g.computer = strings.TrimSpace(s)
+	// A fixed array of characters (wchar[256]): its text, as TDH
+	// renders it.
+	if s, ok := res.Decoded.Text("ComputerName"); ok {
+		g.computer = strings.TrimSpace(strings.TrimRight(s, "\x00"))
 	}
 }
 
@@ -144,8 +146,8 @@ func (g *aggState) sample(a *analysis.Annotation, ms float64) {
 	if !k.none {
 		f := &a.Stack[0]
 		k.frame = frameKey{f.Image, f.Method, f.Address}
-		if f.Method == nil && f.Symbol == nil {
-			k.frame.addr = 0 // the module names the frame
+		if f.Symbol == nil {
+			k.frame.addr = 0 // the method or the module names the frame
 		}
 	}
 	c := g.cpu[k]
@@ -187,13 +189,15 @@ func (g *aggState) finish(t *traceState, name string, events int64) *Aggregates 
 		if !k.none {
 			r.Frame, r.Module = c.leaf.Name(), c.leaf.Module()
 		}
-		if prev := cpu[r]; prev != nil {
-			prev.Samples += c.samples
-			prev.WeightMS += c.weightMS
-			continue
+		// Frames of one name (a method's addresses, a module's) are one row.
+		row := cpu[r]
+		if row == nil {
+			row = &CPUSampleRow{}
+			*row = r
+			cpu[r] = row
 		}
-		r.Samples, r.WeightMS = c.samples, c.weightMS
-		cpu[r] = &r
+		row.Samples += c.samples
+		row.WeightMS += c.weightMS
 	}
 	for _, r := range cpu {
 		ag.CPU = append(ag.CPU, *r)

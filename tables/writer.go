@@ -43,6 +43,9 @@ type Options struct {
 	MaxFileRows int64
 	// Aggregates computes each trace's Aggregates (TraceStats.Aggregates).
 	Aggregates bool
+	// FirstTrace is the trace id of the first trace added (default 1):
+	// the fleet numbers the traces of all its writers.
+	FirstTrace int32
 }
 
 // table writes the rows of one table.
@@ -159,6 +162,9 @@ func NewWriter(create func(table string) (io.WriteCloser, error), opts *Options)
 	}
 	if w.opts.RowGroupRows <= 0 {
 		w.opts.RowGroupRows = DefaultRowGroupRows
+	}
+	if w.opts.FirstTrace > 0 {
+		w.trace = w.opts.FirstTrace - 1
 	}
 	for _, add := range []func() error{
 		func() error { return addTable(w, &w.traces, 0, create) },
