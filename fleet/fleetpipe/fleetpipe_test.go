@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -229,7 +230,19 @@ func checkDuckDB(t *testing.T, events string, total int) {
 	}
 	q2 := "SELECT count(*) AS n, (SELECT count(utid) FROM " + tbl("samples") + ") AS want FROM " + tbl("samples") + " s JOIN " +
 		tbl("threads") + " t USING (trace, utid) JOIN " + tbl("processes") + " p USING (trace, upid)"
-	in, _ := json.Marshal([]string{q, q2})
+	// The queries of docs/fleet.md, on this output.
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "fleet.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var docQs []string
+	for _, m := range regexp.MustCompile("(?s)```sql\n(.*?)```").FindAllStringSubmatch(string(doc), -1) {
+		docQs = append(docQs, strings.ReplaceAll(m[1], "'OUT/", "'"+out+"/"))
+	}
+	if len(docQs) != 5 {
+		t.Fatalf("docs/fleet.md: %d SQL queries, want 5 (the events and one per aggregate)", len(docQs))
+	}
+	in, _ := json.Marshal(append([]string{q, q2}, docQs...))
 	cmd := exec.CommandContext(ctx, node, filepath.Join(dir, "query.mjs"))
 	cmd.Dir = dir
 	cmd.Stdin = bytes.NewReader(in)
@@ -237,14 +250,26 @@ func checkDuckDB(t *testing.T, events string, total int) {
 	if err != nil {
 		t.Fatalf("node query.mjs: %v", err)
 	}
-	var res [][]struct {
+	var raw []json.RawMessage
+	if err := json.Unmarshal(res0, &raw); err != nil || len(raw) != 2+len(docQs) {
+		t.Fatalf("DuckDB: %v: %.500s", err, res0)
+	}
+	for i, r := range raw[2:] {
+		var rows []map[string]any
+		if err := json.Unmarshal(r, &rows); err != nil || len(rows) == 0 {
+			t.Errorf("docs/fleet.md query %d: %v: %.300s", i+1, err, r)
+		}
+	}
+	var res [2][]struct {
 		N     string `json:"n"`
 		Hosts string `json:"hosts"`
 		Dates string `json:"dates"`
 		Want  string `json:"want"`
 	}
-	if err := json.Unmarshal(res0, &res); err != nil || len(res) != 2 || len(res[0]) != 1 || len(res[1]) != 1 {
-		t.Fatalf("DuckDB: %v: %.500s", err, res0)
+	for i := range res {
+		if err := json.Unmarshal(raw[i], &res[i]); err != nil || len(res[i]) != 1 {
+			t.Fatalf("DuckDB: %v: %.500s", err, raw[i])
+		}
 	}
 	if j := res[1][0]; j.N != j.Want || j.N == "0" {
 		t.Errorf("DuckDB: samples joined to threads and processes across the fleet: %s, want %s", j.N, j.Want)
