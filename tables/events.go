@@ -25,24 +25,19 @@ var eventColumns = []parquetout.Column{
 // takes them, in the same order, for the rows of the records the
 // pipeline writes next (both on the pipeline's writing goroutine).
 type eventsTable struct {
-	pw    *parquetout.Writer
-	vals  []int64 // queued values, len(eventColumns) per event
-	head  int
-	rows  int64
-	files int // files started
+	pw   *parquetout.Writer
+	vals []int64 // queued values, len(eventColumns) per event
+	head int
+	rows int64
 }
 
 // newEventsTable starts the events table on out; next gives the files
 // after the first when opts bound their rows.
 func newEventsTable(out io.Writer, opts *Options, next func() (io.Writer, error)) (*eventsTable, error) {
-	e := &eventsTable{files: 1}
+	e := &eventsTable{}
 	x := &parquetout.Extension{Columns: eventColumns, Values: e.next}
 	if opts.MaxFileRows > 0 {
-		x.MaxFileRows = opts.MaxFileRows
-		x.NextFile = func() (io.Writer, error) {
-			e.files++
-			return next()
-		}
+		x.MaxFileRows, x.NextFile = opts.MaxFileRows, next
 	}
 	pw, err := parquetout.NewExtendedWriter(out, nil, x)
 	if err != nil {

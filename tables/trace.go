@@ -71,9 +71,9 @@ type stackKey struct {
 // files of one trace merge, as the dump merges them), dec decodes its
 // events (nil: decode.New()). It reads the files twice: once to build
 // the analysis model (registering the schemas the trace carries with
-// dec), once for the samples, stacks and disk I/O. name is the traces
-// table's name of the trace. Damage in the files is in the stats; the
-// error is a failure to write.
+// dec), once for the events, samples, stacks, disk I/O and packets.
+// name is the traces table's name of the trace. Damage in the files is
+// in the stats; the error is a failure to write.
 func (w *Writer) Add(name string, files []*etl.File, dec *decode.Decoder) (*TraceStats, error) {
 	if dec == nil {
 		dec = decode.New()
