@@ -1,6 +1,7 @@
 package tables
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -250,8 +251,33 @@ func CreateDir(dir string, opts *Options) (*Writer, error) {
 		if n := parts[name]; n > 1 {
 			name += "-" + strconv.Itoa(n)
 		}
-		return os.Create(filepath.Join(dir, name+".parquet"))
+		return CreateFile(filepath.Join(dir, name+".parquet"))
 	}, opts)
+}
+
+// CreateFile creates the file path for NewWriter's create, written
+// through a buffer (Parquet writers write page by page).
+func CreateFile(path string) (io.WriteCloser, error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	return &bufferedFile{bufio.NewWriterSize(f, 1<<20), f}, nil
+}
+
+// bufferedFile is a file written through a buffer.
+type bufferedFile struct {
+	*bufio.Writer
+	f *os.File
+}
+
+// Close writes what the buffer holds and closes the file.
+func (b *bufferedFile) Close() error {
+	err := b.Flush()
+	if cerr := b.f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // Rows returns the number of rows written to each table so far, by name.

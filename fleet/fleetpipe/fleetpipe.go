@@ -333,7 +333,7 @@ func (f *convertFn) convert(ctx context.Context, el Element) (FileResult, []Erro
 	w, err := tables.NewWriter(func(table string) (io.WriteCloser, error) {
 		p := filepath.Join(tdir, fmt.Sprintf("%03d-%s.parquet", len(written), table))
 		written = append(written, p)
-		return os.Create(p)
+		return tables.CreateFile(p)
 	}, &tables.Options{Aggregates: true, FirstTrace: el.Trace, MaxFileRows: f.MaxFileRows, Workers: 1})
 	if err != nil {
 		return res, []ErrorRecord{errorRecord(name, err)}
