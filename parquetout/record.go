@@ -20,6 +20,9 @@ import (
 //	strings: nStrings × (u32 length, bytes); absent = 0xFFFFFFFF
 //	frames:  u32 count, then per frame u64 address, u64 offset, u8 flags
 //	         (1 module, 2 method), module and method as strings
+//	extension (NewExtendedWriter's writers only): the trace start (rel_ms)
+//	         and 8 bytes per column, added by the writer after the record's
+//	         length
 //	typed properties (split tables only): u16 count, then per top-level
 //	         printable property a tag and its value (see the tag constants);
 //	         a property with names is followed by its name as a string
@@ -106,6 +109,7 @@ type rec struct {
 	props   []propValue
 	typed   bool
 	present uint32
+	extra   []byte // the extension's values (NewExtendedWriter)
 }
 
 type frame struct {

@@ -41,7 +41,9 @@ func ParseCompression(s string) (Compression, error) {
 	return "", fmt.Errorf("compression %q: want snappy, zstd or none", s)
 }
 
-func (c Compression) codec() compress.Codec {
+// Codec returns the codec of c (Snappy for an unknown name), for other
+// Parquet writers of the toolkit (package tables).
+func (c Compression) Codec() compress.Codec {
 	switch c {
 	case Zstd:
 		return &zstd.Codec{Level: zstd.SpeedFastest}
@@ -255,6 +257,8 @@ type table struct {
 	// convert, when set, fills a chunk's values from its raw records, on
 	// the encoder that writes it (async tables).
 	convert func(c *chunk, r *rec)
+	// extra is the bytes of extension values after each raw record.
+	extra int
 
 	rg      int // row group being filled
 	rgRows  int // its rows so far (in sent chunks)
@@ -281,7 +285,7 @@ type rgDone struct {
 // goroutines while the next rows fill.
 func newTable(out io.Writer, name string, fields []field, o *Options, meta map[string]string, async bool) *table {
 	schema := parquet.NewSchema(name, newGroup(fields))
-	opts := []parquet.WriterOption{schema, parquet.Compression(o.compression().codec()),
+	opts := []parquet.WriterOption{schema, parquet.Compression(o.compression().Codec()),
 		parquet.CreatedBy("etwkit tracerpt-go", "", ""), parquet.MaxRowsPerRowGroup(int64(o.rows()) + 1)}
 	for _, f := range fields {
 		if _, ok := largeText[f.name]; ok {
@@ -386,22 +390,31 @@ func (t *table) convertRaw(c *chunk) error {
 		if err := c.rec.parse(p[:n]); err != nil {
 			return err
 		}
+		if len(p) < n+t.extra {
+			return errRecord
+		}
+		c.rec.extra = p[n : n+t.extra]
 		t.convert(c, &c.rec)
-		p = p[n:]
+		p = p[n+t.extra:]
 	}
 	return nil
 }
 
 // addRaw adds one record, whole, to the current chunk of an async table
 // with convert; full chunks and row groups go out.
-func (t *table) addRaw(b []byte) error {
+func (t *table) addRaw(b []byte) error { return t.addRawExt(b, nil) }
+
+// addRawExt is addRaw for a record followed by its extension's values
+// (t.extra bytes).
+func (t *table) addRawExt(b, ext []byte) error {
 	c := t.cur
-	if cap(c.raw)-len(c.raw) < len(b) {
+	if n := len(b) + len(ext); cap(c.raw)-len(c.raw) < n {
 		// The records of a chunk reach chunkRawBytes, or its rows
 		// chunkRows, first: grow at once to hold them, not by doubling.
-		c.raw = slices.Grow(c.raw, max(len(b), chunkRawBytes+chunkRawSlack-len(c.raw)))
+		c.raw = slices.Grow(c.raw, max(n, chunkRawBytes+chunkRawSlack-len(c.raw)))
 	}
 	c.raw = append(c.raw, b...)
+	c.raw = append(c.raw, ext...)
 	c.rows++
 	if t.rgRows+c.rows >= t.maxRows || t.rgBytes+len(c.raw) >= t.maxBytes {
 		return t.send(true)

@@ -185,6 +185,7 @@ type Writer struct {
 	rr    recordReader
 	start int64
 	err   error
+	ext   // NewExtendedWriter's
 }
 
 // NewWriter starts a Parquet file on out for the records of enc. The
@@ -214,9 +215,12 @@ func (w *Writer) Write(p []byte) (int, error) {
 	if w.err != nil {
 		return 0, w.err
 	}
-	if w.t.convert != nil {
+	switch {
+	case w.x != nil:
+		w.err = w.rr.eachRaw(p, w.addExtended)
+	case w.t.convert != nil:
 		w.err = w.rr.eachRaw(p, w.t.addRaw)
-	} else {
+	default:
 		w.err = w.rr.each(p, w.row)
 	}
 	if w.err != nil {
@@ -245,6 +249,12 @@ func (w *Writer) row(r *rec) error {
 
 // values appends the row of record r to chunk c.
 func (w *Writer) values(c *chunk, r *rec) {
+	if w.x != nil {
+		w.header(c, r, int64(binary.LittleEndian.Uint64(r.extra)))
+		c.stack(w.stack, r.frames)
+		w.extend(c, r)
+		return
+	}
 	w.header(c, r, w.start)
 	c.stack(w.stack, r.frames)
 }

@@ -75,6 +75,18 @@ func (b *batch[E]) annotate(i int, a *analysis.Annotation) {
 	b.annotated++
 }
 
+// annotation returns the final annotation of the batch's event i with
+// its stack (nil without Config.Analysis).
+func (b *batch[E]) annotation(i int) *analysis.Annotation {
+	if len(b.ann) <= i {
+		return nil
+	}
+	a := &b.ann[i]
+	off, cnt := b.stack[i][0], b.stack[i][1]
+	a.Stack = b.frames[off : off+cnt : off+cnt]
+	return a
+}
+
 func (b *batch[E]) full() bool { return len(b.events) >= batchEvents || len(b.arena) >= batchBytes }
 
 // add copies ev (its payload and extended items) into the batch.
@@ -115,12 +127,7 @@ func (b *batch[E]) fix() {
 func (p *run[E]) renderBatch(b *batch[E], d *decode.Decoder, enc Encoder[E]) {
 	for i := b.base + len(b.ends); i < len(b.events) && b.held < batchOutBytes; i++ {
 		ev := &b.events[i]
-		var a *analysis.Annotation
-		if len(b.ann) > i {
-			a = &b.ann[i]
-			off, cnt := b.stack[i][0], b.stack[i][1]
-			a.Stack = b.frames[off : off+cnt : off+cnt]
-		}
+		a := b.annotation(i)
 		n := len(b.out)
 		var s *tdh.Event
 		var ok bool
@@ -175,6 +182,11 @@ func (p *run[E]) writeBatch(b *batch[E]) error {
 		if end < 0 {
 			continue
 		}
+		if p.c.Written != nil {
+			if err := p.written(&b.events[b.base+i], b.annotation(b.base+i)); err != nil {
+				return err
+			}
+		}
 		if p.count(&b.events[b.base+i], b.schema[i]) {
 			cut, stopErr = end, errLimit
 			break
@@ -212,8 +224,12 @@ func (p *run[E]) readBatches(ctx context.Context, dec *decode.Decoder, stop *ato
 			return nil
 		}
 		keep := p.f.MatchHeader(ev)
+		var res *decode.Result
 		if en != nil {
-			en.push(ev)
+			res = en.push(ev)
+		}
+		if err := p.observe(ev, dec, res); err != nil {
+			return err
 		}
 		if !keep {
 			if en != nil {
@@ -431,14 +447,16 @@ type keptEvent[E any] struct {
 }
 
 // push gives ev to the enricher (decoding it if the enricher reads its
-// payload).
-func (q *enrichQueue[E]) push(ev *etl.Event) {
+// payload) and returns the decoding (nil if none), valid until the next
+// push.
+func (q *enrichQueue[E]) push(ev *etl.Event) *decode.Result {
 	var res *decode.Result
 	if q.e.NeedsDecode(ev) {
 		res = q.dec.Decode(ev)
 	}
 	q.e.Push(ev, res)
 	q.seq++
+	return res
 }
 
 // keep notes that the event just pushed was added to b.

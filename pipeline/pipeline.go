@@ -105,6 +105,12 @@ type Config[E any] struct {
 	// separate events reach the events they belong to. Leave it nil for
 	// encoders that write no annotation: it costs time.
 	Analysis *analysis.Model
+	// Observe and Written let a caller share the pass (see observe.go):
+	// Observe sees every event read, Written every event written with its
+	// annotation.
+	Observe       func(ev *etl.Event, res *decode.Result) error
+	ObserveDecode func(ev *etl.Event) bool
+	Written       func(ev *etl.Event, a *analysis.Annotation) error
 }
 
 // Stats reports what Run did.
@@ -317,6 +323,9 @@ func (p *run[E]) runSequential(ctx context.Context, dec *decode.Decoder) error {
 		if err := p.tick(ctx, ev); err != nil {
 			return err
 		}
+		if err := p.observe(ev, dec, nil); err != nil {
+			return err
+		}
 		if !p.f.MatchHeader(ev) {
 			continue
 		}
@@ -327,6 +336,9 @@ func (p *run[E]) runSequential(ctx context.Context, dec *decode.Decoder) error {
 			continue
 		}
 		held += p.size(p.out[n:])
+		if err := p.written(ev, nil); err != nil {
+			return err
+		}
 		if p.count(ev, s) {
 			if err := p.flush(); err != nil {
 				return err

@@ -2,8 +2,10 @@ package tables
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
@@ -141,5 +143,145 @@ func BenchmarkTables(b *testing.B) {
 	net := etltest.CorpusFile(b, netRel)
 	for b.Loop() {
 		writeMem(b, nil, net)
+	}
+}
+
+// The events table has a row per record of each trace (what info counts,
+// etl.File.Scan), its trace column naming the trace; with MaxFileRows
+// every table's files hold at most that many rows and together all of
+// them.
+func TestCorpusEventsFiles(t *testing.T) {
+	net := etltest.CorpusFile(t, netRel)
+	f := openETL(t, net)
+	records := int64(f.Scan().Events)
+	dir := t.TempDir()
+	const maxRows = 40000
+	w, err := CreateDir(dir, &Options{MaxFileRows: maxRows, RowGroupRows: 10000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if _, err := w.Add(net, []*etl.File{openETL(t, net)}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	rows := w.Rows()
+	if rows["events"] != 2*records {
+		t.Errorf("events: %d rows, want twice info's %d", rows["events"], records)
+	}
+	type traceCol struct {
+		Trace int32 `parquet:"trace"`
+	}
+	for _, name := range Names {
+		files, _ := filepath.Glob(filepath.Join(dir, name+"*.parquet"))
+		var total int64
+		perTrace := map[int32]int64{}
+		for _, p := range files {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pf, err := parquet.OpenFile(bytes.NewReader(b), int64(len(b)))
+			if err != nil {
+				t.Fatalf("%s: %v", p, err)
+			}
+			if n := pf.NumRows(); n > maxRows || n == 0 && len(files) > 1 {
+				t.Errorf("%s: %d rows, want 1 to %d", p, n, maxRows)
+			}
+			total += pf.NumRows()
+			if name == "events" {
+				tr, err := parquet.Read[traceCol](bytes.NewReader(b), int64(len(b)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, r := range tr {
+					perTrace[r.Trace]++
+				}
+			}
+		}
+		if total != rows[name] {
+			t.Errorf("%s: %d rows in %d files, Rows() says %d", name, total, len(files), rows[name])
+		}
+		if want := (rows[name] + maxRows - 1) / maxRows; int64(len(files)) != max(want, 1) {
+			t.Errorf("%s: %d files for %d rows", name, len(files), rows[name])
+		}
+		if name == "events" && (perTrace[1] != records || perTrace[2] != records) {
+			t.Errorf("events per trace: %v, want %d each", perTrace, records)
+		}
+	}
+}
+
+// The aggregates of net.4.5.2.x64 are what the stats, stacks and
+// providers commands' code gives: the CPU samples of each process and
+// innermost frame are the folded stacks' counts (analysis.Model.Collect),
+// the events of each provider decode.CountProviders', and the trace
+// names its computer (SystemConfig).
+func TestCorpusAggregates(t *testing.T) {
+	net := etltest.CorpusFile(t, netRel)
+	outs := map[string]*memFile{}
+	w, err := NewWriter(func(name string) (io.WriteCloser, error) {
+		outs[name] = &memFile{}
+		return outs[name], nil
+	}, &Options{Aggregates: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := w.Add(net, []*etl.File{openETL(t, net)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	ag := st.Aggregates
+	if ag == nil || ag.Computer != "BRIANROB-W8" {
+		t.Fatalf("aggregates %v: want the computer BRIANROB-W8", ag)
+	}
+	files := []*etl.File{openETL(t, net)}
+	dec := decode.New()
+	m, _ := analysis.Build(files, dec, nil)
+	prof, _, _ := m.Collect(files, dec, nil)
+	want := map[string]int64{}
+	prof.EachStack(func(frames []string, weight int64) {
+		k := frames[0]
+		if len(frames) > 1 {
+			k += ";" + frames[len(frames)-1]
+		}
+		want[k] += weight
+	})
+	got := map[string]int64{}
+	for _, r := range ag.CPU {
+		k := fmt.Sprintf("%s (%d)", r.Process, r.PID)
+		if r.Frame != "" {
+			k += ";" + r.Frame
+		}
+		got[k] += r.Samples
+	}
+	n := 0
+	for k, v := range want {
+		if got[k] != v && n < 10 {
+			t.Errorf("%s: %d samples, stacks %d", k, got[k], v)
+			n++
+		}
+	}
+	for k, v := range got {
+		if _, ok := want[k]; !ok && n < 10 {
+			t.Errorf("%s: %d samples, not in stacks", k, v)
+			n++
+		}
+	}
+	pstats, _ := decode.CountProviders(decode.New(), files)
+	byGUID := map[string]int64{}
+	for _, r := range ag.ProviderEvents {
+		byGUID[r.ProviderGUID] += r.Events
+	}
+	for _, p := range pstats {
+		if g := "{" + p.GUID.String() + "}"; byGUID[g] != int64(p.Events) {
+			t.Errorf("provider %s %s: %d events, providers %d", p.Name, g, byGUID[g], p.Events)
+		}
+	}
+	if len(byGUID) != len(pstats) {
+		t.Errorf("%d providers, providers %d", len(byGUID), len(pstats))
 	}
 }

@@ -1,6 +1,7 @@
 package tables
 
 import (
+	"sync"
 	"time"
 
 	"github.com/etwkit/etw/analysis"
@@ -20,6 +21,8 @@ type TraceStats struct {
 	// Errors are the damaged buffers and records the passes met (each
 	// an *etl.FormatError): what they held is missing from the tables.
 	Errors []error
+	// Aggregates are the trace's aggregates (with Options.Aggregates).
+	Aggregates *Aggregates
 }
 
 // traceState is what Add keeps of one trace while writing it.
@@ -30,6 +33,7 @@ type traceState struct {
 	files []*etl.File
 	iv    analysis.SampleIntervals
 	pk    *packetTable
+	agg   *aggState // with Options.Aggregates
 
 	upids   map[*analysis.Process]int64
 	utids   map[*analysis.Thread]int64
@@ -40,10 +44,13 @@ type traceState struct {
 	fileIDs map[uint64]int64  // file object → file id
 	names   map[uint64]string // file object → last name the trace gave it
 
-	// cpus holds the processors of the selected samples whose
-	// annotations are not final yet, in order (a ring).
-	cpus       []int32
-	head, size int
+	// sampleSeqs are the sequence numbers (analysis.Annotation.Seq) of
+	// the CPU samples read and not yet written (the reading goroutine
+	// adds, the writing one takes); samples counts those written.
+	mu         sync.Mutex
+	sampleSeqs []int64
+	samples    int64
+	read       int64 // events the reading goroutine observed
 }
 
 // frameKey is a distinct frame: its image or method and its address.
@@ -53,18 +60,20 @@ type frameKey struct {
 	addr uint64
 }
 
-// stackKey is a node of the prefix tree: its parent and its last frame.
+// stackKey is a node of the prefix tree: its parent and its last frame
+// (the frame's key rather than its id: one lookup a frame).
 type stackKey struct {
-	parent, frame int64
+	parent int64
+	frame  frameKey
 }
 
 // Add writes the tables of one trace: files are its .etl files (several
 // files of one trace merge, as the dump merges them), dec decodes its
 // events (nil: decode.New()). It reads the files twice: once to build
 // the analysis model (registering the schemas the trace carries with
-// dec), once for the samples, stacks and disk I/O. name is the traces
-// table's name of the trace. Damage in the files is in the stats; the
-// error is a failure to write.
+// dec), once for the events, samples, stacks, disk I/O and packets.
+// name is the traces table's name of the trace. Damage in the files is
+// in the stats; the error is a failure to write.
 func (w *Writer) Add(name string, files []*etl.File, dec *decode.Decoder) (*TraceStats, error) {
 	if dec == nil {
 		dec = decode.New()
@@ -76,9 +85,11 @@ func (w *Writer) Add(name string, files []*etl.File, dec *decode.Decoder) (*Trac
 		images: map[*analysis.Image]int64{}, methods: map[*analysis.Method]int64{},
 		frames: map[frameKey]int64{}, stacks: map[stackKey]int64{},
 		fileIDs: map[uint64]int64{}, names: map[uint64]string{},
-		cpus: make([]int32, 64),
 	}
 	st := &TraceStats{Trace: t.id}
+	if w.opts.Aggregates {
+		t.agg = newAggState()
+	}
 	pk, err := newPacketTable(t)
 	if err != nil {
 		return st, err
@@ -92,6 +103,8 @@ func (w *Writer) Add(name string, files []*etl.File, dec *decode.Decoder) (*Trac
 			t.iv.Observe(ev, dec.Decode(ev))
 		case ev.ProviderID == catalog.PktMonGUID && !pcapng.IsPacketEvent(ev):
 			pk.learn(ev, dec.Decode(ev))
+		case t.agg != nil && isComputer(ev):
+			t.agg.observeComputer(dec.Decode(ev))
 		}
 	}})
 	st.Errors = appendJoined(st.Errors, err)
@@ -104,31 +117,24 @@ func (w *Writer) Add(name string, files []*etl.File, dec *decode.Decoder) (*Trac
 		pk.close()
 		return st, err
 	}
-	var werr error
-	enr, err := m.EachSelected(files, dec, &analysis.CollectOptions{
-		Window:  w.opts.Window,
-		Select:  t.selectSample,
-		Decode:  needsIODecode,
-		Observe: func(ev *etl.Event, res *decode.Result) { werr = t.observeIO(ev, res, werr) },
-	}, func(a *analysis.Annotation) error {
-		st.Samples++
-		if err := t.sample(a); err != nil {
-			werr = err
-		}
-		return werr
-	})
-	st.Events = int64(enr.Events)
+	rs, err := t.run(dec)
+	st.Events, st.Samples = int64(rs.Read), t.samples
+	for _, e := range rs.Errors {
+		st.Errors = append(st.Errors, e)
+	}
 	n, perr := pk.close()
 	st.Packets = n
-	if werr == nil {
-		werr = perr
+	if err == nil {
+		err = perr
 	}
-	if werr != nil {
-		return st, werr
+	if err != nil {
+		return st, err
 	}
-	st.Errors = appendJoined(st.Errors, err)
 	if err := t.writeFiles(); err != nil {
 		return st, err
+	}
+	if t.agg != nil {
+		st.Aggregates = t.agg.finish(t, name, st.Events)
 	}
 	first, last := ns(m.Start()), ns(m.End())
 	if m.Events == 0 {
@@ -157,61 +163,50 @@ func ns(t time.Time) int64 {
 	return t.UnixNano()
 }
 
-// selectSample selects the CPU samples, keeping their processor for
-// sample (the annotation does not carry it).
-func (t *traceState) selectSample(ev *etl.Event, res *decode.Result) bool {
-	if !analysis.IsCPUSample(ev, res) {
-		return false
-	}
-	if t.size == len(t.cpus) {
-		grown := make([]int32, 2*len(t.cpus))
-		n := copy(grown, t.cpus[t.head:])
-		copy(grown[n:], t.cpus[:t.head])
-		t.cpus, t.head = grown, 0
-	}
-	t.cpus[(t.head+t.size)%len(t.cpus)] = int32(ev.Processor)
-	t.size++
-	return true
-}
-
-// nextCPU returns the processor of the oldest selected sample not written.
-func (t *traceState) nextCPU() int32 {
-	if t.size == 0 {
-		return -1
-	}
-	c := t.cpus[t.head]
-	t.head = (t.head + 1) % len(t.cpus)
-	t.size--
-	return c
-}
-
 // sample writes one CPU sample, and the frames and stack nodes it is the
 // first to use.
-func (t *traceState) sample(a *analysis.Annotation) error {
+func (t *traceState) sample(cpu int32, utid, stack int64, a *analysis.Annotation) error {
 	at := a.Time()
-	r := SampleRow{Trace: t.id, TS: at.UnixNano(), CPU: t.nextCPU(),
-		WeightMS: float64(t.iv.At(at)) / float64(time.Millisecond)}
-	if th := t.m.Thread(a.TID, at); th != nil {
-		r.Utid = t.utids[th]
+	t.samples++
+	w := float64(t.iv.At(at)) / float64(time.Millisecond)
+	if t.agg != nil {
+		t.agg.sample(a, w)
 	}
+	return t.w.samples.add(&SampleRow{Trace: t.id, TS: at.UnixNano(), CPU: cpu, Utid: utid, StackID: stack, WeightMS: w})
+}
+
+// utid returns the id of the thread of annotation a (0 when unknown).
+func (t *traceState) utid(a *analysis.Annotation) int64 {
+	if th := t.m.Thread(a.TID, a.Time()); th != nil {
+		return t.utids[th]
+	}
+	return 0
+}
+
+// stackID returns the id of the prefix tree's node of stack (innermost
+// frame first), writing the frames and nodes it is the first to use (0
+// for no stack).
+func (t *traceState) stackID(stack []analysis.Frame) (int64, error) {
 	var parent int64
-	for i := len(a.Stack) - 1; i >= 0; i-- {
-		f := &a.Stack[i]
+	for i := len(stack) - 1; i >= 0; i-- {
+		f := &stack[i]
+		k := stackKey{parent, frameKey{f.Image, f.Method, f.Address}}
+		if id, ok := t.stacks[k]; ok {
+			parent = id
+			continue
+		}
 		fid, err := t.frameID(f)
 		if err != nil {
-			return err
+			return 0, err
 		}
-		id, isNew := assign(t.stacks, stackKey{parent, fid}, &t.w.stack)
-		if isNew {
-			depth := int32(len(a.Stack) - 1 - i)
-			if err := t.w.stacks.add(&StackRow{Trace: t.id, StackID: id, ParentID: parent, FrameID: fid, Depth: depth}); err != nil {
-				return err
-			}
+		id, _ := assign(t.stacks, k, &t.w.stack)
+		depth := int32(len(stack) - 1 - i)
+		if err := t.w.stacks.add(&StackRow{Trace: t.id, StackID: id, ParentID: parent, FrameID: fid, Depth: depth}); err != nil {
+			return 0, err
 		}
 		parent = id
 	}
-	r.StackID = parent
-	return t.w.samples.add(&r)
+	return parent, nil
 }
 
 // frameID returns the id of frame f, writing its row when it is new.

@@ -1,20 +1,23 @@
 package tables
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/etwkit/etw/analysis"
+	"github.com/etwkit/etw/parquetout"
 )
 
 // Names lists the tables a Writer writes, in the order they are opened:
 // one Parquet file each, named NAME.parquet by [CreateDir].
-var Names = []string{"traces", "processes", "threads", "images", "methods", "frames", "stacks", "samples", "gcs", "disk_io", "files", "packets"}
+var Names = []string{"traces", "processes", "threads", "images", "methods", "frames", "stacks", "samples", "gcs", "disk_io", "files", "packets", "events"}
 
 // DefaultRowGroupRows is the default Options.RowGroupRows.
 const DefaultRowGroupRows = 1 << 17
@@ -31,35 +34,67 @@ type Options struct {
 	// Symbolizer, if set, names code in images (the frames' function,
 	// file and line columns).
 	Symbolizer analysis.Symbolizer
-	// Window is the enricher's window (default analysis.DefaultWindow).
-	Window int
+	// Workers is the number of goroutines that decode and render the
+	// events (pipeline.Config.Workers; 0: GOMAXPROCS). The tables do not
+	// depend on it.
+	Workers int
+	// MaxFileRows, if not 0, bounds the rows of each file: a table whose
+	// rows pass it goes on in another file, which NewWriter's create
+	// gives (CreateDir: NAME-2.parquet, NAME-3.parquet, …).
+	MaxFileRows int64
+	// Aggregates computes each trace's Aggregates (TraceStats.Aggregates).
+	Aggregates bool
+	// FirstTrace is the trace id of the first trace added (default 1):
+	// the fleet numbers the traces of all its writers.
+	FirstTrace int32
 }
 
 // table writes the rows of one table.
 type table[T any] struct {
-	name string
-	out  io.WriteCloser
-	w    *parquet.GenericWriter[T]
-	buf  []T
-	rows int64
+	name      string
+	create    func() (io.WriteCloser, error)
+	groupRows int
+	maxRows   int64 // per file (0: no bound)
+	out       io.WriteCloser
+	w         *parquet.GenericWriter[T]
+	buf       []T
+	rows      int64
+	fileRows  int64 // in the file being written, buffered rows included
 }
 
-// newTable returns table i of Names, written to outs[i] in row groups of
-// at most groupRows rows.
-func newTable[T any](outs []io.WriteCloser, i, groupRows int) *table[T] {
-	return &table[T]{
-		name: Names[i],
-		out:  outs[i],
-		w: parquet.NewGenericWriter[T](outs[i], parquet.Compression(&parquet.Snappy),
-			parquet.CreatedBy("etwkit tracerpt-go", "", ""), parquet.MaxRowsPerRowGroup(int64(groupRows))),
-		buf: make([]T, 0, batchRows),
+// newTable returns the table name, written to the files create gives in
+// row groups of at most groupRows rows, at most maxRows rows a file (0:
+// one file).
+func newTable[T any](name string, create func() (io.WriteCloser, error), groupRows int, maxRows int64) (*table[T], error) {
+	t := &table[T]{name: name, create: create, groupRows: groupRows, maxRows: maxRows, buf: make([]T, 0, batchRows)}
+	return t, t.open()
+}
+
+// open starts the next file.
+func (t *table[T]) open() error {
+	out, err := t.create()
+	if err != nil {
+		return fmt.Errorf("table %s: %w", t.name, err)
 	}
+	t.out, t.fileRows = out, 0
+	t.w = parquet.NewGenericWriter[T](out, parquet.Compression(parquetout.Snappy.Codec()),
+		parquet.CreatedBy("etwkit tracerpt-go", "", ""), parquet.MaxRowsPerRowGroup(int64(t.groupRows)))
+	return nil
 }
 
 // add appends one row. Errors are kept for flush and close.
 func (t *table[T]) add(r *T) error {
+	if t.maxRows > 0 && t.fileRows >= t.maxRows {
+		if err := t.closeFile(); err != nil {
+			return err
+		}
+		if err := t.open(); err != nil {
+			return err
+		}
+	}
 	t.buf = append(t.buf, *r)
 	t.rows++
+	t.fileRows++
 	if len(t.buf) == cap(t.buf) {
 		return t.flush()
 	}
@@ -79,7 +114,8 @@ func (t *table[T]) flush() error {
 	return nil
 }
 
-func (t *table[T]) close() error {
+// closeFile finishes the file being written.
+func (t *table[T]) closeFile() error {
 	err := t.flush()
 	if cerr := t.w.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("table %s: %w", t.name, cerr)
@@ -89,6 +125,8 @@ func (t *table[T]) close() error {
 	}
 	return err
 }
+
+func (t *table[T]) close() error { return t.closeFile() }
 
 // Writer writes the analysis model of traces as tables. Add each trace,
 // then Close.
@@ -107,6 +145,7 @@ type Writer struct {
 	diskIO    *table[DiskIORow]
 	files     *table[FileRow]
 	packets   *table[PacketRow]
+	events    *eventsTable
 	closers   []func() error
 
 	// The last id given in each id space (ids are 1-based).
@@ -115,7 +154,8 @@ type Writer struct {
 }
 
 // NewWriter returns a writer whose tables go to the writers create
-// returns, one per name of Names (each closed by Close).
+// returns, one per name of Names (each closed by Close), and more for a
+// table whose rows pass Options.MaxFileRows.
 func NewWriter(create func(table string) (io.WriteCloser, error), opts *Options) (*Writer, error) {
 	w := &Writer{}
 	if opts != nil {
@@ -124,36 +164,120 @@ func NewWriter(create func(table string) (io.WriteCloser, error), opts *Options)
 	if w.opts.RowGroupRows <= 0 {
 		w.opts.RowGroupRows = DefaultRowGroupRows
 	}
-	outs := make([]io.WriteCloser, len(Names))
-	for i, n := range Names {
-		o, err := create(n)
-		if err != nil {
-			for _, c := range outs[:i] {
-				c.Close()
-			}
-			return nil, fmt.Errorf("table %s: %w", n, err)
-		}
-		outs[i] = o
+	if w.opts.FirstTrace > 0 {
+		w.trace = w.opts.FirstTrace - 1
 	}
-	g := w.opts.RowGroupRows
-	w.traces, w.processes, w.threads = newTable[TraceRow](outs, 0, g), newTable[ProcessRow](outs, 1, g), newTable[ThreadRow](outs, 2, g)
-	w.images, w.methods, w.frames = newTable[ImageRow](outs, 3, g), newTable[MethodRow](outs, 4, g), newTable[FrameRow](outs, 5, g)
-	w.stacks, w.samples, w.gcs = newTable[StackRow](outs, 6, g), newTable[SampleRow](outs, 7, g), newTable[GCRow](outs, 8, g)
-	w.diskIO, w.files, w.packets = newTable[DiskIORow](outs, 9, g), newTable[FileRow](outs, 10, g), newTable[PacketRow](outs, 11, g)
-	w.closers = []func() error{w.traces.close, w.processes.close, w.threads.close, w.images.close, w.methods.close,
-		w.frames.close, w.stacks.close, w.samples.close, w.gcs.close, w.diskIO.close, w.files.close, w.packets.close}
+	for _, add := range []func() error{
+		func() error { return addTable(w, &w.traces, 0, create) },
+		func() error { return addTable(w, &w.processes, 1, create) },
+		func() error { return addTable(w, &w.threads, 2, create) },
+		func() error { return addTable(w, &w.images, 3, create) },
+		func() error { return addTable(w, &w.methods, 4, create) },
+		func() error { return addTable(w, &w.frames, 5, create) },
+		func() error { return addTable(w, &w.stacks, 6, create) },
+		func() error { return addTable(w, &w.samples, 7, create) },
+		func() error { return addTable(w, &w.gcs, 8, create) },
+		func() error { return addTable(w, &w.diskIO, 9, create) },
+		func() error { return addTable(w, &w.files, 10, create) },
+		func() error { return addTable(w, &w.packets, 11, create) },
+		func() error { return w.addEvents(create) },
+	} {
+		if err := add(); err != nil {
+			w.Close()
+			return nil, err
+		}
+	}
 	return w, nil
 }
 
+// addTable starts table i of Names in *dst.
+func addTable[T any](w *Writer, dst **table[T], i int, create func(string) (io.WriteCloser, error)) error {
+	name := Names[i]
+	t, err := newTable[T](name, func() (io.WriteCloser, error) { return create(name) }, w.opts.RowGroupRows, w.opts.MaxFileRows)
+	if err != nil {
+		return err
+	}
+	*dst = t
+	w.closers = append(w.closers, t.close)
+	return nil
+}
+
+// addEvents starts the events table.
+func (w *Writer) addEvents(create func(string) (io.WriteCloser, error)) error {
+	const name = "events"
+	out, err := create(name)
+	if err != nil {
+		return fmt.Errorf("table %s: %w", name, err)
+	}
+	next := func() (io.Writer, error) {
+		if err := out.Close(); err != nil {
+			return nil, fmt.Errorf("table %s: %w", name, err)
+		}
+		if out, err = create(name); err != nil {
+			return nil, fmt.Errorf("table %s: %w", name, err)
+		}
+		return out, nil
+	}
+	ev, err := newEventsTable(out, &w.opts, next)
+	if err != nil {
+		out.Close()
+		return err
+	}
+	w.events = ev
+	w.closers = append(w.closers, func() error {
+		err := ev.pw.Close()
+		if cerr := out.Close(); err == nil && cerr != nil {
+			err = cerr
+		}
+		if err != nil {
+			return fmt.Errorf("table %s: %w", name, err)
+		}
+		return nil
+	})
+	return nil
+}
+
 // CreateDir returns a writer of the tables as NAME.parquet files in dir,
-// which is created if needed. Existing files are replaced.
+// which is created if needed (with Options.MaxFileRows, a table's next
+// files are NAME-2.parquet, NAME-3.parquet, …). Existing files are
+// replaced.
 func CreateDir(dir string, opts *Options) (*Writer, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
+	parts := map[string]int{}
 	return NewWriter(func(name string) (io.WriteCloser, error) {
-		return os.Create(filepath.Join(dir, name+".parquet"))
+		parts[name]++
+		if n := parts[name]; n > 1 {
+			name += "-" + strconv.Itoa(n)
+		}
+		return CreateFile(filepath.Join(dir, name+".parquet"))
 	}, opts)
+}
+
+// CreateFile creates the file path for NewWriter's create, written
+// through a buffer (Parquet writers write page by page).
+func CreateFile(path string) (io.WriteCloser, error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	return &bufferedFile{bufio.NewWriterSize(f, 1<<20), f}, nil
+}
+
+// bufferedFile is a file written through a buffer.
+type bufferedFile struct {
+	*bufio.Writer
+	f *os.File
+}
+
+// Close writes what the buffer holds and closes the file.
+func (b *bufferedFile) Close() error {
+	err := b.Flush()
+	if cerr := b.f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // Rows returns the number of rows written to each table so far, by name.
@@ -163,6 +287,7 @@ func (w *Writer) Rows() map[string]int64 {
 		"images": w.images.rows, "methods": w.methods.rows, "frames": w.frames.rows,
 		"stacks": w.stacks.rows, "samples": w.samples.rows, "gcs": w.gcs.rows,
 		"disk_io": w.diskIO.rows, "files": w.files.rows, "packets": w.packets.rows,
+		"events": w.events.rows,
 	}
 }
 

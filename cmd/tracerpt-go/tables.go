@@ -26,10 +26,11 @@ func newTablesCmd() *cobra.Command {
 	var yes, quiet bool
 	cmd := &cobra.Command{
 		Use:   "tables TRACE.etl... -o DIR [-y] [-import FILE...]",
-		Short: "Write the analysis model as Parquet tables that join (processes, threads, images, stacks, samples, GCs, disk I/O, packets)",
+		Short: "Write the analysis model as Parquet tables that join (processes, threads, images, stacks, samples, GCs, disk I/O, packets, events)",
 		Long: `tables writes the analysis model of each trace as Parquet tables under DIR,
 one file per table (traces, processes, threads, images, methods, frames, stacks,
-samples, gcs, disk_io, files, packets): ids rather than names, so that SQL
+samples, gcs, disk_io, files, packets, and events: the rows of -of PARQUET with
+the trace, utid and stack_id that join them): ids rather than names, so that SQL
 engines (DuckDB, Spark, Trino) join them. Each input is one trace (the trace
 column); ids are unique across the traces of one run. docs/tables.md lists the
 columns and keys, with example queries.`,

@@ -15,7 +15,8 @@ import (
 
 // docQueries returns the SQL blocks of docs/tables.md, in order, with
 // the folder T replaced by dir: top processes, hottest functions, GC
-// pauses, slowest disk I/O, drops, folded stacks.
+// pauses, slowest disk I/O, drops, folded stacks, events with their
+// thread and process.
 func docQueries(t *testing.T, dir string) []string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "tables.md"))
@@ -26,8 +27,8 @@ func docQueries(t *testing.T, dir string) []string {
 	for _, m := range regexp.MustCompile("(?s)```sql\n(.*?)```").FindAllStringSubmatch(string(b), -1) {
 		qs = append(qs, strings.ReplaceAll(m[1], "'T/", "'"+filepath.ToSlash(dir)+"/"))
 	}
-	if len(qs) != 6 {
-		t.Fatalf("docs/tables.md: %d SQL queries, want 6", len(qs))
+	if len(qs) != 7 {
+		t.Fatalf("docs/tables.md: %d SQL queries, want 7", len(qs))
 	}
 	return qs
 }
@@ -88,13 +89,36 @@ func TestCorpusTablesDuckDB(t *testing.T) {
 	if wantSamples != 5129 || wantGCs != 263 {
 		t.Fatalf("stats: pid 3676 has %d samples and %d GCs, want 5129 and 263", wantSamples, wantGCs)
 	}
+	var info struct {
+		Events int `json:"events"`
+	}
+	if err := json.Unmarshal([]byte(mustRun(t, "info", "--json", netETL)), &info); err != nil || info.Events == 0 {
+		t.Fatalf("info --json: %v (%d events)", err, info.Events)
+	}
 	d := filepath.ToSlash(dir)
 	docs := docQueries(t, dir)
+	evq := docs[6]
+	docs = docs[:6]
 	qs := append([]string{
 		`SELECT count(*) AS n, sum(s.weight_ms) AS ms FROM '` + d + `/samples.parquet' s
 		 JOIN '` + d + `/threads.parquet' t USING (trace, utid) JOIN '` + d + `/processes.parquet' p USING (trace, upid) WHERE p.pid = 3676`,
 		`SELECT count(*) AS n FROM '` + d + `/gcs.parquet' g JOIN '` + d + `/processes.parquet' p USING (trace, upid) WHERE p.pid = 3676`,
 	}, docs...)
+	// The events table: one row per record info counts; every sample is
+	// an event (PerfInfo SampleProf, opcode 46) of the same time, CPU,
+	// thread and stack; and the samples of pid 3676 reached through the
+	// events' utid and stack_id are stats' figure.
+	qs = append(qs,
+		`SELECT count(*) AS n, count(DISTINCT trace) AS traces, count(stack_id) AS stacked FROM '`+d+`/events.parquet'`,
+		`SELECT count(*) AS n, count(e.trace) AS matched FROM '`+d+`/samples.parquet' s LEFT JOIN (
+		   SELECT trace, time_ns // 1000 AS us, cpu, utid, stack_id FROM '`+d+`/events.parquet' WHERE opcode = 46
+		 ) e ON e.trace = s.trace AND e.us = epoch_us(s.ts) AND e.cpu = s.cpu
+		   AND e.utid IS NOT DISTINCT FROM s.utid AND e.stack_id IS NOT DISTINCT FROM s.stack_id`,
+		`SELECT count(*) AS n FROM '`+d+`/events.parquet' e
+		 JOIN '`+d+`/threads.parquet' t USING (trace, utid) JOIN '`+d+`/processes.parquet' p USING (trace, upid)
+		 WHERE p.pid = 3676 AND EXISTS (SELECT 1 FROM '`+d+`/samples.parquet' s
+		   WHERE s.trace = e.trace AND epoch_us(s.ts) = e.time_ns // 1000 AND s.cpu = e.cpu AND e.opcode = 46)`,
+		evq)
 	res := query(qs)
 	for i, r := range res {
 		if strings.HasPrefix(string(r), `{"error"`) {
@@ -129,6 +153,18 @@ func TestCorpusTablesDuckDB(t *testing.T) {
 	}
 	if drops := decodeRows(t, "drops", res[6]); len(drops) != 0 {
 		t.Errorf("drops in a trace without packets: %v", drops)
+	}
+	if r := decodeRows(t, "events", res[8]); len(r) != 1 || num(r[0]["n"]) != float64(info.Events) || num(r[0]["traces"]) != 1 || num(r[0]["stacked"]) <= 0 {
+		t.Errorf("events: %v, want info's %d records of one trace, some with a stack", r, info.Events)
+	}
+	if r := decodeRows(t, "events and samples", res[9]); len(r) != 1 || num(r[0]["matched"]) != num(r[0]["n"]) || num(r[0]["n"]) < 5129 {
+		t.Errorf("samples matched by events (time, cpu, utid, stack_id): %v", r)
+	}
+	if r := decodeRows(t, "events of pid 3676", res[10]); len(r) != 1 || num(r[0]["n"]) != 5129 {
+		t.Errorf("sample events of pid 3676 through the events' utid: %v, want 5129", r)
+	}
+	if r := decodeRows(t, "events with thread and process", res[11]); len(r) != 20 || r[0]["process"] == nil || r[0]["event_name"] == nil {
+		t.Errorf("events with their thread and process: %v", r)
 	}
 	var got []string
 	for _, r := range decodeRows(t, "folded", res[7]) {

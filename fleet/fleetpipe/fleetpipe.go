@@ -1,9 +1,12 @@
 // Package fleetpipe is the Apache Beam pipeline of etl-fleet: it lists the
 // .etl files a glob names on any file system Beam's Go SDK has registered,
-// keeps AutoLogger .etl.NNN sets together as one element, converts each
-// element with the toolkit's driver (the same Parquet dump as
-// tracerpt-go -of PARQUET), writes it under events/host=…/date=…, and
-// reports per element what was read and what failed.
+// keeps AutoLogger .etl.NNN sets together as one element, writes each
+// element's tables with the toolkit's package tables (the tables of
+// tracerpt-go tables, the events table among them: the rows of
+// tracerpt-go -of PARQUET) and its aggregates (events per provider and
+// event name, CPU samples per process and module, .NET GC pauses, lost
+// events and damaged buffers) under NAME/host=…/date=…, and reports per
+// element what was read and what failed.
 package fleetpipe
 
 import (
@@ -11,6 +14,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"os"
 	"path"
@@ -25,13 +29,22 @@ import (
 	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/driver"
 	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/tables"
 )
 
 func init() {
-	register.DoFn3x1[context.Context, string, func([]string), error](&expandFn{})
-	register.Emitter1[[]string]()
-	register.DoFn4x1[context.Context, []string, func(string), func(string), error](&convertFn{})
+	register.DoFn3x1[context.Context, []string, func(Element), error](&expandFn{})
+	register.Emitter1[Element]()
+	register.DoFn4x1[context.Context, Element, func(string), func(string), error](&convertFn{})
 	register.Emitter1[string]()
+}
+
+// Element is one trace of the fleet: its files (one, or an .etl.NNN set)
+// and its trace id, 1, 2, … in the order of the sorted file names, the
+// trace column of its tables.
+type Element struct {
+	Trace int32
+	Files []string
 }
 
 // Import is a schema file shipped to the workers with the pipeline: its base
@@ -58,14 +71,18 @@ func ReadImports(paths []string) ([]Import, error) {
 // .etl.NNN set) and what its conversion read and wrote.
 type FileResult struct {
 	File    string `json:"file"`
+	Trace   int32  `json:"trace"`
 	Members int    `json:"members"`
 	Host    string `json:"host"`
-	Date    string `json:"date"`
-	Bytes   int64  `json:"bytes"`
-	Events  int    `json:"events"`
-	Lost    uint32 `json:"events_lost"`
-	Damaged int    `json:"damaged"`
-	Output  string `json:"output,omitempty"`
+	// Computer is the computer name the trace's SystemConfig events give
+	// ("" when none: Host is then the file's folder).
+	Computer string `json:"computer,omitempty"`
+	Date     string `json:"date"`
+	Bytes    int64  `json:"bytes"`
+	Events   int    `json:"events"`
+	Lost     uint32 `json:"events_lost"`
+	Damaged  int    `json:"damaged"`
+	Output   string `json:"output,omitempty"`
 }
 
 // ErrorRecord is one line of the errors output: a file that failed or was
@@ -83,34 +100,67 @@ var (
 	errorsCounter = beam.NewCounter("etl-fleet", "errors")
 )
 
+// Options are what Build's conversion writes.
+type Options struct {
+	// Imports are the schema files shipped to the workers.
+	Imports []Import
+	// MaxFileRows bounds the rows of each Parquet file of the tables
+	// (tables.Options.MaxFileRows): a table of a trace goes on in
+	// NAME-2.parquet, … (0: DefaultMaxFileRows).
+	MaxFileRows int64
+}
+
+// DefaultMaxFileRows is Options.MaxFileRows' default: about 100 to 300
+// MB of events.
+const DefaultMaxFileRows = 1 << 20
+
 // Build adds the pipeline to s: the files the globs name, converted under outDir,
 // with the imports shipped. It returns the files and errors outputs (JSON
 // lines, one per element and one per error).
-func Build(s beam.Scope, globs []string, outDir string, imports []Import) (files, errs beam.PCollection) {
+func Build(s beam.Scope, globs []string, outDir string, o *Options) (files, errs beam.PCollection) {
 	s = s.Scope("etl-fleet")
-	groups := beam.ParDo(s, &expandFn{}, beam.CreateList(s, globs))
+	var opts Options
+	if o != nil {
+		opts = *o
+	}
+	if opts.MaxFileRows <= 0 {
+		opts.MaxFileRows = DefaultMaxFileRows
+	}
+	// One element with every glob: the traces are numbered across them.
+	groups := beam.ParDo(s, &expandFn{}, beam.Create(s, globs))
 	groups = beam.Reshuffle(s, groups)
-	return beam.ParDo2(s, &convertFn{Output: outDir, Imports: imports}, groups)
+	return beam.ParDo2(s, &convertFn{Output: outDir, Imports: opts.Imports, MaxFileRows: opts.MaxFileRows}, groups)
 }
 
 type expandFn struct{}
 
 var seqSuffix = regexp.MustCompile(`^(.*\.etl)\.(\d+)$`)
 
-// ProcessElement lists the glob and emits one element per file, the members
-// of an .etl.NNN set (and its .etl) together, sorted.
-func (f *expandFn) ProcessElement(ctx context.Context, glob string, emit func([]string)) error {
-	fs, err := filesystem.New(ctx, glob)
-	if err != nil {
-		return fmt.Errorf("file system of %s: %w", glob, err)
+// ProcessElement lists the globs and emits one element per file, the
+// members of an .etl.NNN set (and its .etl) together, sorted, numbered in
+// the order of their names.
+func (f *expandFn) ProcessElement(ctx context.Context, globs []string, emit func(Element)) error {
+	var names []string
+	seen := map[string]bool{}
+	for _, glob := range globs {
+		fs, err := filesystem.New(ctx, glob)
+		if err != nil {
+			return fmt.Errorf("file system of %s: %w", glob, err)
+		}
+		list, err := fs.List(ctx, glob)
+		fs.Close()
+		if err != nil {
+			return fmt.Errorf("list %s: %w", glob, err)
+		}
+		for _, n := range list {
+			if !seen[n] {
+				seen[n] = true
+				names = append(names, n)
+			}
+		}
 	}
-	defer fs.Close()
-	names, err := fs.List(ctx, glob)
-	if err != nil {
-		return fmt.Errorf("list %s: %w", glob, err)
-	}
-	for _, g := range GroupFiles(names) {
-		emit(g)
+	for i, g := range GroupFiles(names) {
+		emit(Element{Trace: int32(i + 1), Files: g})
 	}
 	return nil
 }
@@ -165,8 +215,9 @@ func seqNum(n string) int {
 }
 
 type convertFn struct {
-	Output  string
-	Imports []Import
+	Output      string
+	Imports     []Import
+	MaxFileRows int64
 
 	importDir string
 	dec       *decode.Decoder
@@ -208,9 +259,9 @@ func (f *convertFn) Teardown() error {
 
 // ProcessElement converts one element; its failure is an errors line, not
 // the pipeline's failure.
-func (f *convertFn) ProcessElement(ctx context.Context, group []string, emitFile, emitErr func(string)) error {
+func (f *convertFn) ProcessElement(ctx context.Context, el Element, emitFile, emitErr func(string)) error {
 	filesCounter.Inc(ctx, 1)
-	res, errs := f.convert(ctx, group)
+	res, errs := f.convert(ctx, el)
 	bytesCounter.Inc(ctx, res.Bytes)
 	eventsCounter.Inc(ctx, int64(res.Events))
 	for _, e := range errs {
@@ -238,9 +289,14 @@ func errorRecord(file string, err error) ErrorRecord {
 	return r
 }
 
-func (f *convertFn) convert(ctx context.Context, group []string) (FileResult, []ErrorRecord) {
+// Aggregates lists the aggregate outputs, each a folder beside the
+// tables' (docs/fleet.md).
+var Aggregates = []string{"provider_events", "cpu_samples", "gc_stats", "file_stats"}
+
+func (f *convertFn) convert(ctx context.Context, el Element) (FileResult, []ErrorRecord) {
+	group := el.Files
 	name := group[0]
-	res := FileResult{File: name, Members: len(group), Host: HostOf(name)}
+	res := FileResult{File: name, Trace: el.Trace, Members: len(group), Host: HostOf(name)}
 	work, err := os.MkdirTemp("", "etl-fleet-")
 	if err != nil {
 		return res, []ErrorRecord{errorRecord(name, err)}
@@ -267,18 +323,27 @@ func (f *convertFn) convert(ctx context.Context, group []string) (FileResult, []
 	for _, fl := range files {
 		res.Lost += fl.Header.EventsLost
 	}
-	out := filepath.Join(work, "events.parquet")
+	// The tables go to local files (the host is known once the trace is
+	// read), then to the output's file system.
+	tdir := filepath.Join(work, "tables")
+	if err := os.Mkdir(tdir, 0o755); err != nil {
+		return res, []ErrorRecord{errorRecord(name, err)}
+	}
+	var written []string // local files, in the order created
+	w, err := tables.NewWriter(func(table string) (io.WriteCloser, error) {
+		p := filepath.Join(tdir, fmt.Sprintf("%03d-%s.parquet", len(written), table))
+		written = append(written, p)
+		return tables.CreateFile(p)
+	}, &tables.Options{Aggregates: true, FirstTrace: el.Trace, MaxFileRows: f.MaxFileRows, Workers: 1})
+	if err != nil {
+		return res, []ErrorRecord{errorRecord(name, err)}
+	}
+	st, err := w.Add(name, files, f.dec.Clone())
+	if cerr := w.Close(); err == nil {
+		err = cerr
+	}
 	var warned []ErrorRecord
-	r, err := driver.Dump(ctx, &driver.Options{
-		Files:   files,
-		Names:   group,
-		Decoder: f.dec.Clone(),
-		Workers: 1,
-		Format:  driver.Parquet,
-		Output:  out,
-		Warn:    func(e error) {},
-	})
-	for _, e := range r.Errors {
+	for _, e := range st.Errors {
 		warned = append(warned, errorRecord(name, e))
 	}
 	for _, fl := range files {
@@ -286,28 +351,91 @@ func (f *convertFn) convert(ctx context.Context, group []string) (FileResult, []
 			warned = append(warned, errorRecord(name, e))
 		}
 	}
-	res.Damaged = len(r.Errors)
+	if st.Aggregates != nil {
+		res.Damaged = int(st.Aggregates.File.Damaged)
+		if c := st.Aggregates.Computer; c != "" {
+			res.Computer, res.Host = c, hostName(c)
+		}
+	}
 	if err != nil {
 		return res, append(warned, errorRecord(name, err))
 	}
-	res.Events = r.Written
-	dst := joinPath(f.Output, "events", "host="+res.Host, "date="+res.Date, path.Base(localName(name))+".parquet")
-	if err := copyOut(ctx, out, dst); err != nil {
-		return res, append(warned, errorRecord(name, err))
+	res.Events = int(st.Events)
+	base := outputBase(name)
+	part := map[string]int{}
+	for _, p := range written {
+		_, table, _ := strings.Cut(strings.TrimSuffix(filepath.Base(p), ".parquet"), "-")
+		part[table]++
+		file := base
+		if k := part[table]; k > 1 {
+			file += fmt.Sprintf("-%d", k)
+		}
+		dst := joinPath(f.Output, table, "host="+res.Host, "date="+res.Date, file+".parquet")
+		if err := copyOut(ctx, p, dst); err != nil {
+			return res, append(warned, errorRecord(name, err))
+		}
+		if table == "events" && res.Output == "" {
+			res.Output = dst
+		}
 	}
-	res.Output = dst
+	ag := st.Aggregates
+	for i, write := range []func(io.Writer) error{
+		func(w io.Writer) error { return tables.WriteParquet(w, ag.ProviderEvents) },
+		func(w io.Writer) error { return tables.WriteParquet(w, ag.CPU) },
+		func(w io.Writer) error { return tables.WriteParquet(w, ag.GC) },
+		func(w io.Writer) error { return tables.WriteParquet(w, []tables.FileStatsRow{ag.File}) },
+	} {
+		p := filepath.Join(work, Aggregates[i]+".parquet")
+		if err := writeFile(p, write); err != nil {
+			return res, append(warned, errorRecord(name, err))
+		}
+		dst := joinPath(f.Output, Aggregates[i], "host="+res.Host, "date="+res.Date, base+".parquet")
+		if err := copyOut(ctx, p, dst); err != nil {
+			return res, append(warned, errorRecord(name, err))
+		}
+	}
 	return res, warned
 }
 
-// HostOf is the host a file belongs to: the name of its parent folder
-// (the trace header carries no computer name), "unknown" when it has none.
+// writeFile writes the file p with write.
+func writeFile(p string, write func(io.Writer) error) error {
+	out, err := os.Create(p)
+	if err != nil {
+		return err
+	}
+	err = write(out)
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// outputBase is the base name of an element's output files: the first
+// file's name without .etl and a hash of its whole name, so that the
+// files of two folders of one host do not meet.
+func outputBase(name string) string {
+	b := path.Base(filepath.ToSlash(localName(name)))
+	b = strings.TrimSuffix(b, ".etl")
+	h := fnv.New32a()
+	h.Write([]byte(name))
+	return fmt.Sprintf("%s-%08x", b, h.Sum32())
+}
+
+// hostName makes a computer name a partition value.
+func hostName(c string) string {
+	return strings.NewReplacer("=", "_", "/", "_", "\\", "_").Replace(c)
+}
+
+// HostOf is the host of a file whose trace names no computer (no
+// SystemConfig events: the log-file header has no computer name): the
+// name of its parent folder, "unknown" when it has none.
 func HostOf(name string) string {
 	p := localName(name)
 	dir := path.Base(path.Dir(filepath.ToSlash(p)))
 	if dir == "." || dir == "/" || dir == "" {
 		return "unknown"
 	}
-	return strings.NewReplacer("=", "_", "/", "_").Replace(dir)
+	return hostName(dir)
 }
 
 func localName(name string) string {

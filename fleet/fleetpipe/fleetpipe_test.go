@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -17,10 +18,14 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/textio"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners/prism"
+	"github.com/parquet-go/parquet-go"
 
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/local"
 
+	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/pipeline"
+	"github.com/etwkit/etw/tables"
 )
 
 func TestGroupFiles(t *testing.T) {
@@ -91,7 +96,7 @@ func TestCorpusPrism(t *testing.T) {
 	globs := append(corpusGlobs(corpus), filepath.Join(bad, "*.etl"))
 
 	p, s := beam.NewPipelineWithRoot()
-	files, errs := Build(s, globs, out, nil)
+	files, errs := Build(s, globs, out, &Options{MaxFileRows: 50000})
 	textio.Write(s, filepath.Join(out, "files.jsonl"), files)
 	textio.Write(s, filepath.Join(out, "errors.jsonl"), errs)
 	if _, err := prism.Execute(context.Background(), p); err != nil {
@@ -135,6 +140,23 @@ func TestCorpusPrism(t *testing.T) {
 	}
 
 	checkDuckDB(t, filepath.Join(out, "events"), written)
+	results := readJSONLines[FileResult](t, filepath.Join(out, "files.jsonl*"))
+	checkAggregates(t, out, results, want)
+	named := 0
+	for _, r := range results {
+		if r.Computer != "" {
+			named++
+			if r.Host != hostName(r.Computer) {
+				t.Errorf("%s: host %q, computer %q", r.File, r.Host, r.Computer)
+			}
+		}
+		// Every table's files hold at most MaxFileRows rows: the events
+		// of a trace of more records are in several files.
+		if parts, _ := filepath.Glob(filepath.Join(out, "events", "host="+r.Host, "date="+r.Date, outputBase(r.File)+"*.parquet")); r.Events > 0 && len(parts) != (r.Events+49999)/50000 {
+			t.Errorf("%s: %d events in %d files, want at most 50000 a file", r.File, r.Events, len(parts))
+		}
+	}
+	t.Logf("%d traces name their computer (SystemConfig)", named)
 
 	errFiles := map[string]ErrorRecord{}
 	for _, e := range readJSONLines[ErrorRecord](t, filepath.Join(out, "errors.jsonl*")) {
@@ -200,21 +222,57 @@ func checkDuckDB(t *testing.T, events string, total int) {
 	}
 	q := "SELECT count(*) AS n, count(DISTINCT host) AS hosts, count(DISTINCT date) AS dates FROM read_parquet('" +
 		strings.ReplaceAll(events, "'", "''") + "/**/*.parquet', hive_partitioning = true)"
-	in, _ := json.Marshal([]string{q})
+	// A query of docs/tables.md runs on the fleet's tables as on one
+	// trace's: the traces' ids differ, so the joins keep to each trace.
+	out := strings.ReplaceAll(filepath.Dir(events), "'", "''")
+	tbl := func(n string) string {
+		return "read_parquet('" + out + "/" + n + "/**/*.parquet', hive_partitioning = true)"
+	}
+	q2 := "SELECT count(*) AS n, (SELECT count(utid) FROM " + tbl("samples") + ") AS want FROM " + tbl("samples") + " s JOIN " +
+		tbl("threads") + " t USING (trace, utid) JOIN " + tbl("processes") + " p USING (trace, upid)"
+	// The queries of docs/fleet.md, on this output.
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "fleet.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var docQs []string
+	for _, m := range regexp.MustCompile("(?s)```sql\n(.*?)```").FindAllStringSubmatch(string(doc), -1) {
+		docQs = append(docQs, strings.ReplaceAll(m[1], "'OUT/", "'"+out+"/"))
+	}
+	if len(docQs) != 5 {
+		t.Fatalf("docs/fleet.md: %d SQL queries, want 5 (the events and one per aggregate)", len(docQs))
+	}
+	in, _ := json.Marshal(append([]string{q, q2}, docQs...))
 	cmd := exec.CommandContext(ctx, node, filepath.Join(dir, "query.mjs"))
 	cmd.Dir = dir
 	cmd.Stdin = bytes.NewReader(in)
-	out, err := cmd.Output()
+	res0, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("node query.mjs: %v", err)
 	}
-	var res [][]struct {
+	var raw []json.RawMessage
+	if err := json.Unmarshal(res0, &raw); err != nil || len(raw) != 2+len(docQs) {
+		t.Fatalf("DuckDB: %v: %.500s", err, res0)
+	}
+	for i, r := range raw[2:] {
+		var rows []map[string]any
+		if err := json.Unmarshal(r, &rows); err != nil || len(rows) == 0 {
+			t.Errorf("docs/fleet.md query %d: %v: %.300s", i+1, err, r)
+		}
+	}
+	var res [2][]struct {
 		N     string `json:"n"`
 		Hosts string `json:"hosts"`
 		Dates string `json:"dates"`
+		Want  string `json:"want"`
 	}
-	if err := json.Unmarshal(out, &res); err != nil || len(res) != 1 || len(res[0]) != 1 {
-		t.Fatalf("DuckDB: %v: %.500s", err, out)
+	for i := range res {
+		if err := json.Unmarshal(raw[i], &res[i]); err != nil || len(res[i]) != 1 {
+			t.Fatalf("DuckDB: %v: %.500s", err, raw[i])
+		}
+	}
+	if j := res[1][0]; j.N != j.Want || j.N == "0" {
+		t.Errorf("DuckDB: samples joined to threads and processes across the fleet: %s, want %s", j.N, j.Want)
 	}
 	hosts, _ := filepath.Glob(filepath.Join(events, "host=*"))
 	dates, _ := filepath.Glob(filepath.Join(events, "host=*", "date=*"))
@@ -222,5 +280,124 @@ func checkDuckDB(t *testing.T, events string, total int) {
 	t.Logf("DuckDB: %s rows, %s hosts, %s dates", r.N, r.Hosts, r.Dates)
 	if r.N != fmt.Sprint(total) || r.Hosts != fmt.Sprint(len(hosts)) || r.Dates == "0" || len(dates) == 0 {
 		t.Errorf("DuckDB: %+v, want %d rows and %d hosts", r, total, len(hosts))
+	}
+}
+
+// readAggregate reads every file of one aggregate's folder, rows by
+// trace.
+func readAggregate[T any](t *testing.T, dir string, trace func(*T) int32) map[int32][]T {
+	t.Helper()
+	names, _ := filepath.Glob(filepath.Join(dir, "host=*", "date=*", "*.parquet"))
+	if len(names) == 0 {
+		t.Fatalf("%s: no files", dir)
+	}
+	out := map[int32][]T{}
+	for _, n := range names {
+		rows, err := parquet.ReadFile[T](n)
+		if err != nil {
+			t.Fatalf("%s: %v", n, err)
+		}
+		for i := range rows {
+			out[trace(&rows[i])] = append(out[trace(&rows[i])], rows[i])
+		}
+	}
+	return out
+}
+
+// checkAggregates compares, file by file, the aggregates the pipeline
+// wrote with what the library's stats, stacks and providers code gives
+// (analysis.Model's processes and GC statistics as tracerpt-go stats
+// prints them, Model.Collect's profile as stacks folds it,
+// decode.CountProviders as providers counts): GCs per .NET process, CPU
+// samples per process and innermost frame, events per provider, and the
+// records, lost events and lost buffers of each file.
+func checkAggregates(t *testing.T, out string, results []FileResult, records map[string]int) {
+	t.Helper()
+	provs := readAggregate(t, filepath.Join(out, "provider_events"), func(r *tables.ProviderEventRow) int32 { return r.Trace })
+	cpus := readAggregate(t, filepath.Join(out, "cpu_samples"), func(r *tables.CPUSampleRow) int32 { return r.Trace })
+	gcs := readAggregate(t, filepath.Join(out, "gc_stats"), func(r *tables.GCStatsRow) int32 { return r.Trace })
+	fstats := readAggregate(t, filepath.Join(out, "file_stats"), func(r *tables.FileStatsRow) int32 { return r.Trace })
+	checked := 0
+	for _, res := range results {
+		want, ok := records[res.File]
+		if !ok {
+			continue // the bad files
+		}
+		f, err := etl.Open(res.File)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files := []*etl.File{f}
+		fs := fstats[res.Trace]
+		if len(fs) != 1 || fs[0].Events != int64(want) || fs[0].EventsLost != int64(f.Header.EventsLost) ||
+			fs[0].BuffersLost != int64(f.Header.BuffersLost) || fs[0].Name != res.File || int(fs[0].Damaged) != res.Damaged {
+			t.Errorf("%s: file_stats %+v, want %d records, %d events and %d buffers lost", res.File, fs, want, f.Header.EventsLost, f.Header.BuffersLost)
+		}
+
+		// stats: the GCs of each .NET process.
+		dec := decode.New()
+		m, _, _ := pipeline.Prepare(files, dec)
+		wantGC := map[uint32]tables.GCStatsRow{}
+		for _, p := range m.Processes() {
+			if !p.CLR {
+				continue
+			}
+			r := tables.GCStatsRow{Trace: res.Trace, PID: p.PID, Process: p.ImageFileName}
+			if g := p.GC; g != nil {
+				r.GCs, r.PauseMSTotal, r.PauseMSMax = int64(g.Count), float64(g.PauseTotal)/1e6, float64(g.PauseMax)/1e6
+			}
+			wantGC[p.PID] = r
+		}
+		gotGC := map[uint32]tables.GCStatsRow{}
+		for _, r := range gcs[res.Trace] {
+			gotGC[r.PID] = r
+		}
+		if !reflect.DeepEqual(gotGC, wantGC) {
+			t.Errorf("%s: gc_stats %v, stats %v", res.File, gotGC, wantGC)
+		}
+
+		// stacks: the samples of each process and innermost frame.
+		prof, _, _ := m.Collect(files, dec, nil)
+		wantCPU := map[string]int64{}
+		prof.EachStack(func(frames []string, weight int64) {
+			k := frames[0]
+			if len(frames) > 1 {
+				k += ";" + frames[len(frames)-1]
+			}
+			wantCPU[k] += weight
+		})
+		gotCPU := map[string]int64{}
+		for _, r := range cpus[res.Trace] {
+			k := fmt.Sprintf("%s (%d)", r.Process, r.PID)
+			if r.Frame != "" {
+				k += ";" + r.Frame
+			}
+			gotCPU[k] += r.Samples
+		}
+		if len(wantCPU) == 0 {
+			wantCPU = map[string]int64{}
+		}
+		if !reflect.DeepEqual(gotCPU, wantCPU) {
+			t.Errorf("%s: cpu_samples %d keys, stacks %d keys", res.File, len(gotCPU), len(wantCPU))
+		}
+
+		// providers: the events of each provider.
+		pstats, _ := decode.CountProviders(decode.New(), files)
+		wantProv := map[string]int64{}
+		for _, p := range pstats {
+			wantProv["{"+p.GUID.String()+"}"] += int64(p.Events)
+		}
+		gotProv := map[string]int64{}
+		for _, r := range provs[res.Trace] {
+			gotProv[r.ProviderGUID] += r.Events
+		}
+		if !reflect.DeepEqual(gotProv, wantProv) {
+			t.Errorf("%s: provider_events %v, providers %v", res.File, gotProv, wantProv)
+		}
+		f.Close()
+		checked++
+	}
+	if checked != len(records) {
+		t.Errorf("aggregates checked for %d files of %d", checked, len(records))
 	}
 }

@@ -1,7 +1,8 @@
 // Command etl-fleet converts a fleet's ETW trace files with an Apache Beam
 // pipeline: every file (or AutoLogger .etl.NNN set) a glob names becomes the
-// Parquet dump tracerpt-go -of PARQUET writes, under
-// DIR/events/host=…/date=…, with DIR/files.jsonl (what each file gave) and
+// tables tracerpt-go tables writes (the events table among them: the rows
+// of tracerpt-go -of PARQUET) and the fleet's aggregates, under
+// DIR/NAME/host=…/date=…, with DIR/files.jsonl (what each file gave) and
 // DIR/errors.jsonl (what failed, the reason and the offset). The default
 // runner is prism, in-process; --runner flink|spark|dataflow with Beam's
 // flags runs it on those engines (docs/fleet.md).
@@ -35,28 +36,29 @@ func main() {
 	output := flag.String("output", "", "output folder")
 	var imports listFlag
 	flag.Var(&imports, "import", "schema file (manifest, MOF) shipped to the workers; repeatable")
+	maxRows := flag.Int64("max-file-rows", fleetpipe.DefaultMaxFileRows, "rows of a Parquet file at most: a trace's table goes on in NAME-2.parquet, …")
 	flag.Parse()
 	if len(inputs) == 0 || *output == "" {
-		fmt.Fprintln(os.Stderr, "usage: etl-fleet --input GLOB --output DIR [--import FILE]... [--runner prism|flink|spark|dataflow ...]")
+		fmt.Fprintln(os.Stderr, "usage: etl-fleet --input GLOB --output DIR [--import FILE]... [--max-file-rows N] [--runner prism|flink|spark|dataflow ...]")
 		os.Exit(2)
 	}
 	if *runners.Runner == "" {
 		*runners.Runner = "prism"
 	}
 	beam.Init()
-	if err := run(context.Background(), inputs, *output, imports); err != nil {
+	if err := run(context.Background(), inputs, *output, imports, *maxRows); err != nil {
 		fmt.Fprintln(os.Stderr, "etl-fleet:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, inputs []string, output string, imports []string) error {
+func run(ctx context.Context, inputs []string, output string, imports []string, maxRows int64) error {
 	ims, err := fleetpipe.ReadImports(imports)
 	if err != nil {
 		return err
 	}
 	p, s := beam.NewPipelineWithRoot()
-	files, errs := fleetpipe.Build(s, inputs, output, ims)
+	files, errs := fleetpipe.Build(s, inputs, output, &fleetpipe.Options{Imports: ims, MaxFileRows: maxRows})
 	textio.Write(s, strings.TrimRight(output, "/")+"/files.jsonl", files)
 	textio.Write(s, strings.TrimRight(output, "/")+"/errors.jsonl", errs)
 	res, err := beamx.RunWithMetrics(ctx, p)

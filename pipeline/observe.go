@@ -1,0 +1,44 @@
+package pipeline
+
+import (
+	"github.com/etwkit/etw/analysis"
+	"github.com/etwkit/etw/decode"
+	"github.com/etwkit/etw/etl"
+)
+
+// A pass that needs the trace for another purpose than the dump shares
+// Run's (package tables writes its samples, disk I/O and stack tables in
+// the pass that writes its events table) through Config's observers:
+//
+//   - Observe is called on the reading goroutine with every event read, in
+//     time order, before the filter: the n-th call (from 0) is the event
+//     whose annotation has Seq n. res is the event's decoding when the
+//     enricher (Config.Analysis) or ObserveDecode asked for it, else nil;
+//     both are valid until Observe returns.
+//   - Written is called on the goroutine that writes to Config.Output, in
+//     output order, with every event written (just before its rendering
+//     goes to Output) and its final annotation (nil without
+//     Config.Analysis), valid until Written returns.
+//
+// The two run concurrently when Workers is not 1. An error from either
+// stops Run, which returns it.
+
+// observe calls Config.Observe with ev, decoding it with d unless res is
+// given or nothing asks for it.
+func (p *run[E]) observe(ev *etl.Event, d *decode.Decoder, res *decode.Result) error {
+	if p.c.Observe == nil {
+		return nil
+	}
+	if res == nil && p.c.ObserveDecode != nil && p.c.ObserveDecode(ev) {
+		res = d.Decode(ev)
+	}
+	return p.c.Observe(ev, res)
+}
+
+// written calls Config.Written.
+func (p *run[E]) written(ev *etl.Event, a *analysis.Annotation) error {
+	if p.c.Written == nil {
+		return nil
+	}
+	return p.c.Written(ev, a)
+}
