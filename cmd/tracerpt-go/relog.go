@@ -79,7 +79,6 @@ func runRelog(cmd *cobra.Command, args []string, o *relogOptions) error {
 	var dec *decode.Decoder
 	if filt.NeedsSchema() {
 		// The prescan and the relog each read the inputs.
-		shareBuffers(files)
 		if dec, err = newImportDecoder(cmd, o.manifests, false); err != nil {
 			return err
 		}
