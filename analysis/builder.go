@@ -1,6 +1,8 @@
 package analysis
 
 import (
+	"slices"
+
 	"github.com/etwkit/etw/catalog"
 	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
@@ -387,14 +389,19 @@ func (b *Builder) image(ev *etl.Event, d *tdh.Decoded) {
 		p = m.processFor(pid, ft)
 		list = &p.images
 	}
-	// The live record at this base, if any, for DCEnd and UnLoad.
+	// The live record at this base, if any, for DCEnd and UnLoad, and for
+	// a DCStart of the same image (a rundown again: the next file of a
+	// sequence, another logger of a merge) rather than a second record.
 	var live *Image
-	if op == opDCEnd || op == opEnd {
+	if op == opDCEnd || op == opEnd || op == opDCStart {
 		for i := len(list.list) - 1; i >= 0; i-- {
 			if im := list.list[i]; im.Base == base && im.unload == maxTime && (!kernel || im.PID == pid) {
 				live = im
 				break
 			}
+		}
+		if live != nil && op == opDCStart && (live.Size != size || live.load != minTime) {
+			live = nil
 		}
 	}
 	im := live
@@ -488,9 +495,20 @@ func (b *Builder) keyDef(ev *etl.Event, d *tdh.Decoded) {
 		return
 	}
 	m.StackKeys++
-	def := keyDef{ft: ev.Time, off: int32(len(m.arena)), n: int32(len(frames)), kernel: m.IsKernelAddress(frames[len(frames)-1])}
+	kernel := m.IsKernelAddress(frames[len(frames)-1])
+	defs := m.keys[key]
+	if n := len(defs); n > 0 {
+		// The same frames again in the same table, later (each rundown
+		// of a long trace or of the next file): one definition that
+		// lasts until then answers every keyFrames the two would.
+		if last := &defs[n-1]; last.kernel == kernel && ev.Time >= last.ft && slices.Equal(m.arena[last.off:last.off+last.n], frames) {
+			last.ft = ev.Time
+			return
+		}
+	}
+	def := keyDef{ft: ev.Time, off: int32(len(m.arena)), n: int32(len(frames)), kernel: kernel}
 	m.arena = append(m.arena, frames...)
-	m.keys[key] = append(m.keys[key], def)
+	m.keys[key] = append(defs, def)
 }
 
 // method records a .NET method from the runtime's verbose method events.
