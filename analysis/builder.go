@@ -57,6 +57,11 @@ type Builder struct {
 	strs    map[string]string // interned names (method namespaces repeat)
 	sbuf    []byte
 	done    bool
+
+	// frameSets holds the arena offsets of the key definitions' frame
+	// lists by a hash of the frames: a list logged again (each rundown
+	// of the same stack) is stored once.
+	frameSets map[uint64][]int32
 }
 
 type pendingCount struct{ events, samples int }
@@ -506,9 +511,29 @@ func (b *Builder) keyDef(ev *etl.Event, d *tdh.Decoded) {
 			return
 		}
 	}
-	def := keyDef{ft: ev.Time, off: int32(len(m.arena)), n: int32(len(frames)), kernel: kernel}
+	m.keys[key] = append(defs, keyDef{ft: ev.Time, off: b.storeFrames(frames), n: int32(len(frames)), kernel: kernel})
+}
+
+// storeFrames returns the offset of frames in the model's arena, adding
+// them unless an equal list is there already.
+func (b *Builder) storeFrames(frames []uint64) int32 {
+	m := b.m
+	h := uint64(len(frames))
+	for _, f := range frames {
+		h = (h^f)*0x100000001b3 + 0x9e3779b97f4a7c15
+	}
+	for _, off := range b.frameSets[h] {
+		if end := int(off) + len(frames); end <= len(m.arena) && slices.Equal(m.arena[off:end], frames) {
+			return off
+		}
+	}
+	if b.frameSets == nil {
+		b.frameSets = map[uint64][]int32{}
+	}
+	off := int32(len(m.arena))
 	m.arena = append(m.arena, frames...)
-	m.keys[key] = append(defs, def)
+	b.frameSets[h] = append(b.frameSets[h], off)
+	return off
 }
 
 // method records a .NET method from the runtime's verbose method events.
