@@ -395,17 +395,24 @@ func (b *Builder) image(ev *etl.Event, d *tdh.Decoded) {
 		list = &p.images
 	}
 	// The live record at this base, if any, for DCEnd and UnLoad, and for
-	// a DCStart of the same image (a rundown again: the next file of a
-	// sequence, another logger of a merge) rather than a second record.
+	// a DCStart or Load of the same image again rather than a second
+	// record: a rundown again (the next file of a sequence, another
+	// logger of a merge), the same load in two inputs.
 	var live *Image
-	if op == opDCEnd || op == opEnd || op == opDCStart {
+	if op == opDCEnd || op == opEnd || op == opDCStart || op == opLoad {
 		for i := len(list.list) - 1; i >= 0; i-- {
-			if im := list.list[i]; im.Base == base && im.unload == maxTime && (!kernel || im.PID == pid) {
+			// An UnLoad again at the same time (the same unload in
+			// another input) finds the record the first one ended.
+			if im := list.list[i]; im.Base == base && (im.unload == maxTime || op == opEnd && im.unload == ft) && (!kernel || im.PID == pid) {
 				live = im
 				break
 			}
 		}
-		if live != nil && op == opDCStart && (live.Size != size || live.load != minTime) {
+		switch {
+		case live == nil:
+		case op == opDCStart && (live.Size != size || live.load != minTime):
+			live = nil
+		case op == opLoad && (live.Size != size || live.load != ft):
 			live = nil
 		}
 	}
