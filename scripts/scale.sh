@@ -40,7 +40,7 @@ run() {
 		'BEGIN { c = u + s; printf "%-34s %9d ev  cpu %6.2f s  %6.0f ns/ev  wall %6.2f s  peak %5.0f MB\n", n, ev, c, ev ? c * 1e9 / ev : 0, e, m / 1024 }'
 }
 
-echo "# $("$BIN" --version 2>/dev/null | head -1 || true) on $(nproc) cores, $(date -u +%F)"
+echo "# $BIN on $(nproc) cores, $(date -u +%F), load $(cut -d" " -f1-3 /proc/loadavg 2>/dev/null)"
 for fmt in JSON XML CSV; do
 	for n in 1 4 16; do
 		run "$fmt compressed x$n" $((EV1 * n)) "$DIR/c$n.etl" -of $fmt -o "$DIR/out.$fmt" -y --quiet
