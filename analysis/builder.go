@@ -1,6 +1,8 @@
 package analysis
 
 import (
+	"slices"
+
 	"github.com/etwkit/etw/catalog"
 	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
@@ -55,6 +57,11 @@ type Builder struct {
 	strs    map[string]string // interned names (method namespaces repeat)
 	sbuf    []byte
 	done    bool
+
+	// frameSets holds the arena offsets of the key definitions' frame
+	// lists by a hash of the frames: a list logged again (each rundown
+	// of the same stack) is stored once.
+	frameSets map[uint64][]int32
 }
 
 type pendingCount struct{ events, samples int }
@@ -389,14 +396,26 @@ func (b *Builder) image(ev *etl.Event, d *tdh.Decoded) {
 		p = m.processFor(pid, ft)
 		list = &p.images
 	}
-	// The live record at this base, if any, for DCEnd and UnLoad.
+	// The live record at this base, if any, for DCEnd and UnLoad, and for
+	// a DCStart or Load of the same image again rather than a second
+	// record: a rundown again (the next file of a sequence, another
+	// logger of a merge), the same load in two inputs.
 	var live *Image
-	if op == opDCEnd || op == opEnd {
+	if op == opDCEnd || op == opEnd || op == opDCStart || op == opLoad {
 		for i := len(list.list) - 1; i >= 0; i-- {
-			if im := list.list[i]; im.Base == base && im.unload == maxTime && (!kernel || im.PID == pid) {
+			// An UnLoad again at the same time (the same unload in
+			// another input) finds the record the first one ended.
+			if im := list.list[i]; im.Base == base && (im.unload == maxTime || op == opEnd && im.unload == ft) && (!kernel || im.PID == pid) {
 				live = im
 				break
 			}
+		}
+		switch {
+		case live == nil:
+		case op == opDCStart && (live.Size != size || live.load != minTime):
+			live = nil
+		case op == opLoad && (live.Size != size || live.load != ft):
+			live = nil
 		}
 	}
 	im := live
@@ -490,9 +509,40 @@ func (b *Builder) keyDef(ev *etl.Event, d *tdh.Decoded) {
 		return
 	}
 	m.StackKeys++
-	def := keyDef{ft: ev.Time, off: int32(len(m.arena)), n: int32(len(frames)), kernel: m.IsKernelAddress(frames[len(frames)-1])}
+	kernel := m.IsKernelAddress(frames[len(frames)-1])
+	defs := m.keys[key]
+	if n := len(defs); n > 0 {
+		// The same frames again in the same table, later (each rundown
+		// of a long trace or of the next file): one definition that
+		// lasts until then answers every keyFrames the two would.
+		if last := &defs[n-1]; last.kernel == kernel && ev.Time >= last.ft && slices.Equal(m.arena[last.off:last.off+last.n], frames) {
+			last.ft = ev.Time
+			return
+		}
+	}
+	m.keys[key] = append(defs, keyDef{ft: ev.Time, off: b.storeFrames(frames), n: int32(len(frames)), kernel: kernel})
+}
+
+// storeFrames returns the offset of frames in the model's arena, adding
+// them unless an equal list is there already.
+func (b *Builder) storeFrames(frames []uint64) int32 {
+	m := b.m
+	h := uint64(len(frames))
+	for _, f := range frames {
+		h = (h^f)*0x100000001b3 + 0x9e3779b97f4a7c15
+	}
+	for _, off := range b.frameSets[h] {
+		if end := int(off) + len(frames); end <= len(m.arena) && slices.Equal(m.arena[off:end], frames) {
+			return off
+		}
+	}
+	if b.frameSets == nil {
+		b.frameSets = map[uint64][]int32{}
+	}
+	off := int32(len(m.arena))
 	m.arena = append(m.arena, frames...)
-	m.keys[key] = append(m.keys[key], def)
+	b.frameSets[h] = append(b.frameSets[h], off)
+	return off
 }
 
 // method records a .NET method from the runtime's verbose method events.

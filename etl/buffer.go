@@ -97,7 +97,7 @@ type BufferInfo struct {
 // Buffer is one buffer read from a file, decompressed if it was compressed.
 // Data holds the header and the records, Data[:Header.Offset] (or less for a
 // truncated buffer); record offsets are relative to Data. Data is
-// read-only: with a [BufferCache] it is shared between reads.
+// read-only.
 type Buffer struct {
 	BufferInfo
 	Data []byte

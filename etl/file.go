@@ -43,8 +43,7 @@ type File struct {
 	buffers   []BufferInfo
 	indexErrs []error // damage found by newFile and by the buffer walk
 
-	cache *BufferCache // decompressed buffers, if set
-	hook  func(int64)  // SetReadHook
+	hook func(int64) // SetReadHook
 }
 
 // ErrNotRegular is returned by [Open] for a path that is not a regular
@@ -77,12 +76,8 @@ func NewFile(r io.ReaderAt, size int64) (*File, error) {
 	return newFile(r, size, "")
 }
 
-// Close closes the file if it was opened with [Open], and removes its
-// buffers from its [BufferCache].
+// Close closes the file if it was opened with [Open].
 func (f *File) Close() error {
-	if f.cache != nil {
-		f.cache.drop(f)
-	}
 	if f.closer != nil {
 		return f.closer.Close()
 	}
@@ -806,8 +801,7 @@ func (b *Buffer) Release() {
 }
 
 // SetReadHook sets a function [File.ReadBuffer] calls with the size on
-// disk of each buffer it is asked for (read, or taken from the buffer
-// cache), on the goroutine that asks: a pass over the file reports the
+// disk of each buffer it is asked for, on the goroutine that asks: a pass over the file reports the
 // file's buffers once each, which a command can show as progress. nil
 // removes it. Set it before reading; the function must be safe for
 // concurrent use (readers read buffers on several goroutines).
@@ -853,12 +847,6 @@ func (f *File) ReadBuffer(bi BufferInfo) (*Buffer, error) {
 	if int64(h.BufferSize) > avail {
 		return nil, f.errorf(bi.FileOffset, io.ErrUnexpectedEOF, "compressed buffer of %#x bytes truncated at +%#x", h.BufferSize, avail)
 	}
-	if f.cache != nil {
-		if d, ok := f.cache.get(f, bi.FileOffset); ok {
-			b.Data = d // shared, not pooled: Release leaves it alone
-			return b, nil
-		}
-	}
 	in := getStore(int(h.BufferSize))
 	defer storePool.Put(in)
 	if _, err := f.r.ReadAt(*in, bi.FileOffset); err != nil && !errors.Is(err, io.EOF) {
@@ -882,13 +870,9 @@ func (f *File) ReadBuffer(bi BufferInfo) (*Buffer, error) {
 			b.Release()
 			return nil, f.errorf(bi.FileOffset, nil, "buffer decompressed to %d bytes, header says %d", n, want-BufferHeaderSize)
 		}
-		// Not cached: each read reports the damage.
 		b.Data = b.Data[:got]
 		b.Header.Offset = uint32(got)
 		return b, f.errorf(bi.FileOffset, nil, "compressed buffer's data end %#x disagrees with SavedOffset %#x and the decompressed length: read up to %#x", want, saved, got)
-	}
-	if f.cache != nil && f.cache.put(f, bi.FileOffset, b.Data) {
-		b.store = nil // the cache owns the data now
 	}
 	return b, nil
 }

@@ -40,9 +40,10 @@ const MaxWorkers = 256
 // In [TimeOrder] the buffers of each file are grouped by the processor that
 // filled them; inside such a stream, buffers follow their flush timestamps
 // and events follow each other in time. A k-way merge over the streams of
-// all files then yields one time-ordered sequence, holding about two buffers
-// per stream in memory whatever the file size. Buffers are read and
-// decompressed ahead of use by up to Workers goroutines.
+// all files then yields one time-ordered sequence, holding one buffer per
+// stream in memory whatever the file size, and a second for at most
+// max(16, 4 × Workers) streams: buffers are read and decompressed ahead of
+// use by up to Workers goroutines.
 //
 // Damaged buffers and records do not stop the reader: each is recorded in
 // [Reader.Errors] and reading goes on with what the undamaged fields
@@ -58,6 +59,11 @@ type Reader struct {
 	errs    ErrorList
 	started bool
 	closed  bool
+	// ahead counts the buffers loaded ahead of need (a stream's next
+	// buffer while it reads its current one), at most maxAhead: with
+	// many inputs the streams are many, and each holding two buffers
+	// would make memory grow with the number of files.
+	ahead, maxAhead int
 }
 
 type bufRef struct {
@@ -75,6 +81,7 @@ type stream struct {
 	bufs   []bufRef
 	next   int // next buffer to request
 	queue  []chan loadResult
+	early  int // of queue, loads made ahead of need (Reader.ahead)
 	cur    *Buffer
 	curRef bufRef
 	rr     RecordReader
@@ -93,7 +100,7 @@ func NewReader(files []*File, opts *ReaderOptions) *Reader {
 		o.Workers = runtime.GOMAXPROCS(0)
 	}
 	o.Workers = min(o.Workers, MaxWorkers)
-	r := &Reader{files: files, order: o.Order, sem: make(chan struct{}, o.Workers), depth: 1}
+	r := &Reader{files: files, order: o.Order, sem: make(chan struct{}, o.Workers), depth: 1, maxAhead: max(16, 4*o.Workers)}
 	if o.Order == FileOrder {
 		r.depth = o.Workers + 1
 		s := &stream{}
@@ -160,7 +167,7 @@ func (r *Reader) Next() bool {
 	if !r.started {
 		r.started = true
 		for _, s := range r.streams {
-			r.request(s)
+			r.request(s, false)
 		}
 		for _, s := range r.streams {
 			if r.advance(s) {
@@ -191,8 +198,19 @@ func (r *Reader) Next() bool {
 }
 
 // request starts loading buffers of s until depth loads are in flight.
-func (r *Reader) request(s *stream) {
+// A load that s needs now (it has no buffer and none coming) is always
+// made; those ahead of need (ahead: s is about to read a buffer) stop at
+// maxAhead across the streams (File order has one stream, which always
+// reads ahead).
+func (r *Reader) request(s *stream, ahead bool) {
 	for len(s.queue) < r.depth && s.next < len(s.bufs) {
+		if (ahead || len(s.queue) > 0) && len(r.streams) > 1 {
+			if r.ahead >= r.maxAhead {
+				return
+			}
+			r.ahead++
+			s.early++
+		}
 		ref := s.bufs[s.next]
 		s.next++
 		ch := make(chan loadResult, 1)
@@ -229,13 +247,20 @@ func (r *Reader) advance(s *stream) bool {
 			s.cur = nil
 		}
 		if len(s.queue) == 0 {
+			r.request(s, false) // what maxAhead held back, if anything
+		}
+		if len(s.queue) == 0 {
 			s.ok = false
 			return false
 		}
 		res := <-s.queue[0]
 		s.queue = s.queue[1:]
+		if s.early > 0 {
+			s.early--
+			r.ahead--
+		}
 		s.curRef = s.bufs[s.next-len(s.queue)-1]
-		r.request(s)
+		r.request(s, true)
 		if pe, ok := res.err.(*panicerr.Error); ok {
 			// Raised again where the caller can recover it.
 			panic(pe)

@@ -11,7 +11,6 @@ import (
 
 	"github.com/etwkit/etw/analysis"
 	"github.com/etwkit/etw/decode"
-	"github.com/etwkit/etw/etl"
 	"github.com/etwkit/etw/parquetout"
 	"github.com/etwkit/etw/pipeline"
 	"github.com/etwkit/etw/tracerpt"
@@ -43,7 +42,6 @@ func BenchmarkDumpNet(b *testing.B) {
 			syscall.Getrusage(syscall.RUSAGE_SELF, &r0)
 			for b.Loop() {
 				out.n = 0
-				files[0].SetBufferCache(etl.NewBufferCache(256 << 20))
 				dec := decode.New()
 				cfg := &pipeline.Config[byte]{Files: files, Decoder: dec, Output: &out}
 				if format == "JSON" || format == "PARQUET" || format == "PARQUET-split" {

@@ -66,7 +66,7 @@ func runStacksDiff(cmd *cobra.Command, o *analysisOptions, args []string, d *sta
 	outs := []string{d.baseOut, output}
 	var starts [2]time.Time
 	for i, s := range sides {
-		t := traceOptions{outputs: []string{output}, yes: yes, reread: true, passes: 2}
+		t := traceOptions{outputs: []string{output}, yes: yes, passes: 2}
 		if d.baseOut != "" {
 			t.outputs = append(t.outputs, d.baseOut)
 		}
@@ -192,7 +192,7 @@ func writeOutput(cmd *cobra.Command, path string, yes bool, write func(io.Writer
 // are (a decoder of their own with the same imports; the output checked
 // against them). The files are returned for closing, on error too.
 func openBaseline(cmd *cobra.Command, o *reportOptions) (*report.Baseline, error) {
-	t := &traceOptions{imports: o.imports, verbose: o.verbose, outputs: []string{o.output}, yes: o.yes, reread: true}
+	t := &traceOptions{imports: o.imports, verbose: o.verbose, outputs: []string{o.output}, yes: o.yes}
 	files, dec, err := openTrace(cmd, o.baseline, t)
 	return &report.Baseline{Files: files, Decoder: dec, Names: inputPaths(files)}, err
 }

@@ -321,7 +321,7 @@ func dumpInputs(cmd *cobra.Command, args []string, o *dumpOptions, format driver
 	// dump; a compressed buffer is decompressed once), with a progress bar
 	// over both passes unless the dump itself goes to the terminal.
 	t := &traceOptions{imports: o.manifests, verbose: o.verbose, outputs: []string{summaryPath}, yes: o.yes,
-		reread: true, passes: 2, quiet: o.quiet || toTerminal, base: o.base}
+		passes: 2, quiet: o.quiet || toTerminal, base: o.base}
 	if dump {
 		t.outputs = append(t.outputs, dumpPath)
 	}

@@ -19,9 +19,6 @@ type traceOptions struct {
 	// regular file without yes too (refuseExisting, exit status 4).
 	outputs []string
 	yes     bool
-	// reread is set by commands that read the inputs more than once: a
-	// compressed buffer is then decompressed once (inputCache).
-	reread bool
 	// prescan registers the schemas the traces carry before openTrace
 	// returns (decode.Decoder.Prescan; its problems are warnings).
 	prescan bool
@@ -49,9 +46,6 @@ func openTrace(cmd *cobra.Command, args []string, o *traceOptions) ([]*etl.File,
 	files, err := openInputs(args)
 	if err != nil {
 		return files, nil, err
-	}
-	if o.reread {
-		shareBuffers(files)
 	}
 	if err := checkOutputs(inputPaths(files, o.imports), o.outputs...); err != nil {
 		return files, nil, err
@@ -86,13 +80,4 @@ func newImportDecoder(cmd *cobra.Command, imports []string, verbose bool) (*deco
 		return nil, err
 	}
 	return dec, nil
-}
-
-// shareBuffers gives files the shared inputCache, for commands that read
-// them more than once (prescan, analysis, then the command's own pass):
-// each compressed buffer is decompressed once, within the cache's bound.
-func shareBuffers(files []*etl.File) {
-	for _, f := range files {
-		f.SetBufferCache(inputCache)
-	}
 }

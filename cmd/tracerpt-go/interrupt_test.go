@@ -19,15 +19,19 @@ func TestHelperProcess(t *testing.T) {
 	if os.Getenv("TRACERPT_GO_HELPER") == "" {
 		t.Skip("subprocess of TestCorpusInterruptKeepsOutput")
 	}
-	args := os.Args
-	for i, a := range args {
+	os.Args = append([]string{"tracerpt-go"}, helperArgs()...)
+	main()
+}
+
+// helperArgs returns the arguments after "--": the command line a helper
+// subprocess runs.
+func helperArgs() []string {
+	for i, a := range os.Args {
 		if a == "--" {
-			args = args[i+1:]
-			break
+			return os.Args[i+1:]
 		}
 	}
-	os.Args = append([]string{"tracerpt-go"}, args...)
-	main()
+	return nil
 }
 
 // Ctrl-C while the dump is written (the temporary file exists) exits 130,

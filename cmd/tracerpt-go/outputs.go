@@ -93,8 +93,3 @@ func refuseExisting(path string, yes bool) error {
 	}
 	return nil
 }
-
-// inputCache keeps the decompressed buffers of the inputs a dump reads
-// more than once (docs/limits.md); a file's buffers leave it when the file
-// is closed.
-var inputCache = etl.NewBufferCache(256 << 20)

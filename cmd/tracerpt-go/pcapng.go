@@ -106,7 +106,7 @@ func runPcapng(cmd *cobra.Command, args []string, o *pcapngOptions) error {
 	t := &traceOptions{
 		imports: o.manifests, verbose: o.verbose,
 		outputs: []string{o.out}, yes: o.yes,
-		reread: true, prescan: true, passes: 3,
+		prescan: true, passes: 3,
 	}
 	files, dec, err := openTrace(cmd, args, t)
 	defer closeAll(files)

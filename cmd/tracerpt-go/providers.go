@@ -35,7 +35,7 @@ With --json it writes one JSON object per provider (JSON Lines).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			// CountProviders prescans, then decodes every event: the
 			// inputs are read twice.
-			to := &traceOptions{imports: imports, verbose: verbose, reread: true, passes: 2}
+			to := &traceOptions{imports: imports, verbose: verbose, passes: 2}
 			files, dec, err := openTrace(cmd, args, to)
 			defer closeAll(files)
 			defer to.endProgress()

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -72,7 +71,7 @@ func runRelog(cmd *cobra.Command, args []string, o *relogOptions) error {
 	if err := refuseExisting(o.out, o.yes); err != nil {
 		return err
 	}
-	headerEvents := headerExtensions(files[0]) // before the progress bar counts reads
+	headerEvents := files[0].HeaderExtensions() // before the progress bar counts reads
 	passes := 1
 	if filt.NeedsSchema() {
 		passes = 2
@@ -82,7 +81,6 @@ func runRelog(cmd *cobra.Command, args []string, o *relogOptions) error {
 	var dec *decode.Decoder
 	if filt.NeedsSchema() {
 		// The prescan and the relog each read the inputs.
-		shareBuffers(files)
 		if dec, err = newImportDecoder(cmd, o.manifests, o.verbose); err != nil {
 			return err
 		}
@@ -130,7 +128,7 @@ func runRelog(cmd *cobra.Command, args []string, o *relogOptions) error {
 	written := 0
 	for r.Next() {
 		ev := r.Event()
-		if isHeaderEvent(ev) {
+		if etl.IsLoggerHeaderEvent(ev) {
 			continue // the writer writes its own header events
 		}
 		if !filt.MatchHeader(ev) {
@@ -166,39 +164,4 @@ func runRelog(cmd *cobra.Command, args []string, o *relogOptions) error {
 		return err
 	}
 	return out.Commit()
-}
-
-// isHeaderEvent reports whether ev is one of the header-buffer events a
-// logger writes itself: the log-file header and its extension
-// (PartitionInfoExtension, hook 0x0050).
-func isHeaderEvent(ev *etl.Event) bool {
-	return ev.BufferIndex == 0 && ev.Header <= etl.HeaderSystem64 && (ev.HookID == 0 || ev.HookID == 0x0050)
-}
-
-// headerExtensions returns copies of the header-buffer events of f that
-// follow its log-file header, for the relog's header buffer to carry what
-// the input's did (none when it had none). A file whose first buffer
-// cannot be read gives none.
-func headerExtensions(f *etl.File) []etl.Event {
-	out := []etl.Event{}
-	bufs := f.Buffers()
-	if len(bufs) == 0 || bufs[0].Index != 0 {
-		return out
-	}
-	b, err := f.ReadBuffer(bufs[0])
-	if err != nil {
-		return out
-	}
-	defer b.Release()
-	rr := b.Records()
-	var ev etl.Event
-	for rr.Next(&ev) {
-		if isHeaderEvent(&ev) && ev.HookID != 0 {
-			e := ev
-			e.UserData = slices.Clone(ev.UserData)
-			e.Extended = nil
-			out = append(out, e)
-		}
-	}
-	return out
 }

@@ -88,7 +88,7 @@ func writeReport(cmd *cobra.Command, args []string, o *reportOptions) error {
 	t := &traceOptions{
 		imports: o.imports, verbose: o.verbose,
 		outputs: []string{o.output}, yes: o.yes,
-		reread: true, passes: 2, quiet: o.output == "-" && isTerminal(cmd.OutOrStdout()),
+		passes: 2, quiet: o.output == "-" && isTerminal(cmd.OutOrStdout()),
 	}
 	syms, err := o.symbols.symbolizer(cmd)
 	if err != nil {

@@ -191,7 +191,7 @@ does not go with --baseline (pids differ between traces).`,
 			// The model, then the stacks of the events selected: the
 			// inputs are read twice. --event decodes every event, so the
 			// model's pass registers the schemas the trace carries too.
-			t := traceOptions{outputs: []string{output}, yes: yes, reread: true, passes: 2}
+			t := traceOptions{outputs: []string{output}, yes: yes, passes: 2}
 			files, dec, m, err := o.buildModel(cmd, args, &t, copts.NeedsSchema)
 			defer closeAll(files)
 			if t.endProgress != nil {

@@ -48,7 +48,7 @@ columns and keys, with example queries.`,
 			for _, n := range tables.Names {
 				outs = append(outs, filepath.Join(out, n+".parquet"))
 			}
-			t := traceOptions{imports: o.manifests, verbose: o.verbose, outputs: outs, yes: yes, reread: true, passes: 2, quiet: quiet}
+			t := traceOptions{imports: o.manifests, verbose: o.verbose, outputs: outs, yes: yes, passes: 2, quiet: quiet}
 			files, dec, err := openTrace(cmd, args, &t)
 			defer closeAll(files)
 			defer t.endProgress()

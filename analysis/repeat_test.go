@@ -1,0 +1,69 @@
+package analysis
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/etwkit/etw/decode"
+	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/internal/etlgen"
+	"github.com/etwkit/etw/internal/etltest"
+)
+
+// TestCorpusRepeatedRundown: net.4.5.2 written 4 times over (each round
+// logs the kernel's image and stack-key rundowns again) gives a model
+// that holds each kernel image once, not once per round; the trace given twice
+// as two inputs (each load and unload logged twice at the same instant)
+// holds the images of one; a stack key defined again with the same
+// frames is kept as one definition.
+func TestCorpusRepeatedRundown(t *testing.T) {
+	src := openCorpus(t, netFile)[0]
+	path := filepath.Join(t.TempDir(), "x4.etl")
+	o, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = etlgen.Repeat(o, src, &etlgen.Options{Rounds: 4})
+	if cerr := o.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	build := func(f ...*etl.File) (*Model, int) {
+		m, err := Build(f, decode.New(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defs := 0
+		for _, d := range m.keys {
+			defs += len(d)
+		}
+		return m, defs
+	}
+	m1, defs1 := build(src)
+	m4, defs4 := build(etltest.OpenFiles(t, path)[0])
+	// The same trace twice as two inputs: the second rundown finds the
+	// first's images alive.
+	m2, _ := build(openCorpus(t, netFile)[0], openCorpus(t, netFile)[0])
+	if k1, k2, k4 := len(m1.KernelImages()), len(m2.KernelImages()), len(m4.KernelImages()); k2 != k1 || k4 != k1 {
+		t.Errorf("kernel images: %d at ×1, %d in two inputs, %d at ×4", k1, k2, k4)
+	}
+	if m4.StackKeys != 4*m1.StackKeys {
+		t.Errorf("stack-key definitions observed: %d at ×1, %d at ×4", m1.StackKeys, m4.StackKeys)
+	}
+	images := func(m *Model) (n int) {
+		for _, p := range m.Processes() {
+			n += len(p.Images())
+		}
+		return n
+	}
+	if i1, i2, i4 := images(m1), images(m2), images(m4); i2 != i1 || i4 > i1+i1/2 {
+		t.Errorf("process images: %d at ×1, %d in two inputs, %d at ×4", i1, i2, i4)
+	}
+	if defs4 >= 4*defs1 {
+		t.Errorf("stack-key definitions kept: %d at ×1, %d at ×4", defs1, defs4)
+	}
+	t.Logf("kernel images %d/%d/%d, process images %d/%d/%d; stack-key definitions kept %d at ×1, %d at ×4", len(m1.KernelImages()), len(m2.KernelImages()), len(m4.KernelImages()), images(m1), images(m2), images(m4), defs1, defs4)
+}

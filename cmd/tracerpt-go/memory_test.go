@@ -1,0 +1,116 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/internal/etlgen"
+	"github.com/etwkit/etw/internal/etltest"
+)
+
+// TestHelperPeak runs the command line after "--" when
+// TRACERPT_GO_PEAK names a file, and writes there the process's peak
+// resident memory (VmHWM of /proc/self/status, in kB) before exiting with
+// the command's status. The child's rusage would not do: Linux carries
+// the parent's peak across fork and exec into the child's ru_maxrss.
+func TestHelperPeak(t *testing.T) {
+	out := os.Getenv("TRACERPT_GO_PEAK")
+	if out == "" {
+		t.Skip("subprocess of TestCorpusDumpMemoryFlat")
+	}
+	code := run(helperArgs(), os.Stdout, os.Stderr)
+	st, err := os.ReadFile("/proc/self/status")
+	if err == nil {
+		for _, line := range strings.Split(string(st), "\n") {
+			if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+				err = os.WriteFile(out, []byte(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB"))), 0o644)
+			}
+		}
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		code = 1
+	}
+	os.Exit(code)
+}
+
+// peakRSS runs the command line args in a child process (TestHelperPeak)
+// and returns its peak resident memory in MiB.
+func peakRSS(t *testing.T, args ...string) float64 {
+	t.Helper()
+	peak := filepath.Join(t.TempDir(), "peak")
+	cmd := exec.Command(os.Args[0], append([]string{"-test.run=^TestHelperPeak$", "--"}, args...)...)
+	cmd.Env = append(os.Environ(), "TRACERPT_GO_PEAK="+peak)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%v: %v: %s", args, err, stderr.String())
+	}
+	b, err := os.ReadFile(peak)
+	if err != nil {
+		t.Fatalf("%v: no peak written: %v: %s", args, err, stderr.String())
+	}
+	kb, err := strconv.ParseFloat(string(b), 64)
+	if err != nil {
+		t.Fatalf("VmHWM %q: %v", b, err)
+	}
+	return kb / 1024
+}
+
+// TestCorpusDumpMemoryFlat: the dumps' peak memory does not grow with
+// the input. net.4.5.2 written 16 times over (compressed, as the input,
+// made in the test's folder) is dumped by a child process whose peak
+// resident memory must stay under the bounds of docs/performance.md
+// ("Memory and many inputs"): 64 MiB for CSV; 96 MiB for JSON, which
+// holds the analysis model (what the JSON dump takes from the trace's
+// size is the model's, about 13 MB here).
+func TestCorpusDumpMemoryFlat(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a dump of 2.9 million events")
+	}
+	if runtime.GOOS != "linux" {
+		t.Skip("the peak is read from /proc/self/status (Linux)")
+	}
+	src, err := etl.Open(etltest.CorpusFile(t, netRel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	dir := t.TempDir()
+	in := filepath.Join(dir, "x16.etl")
+	o, err := os.Create(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := etlgen.Repeat(o, src, &etlgen.Options{Rounds: 16})
+	if cerr := o.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Compressed {
+		t.Fatal("×16 input not compressed as its source is")
+	}
+	for _, c := range []struct {
+		format string
+		max    float64
+	}{{"CSV", 64}, {"JSON", 96}} {
+		t.Run(c.format, func(t *testing.T) {
+			t.Parallel()
+			out := filepath.Join(dir, "out."+c.format)
+			mb := peakRSS(t, in, "-of", c.format, "-o", out, "-y", "--quiet")
+			if mb > c.max {
+				t.Errorf("%s dump of %d events: peak RSS %.0f MiB, bound %.0f MiB", c.format, res.Events, mb, c.max)
+			}
+			t.Logf("%s dump of %d events: peak RSS %.0f MiB (bound %.0f)", c.format, res.Events, mb, c.max)
+		})
+	}
+}

@@ -1,0 +1,148 @@
+// Package etlgen writes long traces out of real ones, for the scale tests
+// and measurements (docs/performance.md): [Repeat] writes a trace's events
+// n times over, each round shifted in time by the trace's span, with the
+// trace's buffer size and compression, so that ×16 is a trace sixteen
+// times as long rather than sixteen copies of the same instants (which is
+// what relogging sixteen copies gives).
+package etlgen
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+
+	"github.com/etwkit/etw/etl"
+)
+
+// Compression chooses whether the written buffers are compressed.
+type Compression int
+
+// The compression choices.
+const (
+	AsInput      Compression = iota // compressed if the input has a compressed buffer
+	Compressed                      // XPRESS-compressed buffers
+	Uncompressed                    // plain buffers
+)
+
+// Options say how [Repeat] writes.
+type Options struct {
+	// Rounds is how many times the events are written (at least 1).
+	Rounds int
+	// Compression of the written buffers (default: as the input).
+	Compression Compression
+	// BufferSize of the written buffers (0: the input's, or 64 KiB when
+	// the input's is not a multiple of 1 KiB up to 16 MiB).
+	BufferSize int
+}
+
+// Result says what [Repeat] wrote.
+type Result struct {
+	Events     int   // events written (header-buffer events not counted)
+	Span       int64 // raw clock ticks between rounds
+	Compressed bool
+	BufferSize int
+}
+
+// Repeat writes to w the events of f, opts.Rounds times: round k's raw
+// timestamps are shifted by k times the span of f's events (the last
+// timestamp minus the first, plus one tick), so the rounds follow each
+// other in time. The log-file header is f's, with the end time, the
+// buffer count and the lost counts (multiplied by the rounds) completed
+// on close when w is an io.WriterAt, such as an *os.File. Read errors of
+// f (damaged buffers or records) are returned as an [etl.ErrorList] after
+// everything readable was written.
+func Repeat(w io.Writer, f *etl.File, opts *Options) (Result, error) {
+	n := max(opts.Rounds, 1)
+	first, last, err := span(f)
+	if err != nil {
+		return Result{}, err
+	}
+	res := Result{Span: 1}
+	if last > first {
+		res.Span = last - first + 1
+	}
+	if res.Span > (math.MaxInt64-max(last, 0))/int64(n) {
+		return Result{}, fmt.Errorf("etlgen: %d rounds of %d ticks overflow the clock", n, res.Span)
+	}
+	res.BufferSize = opts.BufferSize
+	if res.BufferSize == 0 {
+		res.BufferSize = int(f.Header.BufferSize)
+		if res.BufferSize < 1024 || res.BufferSize > etl.MaxBufferSize || res.BufferSize%1024 != 0 {
+			res.BufferSize = 64 << 10
+		}
+	}
+	switch opts.Compression {
+	case Compressed:
+		res.Compressed = true
+	case AsInput:
+		res.Compressed = f.Header.LogFileMode&etl.ModeCompressed != 0
+		for _, b := range f.Buffers() {
+			res.Compressed = res.Compressed || b.Header.Compressed()
+		}
+	}
+	h := f.Header
+	h.EndTime, h.BuffersWritten = 0, 0
+	h.EventsLost = uint32(min(int64(h.EventsLost)*int64(n), math.MaxUint32))
+	h.BuffersLost = uint32(min(int64(h.BuffersLost)*int64(n), math.MaxUint32))
+	h.LogFileMode &^= etl.ModeCircular | etl.ModeNewFile | etl.ModeAppend | etl.ModeCompressed | etl.ModeUseKBytesForSize
+	h.MaximumFileSize = 0
+	ew, err := etl.NewWriter(w, &etl.WriterOptions{Header: h, BufferSize: res.BufferSize, Compress: res.Compressed,
+		Reorder: true, HeaderEvents: f.HeaderExtensions()})
+	if err != nil {
+		return res, err
+	}
+	var errs etl.ErrorList
+	for k := range n {
+		shift := int64(k) * res.Span
+		r := etl.NewReader([]*etl.File{f}, &etl.ReaderOptions{Order: etl.TimeOrder})
+		for r.Next() {
+			ev := r.Event()
+			if etl.IsLoggerHeaderEvent(ev) {
+				continue
+			}
+			e := *ev
+			if e.Timestamp != 0 || shift != 0 {
+				e.Timestamp += shift
+			}
+			if err := ew.WriteEvent(&e); err != nil {
+				r.Close()
+				return res, fmt.Errorf("etlgen: round %d, event %d: %w", k, res.Events, err)
+			}
+			res.Events++
+		}
+		if k == 0 {
+			errs = append(errs, r.Errors()...)
+		}
+		r.Close()
+	}
+	if err := ew.Close(); err != nil {
+		return res, err
+	}
+	return res, errs.Err()
+}
+
+// span returns the first and last raw timestamps of f's events, the
+// logger's header events left out.
+func span(f *etl.File) (first, last int64, err error) {
+	r := etl.NewReader([]*etl.File{f}, &etl.ReaderOptions{Order: etl.FileOrder})
+	defer r.Close()
+	seen := false
+	for r.Next() {
+		ev := r.Event()
+		if etl.IsLoggerHeaderEvent(ev) {
+			continue
+		}
+		if !seen || ev.Timestamp < first {
+			first = ev.Timestamp
+		}
+		if !seen || ev.Timestamp > last {
+			last = ev.Timestamp
+		}
+		seen = true
+	}
+	if !seen {
+		return 0, 0, errors.New("etlgen: the trace has no events to repeat")
+	}
+	return first, last, nil
+}

@@ -1,0 +1,129 @@
+package etlgen
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/internal/etltest"
+)
+
+// events returns the events of the file at path in time order, the
+// logger's header events left out, with their payloads copied.
+func events(t *testing.T, path string) (*etl.File, []etl.Event) {
+	t.Helper()
+	f := etltest.OpenFiles(t, path)[0]
+	r := etl.NewReader([]*etl.File{f}, nil)
+	defer r.Close()
+	var out []etl.Event
+	for r.Next() {
+		if ev := r.Event(); !etl.IsLoggerHeaderEvent(ev) {
+			e := *ev
+			e.UserData = bytes.Clone(ev.UserData)
+			out = append(out, e)
+		}
+	}
+	if errs := r.Errors(); len(errs) > 0 {
+		t.Fatalf("%s: %v", path, errs)
+	}
+	return f, out
+}
+
+// check writes path 3 times over and compares each round with the input.
+func check(t *testing.T, path string, c Compression) {
+	_, in := events(t, path)
+	out := filepath.Join(t.TempDir(), "x3.etl")
+	o, err := os.Create(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := etltest.OpenFiles(t, path)[0]
+	res, err := Repeat(o, src, &Options{Rounds: 3, Compression: c})
+	if cerr := o.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Events != 3*len(in) {
+		t.Fatalf("wrote %d events, want 3 × %d", res.Events, len(in))
+	}
+	f, got := events(t, out)
+	if len(got) != 3*len(in) {
+		t.Fatalf("read back %d events, want 3 × %d", len(got), len(in))
+	}
+	compressed := 0
+	for _, b := range f.Buffers() {
+		if b.Header.Compressed() {
+			compressed++
+		}
+	}
+	if res.Compressed != (compressed > 0) || (c == Compressed && compressed == 0) || (c == Uncompressed && compressed > 0) {
+		t.Errorf("%d compressed buffers, Result.Compressed %v, asked %d", compressed, res.Compressed, c)
+	}
+	if f.Header.BufferSize != uint32(res.BufferSize) || f.Header.NumberOfProcessors != src.Header.NumberOfProcessors {
+		t.Errorf("header: buffer size %d (want %d), %d processors (want %d)", f.Header.BufferSize, res.BufferSize,
+			f.Header.NumberOfProcessors, src.Header.NumberOfProcessors)
+	}
+	// Each round holds the input's events, shifted by k spans: compare
+	// them as multisets keyed by processor, time and payload, since
+	// events of one instant on different processors may come in either
+	// order.
+	type key struct {
+		cpu  uint16
+		ts   int64
+		hook uint16
+		id   uint16
+		data string
+	}
+	want := map[key]int{}
+	for k := range int64(3) {
+		for _, ev := range in {
+			want[key{ev.Processor, ev.Timestamp + k*res.Span, ev.HookID, ev.Descriptor.ID, string(ev.UserData)}]++
+		}
+	}
+	for _, ev := range got {
+		k := key{ev.Processor, ev.Timestamp, ev.HookID, ev.Descriptor.ID, string(ev.UserData)}
+		if want[k] == 0 {
+			t.Fatalf("event at %d (cpu %d) is no input event shifted by whole spans", ev.Timestamp, ev.Processor)
+		}
+		want[k]--
+	}
+	last := got[len(got)-1].Timestamp
+	if first := in[0].Timestamp; last < first+2*res.Span {
+		t.Errorf("last event at %d: the rounds do not follow each other (first %d, span %d)", last, first, res.Span)
+	}
+}
+
+func TestRepeatSample(t *testing.T) {
+	for _, c := range []Compression{AsInput, Compressed, Uncompressed} {
+		check(t, filepath.Join("..", "..", "testdata", "etl", "sample.etl"), c)
+	}
+}
+
+// The corpus's compressed .NET trace stays compressed, in its 64 KiB
+// buffers.
+func TestCorpusRepeatNet(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short")
+	}
+	check(t, etltest.CorpusFile(t, "microsoft+perfview/src/TraceEvent/TraceEvent.Tests/inputs/net.4.5.2.x64.etl.zip.unzipped/net.4.5.2.x64.etl"), AsInput)
+}
+
+func TestRepeatNoEvents(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "empty.etl")
+	o, _ := os.Create(in)
+	w, err := etl.NewWriter(o, &etl.WriterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	o.Close()
+	f := etltest.OpenFiles(t, in)[0]
+	if _, err := Repeat(&bytes.Buffer{}, f, &Options{Rounds: 2}); err == nil {
+		t.Error("a trace without events repeated without error")
+	}
+}

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# scale.sh [BIN] [DIR]: peak memory and CPU per event of tracerpt-go (BIN,
+# default: built from this tree) at scale: net.4.5.2.x64 from the corpus
+# written 1, 4 and 16 times as long (internal/cmd/etlgen: the events
+# repeated, shifted by the trace's span each round), compressed as the
+# input and plain, 16 inputs at once, and the hostile chunk traces of
+# $ETL_ATTACK. Prints one line per run: the command, the input, the events,
+# user+sys CPU seconds, CPU ns per event, wall seconds and peak RSS (MB).
+# docs/performance.md quotes it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+: "${ETL_CORPUS:=$(cd ../shared/corpus 2>/dev/null && pwd)}"
+: "${ETL_ATTACK:=$ETL_CORPUS/../attack}"
+NET=$ETL_CORPUS/microsoft+perfview/src/TraceEvent/TraceEvent.Tests/inputs/net.4.5.2.x64.etl.zip.unzipped/net.4.5.2.x64.etl
+DIR=${2:-${TMPDIR:-/tmp}/etwkit-scale}
+mkdir -p "$DIR"
+BIN=${1:-}
+if [ -z "$BIN" ]; then
+	BIN=$DIR/tracerpt-go
+	go build -o "$BIN" ./cmd/tracerpt-go
+fi
+go build -o "$DIR/etlgen" ./internal/cmd/etlgen
+EV1=$("$BIN" info --json "$NET" | sed -n 's/.*"events": *\([0-9]*\).*/\1/p' | head -1)
+for n in 1 4 16; do
+	[ -f "$DIR/c$n.etl" ] || "$DIR/etlgen" -n $n "$NET" "$DIR/c$n.etl" 2>/dev/null
+	[ -f "$DIR/p$n.etl" ] || "$DIR/etlgen" -n $n -no-compress "$NET" "$DIR/p$n.etl" 2>/dev/null
+done
+INS=()
+for i in $(seq -w 1 16); do
+	[ -f "$DIR/in$i.etl" ] || cp "$NET" "$DIR/in$i.etl"
+	INS+=("$DIR/in$i.etl")
+done
+
+# run NAME EVENTS ARGS...: one measured run (output to $DIR/out.*).
+run() {
+	local name=$1 events=$2; shift 2
+	/usr/bin/time -f '%U %S %e %M' -o "$DIR/time" "$BIN" "$@" >/dev/null 2>"$DIR/err" || echo "$name: exit $? ($(head -c 200 "$DIR/err"))"
+	read -r u s e m <"$DIR/time"
+	awk -v n="$name" -v ev="$events" -v u="$u" -v s="$s" -v e="$e" -v m="$m" \
+		'BEGIN { c = u + s; printf "%-34s %9d ev  cpu %6.2f s  %6.0f ns/ev  wall %6.2f s  peak %5.0f MB\n", n, ev, c, ev ? c * 1e9 / ev : 0, e, m / 1024 }'
+}
+
+echo "# $BIN on $(nproc) cores, $(date -u +%F), load $(cut -d" " -f1-3 /proc/loadavg 2>/dev/null)"
+for fmt in JSON XML CSV; do
+	for n in 1 4 16; do
+		run "$fmt compressed x$n" $((EV1 * n)) "$DIR/c$n.etl" -of $fmt -o "$DIR/out.$fmt" -y --quiet
+		run "$fmt plain x$n" $((EV1 * n)) "$DIR/p$n.etl" -of $fmt -o "$DIR/out.$fmt" -y --quiet
+	done
+	run "$fmt 1 input" "$EV1" "${INS[0]}" -of $fmt -o "$DIR/out.$fmt" -y --quiet
+	run "$fmt 16 inputs" $((EV1 * 16)) "${INS[@]}" -of $fmt -o "$DIR/out.$fmt" -y --quiet
+done
+for n in 1 16; do
+	run "PARQUET compressed x$n" $((EV1 * n)) "$DIR/c$n.etl" -of PARQUET -o "$DIR/out.parquet" -y --quiet
+done
+run "PARQUET 16 inputs" $((EV1 * 16)) "${INS[@]}" -of PARQUET -o "$DIR/out.parquet" -y --quiet
+for cmd in stats stacks; do
+	run "$cmd 1 input" "$EV1" $cmd "${INS[0]}"
+	run "$cmd 16 inputs" $((EV1 * 16)) $cmd "${INS[@]}"
+	run "$cmd compressed x16" $((EV1 * 16)) $cmd "$DIR/c16.etl"
+done
+run "report 1 input" "$EV1" report --json "${INS[0]}" -o "$DIR/out.report.json" -y
+run "report 16 inputs" $((EV1 * 16)) report --json "${INS[@]}" -o "$DIR/out.report.json" -y
+run "report compressed x16" $((EV1 * 16)) report --json "$DIR/c16.etl" -o "$DIR/out.report.json" -y
+if [ -d "$ETL_ATTACK" ]; then
+	for f in "$ETL_ATTACK"/es_*.etl "$ETL_ATTACK"/bomb_*.etl "$ETL_ATTACK"/tl_deep_*.etl; do
+		run "JSON $(basename "$f")" 0 "$f" -of JSON -o "$DIR/out.json" -y --quiet
+	done
+fi
