@@ -92,7 +92,8 @@ func Build(files []*etl.File, dec *decode.Decoder, opts *Options) (*Model, error
 		o.PointerSize = int(files[0].Header.PointerSize)
 	}
 	b := NewBuilder(&o)
-	r := etl.NewReader(files, nil)
+	ad := dec.Ahead(func(ev *etl.Event) bool { return needsPayload(ev, classify(ev)) })
+	r := etl.NewReader(files, &etl.ReaderOptions{Prepare: ad})
 	defer r.Close()
 	for r.Next() {
 		ev := r.Event()
@@ -102,7 +103,7 @@ func Build(files []*etl.File, dec *decode.Decoder, opts *Options) (*Model, error
 		k := classify(ev)
 		var res *decode.Result
 		if needsPayload(ev, k) {
-			res = dec.Decode(ev)
+			res = ad.Decode(r, ev)
 		}
 		b.observe(ev, k, res)
 	}
