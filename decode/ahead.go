@@ -137,9 +137,8 @@ func (a *Ahead) Prepare(b *etl.Buffer, file int) etl.Prepared {
 // Release returns the buffer's results to the pool.
 func (ab *aheadBuf) Release() {
 	ab.a.live.Add(-1)
-	clear(ab.res) // drop the references into the buffer and the schemas
-	clear(ab.decs)
-	clear(ab.vals)
+	// Not cleared: what the results refer to (pooled buffers, schemas)
+	// stays reachable until the arenas are reused or the pass ends.
 	ab.ents, ab.res, ab.decs, ab.vals = ab.ents[:0], ab.res[:0], ab.decs[:0], ab.vals[:0]
 	select {
 	case ab.a.free <- ab:
