@@ -95,9 +95,7 @@ type CollectOptions struct {
 	Window int
 	// Decode, if set, asks for the decoding of more events than
 	// NeedsSchema and the model need: the events it reports true for are
-	// decoded too, and Observe and Select get their result. It is called
-	// on other goroutines too (events are decoded ahead, while the
-	// buffers are loaded), so it must only read the event.
+	// decoded too, and Observe and Select get their result.
 	Decode func(ev *etl.Event) bool
 	// Observe, if set, is called with every event, in time order, before
 	// the event is selected (whatever its process): a pass that needs
@@ -160,11 +158,7 @@ func (m *Model) EachSelected(files []*etl.File, dec *decode.Decoder, opts *Colle
 		sel = IsCPUSample
 	}
 	e := m.NewEnricher(&EnrichOptions{Window: o.Window})
-	wants := func(ev *etl.Event) bool {
-		return o.NeedsSchema || e.NeedsDecode(ev) || (o.Decode != nil && o.Decode(ev))
-	}
-	ad := dec.Ahead(wants)
-	r := etl.NewReader(files, &etl.ReaderOptions{Prepare: ad})
+	r := etl.NewReader(files, nil)
 	defer r.Close()
 	var queue []int64 // sequence numbers of the selected events not handed to fn yet
 	drain := func() error {
@@ -182,8 +176,8 @@ func (m *Model) EachSelected(files []*etl.File, dec *decode.Decoder, opts *Colle
 	for r.Next() {
 		ev := r.Event()
 		var res *decode.Result
-		if wants(ev) {
-			res = ad.Decode(r, ev)
+		if o.NeedsSchema || e.NeedsDecode(ev) || (o.Decode != nil && o.Decode(ev)) {
+			res = dec.Decode(ev)
 		}
 		if o.Observe != nil {
 			o.Observe(ev, res)

@@ -5,76 +5,88 @@ import (
 	"sync/atomic"
 
 	"github.com/etwkit/etw/etl"
-	"github.com/etwkit/etw/tdh"
 )
 
 // Ahead decodes, on an [etl.Reader]'s loaders, the events a pass will
-// decode (it is an [etl.Preparer]), so that the goroutine that consumes
-// the events in time order (building the analysis model, enriching them)
-// only takes the results: decoding is most of such a pass's CPU after
-// decompression.
+// decode (it is an [etl.Preparer]) and keeps of each what the pass needs
+// of its decoding (extract's value), so that the goroutine that consumes
+// the events in time order (building the analysis model, say) takes that
+// value instead of decoding the event: decoding is most of such a pass's
+// CPU after decompression. What is kept should be small and hold no
+// pointers (the kept values of every buffer in flight are live at once).
 //
-//	ad := dec.Ahead(want)
+//	ad := decode.NewAhead(dec, want, extract)
 //	r := etl.NewReader(files, &etl.ReaderOptions{Prepare: ad})
 //	for r.Next() {
 //		ev := r.Event()
 //		if want(ev) {
-//			res := ad.Decode(r, ev) // what dec.Decode(ev) returns now
+//			v, ok := ad.Get(r, ev)
+//			if !ok {
+//				v = extract(ev, dec.Decode(ev))
+//			}
+//			use(v)
 //		}
 //	}
 //
-// A result is used only if decoding the event again on the reading
-// goroutine, at its turn, would give the same: the registry's generation
-// (which every schema added changes: a pass registers the EventSource
-// manifests it meets) must be the one the loader decoded with, except for
-// TraceLogging events, which carry their own schema. EventSource
-// manifest events are never decoded ahead (decoding one assembles the
-// manifest), nor the events past maxAheadEvents in a buffer or past
-// maxAheadValues decoded values, which bound the memory a buffer's
-// results take; the reading goroutine decodes those itself.
-type Ahead struct {
-	dec  *Decoder // the pass's: its registry is the one checked
-	want func(ev *etl.Event) bool
-	decs chan *Decoder  // clones of dec for the loaders
-	free chan *aheadBuf // released results, their arenas kept for the pass
-	st   AheadStats
-	live atomic.Int32 // buffers' results not released
+// A value is handed out only if decoding the event on the reading
+// goroutine, at its turn, would give the same result: the registry's
+// generation (which every schema added changes: a pass registers the
+// EventSource manifests it meets) must be the one the loader decoded
+// with, except for TraceLogging events, which carry their own schema.
+// EventSource manifest events are never decoded ahead (decoding one
+// assembles the manifest), nor the events of a buffer past
+// maxAheadEvents, nor those of buffers loaded while maxAheadLive buffers'
+// values are held: the reading goroutine decodes those itself.
+type Ahead[T any] struct {
+	dec     *Decoder // the pass's: its registry is the one checked
+	want    func(ev *etl.Event) bool
+	extract func(ev *etl.Event, res *Result) T
+	decs    chan *Decoder     // clones of dec for the loaders
+	free    chan *aheadBuf[T] // released values, their storage kept for the pass
+	live    atomic.Int32      // buffers' values not released
+	st      AheadStats
 }
 
-// Bounds on what is decoded ahead per buffer (a 64 KiB buffer holds at
-// most ~2,700 records).
+// Bounds on what is decoded ahead: events per buffer (a 64 KiB buffer
+// holds at most ~2,700 records) and buffers with values at once (about
+// two per processor stream of a trace of 8 processors).
 const (
 	maxAheadEvents = 1 << 14
-	maxAheadValues = 1 << 13
-	maxAheadLive   = 32 // buffers with results at once
+	maxAheadLive   = 24
 )
 
-// aheadBuf is what the loaders made of one buffer.
-type aheadBuf struct {
-	a    *Ahead
-	ents []aheadEnt // per event, in record order
-	res  []Result
-	decs []tdh.Decoded
-	vals []tdh.Value // the decodings' values, laid out in place
+// aheadBuf is what the loaders kept of one buffer's events.
+type aheadBuf[T any] struct {
+	a    *Ahead[T]
+	ents []aheadEnt[T] // per event, in record order
 }
 
-type aheadEnt struct {
+type aheadEnt[T any] struct {
 	off int    // the event's RecordOffset
-	res int32  // index in res, or -1 when not decoded
-	tl  bool   // a TraceLogging event: valid whatever the generation
 	gen uint64 // the registry's generation before decoding
+	ok  bool   // decoded: val holds extract's value
+	tl  bool   // a TraceLogging event: valid whatever the generation
+	val T
 }
 
-// Ahead returns a Preparer that decodes with clones of d the events want
-// selects; want is called on the loaders' goroutines (and must only read
-// the event). Results are valid until the Reader leaves the event's
-// buffer.
-func (d *Decoder) Ahead(want func(ev *etl.Event) bool) *Ahead {
-	return &Ahead{dec: d, want: want, decs: make(chan *Decoder, min(runtime.GOMAXPROCS(0), etl.MaxWorkers)), free: make(chan *aheadBuf, maxAheadLive)}
+// AheadStats counts where [Ahead.Get]'s answers came from.
+type AheadStats struct {
+	Ahead  int // values decoded on the loaders
+	InTurn int // events to decode on the reading goroutine (not decoded ahead, or a schema was registered since)
 }
 
-// Prepare decodes what the pass will decode of b's events.
-func (a *Ahead) Prepare(b *etl.Buffer, file int) etl.Prepared {
+// NewAhead returns a Preparer that decodes with clones of d the events
+// want selects and keeps extract's value of each. want and extract are
+// called on the loaders' goroutines, several at once: they must only read
+// the event and the result (valid until they return).
+func NewAhead[T any](d *Decoder, want func(ev *etl.Event) bool, extract func(ev *etl.Event, res *Result) T) *Ahead[T] {
+	return &Ahead[T]{dec: d, want: want, extract: extract,
+		decs: make(chan *Decoder, min(runtime.GOMAXPROCS(0), etl.MaxWorkers)),
+		free: make(chan *aheadBuf[T], maxAheadLive)}
+}
+
+// Prepare decodes what the pass wants of b's events.
+func (a *Ahead[T]) Prepare(b *etl.Buffer, file int) etl.Prepared {
 	if a.live.Add(1) > maxAheadLive {
 		a.live.Add(-1)
 		return nil
@@ -85,48 +97,26 @@ func (a *Ahead) Prepare(b *etl.Buffer, file int) etl.Prepared {
 	default:
 		d = a.dec.Clone()
 	}
-	var ab *aheadBuf
+	var ab *aheadBuf[T]
 	select {
 	case ab = <-a.free:
 	default:
-		ab = &aheadBuf{a: a, vals: make([]tdh.Value, 0, maxAheadValues)}
+		ab = &aheadBuf[T]{a: a}
 	}
 	reg := d.Registry
 	rr := b.Records()
 	var ev etl.Event
-	full := false // an event's values did not fit in the arena
 	for len(ab.ents) < maxAheadEvents && rr.Next(&ev) {
 		ev.File = file
-		e := aheadEnt{off: ev.RecordOffset, res: -1}
-		if !full && !isManifest(&ev) && a.want(&ev) {
+		e := aheadEnt[T]{off: ev.RecordOffset}
+		if !isManifest(&ev) && a.want(&ev) {
 			e.gen = reg.Generation()
-			free := ab.vals[len(ab.vals):cap(ab.vals)]
-			d.dec.UseValues(free)
 			r := d.Decode(&ev)
-			e.tl = r.Origin.Kind == "tracelogging"
-			e.res = int32(len(ab.res))
-			ab.res = append(ab.res, *r)
-			if r.Decoded != nil {
-				ab.decs = append(ab.decs, *r.Decoded)
-				if n := len(r.Decoded.Values); n > 0 {
-					if n <= len(free) && &r.Decoded.Values[0] == &free[:1][0] {
-						ab.vals = ab.vals[:len(ab.vals)+n] // laid out in the arena
-					} else {
-						full = true // this one has its own array
-					}
-				}
-			} else {
-				ab.decs = append(ab.decs, tdh.Decoded{})
-			}
+			e.ok, e.tl = true, r.Origin.Kind == "tracelogging"
+			e.val = a.extract(&ev, r)
 		}
 		ab.ents = append(ab.ents, e)
 	}
-	for i := range ab.res {
-		if ab.res[i].Decoded != nil {
-			ab.res[i].Decoded = &ab.decs[i]
-		}
-	}
-	d.dec.UseValues(nil) // the decoder's next values are its own again
 	select {
 	case a.decs <- d:
 	default:
@@ -134,42 +124,36 @@ func (a *Ahead) Prepare(b *etl.Buffer, file int) etl.Prepared {
 	return ab
 }
 
-// Release returns the buffer's results to the pool.
-func (ab *aheadBuf) Release() {
+// Release returns the buffer's storage to the pass.
+func (ab *aheadBuf[T]) Release() {
 	ab.a.live.Add(-1)
-	// Not cleared: what the results refer to (pooled buffers, schemas)
-	// stays reachable until the arenas are reused or the pass ends.
-	ab.ents, ab.res, ab.decs, ab.vals = ab.ents[:0], ab.res[:0], ab.decs[:0], ab.vals[:0]
+	clear(ab.ents) // values may hold pointers
+	ab.ents = ab.ents[:0]
 	select {
 	case ab.a.free <- ab:
 	default:
 	}
 }
 
-// Decode returns the decoding of ev, r's current event: the loaders' when
-// it is what the Decoder would return now, else the Decoder's (with the
-// lifetime of [Decoder.Decode]'s result).
-func (a *Ahead) Decode(r *etl.Reader, ev *etl.Event) *Result {
+// Get returns the value kept of ev, r's current event, when the loaders
+// decoded it and decoding it now would give the same; otherwise false:
+// the caller decodes ev itself.
+func (a *Ahead[T]) Get(r *etl.Reader, ev *etl.Event) (T, bool) {
 	p, i := r.Prepared()
-	if ab, ok := p.(*aheadBuf); ok && i >= 0 && i < len(ab.ents) {
+	if ab, ok := p.(*aheadBuf[T]); ok && i >= 0 && i < len(ab.ents) {
 		e := &ab.ents[i]
-		if e.off == ev.RecordOffset && e.res >= 0 && (e.tl || e.gen == a.dec.Registry.Generation()) {
+		if e.ok && e.off == ev.RecordOffset && (e.tl || e.gen == a.dec.Registry.Generation()) {
 			a.st.Ahead++
-			return &ab.res[e.res]
+			return e.val, true
 		}
 	}
 	a.st.InTurn++
-	return a.dec.Decode(ev)
-}
-
-// AheadStats counts where [Ahead.Decode]'s results came from.
-type AheadStats struct {
-	Ahead  int // decoded on the loaders
-	InTurn int // decoded by Ahead.Decode (not decoded ahead, or a schema was registered since)
+	var zero T
+	return zero, false
 }
 
 // Stats returns the counts so far (read them on the reading goroutine).
-func (a *Ahead) Stats() AheadStats { return a.st }
+func (a *Ahead[T]) Stats() AheadStats { return a.st }
 
 // isManifest reports whether ev is a chunk of an EventSource manifest,
 // whose decoding registers the manifest.

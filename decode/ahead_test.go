@@ -55,10 +55,9 @@ func TestAheadMatchesDecode(t *testing.T) {
 			}
 		}
 		ahead += st.Ahead
-		t.Logf("%s: %d ahead, %d in turn", filepath.Base(p), st.Ahead, st.InTurn)
 	}
-	if ahead == 0 {
-		t.Error("no event was decoded ahead")
+	if ahead < 150000 {
+		t.Errorf("%d events decoded ahead: want most of the corpus's", ahead)
 	}
 	t.Logf("%d files, %d events decoded ahead", len(paths), ahead)
 }
@@ -69,10 +68,11 @@ func render(files []*etl.File, st *AheadStats) []string {
 	dec := New()
 	ps := dec.NewPrescanner()
 	all := func(*etl.Event) bool { return true }
-	var ad *Ahead
+	desc := func(_ *etl.Event, r *Result) string { return describe(r) }
+	var ad *Ahead[string]
 	var opts *etl.ReaderOptions
 	if st != nil {
-		ad = dec.Ahead(all)
+		ad = NewAhead(dec, all, desc)
 		opts = &etl.ReaderOptions{Prepare: ad}
 	}
 	r := etl.NewReader(files, opts)
@@ -81,13 +81,15 @@ func render(files []*etl.File, st *AheadStats) []string {
 	for r.Next() {
 		ev := r.Event()
 		ps.Observe(ev)
-		var res *Result
+		var s string
+		ok := false
 		if ad != nil {
-			res = ad.Decode(r, ev)
-		} else {
-			res = dec.Decode(ev)
+			s, ok = ad.Get(r, ev)
 		}
-		out = append(out, describe(res))
+		if !ok {
+			s = describe(dec.Decode(ev))
+		}
+		out = append(out, s)
 	}
 	if st != nil {
 		*st = ad.Stats()
