@@ -1,6 +1,8 @@
 package analysis
 
 import (
+	"runtime"
+
 	"github.com/etwkit/etw/catalog"
 	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
@@ -92,8 +94,16 @@ func Build(files []*etl.File, dec *decode.Decoder, opts *Options) (*Model, error
 		o.PointerSize = int(files[0].Header.PointerSize)
 	}
 	b := NewBuilder(&o)
-	ad := decode.NewAhead(dec, wantsIDs, extractIDs)
-	r := etl.NewReader(files, &etl.ReaderOptions{Prepare: ad})
+	// With more than one core, the events of which the model reads only
+	// ids are decoded on the reader's loaders (with one, that would only
+	// walk each buffer twice).
+	var ad *decode.Ahead[payloadIDs]
+	ropts := &etl.ReaderOptions{}
+	if runtime.GOMAXPROCS(0) > 1 {
+		ad = decode.NewAhead(dec, wantsIDs, extractIDs)
+		ropts.Prepare = ad
+	}
+	r := etl.NewReader(files, ropts)
 	defer r.Close()
 	for r.Next() {
 		ev := r.Event()
@@ -103,7 +113,7 @@ func Build(files []*etl.File, dec *decode.Decoder, opts *Options) (*Model, error
 		k := classify(ev)
 		var res *decode.Result
 		if needsPayload(ev, k) {
-			if idsOnly(k) {
+			if ad != nil && idsOnly(k) {
 				if x, ok := ad.Get(r, ev); ok {
 					b.observeIDs(ev, k, x)
 					continue
