@@ -47,6 +47,24 @@ func (m *Model) EventProcessBuf(ev *etl.Event, res *decode.Result, buf *[]uint64
 }
 
 func (m *Model) attribute(ev *etl.Event, k kind, d *tdh.Decoded, scratch *[]uint64) (pid, tid uint32) {
+	if k == kKeyDef {
+		pid, tid = ev.ProcessID, ev.ThreadID
+		if pid == NoID {
+			pid = m.keyDefOwner(d, scratch)
+		}
+	} else {
+		pid, tid = idsOf(ev, k, d)
+	}
+	if pid == NoID && tid != NoID {
+		pid, _ = m.threadPID(tid, ev.Time)
+	}
+	return pid, tid
+}
+
+// idsOf returns the process and thread ids an event of kind k (not
+// kKeyDef) names in its header or payload (d): what attribute returns
+// before it looks up the thread's process. It reads nothing of the model.
+func idsOf(ev *etl.Event, k kind, d *tdh.Decoded) (pid, tid uint32) {
 	pid, tid = ev.ProcessID, ev.ThreadID
 	set := func(dst *uint32, names ...string) bool {
 		if v, ok := getU(d, names...); ok {
@@ -76,10 +94,6 @@ func (m *Model) attribute(ev *etl.Event, k kind, d *tdh.Decoded, scratch *[]uint
 	case kStack, kStackKey:
 		set(&pid, "StackProcess")
 		set(&tid, "StackThread")
-	case kKeyDef:
-		if pid == NoID {
-			pid = m.keyDefOwner(d, scratch)
-		}
 	case kNetwork:
 		if pid == NoID {
 			set(&pid, "PID")
@@ -98,10 +112,35 @@ func (m *Model) attribute(ev *etl.Event, k kind, d *tdh.Decoded, scratch *[]uint
 			set(&tid, "TThreadId", "IssuingThreadId", "TTID", "ThreadId")
 		}
 	}
-	if pid == NoID && tid != NoID {
-		pid, _ = m.threadPID(tid, ev.Time)
-	}
 	return pid, tid
+}
+
+// payloadIDs is what the model pass keeps of the events idsOnly selects,
+// decoded on the reader's loaders (decode.Ahead): idsOf's ids.
+type payloadIDs struct{ pid, tid uint32 }
+
+// idsOnly reports whether the model reads nothing of a kind's payload but
+// the ids idsOf takes from it (Builder.observe uses the decoding of the
+// other kinds' events).
+func idsOnly(k kind) bool {
+	switch k {
+	// Every kind Builder.observe reads more of than ids (its switch).
+	case kProcess, kThread, kImage, kImageID, kImageRSDS, kStackKey, kKeyDef, kClrMethod, kClrGC, kVolume:
+		return false
+	}
+	return true
+}
+
+// wantsIDs selects the events the model pass decodes ahead.
+func wantsIDs(ev *etl.Event) bool {
+	k := classify(ev)
+	return idsOnly(k) && needsPayload(ev, k)
+}
+
+// extractIDs keeps idsOf's ids of an event wantsIDs selected.
+func extractIDs(ev *etl.Event, res *decode.Result) payloadIDs {
+	pid, tid := idsOf(ev, classify(ev), decoded(res))
+	return payloadIDs{pid, tid}
 }
 
 // keyDefOwner returns the process a stack-key definition belongs to.

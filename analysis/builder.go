@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"runtime"
 	"slices"
 
 	"github.com/etwkit/etw/catalog"
@@ -99,7 +100,16 @@ func Build(files []*etl.File, dec *decode.Decoder, opts *Options) (*Model, error
 		o.PointerSize = int(files[0].Header.PointerSize)
 	}
 	b := NewBuilder(&o)
-	r := etl.NewReader(files, nil)
+	// With more than one core, the events of which the model reads only
+	// ids are decoded on the reader's loaders (with one, that would only
+	// walk each buffer twice).
+	var ad *decode.Ahead[payloadIDs]
+	ropts := &etl.ReaderOptions{}
+	if runtime.GOMAXPROCS(0) > 1 {
+		ad = decode.NewAhead(dec, wantsIDs, extractIDs)
+		ropts.Prepare = ad
+	}
+	r := etl.NewReader(files, ropts)
 	defer r.Close()
 	for r.Next() {
 		ev := r.Event()
@@ -109,6 +119,12 @@ func Build(files []*etl.File, dec *decode.Decoder, opts *Options) (*Model, error
 		k := classify(ev)
 		var res *decode.Result
 		if needsPayload(ev, k) {
+			if ad != nil && idsOnly(k) {
+				if x, ok := ad.Get(r, ev); ok {
+					b.observeIDs(ev, k, x)
+					continue
+				}
+			}
 			res = dec.Decode(ev)
 		}
 		b.observe(ev, k, res)
@@ -125,28 +141,9 @@ func (b *Builder) NeedsDecode(ev *etl.Event) bool { return needsPayload(ev, clas
 func (b *Builder) Observe(ev *etl.Event, res *decode.Result) { b.observe(ev, classify(ev), res) }
 
 func (b *Builder) observe(ev *etl.Event, k kind, res *decode.Result) {
-	m := b.m
-	ft := ev.Time
-	m.Events++
-	if ft < m.start {
-		m.start = ft
-	}
-	if ft > m.end {
-		m.end = ft
-	}
-	if m.ptrSize == 0 && ev.Flags&etl.FlagClassicHeader != 0 && ev.Header != etl.HeaderMessage {
-		m.ptrSize = ev.PointerSize()
-	}
-	if ft != b.joinFT {
-		b.joinFT = ft
-		clear(b.joinImages)
-		clear(b.joinPDB)
-		clear(b.joinStamp)
-	}
 	d := decoded(res)
-	if ev.ProcessID != NoID && ev.ThreadID != NoID && ev.ThreadID != 0 && k != kThread {
-		b.learnThread(ev.ThreadID, ev.ProcessID, ft)
-	}
+	b.begin(ev, k)
+	m := b.m
 	switch k {
 	case kProcess:
 		b.process(ev, d)
@@ -169,10 +166,56 @@ func (b *Builder) observe(ev *etl.Event, k kind, res *decode.Result) {
 	case kVolume:
 		m.volumes.observe(d)
 	}
+	// (A kind added above reads its payload: idsOnly must say false for
+	// it, or the model pass decodes it ahead for its ids only.)
 	pid, tid := m.attribute(ev, k, d, &b.scratch)
 	if k == kClrGC && pid != NoID {
-		b.gcEvent(ev, m.processFor(pid, ft), tid, d)
+		b.gcEvent(ev, m.processFor(pid, ev.Time), tid, d)
 	}
+	b.count(k, pid, tid, ev.Time)
+}
+
+// observeIDs adds an event of a kind of which the model reads only the
+// process and thread ids the payload names (idsOnly): x, as extractIDs
+// took them from its decoding (on the reader's loaders).
+func (b *Builder) observeIDs(ev *etl.Event, k kind, x payloadIDs) {
+	b.begin(ev, k)
+	pid, tid := x.pid, x.tid
+	if pid == NoID && tid != NoID {
+		pid, _ = b.m.threadPID(tid, ev.Time)
+	}
+	b.count(k, pid, tid, ev.Time)
+}
+
+// begin takes what every event tells: the trace's extent, the pointer
+// size, the thread's process its header names.
+func (b *Builder) begin(ev *etl.Event, k kind) {
+	m := b.m
+	ft := ev.Time
+	m.Events++
+	if ft < m.start {
+		m.start = ft
+	}
+	if ft > m.end {
+		m.end = ft
+	}
+	if m.ptrSize == 0 && ev.Flags&etl.FlagClassicHeader != 0 && ev.Header != etl.HeaderMessage {
+		m.ptrSize = ev.PointerSize()
+	}
+	if ft != b.joinFT {
+		b.joinFT = ft
+		clear(b.joinImages)
+		clear(b.joinPDB)
+		clear(b.joinStamp)
+	}
+	if ev.ProcessID != NoID && ev.ThreadID != NoID && ev.ThreadID != 0 && k != kThread {
+		b.learnThread(ev.ThreadID, ev.ProcessID, ft)
+	}
+}
+
+// count counts the event under its process (pid, tid: see attribute).
+func (b *Builder) count(k kind, pid, tid uint32, ft int64) {
+	m := b.m
 	if pid == NoID {
 		if tid == NoID {
 			m.Unattributed++

@@ -29,6 +29,9 @@ type ReaderOptions struct {
 	// 0 means runtime.GOMAXPROCS(0); more than MaxWorkers means
 	// MaxWorkers.
 	Workers int
+	// Prepare, if set, is called by the loaders with each buffer they
+	// load, on their goroutines (see [Preparer]).
+	Prepare Preparer
 }
 
 // MaxWorkers bounds ReaderOptions.Workers (each worker may hold a buffer
@@ -51,6 +54,7 @@ const MaxWorkers = 256
 type Reader struct {
 	files   []*File
 	order   Order
+	prep    Preparer
 	depth   int
 	sem     chan struct{}
 	streams []*stream
@@ -73,8 +77,9 @@ type bufRef struct {
 }
 
 type loadResult struct {
-	buf *Buffer
-	err error
+	buf  *Buffer
+	prep Prepared
+	err  error
 }
 
 type stream struct {
@@ -87,6 +92,8 @@ type stream struct {
 	rr     RecordReader
 	ev     Event
 	ok     bool // ev holds an event
+	prep   Prepared
+	nth    int // ev's position among the events of cur
 }
 
 // NewReader returns a reader over the events of files. The files must stay
@@ -100,7 +107,7 @@ func NewReader(files []*File, opts *ReaderOptions) *Reader {
 		o.Workers = runtime.GOMAXPROCS(0)
 	}
 	o.Workers = min(o.Workers, MaxWorkers)
-	r := &Reader{files: files, order: o.Order, sem: make(chan struct{}, o.Workers), depth: 1, maxAhead: max(16, 4*o.Workers)}
+	r := &Reader{files: files, order: o.Order, prep: o.Prepare, sem: make(chan struct{}, o.Workers), depth: 1, maxAhead: max(16, 4*o.Workers)}
 	if o.Order == FileOrder {
 		r.depth = o.Workers + 1
 		s := &stream{}
@@ -217,7 +224,7 @@ func (r *Reader) request(s *stream, ahead bool) {
 		s.queue = append(s.queue, ch)
 		go func() {
 			r.sem <- struct{}{}
-			res := load(ref)
+			res := load(ref, r.prep)
 			<-r.sem
 			ch <- res
 		}()
@@ -227,9 +234,12 @@ func (r *Reader) request(s *stream, ahead bool) {
 // load reads ref's buffer; a panic while reading becomes the result's
 // error, a [*panicerr.Error] that advance raises again on the reading
 // goroutine.
-func load(ref bufRef) (res loadResult) {
+func load(ref bufRef, prep Preparer) (res loadResult) {
 	defer panicerr.Recover(&res.err)
 	res.buf, res.err = ref.file.ReadBuffer(ref.info)
+	if prep != nil && res.buf != nil {
+		res.prep = prep.Prepare(res.buf, ref.index)
+	}
 	return res
 }
 
@@ -240,11 +250,11 @@ func (r *Reader) advance(s *stream) bool {
 			if s.rr.Next(&s.ev) {
 				s.ev.File = s.curRef.index
 				s.ok = true
+				s.nth++
 				return true
 			}
 			r.errs = append(r.errs, s.rr.Errors()...)
-			s.cur.Release()
-			s.cur = nil
+			s.release()
 		}
 		if len(s.queue) == 0 {
 			r.request(s, false) // what maxAhead held back, if anything
@@ -269,7 +279,7 @@ func (r *Reader) advance(s *stream) bool {
 			r.errs = append(r.errs, res.err)
 		}
 		if res.buf != nil {
-			s.cur = res.buf
+			s.cur, s.prep, s.nth = res.buf, res.prep, -1
 			s.rr.Reset(s.cur)
 		}
 	}
@@ -318,11 +328,14 @@ func (r *Reader) Close() error {
 	r.closed = true
 	for _, s := range r.streams {
 		if s.cur != nil {
-			s.cur.Release()
-			s.cur = nil
+			s.release()
 		}
 		for _, ch := range s.queue {
-			if res := <-ch; res.buf != nil {
+			res := <-ch
+			if res.prep != nil {
+				res.prep.Release()
+			}
+			if res.buf != nil {
 				res.buf.Release()
 			}
 		}

@@ -5,12 +5,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/etwkit/etw/analysis"
 	"github.com/etwkit/etw/decode"
+	"github.com/etwkit/etw/internal/etltest"
 	"github.com/etwkit/etw/parquetout"
 	"github.com/etwkit/etw/pipeline"
 	"github.com/etwkit/etw/tracerpt"
@@ -38,8 +38,7 @@ func BenchmarkDumpNet(b *testing.B) {
 	for _, format := range []string{"JSON", "XML", "PARQUET", "PARQUET-split", "JSON-no-analysis"} {
 		b.Run(format, func(b *testing.B) {
 			var out counter
-			var r0, r1 syscall.Rusage
-			syscall.Getrusage(syscall.RUSAGE_SELF, &r0)
+			cpu := etltest.ProcessCPU()
 			for b.Loop() {
 				out.n = 0
 				dec := decode.New()
@@ -80,8 +79,7 @@ func BenchmarkDumpNet(b *testing.B) {
 					}
 				}
 			}
-			syscall.Getrusage(syscall.RUSAGE_SELF, &r1)
-			cpu := time.Duration(r1.Utime.Nano() + r1.Stime.Nano() - r0.Utime.Nano() - r0.Stime.Nano())
+			cpu = etltest.ProcessCPU() - cpu
 			b.SetBytes(out.n)
 			b.ReportMetric(float64(events)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
 			b.ReportMetric(cpu.Seconds()*1e3/float64(b.N), "cpu-ms/op")

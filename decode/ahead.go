@@ -1,0 +1,163 @@
+package decode
+
+import (
+	"runtime"
+	"sync/atomic"
+
+	"github.com/etwkit/etw/etl"
+)
+
+// Ahead decodes, on an [etl.Reader]'s loaders, the events a pass will
+// decode (it is an [etl.Preparer]) and keeps of each what the pass needs
+// of its decoding (extract's value), so that the goroutine that consumes
+// the events in time order (building the analysis model, say) takes that
+// value instead of decoding the event: decoding is most of such a pass's
+// CPU after decompression. What is kept should be small and hold no
+// pointers (the kept values of every buffer in flight are live at once).
+//
+//	ad := decode.NewAhead(dec, want, extract)
+//	r := etl.NewReader(files, &etl.ReaderOptions{Prepare: ad})
+//	for r.Next() {
+//		ev := r.Event()
+//		if want(ev) {
+//			v, ok := ad.Get(r, ev)
+//			if !ok {
+//				v = extract(ev, dec.Decode(ev))
+//			}
+//			use(v)
+//		}
+//	}
+//
+// A value is handed out only if decoding the event on the reading
+// goroutine, at its turn, would give the same result: the registry's
+// generation (which every schema added changes: a pass registers the
+// EventSource manifests it meets) must be the one the loader decoded
+// with, except for TraceLogging events, which carry their own schema.
+// EventSource manifest events are never decoded ahead (decoding one
+// assembles the manifest), nor the events of a buffer past
+// maxAheadEvents, nor those of buffers loaded while maxAheadLive buffers'
+// values are held: the reading goroutine decodes those itself.
+type Ahead[T any] struct {
+	dec     *Decoder // the pass's: its registry is the one checked
+	want    func(ev *etl.Event) bool
+	extract func(ev *etl.Event, res *Result) T
+	decs    chan *Decoder     // clones of dec for the loaders
+	free    chan *aheadBuf[T] // released values, their storage kept for the pass
+	live    atomic.Int32      // buffers' values not released
+	st      AheadStats
+}
+
+// Bounds on what is decoded ahead: events per buffer (a 64 KiB buffer
+// holds at most ~2,700 records) and buffers with values at once (about
+// two per processor stream of a trace of 8 processors).
+const (
+	maxAheadEvents = 1 << 14
+	maxAheadLive   = 24
+)
+
+// aheadBuf is what the loaders kept of one buffer's events.
+type aheadBuf[T any] struct {
+	a    *Ahead[T]
+	ents []aheadEnt[T] // per event, in record order
+}
+
+type aheadEnt[T any] struct {
+	off int    // the event's RecordOffset
+	gen uint64 // the registry's generation before decoding
+	ok  bool   // decoded: val holds extract's value
+	tl  bool   // a TraceLogging event: valid whatever the generation
+	val T
+}
+
+// AheadStats counts where [Ahead.Get]'s answers came from.
+type AheadStats struct {
+	Ahead  int // values decoded on the loaders
+	InTurn int // events to decode on the reading goroutine (not decoded ahead, or a schema was registered since)
+}
+
+// NewAhead returns a Preparer that decodes with clones of d the events
+// want selects and keeps extract's value of each. want and extract are
+// called on the loaders' goroutines, several at once: they must only read
+// the event and the result (valid until they return).
+func NewAhead[T any](d *Decoder, want func(ev *etl.Event) bool, extract func(ev *etl.Event, res *Result) T) *Ahead[T] {
+	return &Ahead[T]{dec: d, want: want, extract: extract,
+		decs: make(chan *Decoder, min(runtime.GOMAXPROCS(0), etl.MaxWorkers)),
+		free: make(chan *aheadBuf[T], maxAheadLive)}
+}
+
+// Prepare decodes what the pass wants of b's events.
+func (a *Ahead[T]) Prepare(b *etl.Buffer, file int) etl.Prepared {
+	if a.live.Add(1) > maxAheadLive {
+		a.live.Add(-1)
+		return nil
+	}
+	var d *Decoder
+	select {
+	case d = <-a.decs:
+	default:
+		d = a.dec.Clone()
+	}
+	var ab *aheadBuf[T]
+	select {
+	case ab = <-a.free:
+	default:
+		ab = &aheadBuf[T]{a: a}
+	}
+	reg := d.Registry
+	rr := b.Records()
+	var ev etl.Event
+	for len(ab.ents) < maxAheadEvents && rr.Next(&ev) {
+		ev.File = file
+		e := aheadEnt[T]{off: ev.RecordOffset}
+		if !isManifest(&ev) && a.want(&ev) {
+			e.gen = reg.Generation()
+			r := d.Decode(&ev)
+			e.ok, e.tl = true, r.Origin.Kind == "tracelogging"
+			e.val = a.extract(&ev, r)
+		}
+		ab.ents = append(ab.ents, e)
+	}
+	select {
+	case a.decs <- d:
+	default:
+	}
+	return ab
+}
+
+// Release returns the buffer's storage to the pass.
+func (ab *aheadBuf[T]) Release() {
+	ab.a.live.Add(-1)
+	clear(ab.ents) // values may hold pointers
+	ab.ents = ab.ents[:0]
+	select {
+	case ab.a.free <- ab:
+	default:
+	}
+}
+
+// Get returns the value kept of ev, r's current event, when the loaders
+// decoded it and decoding it now would give the same; otherwise false:
+// the caller decodes ev itself.
+func (a *Ahead[T]) Get(r *etl.Reader, ev *etl.Event) (T, bool) {
+	p, i := r.Prepared()
+	if ab, ok := p.(*aheadBuf[T]); ok && i >= 0 && i < len(ab.ents) {
+		e := &ab.ents[i]
+		if e.ok && e.off == ev.RecordOffset && (e.tl || e.gen == a.dec.Registry.Generation()) {
+			a.st.Ahead++
+			return e.val, true
+		}
+	}
+	a.st.InTurn++
+	var zero T
+	return zero, false
+}
+
+// Stats returns the counts so far (read them on the reading goroutine).
+func (a *Ahead[T]) Stats() AheadStats { return a.st }
+
+// isManifest reports whether ev is a chunk of an EventSource manifest,
+// whose decoding registers the manifest.
+func isManifest(ev *etl.Event) bool {
+	return ev.Descriptor.ID == eventSourceManifestID && ev.Descriptor.Opcode == eventSourceManifestOpcode &&
+		(ev.Header == etl.HeaderEvent32 || ev.Header == etl.HeaderEvent64)
+}

@@ -1,0 +1,118 @@
+package decode
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/internal/etltest"
+)
+
+// TestAheadMatchesDecode decodes every event of the corpus and of the
+// attack run's inputs twice, each pass registering the EventSource
+// manifests as it meets them (a Prescanner, as the model's pass does):
+// once with Decode on the reading goroutine, once through Ahead on the
+// loaders. Every result must be the same, whether Ahead's or the one it
+// falls back to when a schema was registered in between.
+func TestAheadMatchesDecode(t *testing.T) {
+	if testing.Short() {
+		t.Skip("decodes the corpus and the attack run twice")
+	}
+	var paths []string
+	for _, dir := range []string{etltest.CorpusDir(t), etltest.AttackDir(t)} {
+		filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && strings.HasSuffix(p, ".etl") {
+				paths = append(paths, p)
+			}
+			return nil
+		})
+	}
+	if len(paths) < 40 {
+		t.Fatalf("%d files in the corpus and the attack run: want them all", len(paths))
+	}
+	ahead := 0
+	for _, p := range paths {
+		f, err := etl.Open(p)
+		if err != nil {
+			continue // files that do not open are the reader's tests
+		}
+		files := []*etl.File{f}
+		want := render(files, nil)
+		var st AheadStats
+		got := render(files, &st)
+		f.Close()
+		if len(got) != len(want) {
+			t.Errorf("%s: %d events through Ahead, %d decoded in turn", filepath.Base(p), len(got), len(want))
+			continue
+		}
+		for i := range want {
+			if got[i] != want[i] {
+				t.Errorf("%s: event %d through Ahead:\n%s\ndecoded in turn:\n%s", filepath.Base(p), i, got[i], want[i])
+				break
+			}
+		}
+		ahead += st.Ahead
+	}
+	if ahead < 150000 {
+		t.Errorf("%d events decoded ahead: want most of the corpus's", ahead)
+	}
+	t.Logf("%d files, %d events decoded ahead", len(paths), ahead)
+}
+
+// render decodes every event of files in time order, through Ahead when
+// st is not nil, and describes each result.
+func render(files []*etl.File, st *AheadStats) []string {
+	dec := New()
+	ps := dec.NewPrescanner()
+	all := func(*etl.Event) bool { return true }
+	desc := func(_ *etl.Event, r *Result) string { return describe(r) }
+	var ad *Ahead[string]
+	var opts *etl.ReaderOptions
+	if st != nil {
+		ad = NewAhead(dec, all, desc)
+		opts = &etl.ReaderOptions{Prepare: ad}
+	}
+	r := etl.NewReader(files, opts)
+	defer r.Close()
+	var out []string
+	for r.Next() {
+		ev := r.Event()
+		ps.Observe(ev)
+		var s string
+		ok := false
+		if ad != nil {
+			s, ok = ad.Get(r, ev)
+		}
+		if !ok {
+			s = describe(dec.Decode(ev))
+		}
+		out = append(out, s)
+	}
+	if st != nil {
+		*st = ad.Stats()
+	}
+	return out
+}
+
+func describe(r *Result) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "origin %s exact %v fallback %v err %v", r.Origin, r.Exact, r.Fallback, r.Err)
+	if r.Schema != nil {
+		s := r.Schema
+		fmt.Fprintf(&b, " schema %s/%s %v %d v%d", s.ProviderName, s.EventName, s.ProviderGUID, s.ID, s.Version)
+	}
+	if d := r.Decoded; d != nil {
+		fmt.Fprintf(&b, " ptr %d extra %x", d.PointerSize, d.Extra)
+		for _, v := range d.Values {
+			fmt.Fprintf(&b, "\n  %v kind %d at %d [%d+%d] %x", v.Prop != nil && v.Prop.Name != "", v.Kind, v.Offset, v.First, v.N, v.Data)
+			if v.Prop != nil {
+				b.WriteString(" " + v.Prop.Name)
+			}
+		}
+		fmt.Fprintf(&b, "\n  top %d", len(d.Top()))
+	}
+	return b.String()
+}
