@@ -3,6 +3,7 @@ package analysis_test
 import (
 	"bytes"
 	"cmp"
+	"encoding/json"
 	"regexp"
 	"slices"
 	"strconv"
@@ -438,5 +439,47 @@ func TestSampleIntervalsConstant(t *testing.T) {
 	files = analysis.OpenNetCorpus(t)
 	if d, ok := observe(files, decode.New()).Constant(); !ok || d != time.Millisecond {
 		t.Errorf("net.4.5.2.x64: %v, %v; want 1ms", d, ok)
+	}
+}
+
+// TestProfileInTime: samples weighed by the interval in effect at their
+// time (0.5 ms before the SetInterval, 2 ms after) give the folded
+// output in ms and speedscope's in nanoseconds, as pprof's cpu values.
+func TestProfileInTime(t *testing.T) {
+	files, dec := intervalTrace(t)
+	m, err := analysis.Build(files, dec, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var iv analysis.SampleIntervals
+	if _, err := m.EachSelected(files, dec, &analysis.CollectOptions{Decode: iv.NeedsDecode, Observe: iv.Observe}, func(*analysis.Annotation) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	prof, _, err := m.CollectWeighted(files, dec, nil, func(a *analysis.Annotation) int64 { return int64(iv.At(a.Time()) / 100) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	var folded, ss bytes.Buffer
+	if err := prof.WriteFoldedWith(&folded, analysis.AppendMS); err != nil {
+		t.Fatal(err)
+	}
+	// app: 0.5 + 2 + 2 + 2 ms; Idle's DPC sample 2 ms.
+	if got := folded.String(); got != "Idle (0) 2\napp (100) 6.5\n" {
+		t.Errorf("folded in ms:\n%s", got)
+	}
+	if err := prof.WriteSpeedscopeTicks(&ss, "t"); err != nil {
+		t.Fatal(err)
+	}
+	var f struct {
+		Profiles []struct {
+			Name, Unit string
+			EndValue   int64
+		}
+	}
+	if err := json.Unmarshal(ss.Bytes(), &f); err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Profiles) != 2 || f.Profiles[0].Name != "app (100)" || f.Profiles[0].Unit != "nanoseconds" || f.Profiles[0].EndValue != 6_500_000 || f.Profiles[1].EndValue != 2_000_000 {
+		t.Errorf("speedscope: %+v", f.Profiles)
 	}
 }

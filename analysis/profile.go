@@ -171,7 +171,15 @@ func (p *Profile) EachStack(fn func(frames []string, weight int64)) {
 // WriteFolded writes one line per distinct stack: the frames from the
 // process down to the innermost, separated by ';', a space and the
 // count. Lines are sorted, so the output is deterministic.
-func (p *Profile) WriteFolded(w io.Writer) error {
+func (p *Profile) WriteFolded(w io.Writer) error { return p.WriteFoldedWith(w, nil) }
+
+// WriteFoldedWith is [Profile.WriteFolded] with each line's weight
+// written by appendWeight (nil: the integer), e.g. [AppendMS] for a
+// profile of 100 ns ticks ([Model.CollectWeighted]).
+func (p *Profile) WriteFoldedWith(w io.Writer, appendWeight func([]byte, int64) []byte) error {
+	if appendWeight == nil {
+		appendWeight = func(b []byte, v int64) []byte { return strconv.AppendInt(b, v, 10) }
+	}
 	bw := bufio.NewWriter(w)
 	var b []byte
 	for _, s := range p.sorted() {
@@ -181,7 +189,7 @@ func (p *Profile) WriteFolded(w io.Writer) error {
 			b = append(b, p.names[id]...)
 		}
 		b = append(b, ' ')
-		b = strconv.AppendInt(b, s.weight, 10)
+		b = appendWeight(b, s.weight)
 		b = append(b, '\n')
 		if _, err := bw.Write(b); err != nil {
 			return err
@@ -227,6 +235,18 @@ type speedscopeProfile struct {
 // stacks (frame indices, outermost first) weighted by their counts; unit
 // "none". name names the file in speedscope's title.
 func (p *Profile) WriteSpeedscope(w io.Writer, name string) error {
+	return p.writeSpeedscope(w, name, "none", 1)
+}
+
+// WriteSpeedscopeTicks is [Profile.WriteSpeedscope] of a profile whose
+// weights are CPU time in 100 ns ticks ([Model.CollectWeighted]): unit
+// "nanoseconds", so speedscope shows times.
+func (p *Profile) WriteSpeedscopeTicks(w io.Writer, name string) error {
+	return p.writeSpeedscope(w, name, "nanoseconds", 100)
+}
+
+// writeSpeedscope writes the profile with its weights times scale, in unit.
+func (p *Profile) writeSpeedscope(w io.Writer, name, unit string, scale int64) error {
 	f := speedscopeFile{Schema: SpeedscopeSchema, Name: name, Exporter: "etwkit tracerpt-go"}
 	// Frames: every name but the process roots, renumbered.
 	index := make([]int32, len(p.names))
@@ -238,7 +258,7 @@ func (p *Profile) WriteSpeedscope(w io.Writer, name string) error {
 	for _, s := range p.sorted() {
 		pr := byProc[s.process]
 		if pr == nil {
-			pr = &speedscopeProfile{Type: "sampled", Name: p.names[s.process], Unit: "none", Samples: [][]int32{}, Weights: []int64{}}
+			pr = &speedscopeProfile{Type: "sampled", Name: p.names[s.process], Unit: unit, Samples: [][]int32{}, Weights: []int64{}}
 			byProc[s.process] = pr
 			order = append(order, s.process)
 		}
@@ -251,8 +271,8 @@ func (p *Profile) WriteSpeedscope(w io.Writer, name string) error {
 			sample[i] = index[id]
 		}
 		pr.Samples = append(pr.Samples, sample)
-		pr.Weights = append(pr.Weights, s.weight)
-		pr.EndValue += s.weight
+		pr.Weights = append(pr.Weights, s.weight*scale)
+		pr.EndValue += s.weight * scale
 	}
 	slices.SortStableFunc(order, func(a, b int32) int { return cmp.Compare(byProc[b].EndValue, byProc[a].EndValue) })
 	for _, id := range order {

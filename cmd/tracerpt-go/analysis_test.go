@@ -348,3 +348,40 @@ func TestCorpusAttributionAsTraceEvent(t *testing.T) {
 	}
 	t.Logf("%d process, thread and service events checked; %d logged from another process's context", checked, moved)
 }
+
+// TestCorpusStacksWeightMS: --weight ms weighs net.4.5.2's samples by the
+// 1 ms its PerfInfo CollectionStart logs (the folded lines are the
+// counts'; speedscope's unit nanoseconds, 10^6 a sample); a trace that
+// logs no interval is refused rather than assumed.
+func TestCorpusStacksWeightMS(t *testing.T) {
+	netETL, _ := netCorpus(t)
+	if ms, counts := mustRun(t, "stacks", netETL, "--weight", "ms"), mustRun(t, "stacks", netETL); ms != counts {
+		t.Error("folded in ms at 1 ms a sample differs from the counts")
+	}
+	var f struct {
+		Profiles []struct {
+			Unit     string
+			EndValue int64
+		}
+	}
+	if err := json.Unmarshal([]byte(mustRun(t, "stacks", netETL, "--weight", "ms", "--format", "speedscope")), &f); err != nil {
+		t.Fatal(err)
+	}
+	var sum int64
+	for _, p := range f.Profiles {
+		if p.Unit != "nanoseconds" {
+			t.Errorf("unit %q", p.Unit)
+		}
+		sum += p.EndValue
+	}
+	if sum != 6320*1e6 {
+		t.Errorf("speedscope: %d ns in all, want 6,320 samples of 1 ms", sum)
+	}
+	_, errs, code := runCLI(t, "stacks", filepath.Join("..", "..", "testdata", "etl", "sample.etl"), "--weight", "ms")
+	if code != 1 || !strings.Contains(errs, "logs no sampling interval") {
+		t.Errorf("--weight ms without an interval: exit %d, %s", code, errs)
+	}
+	if _, _, code := runCLI(t, "stacks", netETL, "--weight", "ms", "--format", "pprof", "-o", filepath.Join(t.TempDir(), "p.pb.gz")); code != exitUsage {
+		t.Errorf("--weight ms with pprof: exit %d", code)
+	}
+}

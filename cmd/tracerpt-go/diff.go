@@ -45,17 +45,14 @@ func (s *diffSide) interval(start time.Time) (time.Duration, string) {
 // (before) and args (after): difffolded.pl's lines, or two pprof
 // profiles for go tool pprof -diff_base.
 func runStacksDiff(cmd *cobra.Command, o *analysisOptions, args []string, d *stacksDiff, output, format, event string, copts *analysis.CollectOptions, yes bool) error {
+	if err := checkWeight(d.weight, event, format); err != nil {
+		return err
+	}
 	switch {
 	case len(copts.PIDs) > 0:
 		return usageError(errors.New("--pid selects processes of one trace, and pids differ between traces: compare the whole traces (the stacks' roots are image names: grep keeps a program's)"))
 	case format == "speedscope":
 		return usageError(errors.New("--baseline: speedscope's format has no comparison; use --format folded (flamegraph.pl) or pprof (go tool pprof -diff_base)"))
-	case d.weight != "samples" && d.weight != "ms":
-		return usageError(fmt.Errorf("--weight %q: want samples or ms", d.weight))
-	case d.weight == "ms" && event != "":
-		return usageError(errors.New("--weight ms weighs CPU samples by the sampling interval; --event selects other events"))
-	case d.weight == "ms" && format == "pprof":
-		return usageError(errors.New("--weight ms is for the folded pairs: pprof profiles carry cpu/nanoseconds (go tool pprof -sample_index=cpu)"))
 	case format == "pprof" && (d.baseOut == "" || d.baseOut == "-"):
 		return usageError(errors.New("--baseline with --format pprof writes two profiles: give --baseline-o FILE for the baseline's (then go tool pprof -diff_base=FILE OUT)"))
 	case format != "pprof" && d.baseOut != "":

@@ -111,7 +111,7 @@ func newStacksCmd() *cobra.Command {
 	var yes bool
 	diff := stacksDiff{weight: "samples"}
 	cmd := &cobra.Command{
-		Use:   "stacks FILE... [-o OUT] [--format folded|speedscope|pprof] [--event [PROVIDER/]NAME] [--pid N,...] [--baseline BEFORE.etl [--weight samples|ms] [--baseline-o BEFORE.pb.gz]] [-import FILE...]",
+		Use:   "stacks FILE... [-o OUT] [--format folded|speedscope|pprof] [--weight samples|ms] [--event [PROVIDER/]NAME] [--pid N,...] [--baseline BEFORE.etl [--baseline-o BEFORE.pb.gz]] [-import FILE...]",
 		Short: "Aggregate the call stacks of CPU samples (or other events) for flame graphs",
 		Long: `stacks gives every event its process and call stack (stack extended items,
 kernel StackWalk events and stack keys, .NET stack walks), resolves the frames
@@ -141,6 +141,12 @@ functions named after the .NET method, the PDB's function (with its file
 and line) or "module!0xOFFSET". CPU samples have
 the values samples/count and cpu/nanoseconds (the trace's sampling interval,
 1 ms when it logs none); other events events/count.
+
+--weight ms weighs each CPU sample by the sampling interval in effect at its
+time, as the trace logs it (PerfInfo CollectionStart or SetInterval; a trace
+that logs none is an error, nothing is assumed): the folded weights are then
+milliseconds (up to 4 decimals, which flamegraph.pl reads), speedscope's unit
+nanoseconds, so its views show times.
 
 --baseline BEFORE.etl compares the trace with another (repeat it for a
 baseline of several files). Processes are matched by image name, since pids
@@ -185,13 +191,26 @@ does not go with --baseline (pids differ between traces).`,
 			if len(diff.baseline) > 0 {
 				return runStacksDiff(cmd, &o, args, &diff, output, format, event, copts, yes)
 			}
-			if diff.baseOut != "" || diff.weight != "samples" {
-				return usageError(errors.New("--baseline-o and --weight are for comparing with --baseline"))
+			if diff.baseOut != "" {
+				return usageError(errors.New("--baseline-o is for comparing with --baseline"))
+			}
+			if err := checkWeight(diff.weight, event, format); err != nil {
+				return err
 			}
 			// The model, then the stacks of the events selected: the
 			// inputs are read twice. --event decodes every event, so the
 			// model's pass registers the schemas the trace carries too.
 			t := traceOptions{outputs: []string{output}, yes: yes, passes: 2}
+			var intervals analysis.SampleIntervals
+			if diff.weight == "ms" {
+				// The intervals, read in the model's pass, weigh the
+				// samples of the pass that follows.
+				t.observe = func(ev *etl.Event, dec *decode.Decoder) {
+					if intervals.NeedsDecode(ev) {
+						intervals.Observe(ev, dec.Decode(ev))
+					}
+				}
+			}
 			files, dec, m, err := o.buildModel(cmd, args, &t, copts.NeedsSchema)
 			defer closeAll(files)
 			if t.endProgress != nil {
@@ -207,12 +226,25 @@ does not go with --baseline (pids differ between traces).`,
 				warnAgain(cmd, err)
 				write, st = pp.Write, pst.CollectStats
 			} else {
-				prof, cst, err := m.Collect(files, dec, copts)
+				var weight func(a *analysis.Annotation) int64
+				if diff.weight == "ms" {
+					if intervals.From() == "default" {
+						return fmt.Errorf("--weight ms: the trace logs no sampling interval (PerfInfo CollectionStart or SetInterval), so its samples have no time; leave --weight out for counts")
+					}
+					weight = func(a *analysis.Annotation) int64 { return int64(intervals.At(a.Time()) / 100) }
+				}
+				prof, cst, err := m.CollectWeighted(files, dec, copts, weight)
 				warnAgain(cmd, err)
 				st = cst
 				write = prof.WriteFolded
 				if format == "speedscope" {
 					write = func(w io.Writer) error { return prof.WriteSpeedscope(w, filepath.Base(args[0])) }
+				}
+				if weight != nil {
+					write = func(w io.Writer) error { return prof.WriteFoldedWith(w, analysis.AppendMS) }
+					if format == "speedscope" {
+						write = func(w io.Writer) error { return prof.WriteSpeedscopeTicks(w, filepath.Base(args[0])) }
+					}
 				}
 			}
 			t.endProgress()
@@ -231,9 +263,22 @@ does not go with --baseline (pids differ between traces).`,
 	fl.BoolVarP(&yes, "y", "y", false, "overwrite an existing output file")
 	fl.StringArrayVar(&diff.baseline, "baseline", nil, "compare with this trace (BEFORE; repeat for several files): folded pairs \"stack before after\" for flamegraph.pl, or with --format pprof two profiles for go tool pprof -diff_base")
 	fl.StringVar(&diff.baseOut, "baseline-o", "", "with --baseline and --format pprof: the file of the baseline's profile (-o is the trace's)")
-	fl.StringVar(&diff.weight, "weight", "samples", "with --baseline: weigh the folded pairs in samples, or in ms (each CPU sample weighed by its trace's sampling interval)")
+	fl.StringVar(&diff.weight, "weight", "samples", "weigh CPU samples in samples (counts), or in ms: each by the sampling interval its trace logs (folded: ms with up to 4 decimals; speedscope: unit nanoseconds; with --baseline the pairs)")
 	addAnalysisFlags(cmd, &o)
 	return cmd
+}
+
+// checkWeight returns the usage error of a --weight that does not apply.
+func checkWeight(weight, event, format string) error {
+	switch {
+	case weight != "samples" && weight != "ms":
+		return usageError(fmt.Errorf("--weight %q: want samples or ms", weight))
+	case weight == "ms" && event != "":
+		return usageError(errors.New("--weight ms weighs CPU samples by the sampling interval; --event selects other events"))
+	case weight == "ms" && format == "pprof":
+		return usageError(errors.New("--weight ms is for folded and speedscope: pprof profiles carry cpu/nanoseconds (go tool pprof -sample_index=cpu)"))
+	}
+	return nil
 }
 
 // noteEmptyProfile returns why a profile came out empty, and what to do,
