@@ -360,7 +360,7 @@ func checkPage(t testing.TB, page string, sections []string) {
 	// views that follow the time range, the events table's data and
 	// script, and the main script.
 	want := 4
-	for _, id := range []string{"profile-data", "gc-data", "io-data"} {
+	for _, id := range []string{"profile-data", "gc-data", "io-data", "dotnet-data"} {
 		if strings.Contains(page, `id="`+id+`"`) {
 			want++
 		}
