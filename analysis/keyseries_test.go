@@ -56,13 +56,14 @@ func TestSeriesSetCoarsen(t *testing.T) {
 // TestCorpusNetOverTime: on net.4.5.2.x64 the series of the I/O and .NET
 // tables' rows add up, over the trace, to the rows' totals.
 func TestCorpusNetOverTime(t *testing.T) {
-	files, dec, m, axis := netAxis(t, 200)
+	files, dec, m, axis := netAxis(t, 630)
 	io, dn := NewIOStats(m, files, axis), NewDotNetStats(m, axis)
 	if _, _, err := m.Collect(files, dec, &CollectOptions{Decode: func(*etl.Event) bool { return true },
 		Observe: func(ev *etl.Event, res *decode.Result) { io.Observe(ev, res); dn.Observe(ev, res) }}); err != nil {
 		t.Fatal(err)
 	}
 	const rows = 30
+	t.Logf("cells held: disk %d, file %d, .NET %d", io.disk.cells.cells, io.file.cells.cells, dn.cells.cells)
 	sum := io.Disk(rows)
 	ot := io.DiskOverTime(rows)
 	if sum == nil || ot == nil || len(ot.ByProcess) != len(sum.ByProcess) || len(ot.ByFile) != len(sum.ByFile) || len(ot.ByFile) < 10 {

@@ -356,7 +356,7 @@ func checkPage(t testing.TB, page string, sections []string) {
 		t.Error("no Content-Security-Policy")
 	}
 	// The page's own scripts: the error recorder, the profile's, GCs',
-	// I/O's and the timeline's data, the profile's views, the other
+	// .NET tables', I/O's and the timeline's data, the profile's views, the other
 	// views that follow the time range, the events table's data and
 	// script, and the main script.
 	want := 4
