@@ -3,6 +3,7 @@ package report
 import (
 	"cmp"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"math"
 	"slices"
@@ -250,4 +251,44 @@ func checkRangeTables(t *testing.T, p *tab, d *Data, from, to float64) {
 func jsonNum(v float64) string {
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// TestCoarsenRows: rows over time past maxPageCells are merged into
+// buckets 2, 4, 8… times wider, under the bound, their sums kept (the
+// longest latency the larger).
+func TestCoarsenRows(t *testing.T) {
+	var a, b []SeriesRow
+	want := map[string][]float64{}
+	for r := range 5 {
+		ra := SeriesRow{Name: fmt.Sprint("a", r)}
+		for i := range 5000 {
+			ra.Cells = append(ra.Cells, []float64{float64(i), 1, float64(i % 7), 3, 4, 0.25, float64(i % 11), 1})
+		}
+		a = append(a, ra)
+		want[ra.Name] = []float64{5000, 0, 15000, 20000, 1250, 10, 5000}
+		for i := range 5000 {
+			want[ra.Name][1] += float64(i % 7)
+		}
+	}
+	b = append(b, SeriesRow{Name: "b", Cells: [][]float64{{3, 1, 0, 0, 0, 0, 0.5, 0}, {4000, 2, 0, 0, 0, 0, 7, 0}}})
+	f := coarsenRows(addIOCells, a, b)
+	n := 0
+	for _, r := range append(a, b...) {
+		n += len(r.Cells)
+		sum := make([]float64, 7)
+		for i, c := range r.Cells {
+			if i > 0 && c[0] <= r.Cells[i-1][0] {
+				t.Fatalf("%s: buckets out of order", r.Name)
+			}
+			m := max(sum[5], c[6])
+			addCells(sum, c[1:])
+			sum[5] = m
+		}
+		if w := want[r.Name]; w != nil && !slices.Equal(sum, w) {
+			t.Errorf("%s: %v, want %v", r.Name, sum, w)
+		}
+	}
+	if f != 2 || n > maxPageCells || b[0].Cells[1][0] != 2000 || b[0].Cells[0][0] != 1 {
+		t.Errorf("factor %d, %d cells; b %v", f, n, b[0].Cells)
+	}
 }

@@ -32,6 +32,7 @@ func (v *ioCollector) finish(d *Data) {
 		d.IO.FileBuckets = ioBuckets(v.stats.FileSeries())
 		d.IO.FileOverTime = ioOverTime(v.stats.FileOverTime(seriesRows*v.c.o.MaxRows), d.IO.BucketSec)
 	}
+	boundIO(d.IO)
 }
 
 // ioBuckets lists the buckets of series that hold I/O.
