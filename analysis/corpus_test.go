@@ -538,14 +538,8 @@ func rawSamples(files []*etl.File, dec *decode.Decoder) (nonIdle, dpc int) {
 // raw events hold (non-idle threads, DPCs and interrupts), and every
 // process's series to the samples the profile holds under it.
 func TestCorpusNetCPUUsage(t *testing.T) {
-	files := openCorpus(t, netFile)
-	dec := clrDecoder(t)
-	m, err := Build(files, dec, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t0, t1 := m.TimeRange()
-	u := NewCPUUsage(TimeAxis{Start: t0, Width: (t1-t0)/100 + 1, Buckets: 100})
+	files, dec, m, axis := netAxis(t, 100)
+	u := NewCPUUsage(axis)
 	prof := NewProfile()
 	if _, err := m.EachSelected(files, dec, &CollectOptions{Decode: isIntervalEvent, Observe: u.Observe}, func(a *Annotation) error {
 		u.Add(a, 1)

@@ -26,6 +26,10 @@ type DotNetStats struct {
 	alloc     map[string]*Allocation
 	allocProc map[procKey]*Allocation
 	procs     map[procKey]bool
+	// the series of the types, namespaces and processes
+	cells        *seriesSet[DotNetBucket]
+	typeSr, nsSr map[string]*[]cell[DotNetBucket]
+	procSr       map[procKey]*[]cell[DotNetBucket]
 }
 
 // Allocation counts the allocation ticks of one type.
@@ -53,7 +57,13 @@ type DotNetBucket struct {
 // [DotNetStats.Series]); the zero axis keeps none.
 func NewDotNetStats(m *Model, axis TimeAxis) *DotNetStats {
 	s := &DotNetStats{m: m, axis: axis, jitProc: map[procKey]int{}, jitNS: map[string]int{},
-		alloc: map[string]*Allocation{}, allocProc: map[procKey]*Allocation{}, procs: map[procKey]bool{}}
+		alloc: map[string]*Allocation{}, allocProc: map[procKey]*Allocation{}, procs: map[procKey]bool{},
+		typeSr: map[string]*[]cell[DotNetBucket]{}, nsSr: map[string]*[]cell[DotNetBucket]{}, procSr: map[procKey]*[]cell[DotNetBucket]{}}
+	s.cells = newSeriesSet(axis, func(dst, src *DotNetBucket) {
+		dst.AllocTicks += src.AllocTicks
+		dst.AllocBytes += src.AllocBytes
+		dst.Jitted += src.Jitted
+	})
 	if axis.Bucket(axis.Start) >= 0 {
 		s.series = make([]DotNetBucket, axis.Buckets)
 	}
@@ -112,9 +122,16 @@ func (s *DotNetStats) Observe(ev *etl.Event, res *decode.Result) {
 		}
 		ap.Ticks++
 		ap.Bytes += amount
-		b := s.bucket(ev.Time)
-		b.AllocTicks++
-		b.AllocBytes += amount
+		tick := func(b *DotNetBucket) {
+			if b != nil {
+				b.AllocTicks++
+				b.AllocBytes += amount
+			}
+		}
+		// one at a time: a cell's pointer lasts until the next cellOf
+		tick(s.bucket(ev.Time))
+		tick(cellOf(s.cells, s.typeSr, typ, ev.Time))
+		tick(cellOf(s.cells, s.procSr, pk, ev.Time))
 	default:
 		flags, _ := d.Uint("MethodFlags")
 		if flags&catalog.DotNETMethodFlagJitted == 0 {
@@ -127,6 +144,12 @@ func (s *DotNetStats) Observe(ev *etl.Event, res *decode.Result) {
 			ns = "(no namespace)"
 		}
 		s.jitNS[ns]++
+		if b := cellOf(s.cells, s.nsSr, ns, ev.Time); b != nil {
+			b.Jitted++
+		}
+		if b := cellOf(s.cells, s.procSr, pk, ev.Time); b != nil {
+			b.Jitted++
+		}
 	}
 }
 
@@ -166,4 +189,54 @@ func (s *DotNetStats) JIT(maxRows int) []JITCount {
 		return cmp.Or(cmp.Compare(b.Methods, a.Methods), strings.Compare(a.Namespace, b.Namespace))
 	})
 	return out[:min(len(out), maxRows)]
+}
+
+// cellOf returns the cell of key k's series (in series) at time ft, nil
+// without an axis; valid until the next call.
+func cellOf[K comparable](set *seriesSet[DotNetBucket], series map[K]*[]cell[DotNetBucket], k K, ft int64) *DotNetBucket {
+	sr, ok := series[k]
+	if !ok {
+		sr = set.series()
+		series[k] = sr
+	}
+	return set.at(sr, ft)
+}
+
+// DotNetOverTime is what the runtime logged over time: the allocation
+// ticks of the top types, the methods compiled in the top namespaces, and
+// both of each process, per bucket (Factor buckets of the aggregate's
+// time axis each).
+type DotNetOverTime struct {
+	Factor      int
+	Allocations []RowSeries[DotNetBucket] // the types of Allocations(maxRows), in that order
+	JIT         []RowSeries[DotNetBucket] // the namespaces of JIT(maxRows)
+}
+
+// OverTime returns the allocation ticks of the types that
+// [DotNetStats.Allocations](maxRows) lists and the JIT compilations of
+// the namespaces [DotNetStats.JIT](maxRows) lists per bucket of the time
+// axis; nil without an axis.
+func (s *DotNetStats) OverTime(maxRows int) *DotNetOverTime {
+	if s.series == nil {
+		return nil
+	}
+	ot := &DotNetOverTime{Factor: int(s.cells.factor)}
+	for _, a := range s.Allocations(maxRows) {
+		ot.Allocations = append(ot.Allocations, RowSeries[DotNetBucket]{a.Type, s.cells.cellsOf(s.typeSr[a.Type])})
+	}
+	for _, j := range s.JIT(maxRows) {
+		ot.JIT = append(ot.JIT, RowSeries[DotNetBucket]{j.Namespace, s.cells.cellsOf(s.nsSr[j.Namespace])})
+	}
+	return ot
+}
+
+// ProcessOverTime returns the allocation ticks and JIT compilations of
+// process record p per bucket (of [DotNetOverTime.Factor] axis buckets);
+// nil without an axis or when p has none.
+func (s *DotNetStats) ProcessOverTime(p *Process) []Cell[DotNetBucket] {
+	sr := s.procSr[procKey{p, p.PID}]
+	if sr == nil {
+		return nil
+	}
+	return s.cells.cellsOf(sr)
 }

@@ -19,7 +19,10 @@ import (
 // events (Name, FileCreate, FileDelete, FileRundown, and an open's
 // OpenPath). Feed it every event, decoded, in time order ([IOStats.Observe],
 // as a [CollectOptions.Observe] does); its memory grows with the processes
-// and files, not with the events.
+// and files, not with the events: the series of each process and file
+// over the time axis (for [IOStats.DiskOverTime]) hold at most 2^17
+// cells (a key's I/O in one bucket) per kind of I/O, past which they
+// merge into buckets twice as wide.
 type IOStats struct {
 	m          *Model
 	files      []*etl.File
@@ -54,9 +57,19 @@ type ioAgg struct {
 	timed  bool
 	total  IORow
 	series []IORow // totals per bucket of the time axis
-	byProc map[procKey]*IORow
-	byFile map[fileKey]*IORow
+	byProc map[procKey]*ioKey
+	byFile map[fileKey]*ioKey
+	cells  *seriesSet[IORow] // the keys' series
 }
+
+// ioKey is the I/O of one process or file object: in all, and per bucket.
+type ioKey struct {
+	IORow
+	sr *[]cell[IORow]
+}
+
+// newKey returns the record of a new key.
+func (a *ioAgg) newKey() *ioKey { return &ioKey{sr: a.cells.series()} }
 
 // IOSummary totals one kind of I/O and breaks it down by process and by
 // file (top rows by bytes).
@@ -88,6 +101,8 @@ type IORow struct {
 // keeps none.
 func NewIOStats(m *Model, files []*etl.File, axis TimeAxis) *IOStats {
 	s := &IOStats{m: m, files: files, axis: axis, names: map[uint64]string{}, pending: map[uint64]pendingIO{}}
+	merge := func(dst, src *IORow) { dst.merge(src) }
+	s.disk.cells, s.file.cells = newSeriesSet(axis, merge), newSeriesSet(axis, merge)
 	if axis.Bucket(axis.Start) >= 0 {
 		s.disk.series, s.file.series = make([]IORow, axis.Buckets), make([]IORow, axis.Buckets)
 	}
@@ -105,11 +120,11 @@ func (s *IOStats) DiskSeries() []IORow { return s.disk.series }
 func (s *IOStats) FileSeries() []IORow { return s.file.series }
 
 // bucket returns the series row of time ft, nil without an axis.
-func (a *ioAgg) bucket(axis TimeAxis, ft int64) *IORow {
+func (a *ioAgg) bucket(ft int64) *IORow {
 	if a.series == nil {
 		return nil
 	}
-	return &a.series[axis.Bucket(ft)]
+	return &a.series[a.cells.axis.Bucket(ft)]
 }
 
 // Observe counts ev, if it is a DiskIo or FileIo event that decoded.
@@ -145,7 +160,7 @@ func (s *IOStats) diskEvent(ev *etl.Event, res *decode.Result) {
 	} else {
 		timed = false
 	}
-	s.disk.add(s.disk.bucket(s.axis, ev.Time), s.procOf(ev, res), fileKey{fo, fo}, op == catalog.DiskIoWrite, size, ms, timed)
+	s.disk.add(ev.Time, s.procOf(ev, res), fileKey{fo, fo}, op == catalog.DiskIoWrite, size, ms, timed)
 }
 
 func (s *IOStats) perfFreq(ev *etl.Event) int64 {
@@ -181,7 +196,7 @@ func (s *IOStats) fileEvent(ev *etl.Event, res *decode.Result) {
 		}
 		size, _ := d.Uint("IoSize")
 		pk := s.procOf(ev, res)
-		s.file.add(s.file.bucket(s.axis, ev.Time), pk, fk, ev.Descriptor.Opcode == catalog.FileIoWrite, size, 0, false)
+		s.file.add(ev.Time, pk, fk, ev.Descriptor.Opcode == catalog.FileIoWrite, size, 0, false)
 		if irp, ok := d.Uint("IrpPtr"); ok && len(s.pending) < maxPendingIO {
 			s.pending[irp] = pendingIO{ev.Time, pk, fk}
 		}
@@ -198,37 +213,39 @@ func (s *IOStats) fileEvent(ev *etl.Event, res *decode.Result) {
 		ms := float64(etl.SubTime(ev.Time, p.ft)) / 1e4
 		s.file.timed = true
 		s.file.total.addLatency(ms)
-		if r := s.file.bucket(s.axis, ev.Time); r != nil {
+		if r := s.file.bucket(ev.Time); r != nil {
 			r.addLatency(ms)
 		}
-		if r := s.file.byProc[p.proc]; r != nil {
-			r.addLatency(ms)
-		}
-		if r := s.file.byFile[p.file]; r != nil {
-			r.addLatency(ms)
+		for _, k := range [2]*ioKey{s.file.byProc[p.proc], s.file.byFile[p.file]} {
+			if k != nil {
+				k.addLatency(ms)
+				if r := s.file.cells.at(k.sr, ev.Time); r != nil {
+					r.addLatency(ms)
+				}
+			}
 		}
 	}
 }
 
-// add counts one operation in the totals, its bucket (nil: none), its
-// process and its file.
-func (a *ioAgg) add(bucket *IORow, pk procKey, fk fileKey, write bool, size uint64, ms float64, timed bool) {
+// add counts one operation, at time ft, in the totals, its bucket, its
+// process and its file (in all and in their series).
+func (a *ioAgg) add(ft int64, pk procKey, fk fileKey, write bool, size uint64, ms float64, timed bool) {
 	if a.byProc == nil {
-		a.byProc, a.byFile = map[procKey]*IORow{}, map[fileKey]*IORow{}
+		a.byProc, a.byFile = map[procKey]*ioKey{}, map[fileKey]*ioKey{}
 	}
 	a.seen = true
-	rows := [4]*IORow{&a.total, a.byProc[pk], a.byFile[fk], bucket}
-	if rows[1] == nil {
-		rows[1] = &IORow{}
-		a.byProc[pk] = rows[1]
+	kp, kf := a.byProc[pk], a.byFile[fk]
+	if kp == nil {
+		kp = a.newKey()
+		a.byProc[pk] = kp
 	}
-	if rows[2] == nil {
-		rows[2] = &IORow{}
-		a.byFile[fk] = rows[2]
+	if kf == nil {
+		kf = a.newKey()
+		a.byFile[fk] = kf
 	}
-	for _, r := range rows {
+	count := func(r *IORow) {
 		if r == nil {
-			continue
+			return
 		}
 		if write {
 			r.Writes++
@@ -241,6 +258,13 @@ func (a *ioAgg) add(bucket *IORow, pk procKey, fk fileKey, write bool, size uint
 			r.addLatency(ms)
 		}
 	}
+	count(&a.total)
+	count(&kp.IORow)
+	count(&kf.IORow)
+	count(a.bucket(ft))
+	// one at a time: a cell's pointer lasts until the next at
+	count(a.cells.at(kp.sr, ft))
+	count(a.cells.at(kf.sr, ft))
 	if timed {
 		a.timed = true
 	}
@@ -275,13 +299,33 @@ func (s *IOStats) summary(a *ioAgg, maxRows int) *IOSummary {
 	}
 	sum := &IOSummary{Total: a.total, LatencyKnown: a.timed}
 	sum.Total.Name = "all"
-	for pk, r := range a.byProc {
-		row := *r
-		row.Name = ProcessName(pk.p, pk.pid)
-		sum.ByProcess = append(sum.ByProcess, row)
+	sum.Total.LatencyMS = roundTick(sum.Total.LatencyMS)
+	procs, files := s.rows(a)
+	for _, r := range procs[:min(len(procs), maxRows)] {
+		sum.ByProcess = append(sum.ByProcess, r.IORow)
 	}
-	byName := map[string]*IORow{}
-	for fk, r := range a.byFile {
+	for _, r := range files[:min(len(files), maxRows)] {
+		sum.ByFile = append(sum.ByFile, r.IORow)
+	}
+	return sum
+}
+
+// keyedRow is a row of a table and the series of the keys it adds up.
+type keyedRow struct {
+	IORow
+	srs []*[]cell[IORow]
+}
+
+// rows returns the rows by process and by file name of an aggregate,
+// most bytes first.
+func (s *IOStats) rows(a *ioAgg) (procs, files []keyedRow) {
+	for pk, k := range a.byProc {
+		row := keyedRow{k.IORow, []*[]cell[IORow]{k.sr}}
+		row.Name = ProcessName(pk.p, pk.pid)
+		procs = append(procs, row)
+	}
+	byName := map[string]*keyedRow{}
+	for fk, k := range a.byFile {
 		name := s.names[fk.key]
 		if name == "" {
 			name = s.names[fk.alt]
@@ -293,29 +337,64 @@ func (s *IOStats) summary(a *ioAgg, maxRows int) *IOSummary {
 		}
 		m := byName[name]
 		if m == nil {
-			m = &IORow{Name: name}
+			m = &keyedRow{IORow: IORow{Name: name}}
 			byName[name] = m
 		}
-		m.merge(r)
+		m.merge(&k.IORow)
+		m.srs = append(m.srs, k.sr)
 	}
 	for _, r := range byName {
-		sum.ByFile = append(sum.ByFile, *r)
+		files = append(files, *r)
 	}
-	for _, rows := range [][]IORow{sum.ByProcess, sum.ByFile} {
+	for _, rows := range [][]keyedRow{procs, files} {
 		for i := range rows {
 			rows[i].LatencyMS = roundTick(rows[i].LatencyMS)
 		}
 	}
-	sum.Total.LatencyMS = roundTick(sum.Total.LatencyMS)
-	order := func(a, b IORow) int {
+	order := func(a, b keyedRow) int {
 		return cmp.Or(cmp.Compare(b.ReadBytes+b.WriteBytes, a.ReadBytes+a.WriteBytes),
 			cmp.Compare(b.Reads+b.Writes, a.Reads+a.Writes), strings.Compare(a.Name, b.Name))
 	}
-	slices.SortFunc(sum.ByProcess, order)
-	slices.SortFunc(sum.ByFile, order)
-	sum.ByProcess = sum.ByProcess[:min(len(sum.ByProcess), maxRows)]
-	sum.ByFile = sum.ByFile[:min(len(sum.ByFile), maxRows)]
-	return sum
+	slices.SortFunc(procs, order)
+	slices.SortFunc(files, order)
+	return procs, files
+}
+
+// IOOverTime is the I/O of the top rows of the tables by process and by
+// file over time: for each row, its I/O per bucket (Factor buckets of the
+// aggregate's time axis each; 1 unless the series were too many cells,
+// see the aggregate).
+type IOOverTime struct {
+	Factor    int
+	ByProcess []RowSeries[IORow]
+	ByFile    []RowSeries[IORow]
+}
+
+// DiskOverTime returns the disk I/O of the maxRows processes and files
+// with the most bytes over the whole trace, per bucket of the time axis
+// (an operation counts in the bucket of its completion, as in
+// [IOStats.DiskSeries]); nil without disk I/O or without an axis. The
+// cells' latencies are not rounded.
+func (s *IOStats) DiskOverTime(maxRows int) *IOOverTime { return s.overTime(&s.disk, maxRows) }
+
+// FileOverTime returns the file I/O as DiskOverTime does the disk's
+// (reads and writes count in the bucket of their request, latencies in
+// that of their OpEnd, as in [IOStats.FileSeries]).
+func (s *IOStats) FileOverTime(maxRows int) *IOOverTime { return s.overTime(&s.file, maxRows) }
+
+func (s *IOStats) overTime(a *ioAgg, maxRows int) *IOOverTime {
+	if !a.seen || a.series == nil {
+		return nil
+	}
+	procs, files := s.rows(a)
+	ot := &IOOverTime{Factor: int(a.cells.factor)}
+	for _, r := range procs[:min(len(procs), maxRows)] {
+		ot.ByProcess = append(ot.ByProcess, RowSeries[IORow]{r.Name, a.cells.cellsOf(r.srs...)})
+	}
+	for _, r := range files[:min(len(files), maxRows)] {
+		ot.ByFile = append(ot.ByFile, RowSeries[IORow]{r.Name, a.cells.cellsOf(r.srs...)})
+	}
+	return ot
 }
 
 // roundTick rounds sums of milliseconds to 0.1 µs, the clock's

@@ -60,7 +60,7 @@ func buildCollected(files []*etl.File, dec *decode.Decoder, o *Options) (*Data, 
 	if prescanErr != nil {
 		warnings = append(warnings, prescanErr)
 	}
-	d := &Data{Title: o.Title}
+	d := &Data{Title: o.Title, maxRows: o.MaxRows}
 	if d.Title == "" {
 		var names []string
 		for i := range files {

@@ -207,6 +207,7 @@ func checkProfile(t *testing.T, p *tab, d *Data) {
 	}
 	checkRange(t, p, d, got)
 	checkOtherViews(t, p, d, from, to, got)
+	checkRangeTables(t, p, d, from, to)
 	var info, title string
 	p.eval(`document.getElementById('flame-info').textContent`, &info)
 	// Drawn for the range when its tab shows.
@@ -237,6 +238,7 @@ func checkProfile(t *testing.T, p *tab, d *Data) {
 	}
 	checkRange(t, p, d, got)
 	checkOtherViews(t, p, d, 0, math.Inf(1), got)
+	checkRangeTables(t, p, d, 0, math.Inf(1))
 	p.checkConsole(t)
 }
 

@@ -101,6 +101,8 @@ type Data struct {
 	// Events counts the events by provider, event name, process and time
 	// and keeps a bounded sample of them (the events table).
 	Events *Events `json:"events,omitempty"`
+
+	maxRows int // Options.MaxRows, for the page's tables of a time range
 }
 
 // Overview holds the files' header facts and what reading them gave.
@@ -297,6 +299,9 @@ type Process struct {
 	DotNet     bool     `json:"dotnet"`
 	// Root is the process's root frame in the profile, "Name (pid)".
 	Root string `json:"-"`
+
+	rec *analysis.Process
+	evp int // 1 + the index of the process in Events.Processes; 0: none
 }
 
 // CPU is the flame graph of the sampled stacks (what "tracerpt-go
@@ -344,6 +349,10 @@ type DotNet struct {
 	// JIT counts the methods the JIT compiled, by namespace (type), most
 	// first.
 	JIT []JITCount `json:"jit"`
+	// OverTime is the allocations, JIT compilations and processes' over
+	// time, for a time range (the top 2·Options.MaxRows types and
+	// namespaces).
+	OverTime *DotNetOverTime `json:"over_time,omitempty"`
 }
 
 // DotNetProcess is one process that logged .NET runtime events.
@@ -356,6 +365,8 @@ type DotNetProcess struct {
 	Jitted       int     `json:"jitted"`
 	AllocTicks   int     `json:"alloc_ticks"`
 	AllocBytes   uint64  `json:"alloc_bytes"`
+
+	rec *analysis.Process
 }
 
 // GC is one garbage collection.
@@ -396,6 +407,10 @@ type IO struct {
 	BucketSec   float64    `json:"bucket_sec"`
 	DiskBuckets []IOBucket `json:"disk_buckets,omitempty"`
 	FileBuckets []IOBucket `json:"file_buckets,omitempty"`
+	// DiskOverTime and FileOverTime are the top 2·Options.MaxRows
+	// processes and files over time, for a time range.
+	DiskOverTime *IOOverTime `json:"disk_over_time,omitempty"`
+	FileOverTime *IOOverTime `json:"file_over_time,omitempty"`
 }
 
 // Network is the traffic of a trace's packet captures: its packets are

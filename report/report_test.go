@@ -356,11 +356,11 @@ func checkPage(t testing.TB, page string, sections []string) {
 		t.Error("no Content-Security-Policy")
 	}
 	// The page's own scripts: the error recorder, the profile's, GCs',
-	// I/O's and the timeline's data, the profile's views, the other
+	// .NET tables', I/O's and the timeline's data, the profile's views, the other
 	// views that follow the time range, the events table's data and
 	// script, and the main script.
 	want := 4
-	for _, id := range []string{"profile-data", "gc-data", "io-data"} {
+	for _, id := range []string{"profile-data", "gc-data", "io-data", "dotnet-data"} {
 		if strings.Contains(page, `id="`+id+`"`) {
 			want++
 		}

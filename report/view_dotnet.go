@@ -57,7 +57,7 @@ func (v *dotnetCollector) finish(d *Data) {
 	seen := map[*analysis.Process]bool{}
 	for _, p := range procs {
 		seen[p] = true
-		dp := DotNetProcess{PID: p.PID, Name: p.ImageFileName}
+		dp := DotNetProcess{PID: p.PID, Name: p.ImageFileName, rec: p}
 		if dp.Name == "" {
 			dp.Name = analysis.ProcessName(p, p.PID)
 		}
@@ -97,6 +97,11 @@ func (v *dotnetCollector) finish(d *Data) {
 	slices.SortStableFunc(dn.Processes, func(a, b DotNetProcess) int {
 		return cmp.Or(cmp.Compare(b.GCs, a.GCs), cmp.Compare(b.Jitted, a.Jitted), cmp.Compare(a.PID, b.PID))
 	})
+	recs := make([]*analysis.Process, len(dn.Processes))
+	for i, dp := range dn.Processes {
+		recs[i] = dp.rec
+	}
+	dn.OverTime = dotnetOverTime(v.stats, seriesRows*c.o.MaxRows, recs, float64(c.width)/1e7)
 	d.DotNet = dn
 }
 
@@ -106,12 +111,23 @@ func dotnetPage(d *Data) (any, error) {
 	p := &struct {
 		D                    *Data
 		GC, Gens, Alloc, JIT template.HTML
-		GCData               template.JS // [t, pid, pause ms] of each GC, for the script
+		GCData               template.JS // [t, pid, pause ms, generation] of each GC, for the script
+		OverTime             template.JS // the tables over time, for the script
 	}{D: d}
+	if dn.OverTime != nil {
+		b, err := json.Marshal(struct {
+			*DotNetOverTime
+			MaxRows int `json:"max_rows"`
+		}{dn.OverTime, d.maxRows})
+		if err != nil {
+			return nil, err
+		}
+		p.OverTime = template.JS(b)
+	}
 	if len(dn.GCs) > 0 {
-		rows := make([][3]float64, len(dn.GCs))
+		rows := make([][4]float64, len(dn.GCs))
 		for i, g := range dn.GCs {
-			rows[i] = [3]float64{g.T, float64(g.PID), g.PauseMS}
+			rows[i] = [4]float64{g.T, float64(g.PID), g.PauseMS, float64(g.Generation)}
 		}
 		b, err := json.Marshal(rows)
 		if err != nil {
@@ -186,11 +202,12 @@ var dotnetView = &view{id: "dotnet", title: ".NET", tmpl: dotnetTmpl,
 const dotnetTmpl = `{{with .D.DotNet}}
 <section id="dotnet" class="sect">
 <h2>.NET runtime</h2>
-<p class="note" id="dotnet-range">GCs and pauses over the time range selected on any time chart (a GC counts where it starts){{if .GCsOmitted}}, of the GCs listed{{end}}: <span class="zoomview"></span>; JIT and allocations over the whole trace.</p>
+<p class="note" id="dotnet-range">GCs and pauses over the time range selected on any time chart (a GC counts where it starts){{if .GCsOmitted}}, of the GCs listed{{end}}: <span class="zoomview"></span>; methods JIT-compiled and allocation ticks over the same range (in the buckets it overlaps).</p>
 <table class="sortable" id="dotnet-table"{{if .GCsOmitted}} data-gcs-omitted="{{.GCsOmitted}}"{{end}}>
 <thead><tr><th>PID</th><th>Process</th><th>GCs</th><th>GC pause total ms</th><th>Longest pause ms</th><th>Methods JIT-compiled</th><th>Allocation ticks</th><th>Allocated (sampled)</th></tr></thead>
-<tbody>{{range .Processes}}<tr data-pid="{{.PID}}"><td class="num">{{.PID}}</td><td>{{.Name}}</td><td class="num">{{thousands .GCs}}</td><td class="num" data-v="{{.PauseMSTotal}}">{{ms .PauseMSTotal}}</td><td class="num" data-v="{{.PauseMSMax}}">{{ms .PauseMSMax}}</td><td class="num">{{thousands .Jitted}}</td><td class="num">{{thousands .AllocTicks}}</td><td class="num" data-v="{{.AllocBytes}}">{{bytes .AllocBytes}}</td></tr>{{end}}</tbody>
+<tbody>{{range $i, $p := .Processes}}<tr data-pid="{{.PID}}" data-i="{{$i}}"><td class="num">{{.PID}}</td><td>{{.Name}}</td><td class="num">{{thousands .GCs}}</td><td class="num" data-v="{{.PauseMSTotal}}">{{ms .PauseMSTotal}}</td><td class="num" data-v="{{.PauseMSMax}}">{{ms .PauseMSMax}}</td><td class="num">{{thousands .Jitted}}</td><td class="num">{{thousands .AllocTicks}}</td><td class="num" data-v="{{.AllocBytes}}">{{bytes .AllocBytes}}</td></tr>{{end}}</tbody>
 </table>
+{{if $.OverTime}}<script type="application/json" id="dotnet-data">{{$.OverTime}}</script>{{end}}
 {{if $.GC}}<script type="application/json" id="gc-data">{{$.GCData}}</script>
 <h3>GC pauses</h3>
 <p class="note">One dot per garbage collection: its pause (managed threads suspended, as TraceEvent measures it) at its start. <span class="k-gen0">gen 0</span> <span class="k-gen1">gen 1</span> <span class="k-gen2">gen 2</span>; a ring marks a background GC.{{if .GCsOmitted}} {{.GCsOmitted}} later GCs not shown.{{end}}</p>

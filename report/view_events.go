@@ -395,6 +395,7 @@ func (v *eventsCollector) finish(d *Data) {
 		return
 	}
 	v.flush()
+	v.linkProcesses(d)
 	e := &Events{BucketSec: float64(v.width) / 1e7, Buckets: int(max(etl.SubTime(c.t1, c.t0), 0)/v.width) + 1, Names: v.names, Processes: v.procs,
 		Segments: eventSegments, Counts: make([]int, 0, 3*len(v.counts))}
 	stats := map[uuid.UUID]*decode.ProviderStat{}

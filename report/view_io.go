@@ -26,10 +26,13 @@ func (v *ioCollector) finish(d *Data) {
 	d.IO = &IO{Disk: disk, File: file, BucketSec: float64(v.c.width) / 1e7}
 	if disk != nil {
 		d.IO.DiskBuckets = ioBuckets(v.stats.DiskSeries())
+		d.IO.DiskOverTime = ioOverTime(v.stats.DiskOverTime(seriesRows*v.c.o.MaxRows), d.IO.BucketSec)
 	}
 	if file != nil {
 		d.IO.FileBuckets = ioBuckets(v.stats.FileSeries())
+		d.IO.FileOverTime = ioOverTime(v.stats.FileOverTime(seriesRows*v.c.o.MaxRows), d.IO.BucketSec)
 	}
+	boundIO(d.IO)
 }
 
 // ioBuckets lists the buckets of series that hold I/O.
@@ -94,7 +97,11 @@ var ioView = &view{id: "io", title: "I/O", tmpl: ioTmpl,
 		b, err := json.Marshal(struct {
 			BucketSec  float64    `json:"bucket_sec"`
 			Disk, File []IOBucket `json:",omitempty"`
-		}{io.BucketSec, io.DiskBuckets, io.FileBuckets})
+			// the tables by process and by file over time
+			DiskRows *IOOverTime `json:"disk_rows,omitempty"`
+			FileRows *IOOverTime `json:"file_rows,omitempty"`
+			MaxRows  int         `json:"max_rows"`
+		}{io.BucketSec, io.DiskBuckets, io.FileBuckets, io.DiskOverTime, io.FileOverTime, d.maxRows})
 		p.Buckets = template.JS(b)
 		return p, err
 	},
@@ -108,17 +115,21 @@ const ioTmpl = `{{with .D.IO}}
 <h3>Disk I/O</h3>
 <p class="note">Kernel DiskIo completions: {{thousands .Total.Reads}} reads ({{bytes .Total.ReadBytes}}), {{thousands .Total.Writes}} writes ({{bytes .Total.WriteBytes}}){{if .LatencyKnown}}; disk response time averages {{ms (avg .Total.LatencyMS .Total.Timed)}} ms, longest {{ms .Total.MaxMS}} ms{{end}}. Processes are the ones that issued the I/O.</p>
 <p class="note io-range" data-kind="disk"></p>
+<div class="io-kind" data-kind="disk">
 <h4>By process</h4>{{$.DiskProc}}
 <h4>By file</h4>{{$.DiskFile}}
 {{template "iotable" .ByFile}}
+</div>
 {{end}}
 {{with .File}}
 <h3>File I/O</h3>
 <p class="note">Kernel FileIo reads and writes: {{thousands .Total.Reads}} reads ({{bytes .Total.ReadBytes}}), {{thousands .Total.Writes}} writes ({{bytes .Total.WriteBytes}}){{if .LatencyKnown}}; from request to completion (OpEnd) {{ms (avg .Total.LatencyMS .Total.Timed)}} ms on average, longest {{ms .Total.MaxMS}} ms{{end}}.</p>
 <p class="note io-range" data-kind="file"></p>
+<div class="io-kind" data-kind="file">
 <h4>By process</h4>{{$.FileProc}}
 <h4>By file</h4>{{$.FileFile}}
 {{template "iotable" .ByFile}}
+</div>
 {{end}}
 <script type="application/json" id="io-data">{{$.Buckets}}</script>
 </section>

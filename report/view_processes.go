@@ -49,7 +49,7 @@ func (c *collector) processes(d *Data) {
 		}
 		ps.List = append(ps.List, Process{PID: p.PID, Name: name, CommandLine: p.CommandLine,
 			Start: c.relTime(p.Start()), End: c.relTime(p.End()), Events: p.Events, CPUSamples: p.CPUSamples,
-			Threads: len(p.Threads()), DotNet: p.CLR, Root: analysis.ProcessName(p, p.PID)})
+			Threads: len(p.Threads()), DotNet: p.CLR, Root: analysis.ProcessName(p, p.PID), rec: p})
 	}
 	// By start (those running when the trace began first), then pid.
 	slices.SortStableFunc(ps.List, func(a, b Process) int {
@@ -76,6 +76,7 @@ func processesPage(d *Data) (any, error) {
 		Gantt, CPUBars        template.HTML
 		MaxEvents, MaxSamples int   // largest values, for the table's inline bars
 		Samples               []int // the CPU samples of each row of the table
+		EventsProc            []int // 1 + each row's process in the events table (0: none), for the script
 	}{D: d}
 	p.Gantt = ganttSVG(ps.List, max(d.Overview.DurationSec, 1e-6))
 	var bars []bar
@@ -94,7 +95,9 @@ func processesPage(d *Data) (any, error) {
 			byRoot[n.Name] += n.Value
 		}
 	}
+	p.EventsProc = make([]int, len(ps.List))
 	for i, pr := range ps.List {
+		p.EventsProc[i] = pr.evp
 		p.Samples[i] = pr.CPUSamples
 		if byRoot != nil {
 			p.Samples[i] = int(byRoot[pr.Root])
@@ -201,11 +204,11 @@ const processesTmpl = `{{with .D.Processes}}
 {{if $.CPUBars}}<h3>CPU samples by process</h3>
 {{$.CPUBars}}{{end}}
 <h3>All processes</h3>
-<p class="note">Events count over the whole trace; CPU samples (the idle thread's left out, as in the flame graph) over the time range selected on any time chart: <span class="zoomview"></span>.</p>
+<p class="note">Events and CPU samples (the idle thread's left out, as in the flame graph) over the time range selected on any time chart: <span class="zoomview"></span>. In a range, events count as the events table counts them, in its buckets the range overlaps.</p>
 <input type="search" class="filter" data-table="proc-table" placeholder="Filter rows" aria-label="Filter processes">
 <table class="sortable" id="proc-table">
 <thead><tr><th>PID</th><th>Name</th><th>Start</th><th>End</th><th>Events</th><th>CPU samples</th><th>Threads</th><th>.NET</th><th>Command line</th></tr></thead>
-<tbody>{{range $i, $p := .List}}<tr data-root="{{.Root}}"><td class="num">{{.PID}}</td><td>{{.Name}}</td><td class="num" data-v="{{with .Start}}{{.}}{{else}}-1{{end}}">{{reltime .Start "before"}}</td><td class="num" data-v="{{with .End}}{{.}}{{else}}1e300{{end}}">{{reltime .End "after"}}</td>{{barcell .Events $.MaxEvents}}{{barcell (index $.Samples $i) $.MaxSamples}}<td class="num">{{.Threads}}</td><td>{{if .DotNet}}yes{{end}}</td><td class="cmd">{{.CommandLine}}</td></tr>{{end}}</tbody>
+<tbody>{{range $i, $p := .List}}<tr data-root="{{.Root}}"{{with index $.EventsProc $i}} data-evp="{{.}}"{{end}}><td class="num">{{.PID}}</td><td>{{.Name}}</td><td class="num" data-v="{{with .Start}}{{.}}{{else}}-1{{end}}">{{reltime .Start "before"}}</td><td class="num" data-v="{{with .End}}{{.}}{{else}}1e300{{end}}">{{reltime .End "after"}}</td>{{barcell .Events $.MaxEvents}}{{barcell (index $.Samples $i) $.MaxSamples}}<td class="num">{{.Threads}}</td><td>{{if .DotNet}}yes{{end}}</td><td class="cmd">{{.CommandLine}}</td></tr>{{end}}</tbody>
 </table>
 </section>
 {{end}}`

@@ -35,9 +35,10 @@ moments events were lost; process lifetimes, events and CPU samples; a flame
 graph of the sampled CPU stacks (click to zoom, search, per process), a call
 tree and the callers and callees of any function; .NET garbage collections,
 allocations and JIT activity; disk and file I/O by process and file; the
-providers table. A time range selected on any time chart narrows the CPU
-samples, flame graph, call tree, GCs and I/O totals to it. Sections without
-data are left out. With --json it writes the same data as one JSON object.
+providers table. A time range selected on any time chart narrows every view
+with times to it: the processes' events and CPU samples, the flame graph and
+call tree, the .NET GCs, allocations and JIT, the disk and file I/O, the
+events table. Sections without data are left out. With --json it writes the same data as one JSON object.
 
 --baseline BEFORE.etl (repeat it for a baseline of several files) compares
 the trace with another: a Diff tab, first, with the changes of each
