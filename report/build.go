@@ -4,7 +4,6 @@ import (
 	"errors"
 	"math"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 
@@ -141,7 +140,7 @@ func (c *collector) pass(dec *decode.Decoder) []error {
 		return nil
 	}
 	var err error
-	if runtime.GOMAXPROCS(0) > 1 {
+	if splitPass() {
 		err = c.passSplit(dec, sample)
 	} else {
 		opts := &analysis.CollectOptions{NeedsSchema: true, Observe: c.observe}

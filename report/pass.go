@@ -1,6 +1,7 @@
 package report
 
 import (
+	"runtime"
 	"sync"
 
 	"github.com/etwkit/etw/analysis"
@@ -52,3 +53,17 @@ func (c *collector) observeAll(dec *decode.Decoder) {
 		c.observe(ev, dec.Decode(ev))
 	}
 }
+
+// Passes returns how many times [Build] reads every buffer of its inputs
+// (for a progress bar: [etl.File.SetReadHook] counts each reading): the
+// model pass, then the second pass, which with more than one core reads
+// the inputs twice at once (see passSplit).
+func Passes() int {
+	if splitPass() {
+		return 3
+	}
+	return 2
+}
+
+// splitPass reports whether the second pass runs on two goroutines.
+func splitPass() bool { return runtime.GOMAXPROCS(0) > 1 }
