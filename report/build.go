@@ -129,17 +129,23 @@ func (c *collector) prepare() {
 func (c *collector) sec(t int64) float64 { return float64(etl.SubTime(t, c.t0)) / 1e7 }
 
 func (c *collector) pass(dec *decode.Decoder) []error {
-	opts := &analysis.CollectOptions{NeedsSchema: true, Observe: c.observe} // CPU samples
 	c.tprof, c.usage = analysis.NewTimeProfile(c.axis), analysis.NewCPUUsage(c.axis)
 	c.prof = c.tprof.Profile
-	_, err := c.m.EachSelected(c.files, dec, opts, func(a *analysis.Annotation) error {
+	sample := func(a *analysis.Annotation) error { // CPU samples
 		c.tprof.Add(a, 1)
 		c.usage.Add(a, 1)
 		if a.Stack != nil {
 			c.withStack++
 		}
 		return nil
-	})
+	}
+	var err error
+	if splitPass() {
+		err = c.passSplit(dec, sample)
+	} else {
+		opts := &analysis.CollectOptions{NeedsSchema: true, Observe: c.observe}
+		_, err = c.m.EachSelected(c.files, dec, opts, sample)
+	}
 	var damage etl.ErrorList
 	if errors.As(err, &damage) {
 		return damage

@@ -84,12 +84,13 @@ when it is one of the inputs or of the -import paths.`,
 // writeReport builds the report of the inputs args and writes it to
 // o.output.
 func writeReport(cmd *cobra.Command, args []string, o *reportOptions) error {
-	// report.Build reads the inputs twice: the analysis model (which is
-	// the prescan too), then every event.
+	// report.Build reads the inputs report.Passes() times: the analysis
+	// model (which is the prescan too), then every event (with more than
+	// one core, twice at once).
 	t := &traceOptions{
 		imports: o.imports, verbose: o.verbose,
 		outputs: []string{o.output}, yes: o.yes,
-		passes: 2, quiet: o.output == "-" && isTerminal(cmd.OutOrStdout()),
+		passes: report.Passes(), quiet: o.output == "-" && isTerminal(cmd.OutOrStdout()),
 	}
 	syms, err := o.symbols.symbolizer(cmd)
 	if err != nil {
