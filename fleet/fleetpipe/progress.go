@@ -65,8 +65,8 @@ func CountersOf(r metrics.Results, committed bool) Counters {
 // finished so far (final false), read from the job service: prism's,
 // started in-process here, or the one --endpoint names (Flink, Spark).
 // Runners without a job service (Dataflow) report nothing while they run.
-// When the pipeline ends, report is called once more with the final
-// counters (final true), which Run returns too.
+// When the pipeline ends with a result, report is called once more with
+// the final counters (final true), which Run returns too.
 func Run(ctx context.Context, p *beam.Pipeline, interval time.Duration, report func(c Counters, final bool)) (Counters, error) {
 	client, err := jobService(ctx)
 	if err != nil {
@@ -88,10 +88,12 @@ func Run(ctx context.Context, p *beam.Pipeline, interval time.Duration, report f
 	res, err := beamx.RunWithMetrics(ctx, p)
 	stop()
 	wg.Wait()
-	var c Counters
-	if res != nil {
-		c = CountersOf(res.Metrics(), true)
+	if res == nil {
+		// No result (a failure to start, or a runner that gives none):
+		// no final counters to tell.
+		return Counters{}, err
 	}
+	c := CountersOf(res.Metrics(), true)
 	if report != nil {
 		report(c, true)
 	}
