@@ -41,6 +41,7 @@ type traceState struct {
 	methods map[*analysis.Method]int64
 	frames  map[frameKey]int64
 	stacks  map[stackKey]int64
+	whole   stackCache        // whole stacks → their node
 	fileIDs map[uint64]int64  // file object → file id
 	names   map[uint64]string // file object → last name the trace gave it
 
@@ -187,6 +188,23 @@ func (t *traceState) utid(a *analysis.Annotation) int64 {
 // frame first), writing the frames and nodes it is the first to use (0
 // for no stack).
 func (t *traceState) stackID(stack []analysis.Frame) (int64, error) {
+	if len(stack) == 0 {
+		return 0, nil
+	}
+	id, h, ok := t.whole.get(stack)
+	if ok {
+		return id, nil
+	}
+	id, err := t.walkStack(stack)
+	if err == nil {
+		t.whole.put(h, stack, id)
+	}
+	return id, err
+}
+
+// walkStack returns the id of the prefix tree's node of stack, one
+// lookup a frame from the root.
+func (t *traceState) walkStack(stack []analysis.Frame) (int64, error) {
 	var parent int64
 	for i := len(stack) - 1; i >= 0; i-- {
 		f := &stack[i]

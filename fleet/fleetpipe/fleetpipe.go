@@ -140,17 +140,30 @@ var seqSuffix = regexp.MustCompile(`^(.*\.etl)\.(\d+)$`)
 // members of an .etl.NNN set (and its .etl) together, sorted, numbered in
 // the order of their names.
 func (f *expandFn) ProcessElement(ctx context.Context, globs []string, emit func(Element)) error {
+	names, err := List(ctx, globs)
+	if err != nil {
+		return err
+	}
+	for i, g := range GroupFiles(names) {
+		emit(Element{Trace: int32(i + 1), Files: g})
+	}
+	return nil
+}
+
+// List returns the files the globs name, each once, on the file systems
+// Beam's Go SDK has registered.
+func List(ctx context.Context, globs []string) ([]string, error) {
 	var names []string
 	seen := map[string]bool{}
 	for _, glob := range globs {
 		fs, err := filesystem.New(ctx, glob)
 		if err != nil {
-			return fmt.Errorf("file system of %s: %w", glob, err)
+			return nil, fmt.Errorf("file system of %s: %w", glob, err)
 		}
 		list, err := fs.List(ctx, glob)
 		fs.Close()
 		if err != nil {
-			return fmt.Errorf("list %s: %w", glob, err)
+			return nil, fmt.Errorf("list %s: %w", glob, err)
 		}
 		for _, n := range list {
 			if !seen[n] {
@@ -159,10 +172,7 @@ func (f *expandFn) ProcessElement(ctx context.Context, globs []string, emit func
 			}
 		}
 	}
-	for i, g := range GroupFiles(names) {
-		emit(Element{Trace: int32(i + 1), Files: g})
-	}
-	return nil
+	return names, nil
 }
 
 // GroupFiles groups file names into elements: name.etl.NNN and name.etl are

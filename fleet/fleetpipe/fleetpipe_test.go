@@ -17,7 +17,6 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/textio"
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners/prism"
 	"github.com/parquet-go/parquet-go"
 
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/local"
@@ -99,7 +98,17 @@ func TestCorpusPrism(t *testing.T) {
 	files, errs := Build(s, globs, out, &Options{MaxFileRows: 50000})
 	textio.Write(s, filepath.Join(out, "files.jsonl"), files)
 	textio.Write(s, filepath.Join(out, "errors.jsonl"), errs)
-	if _, err := prism.Execute(context.Background(), p); err != nil {
+	// Run reports the counters while the pipeline runs (every 50 ms
+	// here), then the final ones.
+	var reports []Counters
+	finals := 0
+	final, err := Run(context.Background(), p, 50*time.Millisecond, func(c Counters, last bool) {
+		reports = append(reports, c)
+		if last {
+			finals++
+		}
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
 
@@ -159,9 +168,11 @@ func TestCorpusPrism(t *testing.T) {
 	t.Logf("%d traces name their computer (SystemConfig)", named)
 
 	errFiles := map[string]ErrorRecord{}
-	for _, e := range readJSONLines[ErrorRecord](t, filepath.Join(out, "errors.jsonl*")) {
+	errLines := readJSONLines[ErrorRecord](t, filepath.Join(out, "errors.jsonl*"))
+	for _, e := range errLines {
 		errFiles[e.File] = e
 	}
+	checkCounters(t, reports, finals, final, results, len(errLines))
 	if e, ok := errFiles[filepath.Join(bad, "trunc.etl")]; !ok || e.Offset != 0x10000 {
 		t.Errorf("trunc.etl: error %+v (present %v), want offset 0x10000", e, ok)
 	}
@@ -174,6 +185,39 @@ func TestCorpusPrism(t *testing.T) {
 				t.Logf("corpus file with an error: %s: %s", f, e.Reason)
 			}
 		}
+	}
+}
+
+// checkCounters checks the counters Run reported: never less than the
+// previous report, at least one while the pipeline ran, and at the end the
+// totals of the outputs: the elements of files.jsonl, their bytes (each
+// file's size) and events, and the lines of errors.jsonl.
+func checkCounters(t *testing.T, reports []Counters, finals int, final Counters, results []FileResult, errLines int) {
+	t.Helper()
+	if finals != 1 || len(reports) < 2 || reports[len(reports)-1] != final {
+		t.Fatalf("reports %v (%d final), Run returned %v: want live reports, then the final one", reports, finals, final)
+	}
+	t.Logf("%d reports while the pipeline ran; final: %v", len(reports)-1, final)
+	for i := 1; i < len(reports); i++ {
+		a, b := reports[i-1], reports[i]
+		if b.Files < a.Files || b.Bytes < a.Bytes || b.Events < a.Events || b.Errors < a.Errors {
+			t.Errorf("report %d: %v after %v: a counter went down", i, b, a)
+		}
+	}
+	var want Counters
+	for _, r := range results {
+		want.Files++
+		want.Bytes += r.Bytes
+		want.Events += int64(r.Events)
+		if r.Members == 1 {
+			if st, err := os.Stat(r.File); err != nil || st.Size() != r.Bytes {
+				t.Errorf("%s: %d bytes counted, want the file's size (%v)", r.File, r.Bytes, err)
+			}
+		}
+	}
+	want.Errors = int64(errLines)
+	if final != want {
+		t.Errorf("final counters %v, want the outputs' totals %v", final, want)
 	}
 }
 

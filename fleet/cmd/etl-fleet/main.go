@@ -14,13 +14,13 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/gcs"
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/local"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/textio"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners"
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 
 	"github.com/etwkit/etw/fleet/fleetpipe"
 )
@@ -36,23 +36,24 @@ func main() {
 	output := flag.String("output", "", "output folder")
 	var imports listFlag
 	flag.Var(&imports, "import", "schema file (manifest, MOF) shipped to the workers; repeatable")
+	every := flag.Duration("progress", 10*time.Second, "interval of the progress line on standard error (a bar on a terminal); 0: none")
 	maxRows := flag.Int64("max-file-rows", fleetpipe.DefaultMaxFileRows, "rows of a Parquet file at most: a trace's table goes on in NAME-2.parquet, …")
 	flag.Parse()
 	if len(inputs) == 0 || *output == "" {
-		fmt.Fprintln(os.Stderr, "usage: etl-fleet --input GLOB --output DIR [--import FILE]... [--max-file-rows N] [--runner prism|flink|spark|dataflow ...]")
+		fmt.Fprintln(os.Stderr, "usage: etl-fleet --input GLOB --output DIR [--import FILE]... [--max-file-rows N] [--progress DURATION] [--runner prism|flink|spark|dataflow ...]")
 		os.Exit(2)
 	}
 	if *runners.Runner == "" {
 		*runners.Runner = "prism"
 	}
 	beam.Init()
-	if err := run(context.Background(), inputs, *output, imports, *maxRows); err != nil {
+	if err := run(context.Background(), inputs, *output, imports, *maxRows, *every); err != nil {
 		fmt.Fprintln(os.Stderr, "etl-fleet:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, inputs []string, output string, imports []string, maxRows int64) error {
+func run(ctx context.Context, inputs []string, output string, imports []string, maxRows int64, every time.Duration) error {
 	ims, err := fleetpipe.ReadImports(imports)
 	if err != nil {
 		return err
@@ -61,11 +62,7 @@ func run(ctx context.Context, inputs []string, output string, imports []string, 
 	files, errs := fleetpipe.Build(s, inputs, output, &fleetpipe.Options{Imports: ims, MaxFileRows: maxRows})
 	textio.Write(s, strings.TrimRight(output, "/")+"/files.jsonl", files)
 	textio.Write(s, strings.TrimRight(output, "/")+"/errors.jsonl", errs)
-	res, err := beamx.RunWithMetrics(ctx, p)
-	if res != nil {
-		for _, c := range res.Metrics().AllMetrics().Counters() {
-			fmt.Fprintf(os.Stderr, "%s: %d\n", c.Key.Name, c.Committed)
-		}
-	}
+	report := newProgress(ctx, os.Stderr, inputs, every)
+	_, err = fleetpipe.Run(ctx, p, report.interval, report.show)
 	return err
 }
