@@ -13,8 +13,10 @@ import (
 )
 
 // pending are the temporary files not yet committed or aborted, for
-// RemovePending; interrupted ends further commits.
+// RemovePending; interrupted ends further creates and commits.
 var (
+	errInterrupted = errors.New("interrupted")
+
 	pendingMu   sync.Mutex
 	pending     = map[string]bool{}
 	interrupted bool
@@ -74,6 +76,14 @@ func Create(path string) (*File, error) {
 	if dir == "" {
 		dir = "."
 	}
+	// The temporary file is created and registered under one lock, so
+	// that an interrupt between the two cannot miss it (RemovePending
+	// waits for the registration), and none is created after one.
+	pendingMu.Lock()
+	defer pendingMu.Unlock()
+	if interrupted {
+		return nil, &os.PathError{Op: "open", Path: path, Err: errInterrupted}
+	}
 	f, err := os.CreateTemp(dir, "."+base+".*.tmp")
 	if err != nil {
 		// Said of the path asked for, as os.Create says it, not of the
@@ -84,9 +94,7 @@ func Create(path string) (*File, error) {
 		}
 		return nil, &os.PathError{Op: "open", Path: path, Err: err}
 	}
-	pendingMu.Lock()
 	pending[f.Name()] = true
-	pendingMu.Unlock()
 	return &File{File: f, path: path, mode: mode}, nil
 }
 
@@ -116,7 +124,7 @@ func (a *File) Commit() error {
 	pendingMu.Lock()
 	delete(pending, a.File.Name())
 	if err == nil && interrupted {
-		err = errors.New("interrupted")
+		err = errInterrupted
 	}
 	if err == nil {
 		err = os.Rename(a.File.Name(), a.path)
