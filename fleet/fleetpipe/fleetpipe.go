@@ -29,6 +29,7 @@ import (
 	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/driver"
 	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/sympath"
 	"github.com/etwkit/etw/tables"
 )
 
@@ -108,6 +109,13 @@ type Options struct {
 	// (tables.Options.MaxFileRows): a table of a trace goes on in
 	// NAME-2.parquet, … (0: DefaultMaxFileRows).
 	MaxFileRows int64
+	// Symbols is a symbol path (sympath.Parse: folders, stores,
+	// srv*CACHE*URL) each worker finds the traces' PDBs through, to name
+	// native frames by function in the cpu_samples aggregate and the
+	// frames table; "" names them by module. A worker caches downloads
+	// where the path says (the default cache of the worker's user for
+	// srv*URL).
+	Symbols string
 }
 
 // DefaultMaxFileRows is Options.MaxFileRows' default: about 100 to 300
@@ -129,7 +137,7 @@ func Build(s beam.Scope, globs []string, outDir string, o *Options) (files, errs
 	// One element with every glob: the traces are numbered across them.
 	groups := beam.ParDo(s, &expandFn{}, beam.Create(s, globs))
 	groups = beam.Reshuffle(s, groups)
-	return beam.ParDo2(s, &convertFn{Output: outDir, Imports: opts.Imports, MaxFileRows: opts.MaxFileRows}, groups)
+	return beam.ParDo2(s, &convertFn{Output: outDir, Imports: opts.Imports, MaxFileRows: opts.MaxFileRows, Symbols: opts.Symbols}, groups)
 }
 
 type expandFn struct{}
@@ -228,6 +236,7 @@ type convertFn struct {
 	Output      string
 	Imports     []Import
 	MaxFileRows int64
+	Symbols     string
 
 	importDir string
 	dec       *decode.Decoder
@@ -340,11 +349,21 @@ func (f *convertFn) convert(ctx context.Context, el Element) (FileResult, []Erro
 		return res, []ErrorRecord{errorRecord(name, err)}
 	}
 	var written []string // local files, in the order created
+	topts := &tables.Options{Aggregates: true, FirstTrace: el.Trace, MaxFileRows: f.MaxFileRows, Workers: 1}
+	var syms *sympath.Symbolizer
+	if f.Symbols != "" {
+		sp, err := sympath.Parse(f.Symbols)
+		if err != nil {
+			return res, []ErrorRecord{errorRecord(name, err)}
+		}
+		syms = sympath.NewSymbolizer(ctx, &sympath.Resolver{Locator: &sympath.Locator{Path: sp}})
+		topts.Symbolizer = syms
+	}
 	w, err := tables.NewWriter(func(table string) (io.WriteCloser, error) {
 		p := filepath.Join(tdir, fmt.Sprintf("%03d-%s.parquet", len(written), table))
 		written = append(written, p)
 		return tables.CreateFile(p)
-	}, &tables.Options{Aggregates: true, FirstTrace: el.Trace, MaxFileRows: f.MaxFileRows, Workers: 1})
+	}, topts)
 	if err != nil {
 		return res, []ErrorRecord{errorRecord(name, err)}
 	}
@@ -353,6 +372,16 @@ func (f *convertFn) convert(ctx context.Context, el Element) (FileResult, []Erro
 		err = cerr
 	}
 	var warned []ErrorRecord
+	if syms != nil {
+		// An image without its PDB costs its names only: said in errors.
+		serrs, _ := syms.Errors()
+		for _, e := range serrs {
+			warned = append(warned, errorRecord(name, e))
+		}
+		if cerr := syms.Close(); cerr != nil {
+			warned = append(warned, errorRecord(name, cerr))
+		}
+	}
 	for _, e := range st.Errors {
 		warned = append(warned, errorRecord(name, e))
 	}

@@ -24,6 +24,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners"
 
 	"github.com/etwkit/etw/fleet/fleetpipe"
+	"github.com/etwkit/etw/sympath"
 )
 
 type listFlag []string
@@ -39,28 +40,35 @@ func main() {
 	flag.Var(&imports, "import", "schema file (manifest, MOF) shipped to the workers; repeatable")
 	every := flag.Duration("progress", 10*time.Second, "interval of the progress line on standard error (a bar on a terminal); 0: none")
 	maxRows := flag.Int64("max-file-rows", fleetpipe.DefaultMaxFileRows, "rows of a Parquet file at most: a trace's table goes on in NAME-2.parquet, …")
+	symbols := flag.String("symbols", "", "symbol path the workers find PDBs through (folders, stores, srv*CACHE*URL), to name native frames by function")
 	flag.Parse()
 	if len(inputs) == 0 || *output == "" {
-		fmt.Fprintln(os.Stderr, "usage: etl-fleet --input GLOB --output DIR [--import FILE]... [--max-file-rows N] [--progress DURATION] [--runner prism|flink|spark|dataflow ...]")
+		fmt.Fprintln(os.Stderr, "usage: etl-fleet --input GLOB --output DIR [--import FILE]... [--symbols PATH] [--max-file-rows N] [--progress DURATION] [--runner prism|flink|spark|dataflow ...]")
 		os.Exit(2)
+	}
+	if *symbols != "" {
+		if _, err := sympath.Parse(*symbols); err != nil {
+			fmt.Fprintln(os.Stderr, "etl-fleet: --symbols:", err)
+			os.Exit(2)
+		}
 	}
 	if *runners.Runner == "" {
 		*runners.Runner = "prism"
 	}
 	beam.Init()
-	if err := run(context.Background(), inputs, *output, imports, *maxRows, *every); err != nil {
+	if err := run(context.Background(), inputs, *output, imports, *maxRows, *every, *symbols); err != nil {
 		fmt.Fprintln(os.Stderr, "etl-fleet:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, inputs []string, output string, imports []string, maxRows int64, every time.Duration) error {
+func run(ctx context.Context, inputs []string, output string, imports []string, maxRows int64, every time.Duration, symbols string) error {
 	ims, err := fleetpipe.ReadImports(imports)
 	if err != nil {
 		return err
 	}
 	p, s := beam.NewPipelineWithRoot()
-	files, errs := fleetpipe.Build(s, inputs, output, &fleetpipe.Options{Imports: ims, MaxFileRows: maxRows})
+	files, errs := fleetpipe.Build(s, inputs, output, &fleetpipe.Options{Imports: ims, MaxFileRows: maxRows, Symbols: symbols})
 	textio.Write(s, strings.TrimRight(output, "/")+"/files.jsonl", files)
 	textio.Write(s, strings.TrimRight(output, "/")+"/errors.jsonl", errs)
 	report := newProgress(ctx, os.Stderr, inputs, every)
