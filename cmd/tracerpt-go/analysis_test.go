@@ -381,6 +381,10 @@ func TestCorpusStacksWeightMS(t *testing.T) {
 	if code != 1 || !strings.Contains(errs, "logs no sampling interval") {
 		t.Errorf("--weight ms without an interval: exit %d, %s", code, errs)
 	}
+	_, errs, code = runCLI(t, "stacks", "--baseline", filepath.Join("..", "..", "testdata", "etl", "sample.etl"), netETL, "--weight", "ms")
+	if code != 1 || !strings.Contains(errs, "the baseline logs no sampling interval") {
+		t.Errorf("--baseline --weight ms, a baseline without an interval: exit %d, %s", code, errs)
+	}
 	if _, _, code := runCLI(t, "stacks", netETL, "--weight", "ms", "--format", "pprof", "-o", filepath.Join(t.TempDir(), "p.pb.gz")); code != exitUsage {
 		t.Errorf("--weight ms with pprof: exit %d", code)
 	}

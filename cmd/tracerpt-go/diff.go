@@ -118,7 +118,7 @@ func runStacksDiff(cmd *cobra.Command, o *analysisOptions, args []string, d *sta
 	}
 	for _, s := range sides {
 		if d.weight == "ms" && s.st.Selected > 0 && s.iv.From() == "default" {
-			warn(cmd, fmt.Errorf("the %s logs no sampling interval: its samples weigh %s each (Windows' default)", s.label, analysis.DefaultSampleInterval))
+			return fmt.Errorf("--weight ms: the %s logs no sampling interval (PerfInfo CollectionStart or SetInterval), so its samples have no time; leave --weight out for counts", s.label)
 		}
 	}
 	for i, s := range sides {
