@@ -116,8 +116,12 @@ func idsOf(ev *etl.Event, k kind, d *tdh.Decoded) (pid, tid uint32) {
 }
 
 // payloadIDs is what the model pass keeps of the events idsOnly selects,
-// decoded on the reader's loaders (decode.Ahead): idsOf's ids.
-type payloadIDs struct{ pid, tid uint32 }
+// decoded on the reader's loaders (decode.Ahead): idsOf's ids, and
+// whether the event is a CPU sample IsCPUSample selects.
+type payloadIDs struct {
+	pid, tid uint32
+	cpu      bool
+}
 
 // idsOnly reports whether the model reads nothing of a kind's payload but
 // the ids idsOf takes from it (Builder.observe uses the decoding of the
@@ -139,8 +143,9 @@ func wantsIDs(ev *etl.Event) bool {
 
 // extractIDs keeps idsOf's ids of an event wantsIDs selected.
 func extractIDs(ev *etl.Event, res *decode.Result) payloadIDs {
-	pid, tid := idsOf(ev, classify(ev), decoded(res))
-	return payloadIDs{pid, tid}
+	k := classify(ev)
+	pid, tid := idsOf(ev, k, decoded(res))
+	return payloadIDs{pid, tid, k == kSample && IsCPUSample(ev, res)}
 }
 
 // keyDefOwner returns the process a stack-key definition belongs to.

@@ -172,6 +172,9 @@ func (b *Builder) observe(ev *etl.Event, k kind, res *decode.Result) {
 	if k == kClrGC && pid != NoID {
 		b.gcEvent(ev, m.processFor(pid, ev.Time), tid, d)
 	}
+	if k == kSample && IsCPUSample(ev, res) {
+		m.CPUSamples++
+	}
 	b.count(k, pid, tid, ev.Time)
 }
 
@@ -183,6 +186,9 @@ func (b *Builder) observeIDs(ev *etl.Event, k kind, x payloadIDs) {
 	pid, tid := x.pid, x.tid
 	if pid == NoID && tid != NoID {
 		pid, _ = b.m.threadPID(tid, ev.Time)
+	}
+	if x.cpu {
+		b.m.CPUSamples++
 	}
 	b.count(k, pid, tid, ev.Time)
 }

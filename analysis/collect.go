@@ -30,26 +30,6 @@ func IsCPUSample(ev *etl.Event, res *decode.Result) bool {
 	return flags&3 != 0
 }
 
-// CPUSampleCount counts the CPU samples [IsCPUSample] selects, the
-// trace's non-idle samples that percentages of CPU are taken of. Feed it
-// the events ([CPUSampleCount.Observe]; only those
-// [CPUSampleCount.NeedsDecode] reports need a decoding).
-type CPUSampleCount struct {
-	// N is the number of samples counted.
-	N int
-}
-
-// NeedsDecode reports whether Observe reads the payload of ev (a
-// SampleProf event).
-func (c *CPUSampleCount) NeedsDecode(ev *etl.Event) bool { return classify(ev) == kSample }
-
-// Observe counts ev if it is a CPU sample.
-func (c *CPUSampleCount) Observe(ev *etl.Event, res *decode.Result) {
-	if IsCPUSample(ev, res) {
-		c.N++
-	}
-}
-
 // MatchEvent returns a filter for the events named spec, [PROVIDER/]NAME
 // in the vocabulary of [decode.EventName] that the dump's --event-name
 // and relog share: PROVIDER a provider name or GUID, NAME the event's

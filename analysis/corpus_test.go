@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -106,6 +107,19 @@ func TestCorpusNetCoverage(t *testing.T) {
 	nonIdle, dpc := rawSamples(files, dec)
 	if st.Selected != nonIdle+dpc || prof.Total != int64(st.Selected) {
 		t.Errorf("selected %d samples (profile total %d), want %d non-idle + %d DPC/ISR", st.Selected, prof.Total, nonIdle, dpc)
+	}
+	// The model pass counts them too (on one core, and decoding them on
+	// the reader's loaders with more).
+	for _, procs := range []int{1, 2} {
+		prev := runtime.GOMAXPROCS(procs)
+		mm, err := Build(files, dec, nil)
+		runtime.GOMAXPROCS(prev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if mm.CPUSamples != nonIdle+dpc {
+			t.Errorf("GOMAXPROCS %d: the model counts %d CPU samples, want %d non-idle + %d DPC/ISR", procs, mm.CPUSamples, nonIdle, dpc)
+		}
 	}
 	if st.WithStack*10 < st.Selected*9 {
 		t.Errorf("%d of %d samples with a stack, want at least 90 %%", st.WithStack, st.Selected)

@@ -47,6 +47,10 @@ type Model struct {
 	// Events is the number of events observed; Unattributed the number
 	// of them no process could be given to.
 	Events, Unattributed int
+	// CPUSamples is the number of CPU samples [IsCPUSample] selects
+	// (other threads' samples, and the idle thread's in DPCs and
+	// interrupts): what shares of CPU are taken of.
+	CPUSamples int
 	// StackKeys is the number of stack-key definitions (KeyDelete and
 	// KeyRundown events) observed.
 	StackKeys int

@@ -83,16 +83,12 @@ after "cpu_ms"): its threads' time from switch-in to switch-out.`,
 			t := traceOptions{passes: 1}
 			tt := analysis.NewThreadTime(nil, 1)
 			var intervals analysis.SampleIntervals
-			var samples analysis.CPUSampleCount
 			t.observe = func(ev *etl.Event, dec *decode.Decoder) {
 				if tt.Wants(ev) {
 					tt.Observe(ev, dec.Decode(ev))
 				}
 				if intervals.NeedsDecode(ev) {
 					intervals.Observe(ev, dec.Decode(ev))
-				}
-				if samples.NeedsDecode(ev) {
-					samples.Observe(ev, dec.Decode(ev))
 				}
 			}
 			files, _, m, err := o.buildModel(cmd, args, &t, false)
@@ -113,7 +109,7 @@ after "cpu_ms"): its threads' time from switch-in to switch-out.`,
 					precise[p.PID] = float64(p.Running) / 1e4
 				}
 			}
-			nonIdle := samples.N
+			nonIdle := m.CPUSamples
 			interval, constant := intervals.Constant()
 			if !constant && nonIdle > 0 {
 				fmt.Fprintf(cmd.ErrOrStderr(), "tracerpt-go: stats: no CPU ms: %s (use 'tracerpt-go stacks --format pprof' for samples weighed each by its interval)\n", intervalNote(&intervals))
