@@ -2,6 +2,7 @@ package netcap
 
 import (
 	"encoding/binary"
+	"fmt"
 	"net/netip"
 	"strconv"
 )
@@ -67,12 +68,7 @@ func (h *Headers) Protocol() string {
 	case etherIPv4, etherIPv6:
 		return "IP (header cut short)"
 	}
-	return "EtherType 0x" + string(appendHex4(nil, h.EtherType))
-}
-
-func appendHex4(b []byte, v uint16) []byte {
-	const digits = "0123456789ABCDEF"
-	return append(b, digits[v>>12], digits[v>>8&0xF], digits[v>>4&0xF], digits[v&0xF])
+	return fmt.Sprintf("EtherType 0x%04X", h.EtherType)
 }
 
 // ParseHeaders reads the headers of a packet that starts with link:

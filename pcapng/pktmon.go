@@ -16,7 +16,8 @@ func (c *Converter) pktmonInterface(ifc *Interface, p *netcap.Packet) {
 	link := linkType(p.Link)
 	ifc.LinkType = link
 	compID := p.Component
-	comment := "PktMon component " + strconv.Itoa(int(compID))
+	name := "PktMon component " + strconv.Itoa(int(compID))
+	comment := name
 	if comp, ok := c.src.Component(compID); ok {
 		ifc.Name, ifc.Description = comp.Name, comp.Description
 		ifc.MAC, ifc.Addresses = comp.MAC, comp.Addrs
@@ -28,7 +29,7 @@ func (c *Converter) pktmonInterface(ifc *Interface, p *netcap.Packet) {
 		}
 	}
 	if ifc.Name == "" {
-		ifc.Name = "PktMon component " + strconv.Itoa(int(compID))
+		ifc.Name = name
 	}
 	ifc.Comment = comment + ", " + linkTypeWords(link)
 }

@@ -74,7 +74,6 @@ func (e *eventsTable) next(dst []int64) {
 // I/O and packets.
 func (t *traceState) run(dec *decode.Decoder) (pipeline.Stats, error) {
 	ev := t.w.events
-	var werr error
 	var counter pipeline.Counter
 	if t.agg != nil {
 		counter = t.agg
@@ -98,8 +97,7 @@ func (t *traceState) run(dec *decode.Decoder) (pipeline.Stats, error) {
 				t.mu.Unlock()
 			}
 			t.read++
-			werr = t.observeIO(e, res, werr)
-			return werr
+			return t.observeIO(e, res)
 		},
 		Written: func(e *etl.Event, a *analysis.Annotation) error {
 			var utid, stack int64

@@ -27,11 +27,11 @@ func needsIODecode(ev *etl.Event) bool {
 }
 
 // observeIO writes the row of a disk read or write, keeps the names of
-// file objects and hands packet events to the converter. err is the
-// first write error so far (nothing is written after one).
-func (t *traceState) observeIO(ev *etl.Event, res *decode.Result, err error) error {
-	if err != nil || res == nil || res.Decoded == nil {
-		return err
+// file objects and hands packet events to the converter. Its error stops
+// the pipeline's run (Config.Observe), so nothing is written after one.
+func (t *traceState) observeIO(ev *etl.Event, res *decode.Result) error {
+	if res == nil || res.Decoded == nil {
+		return nil
 	}
 	if t.pk != nil && pcapng.IsPacketEvent(ev) {
 		return t.pk.add(ev, res)

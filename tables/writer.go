@@ -126,8 +126,6 @@ func (t *table[T]) closeFile() error {
 	return err
 }
 
-func (t *table[T]) close() error { return t.closeFile() }
-
 // Writer writes the analysis model of traces as tables. Add each trace,
 // then Close.
 type Writer struct {
@@ -198,7 +196,7 @@ func addTable[T any](w *Writer, dst **table[T], i int, create func(string) (io.W
 		return err
 	}
 	*dst = t
-	w.closers = append(w.closers, t.close)
+	w.closers = append(w.closers, t.closeFile)
 	return nil
 }
 
