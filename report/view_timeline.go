@@ -272,23 +272,11 @@ type timelineJS struct {
 // largest at the bottom), with the lost-event and damaged-buffer moments.
 func timelineSVG(tl *Timeline, dur float64) template.HTML {
 	nb := tl.Buckets
-	sum := make([]int, nb)
-	for _, s := range tl.Series {
-		for i, n := range s.Counts {
-			sum[i] += n
-		}
-	}
-	peak := 0
-	for _, n := range sum {
-		peak = max(peak, n)
-	}
+	peak := stackedPeak(tl.Series, func(s Series) []int { return s.Counts })
 	rate := float64(peak) / tl.BucketSec
-	yMax := rate
-	if yMax > 0 {
-		step := niceStep(rate, 4)
-		yMax = math.Ceil(rate/step) * step
-	} else {
-		yMax = 1
+	yMax := 1.0
+	if rate > 0 {
+		yMax = niceMax(rate)
 	}
 	const units = 1000.0
 	tc := &timeChart{name: "timeline", dur: max(dur, float64(nb)*tl.BucketSec), left: 64, plotH: 300, plotUnits: units, yMax: yMax, yUnit: "events/s"}
