@@ -64,6 +64,33 @@ func niceStep(span float64, n int) float64 {
 	return 10 * mag
 }
 
+// niceMax rounds peak up to a whole number of its niceStep (4 ticks): the
+// top of a chart's y axis.
+func niceMax(peak float64) float64 {
+	step := niceStep(peak, 4)
+	return math.Ceil(peak/step) * step
+}
+
+// stackedPeak is the highest sum over one bucket of the series' counts
+// stacked on each other.
+func stackedPeak[S any, T int | int64](series []S, counts func(S) []T) T {
+	var sum []T
+	for _, s := range series {
+		c := counts(s)
+		if len(c) > len(sum) {
+			sum = append(sum, make([]T, len(c)-len(sum))...)
+		}
+		for i, n := range c {
+			sum[i] += n
+		}
+	}
+	var peak T
+	for _, n := range sum {
+		peak = max(peak, n)
+	}
+	return peak
+}
+
 // timeLabel formats t seconds for an axis whose ticks are step apart over
 // a view of span seconds (the page's script has the same rule).
 func timeLabel(t, step, span float64) string {

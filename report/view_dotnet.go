@@ -170,8 +170,7 @@ func gcSVG(gcs []GC, dur float64) template.HTML {
 	if peak == 0 {
 		peak = 1
 	}
-	step := niceStep(peak, 4)
-	yMax := math.Ceil(peak/step) * step
+	yMax := niceMax(peak)
 	const units = 1000.0
 	tc := &timeChart{name: "gc", dur: dur, left: 64, plotH: 240, plotUnits: units, yMax: yMax, yUnit: "pause ms"}
 	var b svgb

@@ -26,16 +26,8 @@ func networkSVG(n *Network, dur float64) template.HTML {
 		return ""
 	}
 	nb := len(n.Series[0].Packets)
-	peak := int64(0)
-	for b := 0; b < nb; b++ {
-		var t int64
-		for _, s := range n.Series {
-			t += s.Packets[b]
-		}
-		peak = max(peak, t)
-	}
-	step := niceStep(float64(max(peak, 1)), 4)
-	yMax := math.Ceil(float64(max(peak, 1))/step) * step
+	peak := stackedPeak(n.Series, func(s analysis.NetSeries) []int64 { return s.Packets })
+	yMax := niceMax(float64(max(peak, 1)))
 	const units = 1000.0
 	tc := &timeChart{name: "network", dur: max(dur, float64(nb)*n.BucketSec), left: 64, plotH: 200, plotUnits: units, yMax: yMax, yUnit: "packets per bucket"}
 	var b svgb

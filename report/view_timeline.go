@@ -18,14 +18,16 @@ import (
 // timelineCollector counts the events per bucket and provider.
 type timelineCollector struct {
 	c        *collector
-	perProv  map[uuid.UUID][]int32
 	lastProv uuid.UUID
 	lastCnt  []int32
 	lastIdx  int32
-	provIdx  map[uuid.UUID]int32
-	provs    []uuid.UUID
-	levels   []*level
-	lost     []Marker
+	// provIdx numbers the providers in order of first event; provs and
+	// perProv (the counts per bucket) are indexed by that number.
+	provIdx map[uuid.UUID]int32
+	provs   []uuid.UUID
+	perProv [][]int32
+	levels  []*level
+	lost    []Marker
 }
 
 func (v *timelineCollector) observe(ev *etl.Event, res *decode.Result) {
@@ -47,14 +49,15 @@ func (v *timelineCollector) observe(ev *etl.Event, res *decode.Result) {
 	}
 	counts := v.lastCnt
 	if counts == nil || ev.ProviderID != v.lastProv {
-		counts = v.perProv[ev.ProviderID]
-		if counts == nil {
-			counts = make([]int32, c.nb)
-			v.perProv[ev.ProviderID] = counts
-			v.provIdx[ev.ProviderID] = int32(len(v.provs))
+		pi, ok := v.provIdx[ev.ProviderID]
+		if !ok {
+			pi = int32(len(v.provs))
+			v.provIdx[ev.ProviderID] = pi
 			v.provs = append(v.provs, ev.ProviderID)
+			v.perProv = append(v.perProv, make([]int32, c.nb))
 		}
-		v.lastProv, v.lastCnt, v.lastIdx = ev.ProviderID, counts, v.provIdx[ev.ProviderID]
+		counts = v.perProv[pi]
+		v.lastProv, v.lastCnt, v.lastIdx = ev.ProviderID, counts, pi
 	}
 	rel := max(etl.SubTime(ev.Time, c.t0), 0)
 	counts[min(int(rel/c.width), c.nb-1)]++
@@ -111,7 +114,10 @@ func (v *timelineCollector) finish(d *Data) {
 	other := Series{Counts: make([]int, c.nb)}
 	others := 0
 	for i, p := range c.pc.Providers() {
-		counts := v.perProv[p.GUID]
+		var counts []int32
+		if pi, ok := v.provIdx[p.GUID]; ok {
+			counts = v.perProv[pi]
+		}
 		if i < c.o.TopProviders {
 			s := Series{Name: providerLabel(&p), GUID: "{" + p.GUID.String() + "}", Events: p.Events, Counts: make([]int, c.nb)}
 			for b, n := range counts {
@@ -272,23 +278,11 @@ type timelineJS struct {
 // largest at the bottom), with the lost-event and damaged-buffer moments.
 func timelineSVG(tl *Timeline, dur float64) template.HTML {
 	nb := tl.Buckets
-	sum := make([]int, nb)
-	for _, s := range tl.Series {
-		for i, n := range s.Counts {
-			sum[i] += n
-		}
-	}
-	peak := 0
-	for _, n := range sum {
-		peak = max(peak, n)
-	}
+	peak := stackedPeak(tl.Series, func(s Series) []int { return s.Counts })
 	rate := float64(peak) / tl.BucketSec
-	yMax := rate
-	if yMax > 0 {
-		step := niceStep(rate, 4)
-		yMax = math.Ceil(rate/step) * step
-	} else {
-		yMax = 1
+	yMax := 1.0
+	if rate > 0 {
+		yMax = niceMax(rate)
 	}
 	const units = 1000.0
 	tc := &timeChart{name: "timeline", dur: max(dur, float64(nb)*tl.BucketSec), left: 64, plotH: 300, plotUnits: units, yMax: yMax, yUnit: "events/s"}
@@ -321,7 +315,7 @@ func timelineSVG(tl *Timeline, dur float64) template.HTML {
 var timelineView = &view{id: "timeline", title: "Timeline", tmpl: timelineTmpl,
 	present: func(d *Data) bool { return d.Timeline != nil },
 	collect: func(c *collector) finisher {
-		v := &timelineCollector{c: c, perProv: map[uuid.UUID][]int32{}, provIdx: map[uuid.UUID]int32{}}
+		v := &timelineCollector{c: c, provIdx: map[uuid.UUID]int32{}}
 		if c.nb > 0 {
 			for w, i := c.width/10, 0; w >= 10 && i < maxLevels; w, i = w/10, i+1 {
 				v.levels = append(v.levels, &level{width: w, counts: map[lkey]int32{}})

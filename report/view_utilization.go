@@ -89,16 +89,8 @@ func utilizationSVG(u *CPUUtilization, dur float64) template.HTML {
 	}
 	yMax, unit := 100.0, "% of all processors"
 	if capa == 0 {
-		peak := int64(0)
-		for b := 0; b < nb; b++ {
-			var t int64
-			for _, s := range u.Series {
-				t += s.Samples[b]
-			}
-			peak = max(peak, t)
-		}
-		step := niceStep(float64(max(peak, 1)), 4)
-		yMax, unit = math.Ceil(float64(max(peak, 1))/step)*step, "samples per bucket"
+		peak := stackedPeak(u.Series, func(s UtilSeries) []int64 { return s.Samples })
+		yMax, unit = niceMax(float64(max(peak, 1))), "samples per bucket"
 	}
 	const units = 1000.0
 	tc := &timeChart{name: "cpuutil", dur: max(dur, float64(nb)*u.BucketSec), left: 64, plotH: 260, plotUnits: units, yMax: yMax, yUnit: unit}
