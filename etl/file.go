@@ -663,12 +663,13 @@ func (f *File) dropRepeats() {
 	for _, b := range f.buffers {
 		var k key
 		if _, err := f.r.ReadAt(k[:], b.FileOffset); err == nil || errors.Is(err, io.EOF) {
-			if j, ok := first[k]; ok && f.sameData(&out[j], &b) {
+			j, seen := first[k]
+			if seen && f.sameData(&out[j], &b) {
 				f.indexErrs = append(f.indexErrs, f.errorf(b.FileOffset, nil,
 					"buffer repeats the one at %#x byte for byte (%#x bytes): read once", out[j].FileOffset, b.Header.BufferSize))
 				continue
 			}
-			if _, ok := first[k]; !ok {
+			if !seen {
 				first[k] = len(out)
 			}
 		}

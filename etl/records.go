@@ -62,20 +62,12 @@ func (rr *RecordReader) Offset() int { return rr.off }
 // reader's scratch space: they are valid until the next call.
 func (rr *RecordReader) Next(ev *Event) bool {
 	for rr.off < rr.end {
-		// parse, written out: this is the hot path.
-		data := rr.buf.Data[rr.off:rr.end]
-		t, size, err := classifyRecord(data)
-		if err == nil && size > len(data) {
-			err = pastDataEnd(size, len(data))
-		}
-		if err == nil {
-			rr.ext, err = parseRecord(ev, t, data[:size], &rr.rc, rr.ext)
-		}
+		size, err := rr.parse(ev, rr.off)
 		if err != nil {
 			rr.skip(ev, err.Error())
 			continue
 		}
-		if t == HeaderMessage && ev.MessageFlags&(wppTimestamp|wppPerfTimestamp) == 0 {
+		if ev.Header == HeaderMessage && ev.MessageFlags&(wppTimestamp|wppPerfTimestamp) == 0 {
 			ev.Timestamp = rr.lastTS
 		}
 		rr.lastTS = ev.Timestamp

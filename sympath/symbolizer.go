@@ -7,7 +7,7 @@ import (
 	"sync"
 
 	"github.com/etwkit/etw/analysis"
-	"github.com/etwkit/etw/pdb"
+	"github.com/etwkit/etw/etl"
 )
 
 // Symbolizer names the frames of the analysis model through a [Resolver]
@@ -36,11 +36,10 @@ func (s *Symbolizer) Symbolize(im analysis.ImageID, rva uint64) (analysis.Symbol
 	if im.PDB.Name == "" || rva > 0xFFFFFFFF {
 		return analysis.Symbol{}, false
 	}
-	u := im.PDB.GUID
+	id := Identity{Name: im.PDB.Name, Age: im.PDB.Age}
 	// The trace's GUID as Windows lays it out (the first three fields
 	// little-endian), as the PDB's info stream does.
-	id := Identity{Name: im.PDB.Name, Age: im.PDB.Age,
-		GUID: pdb.GUID{u[3], u[2], u[1], u[0], u[5], u[4], u[7], u[6], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]}}
+	etl.PutGUIDWindows(id.GUID[:], im.PDB.GUID)
 	sym, ok, err := s.r.Resolve(s.ctx, id, uint32(rva))
 	if err != nil {
 		s.mu.Lock()

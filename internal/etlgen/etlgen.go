@@ -102,9 +102,7 @@ func Repeat(w io.Writer, f *etl.File, opts *Options) (Result, error) {
 				continue
 			}
 			e := *ev
-			if e.Timestamp != 0 || shift != 0 {
-				e.Timestamp += shift
-			}
+			e.Timestamp += shift
 			if err := ew.WriteEvent(&e); err != nil {
 				r.Close()
 				return res, fmt.Errorf("etlgen: round %d, event %d: %w", k, res.Events, err)

@@ -5,9 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/etwkit/etw/analysis/analysistest"
+	"github.com/etwkit/etw/catalog"
 	"github.com/etwkit/etw/etl"
 )
 
@@ -43,7 +42,7 @@ func Trace(t testing.TB, name string, guid [16]byte, age uint32, stacks ...[]uin
 	tw.Kernel(0, 0x05, 3, 2, pid, tid, analysistest.ThreadPayload(pid, tid))
 	p := (&analysistest.Payload{}).U64(base).U32(pid)
 	p.B = append(p.B, guid[:]...) // the GUID as Windows lays it out, as the PDB does
-	tw.Write(etl.Event{Header: etl.HeaderClassic64, ProviderID: uuid.MustParse("b3e675d7-2554-4f18-830b-2762732560de"),
+	tw.Write(etl.Event{Header: etl.HeaderClassic64, ProviderID: catalog.ImageIDGUID,
 		ProcessID: pid, ThreadID: tid, Timestamp: tw.Raw(1),
 		Descriptor: etl.EventDescriptor{Opcode: 36, Version: 2}, UserData: p.U32(age).Str(`C:\build\` + name + ".pdb").B})
 	tw.Kernel(1, 0x14, 3, 2, none, none, analysistest.ImagePayload(base, 0x10000, pid, `C:\app\`+name+".exe"))
