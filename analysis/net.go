@@ -150,7 +150,7 @@ func NewNetStats(axis TimeAxis) *NetStats {
 func (s *NetStats) series(i int) *NetSeries {
 	if s.sum.Series == nil {
 		a := s.axis
-		if a.Bucket(a.Start) < 0 {
+		if !a.hasBuckets() {
 			return nil
 		}
 		s.sum.BucketSec = float64(a.Width) / 1e7
