@@ -147,6 +147,24 @@ func (t *ThreadTimes) add(s ThreadState, d int64) {
 	}
 }
 
+// close counts r's open state from its start to end in the totals and
+// keeps it as an interval when the thread holds fewer than bound.
+func (r *threadRec) close(end int64, bound int) {
+	iv := ThreadInterval{Start: r.since, End: end, State: r.state, WaitReason: -1, ReadierTID: NoID}
+	r.add(r.state, end-r.since)
+	switch r.state {
+	case StateRunning:
+		iv.CPU = r.cpu
+	case StateWaiting:
+		iv.WaitReason, iv.ReadierTID, iv.ReadyTime = r.reason, r.readier, r.readyTime
+	}
+	if len(r.Intervals) < bound {
+		r.Intervals = append(r.Intervals, iv)
+	} else {
+		r.DroppedIntervals++
+	}
+}
+
 // DefaultThreadIntervals bounds the intervals kept per thread.
 const DefaultThreadIntervals = 4096
 
@@ -231,19 +249,7 @@ func (tt *ThreadTime) thread(tid uint32, ft int64) *threadRec {
 // enter ends r's open interval at ft and starts one in state s.
 func (tt *ThreadTime) enter(r *threadRec, ft int64, s ThreadState) {
 	if r.open && ft >= r.since {
-		iv := ThreadInterval{Start: r.since, End: ft, State: r.state, WaitReason: -1, ReadierTID: NoID}
-		r.add(r.state, ft-r.since)
-		switch r.state {
-		case StateRunning:
-			iv.CPU = r.cpu
-		case StateWaiting:
-			iv.WaitReason, iv.ReadierTID, iv.ReadyTime = r.reason, r.readier, r.readyTime
-		}
-		if len(r.Intervals) < tt.bound {
-			r.Intervals = append(r.Intervals, iv)
-		} else {
-			r.DroppedIntervals++
-		}
+		r.close(ft, tt.bound)
 	}
 	r.state, r.since, r.open = s, ft, true
 	r.readier, r.readyTime = NoID, 0
@@ -329,19 +335,7 @@ func (tt *ThreadTime) Threads(n int) []ThreadTimes {
 		}
 		if r.open && tt.last > r.since {
 			// The open state lasts to the last event seen.
-			c.add(r.state, tt.last-r.since)
-			iv := ThreadInterval{Start: r.since, End: tt.last, State: r.state, WaitReason: -1, ReadierTID: NoID}
-			switch r.state {
-			case StateRunning:
-				iv.CPU = r.cpu
-			case StateWaiting:
-				iv.WaitReason = r.reason
-			}
-			if len(c.Intervals) < tt.bound {
-				c.Intervals = append(c.Intervals, iv)
-			} else {
-				c.DroppedIntervals++
-			}
+			c.close(tt.last, tt.bound)
 		}
 		out = append(out, c.ThreadTimes)
 	}
