@@ -285,23 +285,16 @@ func (tt *ThreadTime) switchOut(slot *cpuSlot, ft int64, oldTID uint32, reason, 
 	old := tt.thread(oldTID, ft)
 	// The old thread ran since its switch-in on this processor; before
 	// the first switch seen on the processor its start is unknown and
-	// that time is not counted.
-	if slot.known && slot.tid == oldTID && old.open && old.state == StateRunning {
-		next := StateReady
-		if state == kstateWaiting {
-			next = StateWaiting
-		}
-		tt.enter(old, ft, next)
-	} else {
+	// that time is not counted (its open state is dropped, not closed).
+	if !slot.known || slot.tid != oldTID || old.state != StateRunning {
 		old.open = false
-		old.state = StateReady
-		if state == kstateWaiting {
-			old.state = StateWaiting
-		}
-		old.since, old.open = ft, true
-		old.readier, old.readyTime = NoID, 0
 	}
-	if old.state == StateWaiting {
+	next := StateReady
+	if state == kstateWaiting {
+		next = StateWaiting
+	}
+	tt.enter(old, ft, next)
+	if next == StateWaiting {
 		old.reason = reason
 	}
 }
