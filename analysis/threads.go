@@ -319,18 +319,7 @@ func (tt *ThreadTime) ready(ft int64, tid, readier uint32) {
 func (tt *ThreadTime) Threads(n int) []ThreadTimes {
 	out := make([]ThreadTimes, 0, len(tt.threads))
 	for _, r := range tt.threads {
-		c := *r
-		c.Intervals = slices.Clone(r.Intervals)
-		if tt.m != nil {
-			if pid, ok := tt.m.threadPID(r.TID, r.first); ok {
-				c.PID = pid
-			}
-		}
-		if r.open && tt.last > r.since {
-			// The open state lasts to the last event seen.
-			c.close(tt.last, tt.bound)
-		}
-		out = append(out, c.ThreadTimes)
+		out = append(out, tt.snapshot(r, true))
 	}
 	slices.SortFunc(out, func(a, b ThreadTimes) int {
 		return cmp.Or(cmp.Compare(b.Running, a.Running), cmp.Compare(a.TID, b.TID))
@@ -339,6 +328,29 @@ func (tt *ThreadTime) Threads(n int) []ThreadTimes {
 		out = out[:n]
 	}
 	return out
+}
+
+// snapshot returns thread r as [ThreadTime.Threads] reports it: its
+// process looked up and its open state closed at the last event seen.
+// Without intervals it holds the times only: no Intervals (nothing is
+// copied) and a DroppedIntervals that counts the open state.
+func (tt *ThreadTime) snapshot(r *threadRec, intervals bool) ThreadTimes {
+	c := *r
+	c.Intervals = nil
+	bound := 0
+	if intervals {
+		c.Intervals, bound = slices.Clone(r.Intervals), tt.bound
+	}
+	if tt.m != nil {
+		if pid, ok := tt.m.threadPID(r.TID, r.first); ok {
+			c.PID = pid
+		}
+	}
+	if r.open && tt.last > r.since {
+		// The open state lasts to the last event seen.
+		c.close(tt.last, bound)
+	}
+	return c.ThreadTimes
 }
 
 // ProcessCPU is the precise CPU time of one process: the running time of
@@ -354,7 +366,8 @@ type ProcessCPU struct {
 // idle threads (process 0) are left out.
 func (tt *ThreadTime) Processes() []ProcessCPU {
 	by := map[uint32]*ProcessCPU{}
-	for _, th := range tt.Threads(0) {
+	for _, r := range tt.threads {
+		th := tt.snapshot(r, false)
 		if th.TID == 0 || th.PID == 0 {
 			continue
 		}
