@@ -318,7 +318,10 @@ func (s *NetStats) Summary(maxRows int) *NetSummary {
 		e.Address = k.addr.String()
 		if k.ports {
 			e.Port = int(k.port)
-			e.Protocol = map[uint8]string{6: "TCP", 17: "UDP"}[k.proto]
+			// Ports are TCP's or UDP's, which Protocol names whatever
+			// the IP version.
+			h := netcap.Headers{IPVersion: 4, IPProtocol: k.proto}
+			e.Protocol = h.Protocol()
 		}
 		sum.Endpoints = append(sum.Endpoints, *e)
 	}
