@@ -207,7 +207,7 @@ func (d *ProfileDiff) Stacks() []DiffStack { return d.stacks }
 // integers; [AppendMS] for weights in 100 ns units).
 func (d *ProfileDiff) WriteFolded(w io.Writer, appendWeight func(b []byte, v int64) []byte) error {
 	if appendWeight == nil {
-		appendWeight = func(b []byte, v int64) []byte { return strconv.AppendInt(b, v, 10) }
+		appendWeight = appendCount
 	}
 	bw := bufio.NewWriter(w)
 	var b []byte

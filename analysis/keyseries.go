@@ -34,7 +34,7 @@ func newSeriesSet[T any](axis TimeAxis, merge func(dst, src *T)) *seriesSet[T] {
 
 // series returns a new, empty series of the set; nil without an axis.
 func (s *seriesSet[T]) series() *[]cell[T] {
-	if s.axis.Bucket(s.axis.Start) < 0 {
+	if !s.axis.hasBuckets() {
 		return nil
 	}
 	sr := new([]cell[T])

@@ -150,7 +150,7 @@ func NewNetStats(axis TimeAxis) *NetStats {
 func (s *NetStats) series(i int) *NetSeries {
 	if s.sum.Series == nil {
 		a := s.axis
-		if a.Bucket(a.Start) < 0 {
+		if !a.hasBuckets() {
 			return nil
 		}
 		s.sum.BucketSec = float64(a.Width) / 1e7
@@ -176,7 +176,7 @@ func (s *NetStats) add(p *netcap.Packet) error {
 	case p.Drop:
 		s.sum.Drops++
 		s.sum.DropBytes += n
-		d := s.dropOf(p)
+		d := group(s.drops, netDropKey{p.DropReason, p.DropLocation, p.Component}, netDropKey{reason: "(other)"})
 		d.Packets++
 		d.Bytes += n
 	case p.Link == 0:
@@ -216,10 +216,10 @@ func (s *NetStats) add(p *netcap.Packet) error {
 	if p.Kind == netcap.KindNDIS {
 		k.id = p.LowerIfIndex
 	}
-	count(group(s.comps, k))
+	count(group(s.comps, k, netGroupKey{}))
 	count(&s.dirs[min(int(p.Direction), 2)])
 	h := netcap.ParseHeaders(p.Link, p.Data)
-	count(group(s.proto, netProtoKey{h.EtherType, h.IPVersion, h.IPProtocol}))
+	count(group(s.proto, netProtoKey{h.EtherType, h.IPVersion, h.IPProtocol}, netProtoKey{}))
 	if !p.Drop && h.IPVersion != 0 {
 		s.endpoint(h.Src, h.SrcPort, &h, n)
 		s.endpoint(h.Dst, h.DstPort, &h, n)
@@ -227,38 +227,21 @@ func (s *NetStats) add(p *netcap.Packet) error {
 	return nil
 }
 
-// group returns m's group of k, or the shared "(other)" group (the zero
-// key) when m is full.
-func group[K comparable](m map[K]*NetGroup, k K) *NetGroup {
+// group returns m's value of k, made when missing, or the shared value of
+// other when m is full.
+func group[K comparable, V any](m map[K]*V, k, other K) *V {
 	g := m[k]
 	if g == nil {
 		if len(m) >= maxNetGroups {
-			var zero K
-			k = zero
+			k = other
 			if g = m[k]; g != nil {
 				return g
 			}
 		}
-		g = &NetGroup{}
+		g = new(V)
 		m[k] = g
 	}
 	return g
-}
-
-func (s *NetStats) dropOf(p *netcap.Packet) *NetDrop {
-	k := netDropKey{p.DropReason, p.DropLocation, p.Component}
-	d := s.drops[k]
-	if d == nil {
-		if len(s.drops) >= maxNetGroups {
-			k = netDropKey{reason: "(other)"}
-			if d = s.drops[k]; d != nil {
-				return d
-			}
-		}
-		d = &NetDrop{}
-		s.drops[k] = d
-	}
-	return d
 }
 
 func (s *NetStats) endpoint(a netip.Addr, port uint16, h *netcap.Headers, n int64) {
@@ -335,7 +318,10 @@ func (s *NetStats) Summary(maxRows int) *NetSummary {
 		e.Address = k.addr.String()
 		if k.ports {
 			e.Port = int(k.port)
-			e.Protocol = map[uint8]string{6: "TCP", 17: "UDP"}[k.proto]
+			// Ports are TCP's or UDP's, which Protocol names whatever
+			// the IP version.
+			h := netcap.Headers{IPVersion: 4, IPProtocol: k.proto}
+			e.Protocol = h.Protocol()
 		}
 		sum.Endpoints = append(sum.Endpoints, *e)
 	}

@@ -69,6 +69,11 @@ func TestNetStatsFixture(t *testing.T) {
 				t.Errorf("drop %+v", d)
 			}
 		}
+		for _, e := range sum.Endpoints {
+			if (e.Port != 0 && e.Protocol == "") || (e.Protocol != "" && e.Protocol != "TCP" && e.Protocol != "UDP") {
+				t.Errorf("endpoint %+v: a port of no protocol, or a protocol of ports not TCP or UDP", e)
+			}
+		}
 		if series != sum.Packets || reasons != sum.Drops || len(sum.Endpoints) == 0 {
 			t.Errorf("series %d, drops by reason %d, %d endpoints", series, reasons, len(sum.Endpoints))
 		}

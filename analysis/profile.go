@@ -178,7 +178,7 @@ func (p *Profile) WriteFolded(w io.Writer) error { return p.WriteFoldedWith(w, n
 // profile of 100 ns ticks ([Model.CollectWeighted]).
 func (p *Profile) WriteFoldedWith(w io.Writer, appendWeight func([]byte, int64) []byte) error {
 	if appendWeight == nil {
-		appendWeight = func(b []byte, v int64) []byte { return strconv.AppendInt(b, v, 10) }
+		appendWeight = appendCount
 	}
 	bw := bufio.NewWriter(w)
 	var b []byte
@@ -197,6 +197,10 @@ func (p *Profile) WriteFoldedWith(w io.Writer, appendWeight func([]byte, int64) 
 	}
 	return bw.Flush()
 }
+
+// appendCount is the default weight format of the folded writers: the
+// integer.
+func appendCount(b []byte, v int64) []byte { return strconv.AppendInt(b, v, 10) }
 
 // SpeedscopeSchema is the "$schema" of speedscope's file format, which
 // its importer uses to recognise the file.

@@ -147,6 +147,24 @@ func (t *ThreadTimes) add(s ThreadState, d int64) {
 	}
 }
 
+// close counts r's open state from its start to end in the totals and
+// keeps it as an interval when the thread holds fewer than bound.
+func (r *threadRec) close(end int64, bound int) {
+	iv := ThreadInterval{Start: r.since, End: end, State: r.state, WaitReason: -1, ReadierTID: NoID}
+	r.add(r.state, end-r.since)
+	switch r.state {
+	case StateRunning:
+		iv.CPU = r.cpu
+	case StateWaiting:
+		iv.WaitReason, iv.ReadierTID, iv.ReadyTime = r.reason, r.readier, r.readyTime
+	}
+	if len(r.Intervals) < bound {
+		r.Intervals = append(r.Intervals, iv)
+	} else {
+		r.DroppedIntervals++
+	}
+}
+
 // DefaultThreadIntervals bounds the intervals kept per thread.
 const DefaultThreadIntervals = 4096
 
@@ -231,19 +249,7 @@ func (tt *ThreadTime) thread(tid uint32, ft int64) *threadRec {
 // enter ends r's open interval at ft and starts one in state s.
 func (tt *ThreadTime) enter(r *threadRec, ft int64, s ThreadState) {
 	if r.open && ft >= r.since {
-		iv := ThreadInterval{Start: r.since, End: ft, State: r.state, WaitReason: -1, ReadierTID: NoID}
-		r.add(r.state, ft-r.since)
-		switch r.state {
-		case StateRunning:
-			iv.CPU = r.cpu
-		case StateWaiting:
-			iv.WaitReason, iv.ReadierTID, iv.ReadyTime = r.reason, r.readier, r.readyTime
-		}
-		if len(r.Intervals) < tt.bound {
-			r.Intervals = append(r.Intervals, iv)
-		} else {
-			r.DroppedIntervals++
-		}
+		r.close(ft, tt.bound)
 	}
 	r.state, r.since, r.open = s, ft, true
 	r.readier, r.readyTime = NoID, 0
@@ -279,23 +285,16 @@ func (tt *ThreadTime) switchOut(slot *cpuSlot, ft int64, oldTID uint32, reason, 
 	old := tt.thread(oldTID, ft)
 	// The old thread ran since its switch-in on this processor; before
 	// the first switch seen on the processor its start is unknown and
-	// that time is not counted.
-	if slot.known && slot.tid == oldTID && old.open && old.state == StateRunning {
-		next := StateReady
-		if state == kstateWaiting {
-			next = StateWaiting
-		}
-		tt.enter(old, ft, next)
-	} else {
+	// that time is not counted (its open state is dropped, not closed).
+	if !slot.known || slot.tid != oldTID || old.state != StateRunning {
 		old.open = false
-		old.state = StateReady
-		if state == kstateWaiting {
-			old.state = StateWaiting
-		}
-		old.since, old.open = ft, true
-		old.readier, old.readyTime = NoID, 0
 	}
-	if old.state == StateWaiting {
+	next := StateReady
+	if state == kstateWaiting {
+		next = StateWaiting
+	}
+	tt.enter(old, ft, next)
+	if next == StateWaiting {
 		old.reason = reason
 	}
 }
@@ -320,30 +319,7 @@ func (tt *ThreadTime) ready(ft int64, tid, readier uint32) {
 func (tt *ThreadTime) Threads(n int) []ThreadTimes {
 	out := make([]ThreadTimes, 0, len(tt.threads))
 	for _, r := range tt.threads {
-		c := *r
-		c.Intervals = slices.Clone(r.Intervals)
-		if tt.m != nil {
-			if pid, ok := tt.m.threadPID(r.TID, r.first); ok {
-				c.PID = pid
-			}
-		}
-		if r.open && tt.last > r.since {
-			// The open state lasts to the last event seen.
-			c.add(r.state, tt.last-r.since)
-			iv := ThreadInterval{Start: r.since, End: tt.last, State: r.state, WaitReason: -1, ReadierTID: NoID}
-			switch r.state {
-			case StateRunning:
-				iv.CPU = r.cpu
-			case StateWaiting:
-				iv.WaitReason = r.reason
-			}
-			if len(c.Intervals) < tt.bound {
-				c.Intervals = append(c.Intervals, iv)
-			} else {
-				c.DroppedIntervals++
-			}
-		}
-		out = append(out, c.ThreadTimes)
+		out = append(out, tt.snapshot(r, true))
 	}
 	slices.SortFunc(out, func(a, b ThreadTimes) int {
 		return cmp.Or(cmp.Compare(b.Running, a.Running), cmp.Compare(a.TID, b.TID))
@@ -352,6 +328,29 @@ func (tt *ThreadTime) Threads(n int) []ThreadTimes {
 		out = out[:n]
 	}
 	return out
+}
+
+// snapshot returns thread r as [ThreadTime.Threads] reports it: its
+// process looked up and its open state closed at the last event seen.
+// Without intervals it holds the times only: no Intervals (nothing is
+// copied) and a DroppedIntervals that counts the open state.
+func (tt *ThreadTime) snapshot(r *threadRec, intervals bool) ThreadTimes {
+	c := *r
+	c.Intervals = nil
+	bound := 0
+	if intervals {
+		c.Intervals, bound = slices.Clone(r.Intervals), tt.bound
+	}
+	if tt.m != nil {
+		if pid, ok := tt.m.threadPID(r.TID, r.first); ok {
+			c.PID = pid
+		}
+	}
+	if r.open && tt.last > r.since {
+		// The open state lasts to the last event seen.
+		c.close(tt.last, bound)
+	}
+	return c.ThreadTimes
 }
 
 // ProcessCPU is the precise CPU time of one process: the running time of
@@ -367,7 +366,8 @@ type ProcessCPU struct {
 // idle threads (process 0) are left out.
 func (tt *ThreadTime) Processes() []ProcessCPU {
 	by := map[uint32]*ProcessCPU{}
-	for _, th := range tt.Threads(0) {
+	for _, r := range tt.threads {
+		th := tt.snapshot(r, false)
 		if th.TID == 0 || th.PID == 0 {
 			continue
 		}

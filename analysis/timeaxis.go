@@ -13,7 +13,7 @@ type TimeAxis struct {
 // the last bucket for times past the end, -1 when the axis has no
 // buckets. It does not overflow, whatever ft.
 func (a TimeAxis) Bucket(ft int64) int {
-	if a.Buckets <= 0 || a.Width <= 0 {
+	if !a.hasBuckets() {
 		return -1
 	}
 	if ft <= a.Start {
@@ -26,3 +26,7 @@ func (a TimeAxis) Bucket(ft int64) int {
 	}
 	return int(b)
 }
+
+// hasBuckets reports whether the axis has buckets (Bucket returns -1 for
+// every time when it has none).
+func (a TimeAxis) hasBuckets() bool { return a.Buckets > 0 && a.Width > 0 }
