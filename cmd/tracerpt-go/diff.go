@@ -78,9 +78,7 @@ func runStacksDiff(cmd *cobra.Command, o *analysisOptions, args []string, d *sta
 		}
 		files, dec, m, err := o.buildModel(cmd, inputs[i], &t, copts.NeedsSchema)
 		defer closeAll(files)
-		if t.endProgress != nil {
-			defer t.endProgress()
-		}
+		defer t.endProgress()
 		if err != nil {
 			return err
 		}

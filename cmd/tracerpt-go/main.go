@@ -42,7 +42,7 @@ const (
 	exitInput     = 3 // an input file is missing, unreadable or not an ETL file
 	exitExists    = 4 // an output file exists and -y was not given
 	exitCorrupt   = 5 // damaged input with --strict
-	exitEmpty     = 7 // stacks or pcapng found nothing to write (no file written)
+	exitEmpty     = 7 // stacks found nothing to profile (no file written)
 	exitMalformed = 6 // a schema file (-import, schemas) or synth's input is malformed, damaged, over a bound or holds no schemas
 )
 

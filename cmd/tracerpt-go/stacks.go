@@ -38,9 +38,10 @@ func addAnalysisFlags(cmd *cobra.Command, o *analysisOptions) {
 // as t says (openTrace), then builds the analysis model in one pass. With
 // prescan that pass also registers the schemas the trace carries, for a
 // pass that follows and decodes every event. The files are returned for
-// closing, on error too.
+// closing, on error too; t.endProgress is set, on error too.
 func (o *analysisOptions) buildModel(cmd *cobra.Command, args []string, t *traceOptions, prescan bool) ([]*etl.File, *decode.Decoder, *analysis.Model, error) {
 	t.imports, t.verbose, t.prescan = o.manifests, o.verbose, false
+	t.endProgress = func() {}
 	syms, err := o.symbols.symbolizer(cmd)
 	if err != nil {
 		return nil, nil, nil, err
@@ -213,9 +214,7 @@ does not go with --baseline (pids differ between traces).`,
 			}
 			files, dec, m, err := o.buildModel(cmd, args, &t, copts.NeedsSchema)
 			defer closeAll(files)
-			if t.endProgress != nil {
-				defer t.endProgress() // on error; done below otherwise
-			}
+			defer t.endProgress() // on error; done below otherwise
 			if err != nil {
 				return err
 			}

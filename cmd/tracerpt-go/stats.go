@@ -94,9 +94,7 @@ after "cpu_ms"): its threads' time from switch-in to switch-out.`,
 			files, _, m, err := o.buildModel(cmd, args, &t, false)
 			defer closeAll(files)
 			defer o.syms.finish(cmd)
-			if t.endProgress != nil {
-				t.endProgress()
-			}
+			t.endProgress()
 			if err != nil {
 				return err
 			}

@@ -34,7 +34,7 @@ func newTablesCmd() *cobra.Command {
 	var yes, quiet bool
 	var maxRows int64
 	cmd := &cobra.Command{
-		Use:   "tables TRACE.etl... -o DIR [-y] [--max-file-rows N] [-import FILE...]",
+		Use:   "tables TRACE.etl... -o DIR [-y] [--max-file-rows N] [-import FILE...] [--symbols PATH]",
 		Short: "Write the analysis model as Parquet tables that join (processes, threads, images, stacks, samples, GCs, disk I/O, packets, events)",
 		Long: `tables writes the analysis model of each trace as Parquet tables under DIR,
 one file per table (traces, processes, threads, images, methods, frames, stacks,
@@ -57,6 +57,15 @@ each file: a table goes on in NAME-2.parquet, NAME-3.parquet, ….`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			syms, err := o.symbols.symbolizer(cmd)
+			if err != nil {
+				return err
+			}
+			defer syms.finish(cmd)
+			topts := &tables.Options{MaxFileRows: maxRows}
+			if syms != nil {
+				topts.Symbolizer = syms
+			}
 			var outs []string
 			for _, n := range tables.Names {
 				outs = append(outs, filepath.Join(out, n+".parquet"))
@@ -96,7 +105,7 @@ each file: a table goes on in NAME-2.parquet, NAME-3.parquet, ….`,
 				pending = append(pending, a)
 				written[path] = true
 				return flushCloser{bufio.NewWriterSize(a.Writer(), tableBuffer)}, nil
-			}, &tables.Options{MaxFileRows: maxRows})
+			}, topts)
 			if err != nil {
 				return err
 			}
