@@ -5,10 +5,9 @@ import (
 	"time"
 
 	"github.com/etwkit/etw/analysis"
-	"github.com/etwkit/etw/catalog"
 	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
-	"github.com/etwkit/etw/pcapng"
+	"github.com/etwkit/etw/netcap"
 )
 
 // TraceStats says what [Writer.Add] read of one trace.
@@ -102,7 +101,7 @@ func (w *Writer) Add(name string, files []*etl.File, dec *decode.Decoder) (*Trac
 		switch {
 		case t.iv.NeedsDecode(ev):
 			t.iv.Observe(ev, dec.Decode(ev))
-		case ev.ProviderID == catalog.PktMonGUID && !pcapng.IsPacketEvent(ev):
+		case netcap.IsRundown(ev): // pktmon's component list, logged after the packets
 			pk.learn(ev, dec.Decode(ev))
 		case t.agg != nil && isComputer(ev):
 			t.agg.observeComputer(dec.Decode(ev))

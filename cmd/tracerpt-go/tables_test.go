@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -205,11 +206,18 @@ func TestCorpusTablesPackets(t *testing.T) {
 	qs := []string{`SELECT trace, count(*) FILTER (WHERE NOT dropped) AS flows, count(*) FILTER (WHERE dropped) AS drops
 		FROM '` + d + `/packets.parquet' GROUP BY trace ORDER BY trace`,
 		`SELECT count(*) AS n, count(DISTINCT upid) AS ids FROM '` + d + `/processes.parquet'`,
-		docQueries(t, out)[4]}
+		docQueries(t, out)[4],
+		`SELECT trace, list(DISTINCT component ORDER BY component) AS names FROM '` + d + `/packets.parquet' WHERE NOT dropped GROUP BY trace ORDER BY trace`}
 	res := query(qs)
 	counts := map[float64][2]float64{}
 	for _, r := range decodeRows(t, "packets", res[0]) {
 		counts[num(r["trace"])] = [2]float64{num(r["flows"]), num(r["drops"])}
+	}
+	names := map[float64][]string{}
+	for _, r := range decodeRows(t, "component names", res[3]) {
+		for _, n := range r["names"].([]any) {
+			names[num(r["trace"])] = append(names[num(r["trace"])], n.(string))
+		}
 	}
 	totalDrops := 0.0
 	for i, in := range ins {
@@ -220,8 +228,20 @@ func TestCorpusTablesPackets(t *testing.T) {
 				t.Fatalf("pcapng %s: exit %d: %s", in, code, errs)
 			}
 			b, _ := os.ReadFile(p)
-			pkts, _ := readPcapng(t, b)
+			pkts, ifs := readPcapng(t, b)
 			want[j] = float64(len(pkts))
+			if j == 0 {
+				// The components are named as pcapng names the interfaces
+				// of its packets (pktmon's component list, logged after them).
+				used := map[string]bool{}
+				for _, q := range pkts {
+					used[ifs[q.Interface].Name] = true
+				}
+				wantNames := slices.Sorted(maps.Keys(used))
+				if got := names[float64(i+1)]; !slices.Equal(got, wantNames) {
+					t.Errorf("%s: packets' components %q, pcapng's interfaces %q", in, got, wantNames)
+				}
+			}
 		}
 		totalDrops += want[1]
 		if got := counts[float64(i+1)]; got != want {
