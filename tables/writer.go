@@ -1,7 +1,6 @@
 package tables
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +11,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/etwkit/etw/analysis"
+	"github.com/etwkit/etw/internal/bufwrite"
 	"github.com/etwkit/etw/parquetout"
 )
 
@@ -260,22 +260,7 @@ func CreateFile(path string) (io.WriteCloser, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &bufferedFile{bufio.NewWriterSize(f, 1<<20), f}, nil
-}
-
-// bufferedFile is a file written through a buffer.
-type bufferedFile struct {
-	*bufio.Writer
-	f *os.File
-}
-
-// Close writes what the buffer holds and closes the file.
-func (b *bufferedFile) Close() error {
-	err := b.Flush()
-	if cerr := b.f.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	return bufwrite.New(f, 1<<20, f.Close), nil
 }
 
 // Rows returns the number of rows written to each table so far, by name.
