@@ -265,6 +265,9 @@ type table struct {
 	rgBytes int
 	crg     *parquet.ConcurrentRowGroupWriter // sync: the row group being written
 
+	// groups hands row group writers to the encoders (async).
+	groups groupPool
+
 	free    chan *chunk
 	enc     []chan *chunk // per encoder
 	commits chan rgDone
@@ -317,9 +320,10 @@ func newTable(out io.Writer, name string, fields []field, o *Options, meta map[s
 	workers := min(runtime.GOMAXPROCS(0), 4)
 	t.free = make(chan *chunk, 2*workers+1)
 	for range cap(t.free) {
-		t.free <- t.newChunk()
+		t.free <- &chunk{}
 	}
 	t.commits = make(chan rgDone, workers)
+	t.groups.init(t.pw, workers)
 	for range workers {
 		ch := make(chan *chunk, 2)
 		t.enc = append(t.enc, ch)
@@ -328,12 +332,20 @@ func newTable(out io.Writer, name string, fields []field, o *Options, meta map[s
 			defer t.wg.Done()
 			var crg *parquet.ConcurrentRowGroupWriter
 			var err error
+			// The encoder's values: a chunk's exist only while it is
+			// converted and written.
+			cols := make([][]parquet.Value, len(t.repeated))
 			for c := range ch {
 				if crg == nil {
-					crg = t.pw.BeginRowGroup()
+					crg = t.groups.get(c.rg)
 				}
+				c.cols = cols
 				if err == nil {
 					err = t.encode(crg, c)
+				}
+				cols, c.cols = c.cols, nil
+				for i := range cols {
+					cols[i] = cols[i][:0]
 				}
 				if c.last {
 					t.commits <- rgDone{c.rg, crg, err}
@@ -456,6 +468,9 @@ func (t *table) commit(crg *parquet.ConcurrentRowGroupWriter, err error) {
 		err = commitGroup(crg)
 	}
 	t.setErr(err)
+	if t.async {
+		t.groups.put(crg, err == nil)
+	}
 }
 
 // commitGroup commits crg on the commit goroutine; a panic becomes its
