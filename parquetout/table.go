@@ -91,6 +91,12 @@ type Options struct {
 	RowGroupBytes int
 	// Compression is the codec of every column (Snappy if empty).
 	Compression Compression
+	// PageBufferSize is the size of a column's pages in NewWriter's and
+	// NewExtendedWriter's files (parquet-go's
+	// default, 256 KiB, if 0). Each column of a row group being written
+	// holds up to a page of values: smaller pages take less memory and
+	// make slightly larger files.
+	PageBufferSize int
 }
 
 func (o *Options) rows() int {
@@ -300,6 +306,8 @@ func newTable(out io.Writer, name string, fields []field, o *Options, meta map[s
 		// Split tables are many: smaller pages keep the column buffers
 		// of all of them small.
 		opts = append(opts, parquet.PageBufferSize(smallPageBuffer))
+	} else if o != nil && o.PageBufferSize > 0 {
+		opts = append(opts, parquet.PageBufferSize(o.PageBufferSize))
 	}
 	keys := make([]string, 0, len(meta))
 	for k := range meta {
