@@ -92,10 +92,11 @@ type Options struct {
 	// Compression is the codec of every column (Snappy if empty).
 	Compression Compression
 	// PageBufferSize is the size of a column's pages in NewWriter's and
-	// NewExtendedWriter's files (parquet-go's
-	// default, 256 KiB, if 0). Each column of a row group being written
-	// holds up to a page of values: smaller pages take less memory and
-	// make slightly larger files.
+	// NewExtendedWriter's files (parquet-go's default, 256 KiB, if 0).
+	// Each column of a row group being written holds up to a page of
+	// values; when set, the records handed to the encoders at once are
+	// at most 8 pages' worth too. Small pages take less memory and make
+	// larger files (32 KiB: 5-12 % larger, docs/performance.md).
 	PageBufferSize int
 }
 
@@ -259,6 +260,9 @@ type table struct {
 	maxRows  int
 	maxBytes int
 	async    bool
+	// chunkBytes bounds the records of a chunk (chunkRawBytes, less with
+	// small pages).
+	chunkBytes int
 
 	// convert, when set, fills a chunk's values from its raw records, on
 	// the encoder that writes it (async tables).
@@ -317,7 +321,12 @@ func newTable(out io.Writer, name string, fields []field, o *Options, meta map[s
 	for _, k := range keys {
 		opts = append(opts, parquet.KeyValueMetadata(k, meta[k]))
 	}
-	t := &table{schema: schema, pw: parquet.NewGenericWriter[any](out, opts...), maxRows: o.rows(), maxBytes: o.bytes(), async: async}
+	t := &table{schema: schema, pw: parquet.NewGenericWriter[any](out, opts...), maxRows: o.rows(), maxBytes: o.bytes(), async: async, chunkBytes: chunkRawBytes}
+	if o != nil && o.PageBufferSize > 0 {
+		// Small pages are for small memory: the chunks in flight (five
+		// on two cores) hold 8 pages' worth of records each.
+		t.chunkBytes = min(chunkRawBytes, 8*o.PageBufferSize)
+	}
 	for _, path := range schema.Columns() {
 		t.repeated = append(t.repeated, len(path) > 1)
 	}
@@ -431,7 +440,7 @@ func (t *table) addRawExt(b, ext []byte) error {
 	if n := len(b) + len(ext); cap(c.raw)-len(c.raw) < n {
 		// The records of a chunk reach chunkRawBytes, or its rows
 		// chunkRows, first: grow at once to hold them, not by doubling.
-		c.raw = slices.Grow(c.raw, max(n, chunkRawBytes+chunkRawSlack-len(c.raw)))
+		c.raw = slices.Grow(c.raw, max(n, t.chunkBytes+chunkRawSlack-len(c.raw)))
 	}
 	c.raw = append(c.raw, b...)
 	c.raw = append(c.raw, ext...)
@@ -439,7 +448,7 @@ func (t *table) addRawExt(b, ext []byte) error {
 	if t.rgRows+c.rows >= t.maxRows || t.rgBytes+len(c.raw) >= t.maxBytes {
 		return t.send(true)
 	}
-	if c.rows >= chunkRows || len(c.raw) >= chunkRawBytes {
+	if c.rows >= chunkRows || len(c.raw) >= t.chunkBytes {
 		return t.send(false)
 	}
 	return nil
