@@ -72,9 +72,9 @@ func peakRSS(t *testing.T, args ...string) float64 {
 // holds the analysis model (what the JSON dump takes from the trace's
 // size is the model's, about 13 MB here). The Parquet dump and `tables`
 // are held to 192 MiB, not yet to the issue's 96 (docs/performance.md,
-// "Parquet and tables memory"): they peaked at 207-233 and 284 MB before
-// the row groups in flight were bounded and the tables' pages made
-// smaller, 158-176 and 150 MiB after.
+// "Parquet and tables memory"): they peaked at 197-222 and 262-271 MiB
+// before the row groups in flight were bounded and the tables' pages made
+// smaller, 150-178 and 129-150 MiB after.
 func TestCorpusDumpMemoryFlat(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: a dump of 2.9 million events")
