@@ -90,6 +90,13 @@ type Options struct {
 	RowGroupBytes int
 	// Compression is the codec of every column (Snappy if empty).
 	Compression Compression
+	// PageBufferSize is the size of a column's pages in NewWriter's and
+	// NewExtendedWriter's files (parquet-go's default, 256 KiB, if 0).
+	// Each column of a row group being written holds up to a page of
+	// values; when set, the records handed to the encoders at once are
+	// at most 8 pages' worth too. Small pages take less memory and make
+	// larger files (32 KiB: 5-12 % larger, docs/performance.md).
+	PageBufferSize int
 }
 
 func (o *Options) rows() int {
@@ -252,6 +259,9 @@ type table struct {
 	maxRows  int
 	maxBytes int
 	async    bool
+	// chunkBytes bounds the records of a chunk (chunkRawBytes, less with
+	// small pages).
+	chunkBytes int
 
 	// convertWrite, when set, converts a chunk's raw records into values
 	// and gives them to the row group's column writers, on the encoder
@@ -264,6 +274,9 @@ type table struct {
 	rgRows  int // its rows so far (in sent chunks)
 	rgBytes int
 	crg     *parquet.ConcurrentRowGroupWriter // sync: the row group being written
+
+	// groups hands row group writers to the encoders (async).
+	groups groupPool
 
 	free    chan *chunk
 	enc     []chan *chunk // per encoder
@@ -297,6 +310,8 @@ func newTable(out io.Writer, name string, fields []field, o *Options, meta map[s
 		// Split tables are many: smaller pages keep the column buffers
 		// of all of them small.
 		opts = append(opts, parquet.PageBufferSize(smallPageBuffer))
+	} else if o != nil && o.PageBufferSize > 0 {
+		opts = append(opts, parquet.PageBufferSize(o.PageBufferSize))
 	}
 	keys := make([]string, 0, len(meta))
 	for k := range meta {
@@ -306,7 +321,12 @@ func newTable(out io.Writer, name string, fields []field, o *Options, meta map[s
 	for _, k := range keys {
 		opts = append(opts, parquet.KeyValueMetadata(k, meta[k]))
 	}
-	t := &table{schema: schema, pw: parquet.NewGenericWriter[any](out, opts...), maxRows: o.rows(), maxBytes: o.bytes(), async: async}
+	t := &table{schema: schema, pw: parquet.NewGenericWriter[any](out, opts...), maxRows: o.rows(), maxBytes: o.bytes(), async: async, chunkBytes: chunkRawBytes}
+	if o != nil && o.PageBufferSize > 0 {
+		// Small pages are for small memory: the chunks in flight (five
+		// on two cores) hold 8 pages' worth of records each.
+		t.chunkBytes = min(chunkRawBytes, 8*o.PageBufferSize)
+	}
 	for _, path := range schema.Columns() {
 		t.repeated = append(t.repeated, len(path) > 1)
 	}
@@ -317,9 +337,10 @@ func newTable(out io.Writer, name string, fields []field, o *Options, meta map[s
 	workers := min(runtime.GOMAXPROCS(0), 4)
 	t.free = make(chan *chunk, 2*workers+1)
 	for range cap(t.free) {
-		t.free <- t.newChunk()
+		t.free <- &chunk{}
 	}
 	t.commits = make(chan rgDone, workers)
+	t.groups.init(t.pw, workers)
 	for range workers {
 		ch := make(chan *chunk, 2)
 		t.enc = append(t.enc, ch)
@@ -328,12 +349,20 @@ func newTable(out io.Writer, name string, fields []field, o *Options, meta map[s
 			defer t.wg.Done()
 			var crg *parquet.ConcurrentRowGroupWriter
 			var err error
+			// The encoder's values: a chunk's exist only while it is
+			// converted and written.
+			cols := make([][]parquet.Value, len(t.repeated))
 			for c := range ch {
 				if crg == nil {
-					crg = t.pw.BeginRowGroup()
+					crg = t.groups.get(c.rg)
 				}
+				c.cols = cols
 				if err == nil {
 					err = t.encode(crg, c)
+				}
+				cols, c.cols = c.cols, nil
+				for i := range cols {
+					cols[i] = cols[i][:0]
 				}
 				if c.last {
 					t.commits <- rgDone{c.rg, crg, err}
@@ -384,7 +413,7 @@ func (t *table) addRawExt(b, ext []byte) error {
 	if n := len(b) + len(ext); cap(c.raw)-len(c.raw) < n {
 		// The records of a chunk reach chunkRawBytes, or its rows
 		// chunkRows, first: grow at once to hold them, not by doubling.
-		c.raw = slices.Grow(c.raw, max(n, chunkRawBytes+chunkRawSlack-len(c.raw)))
+		c.raw = slices.Grow(c.raw, max(n, t.chunkBytes+chunkRawSlack-len(c.raw)))
 	}
 	c.raw = append(c.raw, b...)
 	c.raw = append(c.raw, ext...)
@@ -392,7 +421,7 @@ func (t *table) addRawExt(b, ext []byte) error {
 	if t.rgRows+c.rows >= t.maxRows || t.rgBytes+len(c.raw) >= t.maxBytes {
 		return t.send(true)
 	}
-	if c.rows >= chunkRows || len(c.raw) >= chunkRawBytes {
+	if c.rows >= chunkRows || len(c.raw) >= t.chunkBytes {
 		return t.send(false)
 	}
 	return nil
@@ -429,6 +458,9 @@ func (t *table) commit(crg *parquet.ConcurrentRowGroupWriter, err error) {
 		err = commitGroup(crg)
 	}
 	t.setErr(err)
+	if t.async {
+		t.groups.put(crg, err == nil)
+	}
 }
 
 // commitGroup commits crg on the commit goroutine; a panic becomes its

@@ -53,6 +53,10 @@ for n in 1 16; do
 	run "PARQUET compressed x$n" $((EV1 * n)) "$DIR/c$n.etl" -of PARQUET -o "$DIR/out.parquet" -y --quiet
 done
 run "PARQUET 16 inputs" $((EV1 * 16)) "${INS[@]}" -of PARQUET -o "$DIR/out.parquet" -y --quiet
+for n in 1 16; do
+	run "tables compressed x$n" $((EV1 * n)) tables "$DIR/c$n.etl" -o "$DIR/out.tables" -y --quiet
+done
+run "tables 16 inputs" $((EV1 * 16)) tables "${INS[@]}" -o "$DIR/out.tables" -y --quiet
 for cmd in stats stacks; do
 	run "$cmd 1 input" "$EV1" $cmd "${INS[0]}"
 	run "$cmd 16 inputs" $((EV1 * 16)) $cmd "${INS[@]}"

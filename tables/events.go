@@ -39,7 +39,7 @@ func newEventsTable(out io.Writer, opts *Options, next func() (io.Writer, error)
 	if opts.MaxFileRows > 0 {
 		x.MaxFileRows, x.NextFile = opts.MaxFileRows, next
 	}
-	pw, err := parquetout.NewExtendedWriter(out, nil, x)
+	pw, err := parquetout.NewExtendedWriter(out, &parquetout.Options{PageBufferSize: pageBufferSize}, x)
 	if err != nil {
 		return nil, err
 	}

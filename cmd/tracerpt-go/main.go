@@ -79,7 +79,7 @@ func main() {
 	// instead of killing the process; the dump then ends quietly.
 	signal.Ignore(syscall.SIGPIPE)
 	handleInterrupt()
-	os.Exit(profiled(func() int { return run(os.Args[1:], os.Stdout, os.Stderr) }))
+	os.Exit(memProfiled(func() int { return profiled(func() int { return run(os.Args[1:], os.Stdout, os.Stderr) }) }))
 }
 
 // exitInterrupted is the exit status after SIGINT or SIGTERM (128+2, as

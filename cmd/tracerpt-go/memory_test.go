@@ -70,7 +70,11 @@ func peakRSS(t *testing.T, args ...string) float64 {
 // resident memory must stay under the bounds of docs/performance.md
 // ("Memory and many inputs"): 64 MiB for CSV; 96 MiB for JSON, which
 // holds the analysis model (what the JSON dump takes from the trace's
-// size is the model's, about 13 MB here).
+// size is the model's, about 13 MB here). The Parquet dump and `tables`
+// are held to 192 MiB, not yet to the issue's 96 (docs/performance.md,
+// "Parquet and tables memory"): they peaked at 197-222 and 262-271 MiB
+// before the row groups in flight were bounded and the tables' pages made
+// smaller, 150-178 and 129-150 MiB after.
 func TestCorpusDumpMemoryFlat(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: a dump of 2.9 million events")
@@ -102,15 +106,19 @@ func TestCorpusDumpMemoryFlat(t *testing.T) {
 	for _, c := range []struct {
 		format string
 		max    float64
-	}{{"CSV", 64}, {"JSON", 96}} {
+	}{{"CSV", 64}, {"JSON", 96}, {"PARQUET", 192}, {"tables", 192}} {
 		t.Run(c.format, func(t *testing.T) {
 			t.Parallel()
 			out := filepath.Join(dir, "out."+c.format)
-			mb := peakRSS(t, in, "-of", c.format, "-o", out, "-y", "--quiet")
-			if mb > c.max {
-				t.Errorf("%s dump of %d events: peak RSS %.0f MiB, bound %.0f MiB", c.format, res.Events, mb, c.max)
+			args := []string{in, "-of", c.format, "-o", out, "-y", "--quiet"}
+			if c.format == "tables" {
+				args = []string{"tables", in, "-o", out, "--quiet"}
 			}
-			t.Logf("%s dump of %d events: peak RSS %.0f MiB (bound %.0f)", c.format, res.Events, mb, c.max)
+			mb := peakRSS(t, args...)
+			if mb > c.max {
+				t.Errorf("%s of %d events: peak RSS %.0f MiB, bound %.0f MiB", c.format, res.Events, mb, c.max)
+			}
+			t.Logf("%s of %d events: peak RSS %.0f MiB (bound %.0f)", c.format, res.Events, mb, c.max)
 		})
 	}
 }

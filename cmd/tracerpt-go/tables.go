@@ -16,8 +16,9 @@ import (
 	"github.com/etwkit/etw/tables"
 )
 
-// tableBuffer is the buffer of each table file: 13 tables hold 3.3 MB.
-const tableBuffer = 256 << 10
+// tableBuffer is the buffer of each table file (13 tables: 0.8 MB); the
+// events table, the only large one, is written in 32 KiB pieces.
+const tableBuffer = 64 << 10
 
 func newTablesCmd() *cobra.Command {
 	var o analysisOptions

@@ -1,0 +1,61 @@
+package parquetout
+
+import (
+	"sync"
+
+	"github.com/parquet-go/parquet-go"
+)
+
+// groupPool bounds the row groups an async table has begun and not yet
+// committed, and reuses their writers. A row group writer holds the
+// column buffers of its row group (up to a page per column, 256 KiB by
+// default) and its compressed pages until it is committed; without a
+// bound, finished row groups waiting for their turn to be committed, and
+// new writers whose buffers the old ones' garbage paid for, doubled the
+// Parquet dump's memory. One row group per encoder is enough: the
+// encoders take row groups in turn, so the next one fills while the
+// previous one's last pages are compressed and committed. Row groups
+// begin in sequence order, so the oldest uncommitted one never waits for
+// a writer held by a later one (no deadlock, whatever the row groups'
+// sizes).
+type groupPool struct {
+	pw        *parquet.GenericWriter[any]
+	max       int // begun and not committed
+	mu        sync.Mutex
+	cond      sync.Cond
+	committed int // row groups committed, in order
+	free      []*parquet.ConcurrentRowGroupWriter
+}
+
+func (p *groupPool) init(pw *parquet.GenericWriter[any], max int) {
+	p.pw, p.max = pw, max
+	p.cond.L = &p.mu
+}
+
+// get returns the writer for row group seq once fewer than max row
+// groups before it are uncommitted.
+func (p *groupPool) get(seq int) *parquet.ConcurrentRowGroupWriter {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for seq >= p.committed+p.max {
+		p.cond.Wait()
+	}
+	if n := len(p.free); n > 0 {
+		crg := p.free[n-1]
+		p.free = p.free[:n-1]
+		return crg
+	}
+	return p.pw.BeginRowGroup()
+}
+
+// put records that the oldest row group is committed; its writer is
+// reused if reuse (committed without error: Commit empties it).
+func (p *groupPool) put(crg *parquet.ConcurrentRowGroupWriter, reuse bool) {
+	p.mu.Lock()
+	p.committed++
+	if reuse {
+		p.free = append(p.free, crg)
+	}
+	p.mu.Unlock()
+	p.cond.Broadcast()
+}

@@ -1,0 +1,78 @@
+package parquetout
+
+import (
+	"io"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/parquet-go/parquet-go"
+)
+
+// TestGroupPoolBound: encoders that take row groups in turn, finish them
+// in any order and commit them in sequence never hold more than max
+// writers, reuse them, and do not deadlock, with row groups of any size
+// (a row group may be finished before an earlier one is begun).
+func TestGroupPoolBound(t *testing.T) {
+	schema := parquet.NewSchema("t", newGroup([]field{{"x", parquet.Int(64)}}))
+	pw := parquet.NewGenericWriter[any](io.Discard, schema)
+	for _, c := range []struct{ encoders, max int }{{1, 1}, {2, 2}, {4, 4}, {4, 2}, {3, 1}} {
+		var p groupPool
+		p.init(pw, c.max)
+		const groups = 200
+		done := make(chan rgDone, c.encoders)
+		var mu sync.Mutex
+		seen := map[*parquet.ConcurrentRowGroupWriter]bool{}
+		held := 0
+		var wg sync.WaitGroup
+		for e := range c.encoders {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for seq := e; seq < groups; seq += c.encoders {
+					crg := p.get(seq)
+					mu.Lock()
+					seen[crg] = true
+					held++
+					if held > c.max {
+						t.Errorf("%+v: %d writers held", c, held)
+					}
+					mu.Unlock()
+					// Row groups of different sizes finish out of order.
+					time.Sleep(time.Duration((seq*7919)%5) * 100 * time.Microsecond)
+					done <- rgDone{seq: seq, crg: crg}
+				}
+			}()
+		}
+		go func() { wg.Wait(); close(done) }()
+		finished := make(chan struct{})
+		go func() {
+			defer close(finished)
+			next := 0
+			pending := map[int]rgDone{}
+			for d := range done {
+				pending[d.seq] = d
+				for {
+					d, ok := pending[next]
+					if !ok {
+						break
+					}
+					delete(pending, next)
+					next++
+					mu.Lock()
+					held--
+					mu.Unlock()
+					p.put(d.crg, true)
+				}
+			}
+		}()
+		select {
+		case <-finished:
+		case <-time.After(30 * time.Second):
+			t.Fatalf("%+v: deadlock", c)
+		}
+		if len(seen) > c.max {
+			t.Errorf("%+v: %d writers made for %d row groups, want at most %d", c, len(seen), groups, c.max)
+		}
+	}
+}
