@@ -44,9 +44,10 @@ const MaxWorkers = 256
 // filled them; inside such a stream, buffers follow their flush timestamps
 // and events follow each other in time. A k-way merge over the streams of
 // all files then yields one time-ordered sequence, holding one buffer per
-// stream in memory whatever the file size, and a second for at most
-// max(16, 4 × Workers) streams: buffers are read and decompressed ahead of
-// use by up to Workers goroutines.
+// stream in memory whatever the file size, and at most max(16, 4 × Workers)
+// more across the streams (up to Workers + 1 per stream): buffers are read
+// and decompressed ahead of use by up to Workers goroutines, the buffer the
+// merge will want first first.
 //
 // Damaged buffers and records do not stop the reader: each is recorded in
 // [Reader.Errors] and reading goes on with what the undamaged fields
@@ -54,9 +55,8 @@ const MaxWorkers = 256
 type Reader struct {
 	files   []*File
 	order   Order
-	prep    Preparer
 	depth   int
-	sem     chan struct{}
+	loads   loaders
 	streams []*stream
 	heap    []*stream
 	last    *stream
@@ -107,9 +107,12 @@ func NewReader(files []*File, opts *ReaderOptions) *Reader {
 		o.Workers = runtime.GOMAXPROCS(0)
 	}
 	o.Workers = min(o.Workers, MaxWorkers)
-	r := &Reader{files: files, order: o.Order, prep: o.Prepare, sem: make(chan struct{}, o.Workers), depth: 1, maxAhead: max(16, 4*o.Workers)}
+	// Each stream has up to depth loads in flight: with one, a processor
+	// that logs alone for a while (samples) had its buffers loaded one at
+	// a time while the other workers had nothing to do.
+	r := &Reader{files: files, order: o.Order, depth: o.Workers + 1, maxAhead: max(16, 4*o.Workers)}
+	r.loads = loaders{n: o.Workers, prep: o.Prepare}
 	if o.Order == FileOrder {
-		r.depth = o.Workers + 1
 		s := &stream{}
 		for i, f := range files {
 			for _, bi := range f.Buffers() {
@@ -218,16 +221,8 @@ func (r *Reader) request(s *stream, ahead bool) {
 			r.ahead++
 			s.early++
 		}
-		ref := s.bufs[s.next]
+		s.queue = append(s.queue, r.loads.add(s.bufs[s.next], r.need(s, s.next)))
 		s.next++
-		ch := make(chan loadResult, 1)
-		s.queue = append(s.queue, ch)
-		go func() {
-			r.sem <- struct{}{}
-			res := load(ref, r.prep)
-			<-r.sem
-			ch <- res
-		}()
 	}
 }
 

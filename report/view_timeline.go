@@ -57,7 +57,7 @@ func (v *timelineCollector) observe(ev *etl.Event, res *decode.Result) {
 		}
 		l.flush()
 		l.last, l.pend = k, 1
-		if len(l.counts) > maxLevelEntries {
+		if l.entries() > maxLevelEntries {
 			v.levels = v.levels[:i] // this level and the finer ones
 			break
 		}
@@ -72,26 +72,6 @@ const (
 	maxLevelEntries = 40000
 	maxDetailNums   = 80000 // numbers in all the levels' rows
 )
-
-type lkey struct {
-	b int64
-	p int32
-}
-
-// level counts events per (bucket, provider) at one finer resolution.
-type level struct {
-	width  int64
-	counts map[lkey]int32
-	last   lkey
-	pend   int32
-}
-
-func (l *level) flush() {
-	if l.pend > 0 {
-		l.counts[l.last] += l.pend
-		l.pend = 0
-	}
-}
 
 func (v *timelineCollector) finish(d *Data) {
 	c := v.c
@@ -176,14 +156,14 @@ func (v *timelineCollector) details(nseries int) []Detail {
 	for _, l := range v.levels {
 		l.flush()
 		byBucket := map[int64][]int{}
-		for k, n := range l.counts {
+		l.each(func(k lkey, n int32) {
 			r := byBucket[k.b]
 			if r == nil {
 				r = make([]int, nseries)
 				byBucket[k.b] = r
 			}
 			r[series[k.p]] += int(n)
-		}
+		})
 		d := Detail{BucketSec: float64(l.width) / 1e7, Buckets: make([][]int, 0, len(byBucket))}
 		n := 0
 		for b, counts := range byBucket {
@@ -306,7 +286,7 @@ var timelineView = &view{id: "timeline", title: "Timeline", tmpl: timelineTmpl,
 		v := &timelineCollector{c: c}
 		if c.nb > 0 {
 			for w, i := c.width/10, 0; w >= 10 && i < maxLevels; w, i = w/10, i+1 {
-				v.levels = append(v.levels, &level{width: w, counts: map[lkey]int32{}})
+				v.levels = append(v.levels, &level{width: w, cur: -1})
 			}
 		}
 		return v
