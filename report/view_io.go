@@ -134,7 +134,8 @@ const ioTmpl = `{{with .D.IO}}
 </section>
 {{end}}{{define "iokind"}}{{with .S}}
 <h3>{{$.Heading}}</h3>
-<p class="note">{{$.Source}}: {{thousands .Total.Reads}} reads ({{bytes .Total.ReadBytes}}), {{thousands .Total.Writes}} writes ({{bytes .Total.WriteBytes}}){{if .LatencyKnown}}; {{$.LatencyLead}}{{ms (avg .Total.LatencyMS .Total.Timed)}}{{$.LatencyTail}}, longest {{ms .Total.MaxMS}} ms{{end}}{{$.End}}</p>
+<p class="note">{{$.Source}}: {{thousands .Total.Reads}} reads ({{bytes .Total.ReadBytes}}), {{thousands .Total.Writes}} writes ({{bytes .Total.WriteBytes}}){{if .LatencyKnown}}; {{$.LatencyLead}}{{ms (avg .Total.LatencyMS .Total.Timed)}}{{$.LatencyTail}}, longest {{ms .Total.MaxMS}} ms{{end}}{{$.End}}</p>{{if .LatencyDropped}}
+<p class="warnline">{{thousands .LatencyDropped}} operations have no latency: 65,536 operations were already awaiting their OpEnd.</p>{{end}}
 <p class="note io-range" data-kind="{{$.ID}}"></p>
 <div class="io-kind" data-kind="{{$.ID}}">
 <h4>By process</h4>{{$.Proc}}
