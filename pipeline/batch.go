@@ -223,11 +223,12 @@ func (p *run[E]) readBatches(ctx context.Context, dec *decode.Decoder, stop *ato
 		if stop != nil && stop.Load() {
 			return nil
 		}
-		keep := p.f.MatchHeader(ev)
 		var res *decode.Result
+		pid, tid := ev.ProcessID, ev.ThreadID
 		if en != nil {
-			res = en.push(ev)
+			res, pid, tid = en.push(ev)
 		}
+		keep := p.f.matchHeader(ev, pid, tid)
 		if err := p.observe(ev, dec, res); err != nil {
 			return err
 		}
@@ -448,15 +449,14 @@ type keptEvent[E any] struct {
 
 // push gives ev to the enricher (decoding it if the enricher reads its
 // payload) and returns the decoding (nil if none), valid until the next
-// push.
-func (q *enrichQueue[E]) push(ev *etl.Event) *decode.Result {
-	var res *decode.Result
+// push, and the process and thread the enricher attributes ev.
+func (q *enrichQueue[E]) push(ev *etl.Event) (res *decode.Result, pid, tid uint32) {
 	if q.e.NeedsDecode(ev) {
 		res = q.dec.Decode(ev)
 	}
-	q.e.Push(ev, res)
+	a := q.e.Push(ev, res)
 	q.seq++
-	return res
+	return res, a.PID, a.TID
 }
 
 // keep notes that the event just pushed was added to b.
