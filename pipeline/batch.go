@@ -10,6 +10,7 @@ import (
 	"github.com/etwkit/etw/analysis"
 	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/internal/inorder"
 	"github.com/etwkit/etw/internal/panicerr"
 	"github.com/etwkit/etw/tdh"
 )
@@ -389,7 +390,7 @@ func (p *run[E]) clone() Encoder[E] {
 // the workers left of a batch.
 func (p *run[E]) write(done <-chan *batch[E], free chan<- *batch[E], stop *atomic.Bool, d *decode.Decoder, enc Encoder[E]) error {
 	var err error
-	InOrder(done, func(b *batch[E]) int { return b.seq }, func(b *batch[E]) {
+	inorder.Each(done, func(b *batch[E]) int { return b.seq }, func(b *batch[E]) {
 		if err == nil && !stop.Load() {
 			if err = p.finish(b, d, enc); err != nil {
 				stop.Store(true)
@@ -401,26 +402,6 @@ func (p *run[E]) write(done <-chan *batch[E], free chan<- *batch[E], stop *atomi
 		err = p.flush()
 	}
 	return err
-}
-
-// InOrder calls fn with the values received from in in the order of
-// their sequence numbers (seq: 0, 1, 2, …), holding those that come
-// early, until in is closed.
-func InOrder[T any](in <-chan T, seq func(T) int, fn func(T)) {
-	pending := map[int]T{}
-	next := 0
-	for v := range in {
-		pending[seq(v)] = v
-		for {
-			v, ok := pending[next]
-			if !ok {
-				break
-			}
-			delete(pending, next)
-			next++
-			fn(v)
-		}
-	}
 }
 
 // maxPendingBatches bounds the full batches that wait for the final
