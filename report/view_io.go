@@ -23,7 +23,7 @@ func (v *ioCollector) finish(d *Data) {
 	if disk == nil && file == nil {
 		return
 	}
-	d.IO = &IO{Disk: disk, File: file, BucketSec: float64(v.c.width) / 1e7}
+	d.IO = &IO{Disk: disk, File: file, BucketSec: float64(v.c.axis.Width) / 1e7}
 	if disk != nil {
 		d.IO.DiskBuckets = ioBuckets(v.stats.DiskSeries())
 		d.IO.DiskOverTime = ioOverTime(v.stats.DiskOverTime(seriesRows*v.c.o.MaxRows), d.IO.BucketSec)
