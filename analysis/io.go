@@ -32,7 +32,8 @@ type IOStats struct {
 	pending    map[uint64]pendingIO
 }
 
-// maxPendingIO bounds the FileIo operations waiting for their OpEnd.
+// maxPendingIO bounds the FileIo operations waiting for their OpEnd: the
+// operations past it are counted (IOSummary.LatencyDropped), not timed.
 const maxPendingIO = 1 << 16
 
 // procKey is a process record, or a pid without one.
@@ -60,6 +61,9 @@ type ioAgg struct {
 	byProc map[procKey]*ioKey
 	byFile map[fileKey]*ioKey
 	cells  *seriesSet[IORow] // the keys' series
+	// dropped counts the operations left untimed because maxPendingIO
+	// operations already awaited their OpEnd.
+	dropped int
 }
 
 // ioKey is the I/O of one process or file object: in all, and per bucket.
@@ -80,6 +84,10 @@ type IOSummary struct {
 	// LatencyKnown says whether latencies were measured (DiskIo's
 	// response time; FileIo operations matched with their OpEnd).
 	LatencyKnown bool `json:"latency_known"`
+	// LatencyDropped counts the FileIo operations left untimed because
+	// 65,536 operations already awaited their OpEnd (the bound of the
+	// pairing's memory): their latency is missing from the figures.
+	LatencyDropped int `json:"latency_dropped,omitempty"`
 }
 
 // IORow is the I/O of one process or file.
@@ -184,8 +192,12 @@ func (s *IOStats) fileEvent(ev *etl.Event, res *decode.Result) {
 		size, _ := d.Uint("IoSize")
 		pk := s.procOf(ev, res)
 		s.file.add(ev.Time, pk, fk, ev.Descriptor.Opcode == catalog.FileIoWrite, size, 0, false)
-		if irp, ok := d.Uint("IrpPtr"); ok && len(s.pending) < maxPendingIO {
-			s.pending[irp] = pendingIO{ev.Time, pk, fk}
+		if irp, ok := d.Uint("IrpPtr"); ok {
+			if len(s.pending) < maxPendingIO {
+				s.pending[irp] = pendingIO{ev.Time, pk, fk}
+			} else {
+				s.file.dropped++
+			}
 		}
 	case op == catalog.FileIoOpEnd:
 		irp, ok := d.Uint("IrpPtr")
@@ -284,7 +296,7 @@ func (s *IOStats) summary(a *ioAgg, maxRows int) *IOSummary {
 	if !a.seen {
 		return nil
 	}
-	sum := &IOSummary{Total: a.total, LatencyKnown: a.timed}
+	sum := &IOSummary{Total: a.total, LatencyKnown: a.timed, LatencyDropped: a.dropped}
 	sum.Total.Name = "all"
 	sum.Total.LatencyMS = roundTick(sum.Total.LatencyMS)
 	procs, files := s.rows(a)

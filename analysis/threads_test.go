@@ -1,7 +1,6 @@
 package analysis_test
 
 import (
-	"bytes"
 	"testing"
 
 	"github.com/etwkit/etw/analysis"
@@ -35,46 +34,24 @@ func cswitchPayload(v uint16, c cs) []byte {
 // naming the processes: threads 100, 101 in process 10, 200 in 20.
 func threadTrace(t testing.TB, v uint16, evs []cs) ([]*etl.File, *decode.Decoder, *analysis.Model) {
 	t.Helper()
-	tw := newTraceWriter()
-	w, err := etl.NewWriter(&tw.buf, &etl.WriterOptions{Header: etl.LogfileHeader{
-		StartTime: fileTime(traceStart), Is64: true, NumberOfProcessors: 2, LoggerName: "thread time"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tw.W = w
-	tw.Kernel(0, hookProcess, 3, 3, 10, 100, analysistest.ProcessPayload(10, 4, "app.exe", "app.exe"))
-	tw.Kernel(0, hookProcess, 3, 3, 20, 200, analysistest.ProcessPayload(20, 4, "db.exe", "db.exe"))
-	for _, th := range [][2]uint32{{10, 100}, {10, 101}, {20, 200}} {
-		tw.Kernel(0, hookThread, 3, 2, th[0], th[1], analysistest.ThreadPayload(th[0], th[1]))
-	}
-	for _, c := range evs {
-		ev := etl.Event{Header: etl.HeaderSystem64, ProcessID: 0, ThreadID: c.oldT, Processor: c.cpu, Timestamp: tw.Raw(c.us)}
-		if c.ready {
-			ev.HookID, ev.ClassVersion = hookThread<<8|50, 2
-			ev.UserData = (&analysistest.Payload{}).U32(c.newT).U32(0).B
-		} else {
-			ev.HookID, ev.ClassVersion = hookThread<<8|36, v
-			ev.UserData = cswitchPayload(v, c)
+	return kernelTrace(t, 2, "thread time", func(tw *traceWriter) {
+		tw.Kernel(0, hookProcess, 3, 3, 10, 100, analysistest.ProcessPayload(10, 4, "app.exe", "app.exe"))
+		tw.Kernel(0, hookProcess, 3, 3, 20, 200, analysistest.ProcessPayload(20, 4, "db.exe", "db.exe"))
+		for _, th := range [][2]uint32{{10, 100}, {10, 101}, {20, 200}} {
+			tw.Kernel(0, hookThread, 3, 2, th[0], th[1], analysistest.ThreadPayload(th[0], th[1]))
 		}
-		tw.Write(ev)
-	}
-	if tw.Err != nil {
-		t.Fatal(tw.Err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	b := tw.buf.Bytes()
-	f, err := etl.NewFile(bytes.NewReader(b), int64(len(b)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	files, dec := []*etl.File{f}, decode.New()
-	m, err := analysis.Build(files, dec, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return files, dec, m
+		for _, c := range evs {
+			ev := etl.Event{Header: etl.HeaderSystem64, ProcessID: 0, ThreadID: c.oldT, Processor: c.cpu, Timestamp: tw.Raw(c.us)}
+			if c.ready {
+				ev.HookID, ev.ClassVersion = hookThread<<8|50, 2
+				ev.UserData = (&analysistest.Payload{}).U32(c.newT).U32(0).B
+			} else {
+				ev.HookID, ev.ClassVersion = hookThread<<8|36, v
+				ev.UserData = cswitchPayload(v, c)
+			}
+			tw.Write(ev)
+		}
+	})
 }
 
 // threadFixture: two processors; 100 waits on a UserRequest and is

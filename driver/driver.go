@@ -78,13 +78,12 @@ func (f Format) Annotates() bool { return f == JSON || f == Parquet }
 
 // Options say what Dump reads and writes.
 type Options struct {
-	// Files are the inputs, merged in Order; Names are what the summary
-	// lists them as (nil: their names). Without Files, Dump opens Inputs
-	// (Open) and closes them when done.
-	Files  []*etl.File
-	Inputs []string
-	Names  []string
-	Order  etl.Order
+	// Files are the inputs (Open opens them as tracerpt-go takes them),
+	// merged in Order; Names are what the summary lists them as (nil:
+	// their names). Dump does not close them.
+	Files []*etl.File
+	Names []string
+	Order etl.Order
 	// Decoder finds the schemas (with the imports); nil means
 	// decode.New().
 	Decoder *decode.Decoder
@@ -136,20 +135,6 @@ type Result struct {
 // pipeline's (a *pipeline.CorruptError in strict mode) and the outputs'.
 func Dump(ctx context.Context, o *Options) (Result, error) {
 	var res Result
-	if o.Files == nil {
-		files, err := Open(o.Inputs)
-		defer func() {
-			for _, f := range files {
-				f.Close()
-			}
-		}()
-		if err != nil {
-			return res, err
-		}
-		c := *o
-		c.Files = files
-		o = &c
-	}
 	if o.Stdout == nil {
 		c := *o
 		c.Stdout = os.Stdout

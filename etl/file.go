@@ -133,11 +133,11 @@ func newFile(r io.ReaderAt, size int64, name string) (*File, error) {
 // sizes, are read.
 func (f *File) parseHeaderEvent(head []byte, bh *BufferHeader) (LogfileHeader, error) {
 	rec := head[BufferHeaderSize:]
-	t, recSize, err := classifyRecord(rec)
+	t, recSize, fault := classifyRecord(rec)
 	var why string
 	switch {
-	case err != nil:
-		why = err.Error()
+	case fault.kind != faultNone:
+		why = fault.message()
 	case t != HeaderSystem32 && t != HeaderSystem64:
 		why = fmt.Sprintf("a %v record, not a system header", t)
 	case rec[6] != 0 || rec[7] != 0:
@@ -146,8 +146,8 @@ func (f *File) parseHeaderEvent(head []byte, bh *BufferHeader) (LogfileHeader, e
 		why = fmt.Sprintf("the event (%d bytes) does not fit in the first %d bytes of the file", recSize, len(head))
 	default:
 		var ev Event
-		if _, err := parseRecord(&ev, t, rec[:recSize], &recordContext{}, nil); err != nil {
-			why = err.Error()
+		if _, fault := parseRecord(&ev, t, rec[:recSize], &recordContext{}, nil); fault.kind != faultNone {
+			why = fault.message()
 			break
 		}
 		h, err := ParseLogfileHeader(ev.UserData, t == HeaderSystem64)
@@ -537,8 +537,8 @@ func (f *File) recordsEnd(off int64, from, limit int) int {
 	b = b[:n]
 	pos := from
 	for pos < len(b) {
-		_, size, err := classifyRecord(b[pos:])
-		if err != nil || size > len(b)-pos {
+		_, size, fault := classifyRecord(b[pos:])
+		if fault.kind != faultNone || size > len(b)-pos {
 			break
 		}
 		pos = min(pos+(size+7)&^7, len(b))
@@ -839,7 +839,7 @@ func (f *File) ReadBuffer(bi BufferInfo) (*Buffer, error) {
 			return b, f.errorf(bi.FileOffset, io.ErrUnexpectedEOF, "buffer truncated: data ends at +%#x, file ends at +%#x", h.Offset, avail)
 		}
 		if peek > 0 {
-			if _, _, err := classifyRecord((*b.store)[n:]); err == nil {
+			if _, _, fault := classifyRecord((*b.store)[n:]); fault.kind == faultNone {
 				return f.readPastDataEnd(b)
 			}
 		}

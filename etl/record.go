@@ -231,21 +231,21 @@ type recordContext struct {
 
 // classifyRecord reads the marker at b[0:4] and returns the header type and
 // the record size, or an error describing why the bytes are not a record.
-func classifyRecord(b []byte) (HeaderType, int, error) {
+func classifyRecord(b []byte) (HeaderType, int, recordFault) {
 	if len(b) < 8 {
-		return 0, 0, fmt.Errorf("%d bytes left, too few for a record header", len(b))
+		return 0, 0, recordFault{kind: faultShort, a: len(b)}
 	}
 	le := binary.LittleEndian
 	flags := b[3]
 	if flags&0xF0 == 0x90 && flags&0x40 == 0 { // TRACE_HEADER_FLAG | TRACE_MESSAGE
 		size := int(le.Uint16(b))
 		if size < messageHeaderSize {
-			return 0, 0, fmt.Errorf("message record size %d below minimum %d", size, messageHeaderSize)
+			return 0, 0, recordFault{kind: faultMessageSize, a: size, b: messageHeaderSize}
 		}
-		return HeaderMessage, size, nil
+		return HeaderMessage, size, recordFault{}
 	}
 	if flags&0xC0 != 0xC0 {
-		return 0, 0, fmt.Errorf("no trace header marker (first dword %#08x)", le.Uint32(b))
+		return 0, 0, recordFault{kind: faultNoMarker, a: int(le.Uint32(b))}
 	}
 	t := HeaderType(b[2])
 	var size, min int
@@ -261,17 +261,17 @@ func classifyRecord(b []byte) (HeaderType, int, error) {
 	case HeaderEvent32, HeaderEvent64, HeaderError:
 		size, min = int(le.Uint16(b)), eventHeaderSize
 	default:
-		return 0, 0, fmt.Errorf("unknown record header type %#02x (first dword %#08x)", uint8(t), le.Uint32(b))
+		return 0, 0, recordFault{kind: faultUnknownType, a: int(uint8(t)), b: int(le.Uint32(b))}
 	}
 	if size < min {
-		return 0, 0, fmt.Errorf("%v record size %d below minimum %d", t, size, min)
+		return 0, 0, recordFault{kind: faultSize, t: t, a: size, b: min}
 	}
-	return t, size, nil
+	return t, size, recordFault{}
 }
 
 // parseRecord fills ev from the record b (exactly Size bytes) of type t.
 // ext is scratch storage for extended items. It returns ext, possibly grown.
-func parseRecord(ev *Event, t HeaderType, b []byte, rc *recordContext, ext []ExtendedItem) ([]ExtendedItem, error) {
+func parseRecord(ev *Event, t HeaderType, b []byte, rc *recordContext, ext []ExtendedItem) ([]ExtendedItem, recordFault) {
 	le := binary.LittleEndian
 	*ev = Event{
 		Header:    t,
@@ -320,14 +320,14 @@ func parseRecord(ev *Event, t HeaderType, b []byte, rc *recordContext, ext []Ext
 		// PEBS index and PMC counters sit between header and payload.
 		if ver&pebsFlag != 0 {
 			if hs+8 > len(b) {
-				return ext, fmt.Errorf("%v record of %d bytes too short for its PEBS index", t, len(b))
+				return ext, recordFault{kind: faultPEBS, t: t, a: len(b)}
 			}
 			ev.Extended = append(ev.Extended, ExtendedItem{Type: ExtPEBSIndex, Data: b[hs : hs+8]})
 			hs += 8
 		}
 		if n := int(ver>>pmcCountShift) & pmcCountMask; n > 0 {
 			if hs+8*n > len(b) {
-				return ext, fmt.Errorf("%v record of %d bytes too short for %d PMC counters", t, len(b), n)
+				return ext, recordFault{kind: faultPMC, t: t, a: len(b), b: n}
 			}
 			ev.Extended = append(ev.Extended, ExtendedItem{Type: ExtPMCCounters, Data: b[hs : hs+8*n]})
 			hs += 8 * n
@@ -350,7 +350,7 @@ func parseRecord(ev *Event, t HeaderType, b []byte, rc *recordContext, ext []Ext
 		if t == HeaderInstance32 || t == HeaderInstance64 {
 			if rc.guidInst {
 				if len(b) < instanceHeaderSize {
-					return ext, fmt.Errorf("%v record of %d bytes shorter than its %d-byte header", t, len(b), instanceHeaderSize)
+					return ext, recordFault{kind: faultInstance, t: t, a: len(b), b: instanceHeaderSize}
 				}
 				ev.ProviderID = GUIDFromWindows(b[0x18:])
 				ev.InstanceID = le.Uint32(b[0x30:])
@@ -361,7 +361,7 @@ func parseRecord(ev *Event, t HeaderType, b []byte, rc *recordContext, ext []Ext
 				// Windows 2000/XP EVENT_INSTANCE_HEADER: registration
 				// handles instead of GUIDs.
 				if len(b) < oldInstanceHdrSize {
-					return ext, fmt.Errorf("%v record of %d bytes shorter than its %d-byte header", t, len(b), oldInstanceHdrSize)
+					return ext, recordFault{kind: faultInstance, t: t, a: len(b), b: oldInstanceHdrSize}
 				}
 				ev.InstanceID = le.Uint32(b[0x20:])
 				ev.ParentInstanceID = le.Uint32(b[0x24:])
@@ -400,17 +400,17 @@ func parseRecord(ev *Event, t HeaderType, b []byte, rc *recordContext, ext []Ext
 		if flags&FlagExtendedInfo != 0 {
 			for {
 				if p+extItemHeaderSize > len(b) {
-					return ev.Extended, fmt.Errorf("extended item at +%#x runs past the record end (+%#x)", p, len(b))
+					return ev.Extended, recordFault{kind: faultExtEnd, a: p, b: len(b)}
 				}
 				total := int(le.Uint16(b[p:]))
 				typ := le.Uint16(b[p+2:])
 				link := le.Uint16(b[p+4:])
 				dsize := int(le.Uint16(b[p+6:]))
 				if extItemHeaderSize+dsize > total || total&7 != 0 || p+total > len(b) {
-					return ev.Extended, fmt.Errorf("extended item type %d at +%#x: size %d, data size %d, record size %d", typ, p, total, dsize, len(b))
+					return ev.Extended, recordFault{kind: faultExtItem, a: int(typ), b: p, c: total, d: dsize, e: len(b)}
 				}
 				if len(ev.Extended) >= maxExtendedItems {
-					return ev.Extended, fmt.Errorf("more than %d extended items", maxExtendedItems)
+					return ev.Extended, recordFault{kind: faultExtCount, a: maxExtendedItems}
 				}
 				ev.Extended = append(ev.Extended, ExtendedItem{Type: ExtType(typ), Data: b[p+extItemHeaderSize : p+extItemHeaderSize+dsize]})
 				p += total
@@ -434,42 +434,42 @@ func parseRecord(ev *Event, t HeaderType, b []byte, rc *recordContext, ext []Ext
 			ev.Flags |= Flag64BitHeader
 		}
 		p := messageHeaderSize
-		need := func(n int, what string) error {
+		need := func(n int, what string) recordFault {
 			if p+n > len(b) {
-				return fmt.Errorf("message record of %d bytes too short for its %s at +%#x", len(b), what, p)
+				return recordFault{kind: faultMessage, a: len(b), what: what, b: p}
 			}
-			return nil
+			return recordFault{}
 		}
 		if opt&wppSequence != 0 {
-			if err := need(4, "sequence number"); err != nil {
-				return ext, err
+			if f := need(4, "sequence number"); f.kind != faultNone {
+				return ext, f
 			}
 			ev.SequenceNumber = le.Uint32(b[p:])
 			p += 4
 		}
 		if opt&wppComponentID != 0 {
-			if err := need(4, "component id"); err != nil {
-				return ext, err
+			if f := need(4, "component id"); f.kind != faultNone {
+				return ext, f
 			}
 			ev.ComponentID = le.Uint32(b[p:])
 			p += 4
 		} else if opt&wppGUID != 0 {
-			if err := need(16, "GUID"); err != nil {
-				return ext, err
+			if f := need(16, "GUID"); f.kind != faultNone {
+				return ext, f
 			}
 			ev.ProviderID = GUIDFromWindows(b[p:])
 			p += 16
 		}
 		if opt&(wppTimestamp|wppPerfTimestamp) != 0 {
-			if err := need(8, "timestamp"); err != nil {
-				return ext, err
+			if f := need(8, "timestamp"); f.kind != faultNone {
+				return ext, f
 			}
 			ev.Timestamp = int64(le.Uint64(b[p:]))
 			p += 8
 		}
 		if opt&wppSystemInfo != 0 {
-			if err := need(8, "thread and process ids"); err != nil {
-				return ext, err
+			if f := need(8, "thread and process ids"); f.kind != faultNone {
+				return ext, f
 			}
 			ev.ThreadID = le.Uint32(b[p:])
 			ev.ProcessID = le.Uint32(b[p+4:])
@@ -477,9 +477,9 @@ func parseRecord(ev *Event, t HeaderType, b []byte, rc *recordContext, ext []Ext
 		}
 		ev.UserData = b[p:]
 	default:
-		return ext, fmt.Errorf("unknown record header type %#02x", uint8(t))
+		return ext, recordFault{kind: faultRecordType, a: int(uint8(t))}
 	}
-	return ev.Extended, nil
+	return ev.Extended, recordFault{}
 }
 
 func setCPUTimes(ev *Event, b []byte, private bool) {

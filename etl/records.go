@@ -1,9 +1,7 @@
 package etl
 
 import (
-	"errors"
 	"fmt"
-	"strconv"
 )
 
 // RecordReader walks the records of one buffer in buffer order.
@@ -62,9 +60,9 @@ func (rr *RecordReader) Offset() int { return rr.off }
 // reader's scratch space: they are valid until the next call.
 func (rr *RecordReader) Next(ev *Event) bool {
 	for rr.off < rr.end {
-		size, err := rr.parse(ev, rr.off)
-		if err != nil {
-			rr.skip(ev, err.Error())
+		size, f := rr.parse(ev, rr.off)
+		if f.kind != faultNone {
+			rr.skip(ev, f.message())
 			continue
 		}
 		if ev.Header == HeaderMessage && ev.MessageFlags&(wppTimestamp|wppPerfTimestamp) == 0 {
@@ -81,22 +79,19 @@ func (rr *RecordReader) Next(ev *Event) bool {
 	return false
 }
 
-// parse parses the record at off into ev and returns its size.
-func (rr *RecordReader) parse(ev *Event, off int) (int, error) {
+// parse parses the record at off into ev and returns its size, or why
+// it is not a record (formatted only if reported: no allocation).
+func (rr *RecordReader) parse(ev *Event, off int) (int, recordFault) {
 	data := rr.buf.Data[off:rr.end]
-	t, size, err := classifyRecord(data)
-	if err != nil {
-		return 0, err
+	t, size, f := classifyRecord(data)
+	if f.kind != faultNone {
+		return 0, f
 	}
 	if size > len(data) {
-		return 0, pastDataEnd(size, len(data))
+		return 0, recordFault{kind: faultPastData, a: size, b: len(data)}
 	}
-	rr.ext, err = parseRecord(ev, t, data[:size], &rr.rc, rr.ext)
-	return size, err
-}
-
-func pastDataEnd(size, left int) error {
-	return errors.New("record of " + strconv.Itoa(size) + " bytes runs past the end of the buffer data (" + strconv.Itoa(left) + " bytes left)")
+	rr.ext, f = parseRecord(ev, t, data[:size], &rr.rc, rr.ext)
+	return size, f
 }
 
 // skip records the damaged record at rr.off and moves to the next
@@ -107,13 +102,13 @@ func (rr *RecordReader) skip(ev *Event, msg string) {
 	from := rr.off
 	next := rr.end
 	for p := from + 8; p+8 <= rr.end; p += 8 {
-		size, err := rr.parse(ev, p)
-		if err != nil {
+		size, f := rr.parse(ev, p)
+		if f.kind != faultNone {
 			continue
 		}
 		after := p + (size+7)&^7
 		if after < rr.end {
-			if _, _, err := classifyRecord(rr.buf.Data[after:rr.end]); err != nil {
+			if _, _, f := classifyRecord(rr.buf.Data[after:rr.end]); f.kind != faultNone {
 				continue
 			}
 		}

@@ -14,8 +14,8 @@ import (
 	"github.com/parquet-go/parquet-go/compress/zstd"
 	"github.com/parquet-go/parquet-go/format"
 
+	"github.com/etwkit/etw/internal/inorder"
 	"github.com/etwkit/etw/internal/panicerr"
-	"github.com/etwkit/etw/pipeline"
 )
 
 // Compression names a Parquet compression codec.
@@ -450,7 +450,7 @@ func (t *table) writeChunk(crg *parquet.ConcurrentRowGroupWriter, c *chunk) erro
 // commitLoop commits finished row groups in sequence order.
 func (t *table) commitLoop() {
 	defer t.commitW.Done()
-	pipeline.InOrder(t.commits, func(d rgDone) int { return d.seq }, func(d rgDone) { t.commit(d.crg, d.err) })
+	inorder.Each(t.commits, func(d rgDone) int { return d.seq }, func(d rgDone) { t.commit(d.crg, d.err) })
 }
 
 func (t *table) commit(crg *parquet.ConcurrentRowGroupWriter, err error) {

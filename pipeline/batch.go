@@ -10,6 +10,7 @@ import (
 	"github.com/etwkit/etw/analysis"
 	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/internal/inorder"
 	"github.com/etwkit/etw/internal/panicerr"
 	"github.com/etwkit/etw/tdh"
 )
@@ -223,11 +224,12 @@ func (p *run[E]) readBatches(ctx context.Context, dec *decode.Decoder, stop *ato
 		if stop != nil && stop.Load() {
 			return nil
 		}
-		keep := p.f.MatchHeader(ev)
 		var res *decode.Result
+		pid, tid := ev.ProcessID, ev.ThreadID
 		if en != nil {
-			res = en.push(ev)
+			res, pid, tid = en.push(ev)
 		}
+		keep := p.f.matchHeader(ev, pid, tid)
 		if err := p.observe(ev, dec, res); err != nil {
 			return err
 		}
@@ -388,7 +390,7 @@ func (p *run[E]) clone() Encoder[E] {
 // the workers left of a batch.
 func (p *run[E]) write(done <-chan *batch[E], free chan<- *batch[E], stop *atomic.Bool, d *decode.Decoder, enc Encoder[E]) error {
 	var err error
-	InOrder(done, func(b *batch[E]) int { return b.seq }, func(b *batch[E]) {
+	inorder.Each(done, func(b *batch[E]) int { return b.seq }, func(b *batch[E]) {
 		if err == nil && !stop.Load() {
 			if err = p.finish(b, d, enc); err != nil {
 				stop.Store(true)
@@ -400,26 +402,6 @@ func (p *run[E]) write(done <-chan *batch[E], free chan<- *batch[E], stop *atomi
 		err = p.flush()
 	}
 	return err
-}
-
-// InOrder calls fn with the values received from in in the order of
-// their sequence numbers (seq: 0, 1, 2, …), holding those that come
-// early, until in is closed.
-func InOrder[T any](in <-chan T, seq func(T) int, fn func(T)) {
-	pending := map[int]T{}
-	next := 0
-	for v := range in {
-		pending[seq(v)] = v
-		for {
-			v, ok := pending[next]
-			if !ok {
-				break
-			}
-			delete(pending, next)
-			next++
-			fn(v)
-		}
-	}
 }
 
 // maxPendingBatches bounds the full batches that wait for the final
@@ -448,15 +430,14 @@ type keptEvent[E any] struct {
 
 // push gives ev to the enricher (decoding it if the enricher reads its
 // payload) and returns the decoding (nil if none), valid until the next
-// push.
-func (q *enrichQueue[E]) push(ev *etl.Event) *decode.Result {
-	var res *decode.Result
+// push, and the process and thread the enricher attributes ev.
+func (q *enrichQueue[E]) push(ev *etl.Event) (res *decode.Result, pid, tid uint32) {
 	if q.e.NeedsDecode(ev) {
 		res = q.dec.Decode(ev)
 	}
-	q.e.Push(ev, res)
+	a := q.e.Push(ev, res)
 	q.seq++
-	return res
+	return res, a.PID, a.TID
 }
 
 // keep notes that the event just pushed was added to b.

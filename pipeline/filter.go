@@ -30,7 +30,11 @@ type Filter struct {
 	// KeywordsAny keeps events with at least one of these keyword bits;
 	// KeywordsAll those with all of them.
 	KeywordsAny, KeywordsAll uint64
-	// PIDs and TIDs keep events of these processes and threads.
+	// PIDs and TIDs keep events of these processes and threads: the
+	// ids of the event header, or, when Run annotates the events
+	// (Config.Analysis), the ids the analysis model attributes them
+	// (analysis.Annotation's PID and TID, which the JSON and Parquet dumps
+	// show: a CPU sample belongs to the process of its sampled thread).
 	PIDs, TIDs []uint32
 	// Start and End bound the event time (FILETIME, UTC): Start ≤ time <
 	// End. Zero means unbounded unless HasStart or HasEnd is set: a bound
@@ -185,6 +189,12 @@ func inList(l []uint32, n uint32) bool {
 // ids, levels, keywords, process and thread, time, and providers given by
 // GUID.
 func (f *Filter) MatchHeader(ev *etl.Event) bool {
+	return f.matchHeader(ev, ev.ProcessID, ev.ThreadID)
+}
+
+// matchHeader is MatchHeader with the event's process and thread ids
+// given: the header's or those the analysis attributes it.
+func (f *Filter) matchHeader(ev *etl.Event, pid, tid uint32) bool {
 	if f.None {
 		return false
 	}
@@ -201,10 +211,10 @@ func (f *Filter) MatchHeader(ev *etl.Event) bool {
 	if f.KeywordsAll != 0 && d.Keyword&f.KeywordsAll != f.KeywordsAll {
 		return false
 	}
-	if len(f.PIDs) > 0 && !inList(f.PIDs, ev.ProcessID) {
+	if len(f.PIDs) > 0 && !inList(f.PIDs, pid) {
 		return false
 	}
-	if len(f.TIDs) > 0 && !inList(f.TIDs, ev.ThreadID) {
+	if len(f.TIDs) > 0 && !inList(f.TIDs, tid) {
 		return false
 	}
 	if (f.Start != 0 || f.HasStart) && ev.Time < f.Start {

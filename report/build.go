@@ -22,12 +22,11 @@ type collector struct {
 	o     *Options
 	m     *analysis.Model
 	files []*etl.File
-	t0    int64 // FILETIME of the first event
 	t1    int64 // FILETIME of the last event
-	width int64 // bucket width, 100 ns
-	nb    int   // buckets; 0 without events
-	// axis is the same time axis, for the views' aggregates (the time
-	// dimension a time range selects from).
+	// axis is the time axis of the views and of their aggregates (the
+	// time dimension a time range selects from): Start is the first
+	// event's FILETIME, Width the bucket width (100 ns), Buckets 0
+	// without events.
 	axis analysis.TimeAxis
 
 	pc        decode.ProviderCounter
@@ -118,15 +117,14 @@ func (c *collector) prepare() {
 	if c.m.Events == 0 {
 		return
 	}
-	c.t0, c.t1 = c.m.TimeRange()
-	span := max(etl.SubTime(c.t1, c.t0), 0)
-	c.width = niceWidth(span, c.o.Buckets)
-	c.nb = int(span/c.width) + 1
-	c.axis = analysis.TimeAxis{Start: c.t0, Width: c.width, Buckets: c.nb}
+	t0, t1 := c.m.TimeRange()
+	span := max(etl.SubTime(t1, t0), 0)
+	width := niceWidth(span, c.o.Buckets)
+	c.t1, c.axis = t1, analysis.TimeAxis{Start: t0, Width: width, Buckets: int(span/width) + 1}
 }
 
 // sec returns a FILETIME as seconds from the first event.
-func (c *collector) sec(t int64) float64 { return float64(etl.SubTime(t, c.t0)) / 1e7 }
+func (c *collector) sec(t int64) float64 { return float64(etl.SubTime(t, c.axis.Start)) / 1e7 }
 
 func (c *collector) pass(dec *decode.Decoder) []error {
 	c.tprof, c.usage = analysis.NewTimeProfile(c.axis), analysis.NewCPUUsage(c.axis)

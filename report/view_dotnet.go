@@ -101,7 +101,7 @@ func (v *dotnetCollector) finish(d *Data) {
 	for i, dp := range dn.Processes {
 		recs[i] = dp.rec
 	}
-	dn.OverTime = dotnetOverTime(v.stats, seriesRows*c.o.MaxRows, recs, float64(c.width)/1e7)
+	dn.OverTime = dotnetOverTime(v.stats, seriesRows*c.o.MaxRows, recs, float64(c.axis.Width)/1e7)
 	d.DotNet = dn
 }
 

@@ -186,18 +186,18 @@ type heldRow struct {
 }
 
 func newEventsCollector(c *collector) *eventsCollector {
-	v := &eventsCollector{c: c, width: max(c.width, 1), nameIdx: map[nameKey]int32{},
+	v := &eventsCollector{c: c, width: max(c.axis.Width, 1), nameIdx: map[nameKey]int32{},
 		nameOf: map[string]int32{}, procIdx: map[procKey]int32{}, groupOf: map[[3]int32]int32{},
 		counts: map[countKey]int32{}, perSeg: maxRowsPerSegment, lastNI: -1, lastPrI: -1, lastG: -1}
-	if c.nb > 0 {
-		v.segLen = max(etl.SubTime(c.t1, c.t0)/eventSegments+1, 1)
+	if c.axis.Buckets > 0 {
+		v.segLen = max(etl.SubTime(c.t1, c.axis.Start)/eventSegments+1, 1)
 	}
 	return v
 }
 
 func (v *eventsCollector) observe(ev *etl.Event, res *decode.Result) {
 	c := v.c
-	if c.nb == 0 {
+	if c.axis.Buckets == 0 {
 		return
 	}
 	provNum, _ := v.provs.number(ev.ProviderID)
@@ -248,8 +248,8 @@ func (v *eventsCollector) observe(ev *etl.Event, res *decode.Result) {
 		}
 		v.last, v.lastG = key, g
 	}
-	rel := max(etl.SubTime(ev.Time, c.t0), 0)
-	span := etl.SubTime(c.t1, c.t0)
+	rel := max(etl.SubTime(ev.Time, c.axis.Start), 0)
+	span := etl.SubTime(c.t1, c.axis.Start)
 	if ck := (countKey{g, int32(min(rel, span) / v.width)}); ck == v.lastCK && v.pend > 0 {
 		v.pend++
 	} else {
@@ -282,7 +282,7 @@ func (v *eventsCollector) flush() {
 	}
 	v.counts[v.lastCK] += v.pend
 	v.pend = 0
-	if len(v.counts) <= maxCountEntries || v.width > etl.SubTime(v.c.t1, v.c.t0) {
+	if len(v.counts) <= maxCountEntries || v.width > etl.SubTime(v.c.t1, v.c.axis.Start) {
 		return // few counts, or one bucket a group: no wider bucket has fewer
 	}
 	wider := make(map[countKey]int32, len(v.counts)/4)
@@ -380,12 +380,12 @@ func eventName(ev *etl.Event, res *decode.Result) string {
 
 func (v *eventsCollector) finish(d *Data) {
 	c := v.c
-	if c.nb == 0 {
+	if c.axis.Buckets == 0 {
 		return
 	}
 	v.flush()
 	v.linkProcesses(d)
-	e := &Events{BucketSec: float64(v.width) / 1e7, Buckets: int(max(etl.SubTime(c.t1, c.t0), 0)/v.width) + 1, Names: v.names, Processes: v.procs,
+	e := &Events{BucketSec: float64(v.width) / 1e7, Buckets: int(max(etl.SubTime(c.t1, c.axis.Start), 0)/v.width) + 1, Names: v.names, Processes: v.procs,
 		Segments: eventSegments, Counts: make([]int, 0, 3*len(v.counts))}
 	stats := map[uuid.UUID]*decode.ProviderStat{}
 	ps := c.pc.Providers()

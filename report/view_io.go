@@ -23,7 +23,7 @@ func (v *ioCollector) finish(d *Data) {
 	if disk == nil && file == nil {
 		return
 	}
-	d.IO = &IO{Disk: disk, File: file, BucketSec: float64(v.c.width) / 1e7}
+	d.IO = &IO{Disk: disk, File: file, BucketSec: float64(v.c.axis.Width) / 1e7}
 	if disk != nil {
 		d.IO.DiskBuckets = ioBuckets(v.stats.DiskSeries())
 		d.IO.DiskOverTime = ioOverTime(v.stats.DiskOverTime(seriesRows*v.c.o.MaxRows), d.IO.BucketSec)
@@ -134,7 +134,8 @@ const ioTmpl = `{{with .D.IO}}
 </section>
 {{end}}{{define "iokind"}}{{with .S}}
 <h3>{{$.Heading}}</h3>
-<p class="note">{{$.Source}}: {{thousands .Total.Reads}} reads ({{bytes .Total.ReadBytes}}), {{thousands .Total.Writes}} writes ({{bytes .Total.WriteBytes}}){{if .LatencyKnown}}; {{$.LatencyLead}}{{ms (avg .Total.LatencyMS .Total.Timed)}}{{$.LatencyTail}}, longest {{ms .Total.MaxMS}} ms{{end}}{{$.End}}</p>
+<p class="note">{{$.Source}}: {{thousands .Total.Reads}} reads ({{bytes .Total.ReadBytes}}), {{thousands .Total.Writes}} writes ({{bytes .Total.WriteBytes}}){{if .LatencyKnown}}; {{$.LatencyLead}}{{ms (avg .Total.LatencyMS .Total.Timed)}}{{$.LatencyTail}}, longest {{ms .Total.MaxMS}} ms{{end}}{{$.End}}</p>{{if .LatencyDropped}}
+<p class="warnline">{{thousands .LatencyDropped}} operations have no latency: 65,536 operations were already awaiting their OpEnd.</p>{{end}}
 <p class="note io-range" data-kind="{{$.ID}}"></p>
 <div class="io-kind" data-kind="{{$.ID}}">
 <h4>By process</h4>{{$.Proc}}

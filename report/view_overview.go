@@ -102,8 +102,8 @@ func (v *overviewCollector) finish(d *Data) {
 		ov.BuffersLost += uint64(h.BuffersLost)
 	}
 	if c.m.Events > 0 {
-		ov.Start, ov.End = rfc3339(c.t0), rfc3339(c.t1)
-		ov.DurationSec = etl.FiletimeDuration(c.t0, c.t1).Seconds()
+		ov.Start, ov.End = rfc3339(c.axis.Start), rfc3339(c.t1)
+		ov.DurationSec = etl.FiletimeDuration(c.axis.Start, c.t1).Seconds()
 	}
 	for _, p := range c.m.Processes() {
 		if listed(p) {
@@ -187,10 +187,10 @@ func (c *collector) damageTime(fe *etl.FormatError) (float64, bool) {
 		}
 		t := f.Clock.FileTime(best.Header.TimeStamp)
 		end := c.t1
-		if t < etl.SubTime(c.t0, 1e7) || t > etl.AddTime(end, 1e7) { // a flush time outside the trace: not credible
+		if t < etl.SubTime(c.axis.Start, 1e7) || t > etl.AddTime(end, 1e7) { // a flush time outside the trace: not credible
 			return 0, false
 		}
-		return c.sec(min(max(t, c.t0), end)), true
+		return c.sec(min(max(t, c.axis.Start), end)), true
 	}
 	return 0, false
 }

@@ -94,7 +94,7 @@ func (v *threadsCollector) finish(d *Data) {
 				r.StatesDropped += len(th.Intervals) - i
 				break
 			}
-			s := ThreadState{StartMS: ftMS(iv.Start - v.c.t0), EndMS: ftMS(iv.End - v.c.t0), State: iv.State.String()}
+			s := ThreadState{StartMS: ftMS(iv.Start - v.c.axis.Start), EndMS: ftMS(iv.End - v.c.axis.Start), State: iv.State.String()}
 			if iv.State == analysis.StateWaiting {
 				s.WaitReason = analysis.WaitReasonName(iv.WaitReason)
 				if iv.ReadierTID != analysis.NoID {

@@ -40,15 +40,15 @@ func (v *timelineCollector) observe(ev *etl.Event, res *decode.Result) {
 		}
 		v.lost = append(v.lost, Marker{T: c.sec(ev.Time), Kind: kind, Detail: "real-time lost-event record"})
 	}
-	if c.nb == 0 {
+	if c.axis.Buckets == 0 {
 		return
 	}
 	pi, added := v.provs.number(ev.ProviderID)
 	if added {
-		v.perProv = append(v.perProv, make([]int32, c.nb))
+		v.perProv = append(v.perProv, make([]int32, c.axis.Buckets))
 	}
-	rel := max(etl.SubTime(ev.Time, c.t0), 0)
-	v.perProv[pi][min(int(rel/c.width), c.nb-1)]++
+	rel := max(etl.SubTime(ev.Time, c.axis.Start), 0)
+	v.perProv[pi][min(int(rel/c.axis.Width), c.axis.Buckets-1)]++
 	for i, l := range v.levels {
 		k := lkey{rel / l.width, pi}
 		if k == l.last {
@@ -75,11 +75,11 @@ const (
 
 func (v *timelineCollector) finish(d *Data) {
 	c := v.c
-	if c.nb == 0 {
+	if c.axis.Buckets == 0 {
 		return
 	}
-	tl := &Timeline{BucketSec: float64(c.width) / 1e7, Buckets: c.nb, Lost: []Marker{}, Damaged: []Marker{}}
-	other := Series{Counts: make([]int, c.nb)}
+	tl := &Timeline{BucketSec: float64(c.axis.Width) / 1e7, Buckets: c.axis.Buckets, Lost: []Marker{}, Damaged: []Marker{}}
+	other := Series{Counts: make([]int, c.axis.Buckets)}
 	others := 0
 	for i, p := range c.pc.Providers() {
 		var counts []int32
@@ -87,7 +87,7 @@ func (v *timelineCollector) finish(d *Data) {
 			counts = v.perProv[pi]
 		}
 		if i < c.o.TopProviders {
-			s := Series{Name: providerLabel(&p), GUID: "{" + p.GUID.String() + "}", Events: p.Events, Counts: make([]int, c.nb)}
+			s := Series{Name: providerLabel(&p), GUID: "{" + p.GUID.String() + "}", Events: p.Events, Counts: make([]int, c.axis.Buckets)}
 			for b, n := range counts {
 				s.Counts[b] = int(n)
 			}
@@ -116,7 +116,7 @@ func (v *timelineCollector) finish(d *Data) {
 				continue
 			}
 			t := f.Clock.FileTime(b.Header.TimeStamp)
-			if t < c.t0 || t > end {
+			if t < c.axis.Start || t > end {
 				continue
 			}
 			kind := "events lost"
@@ -284,8 +284,8 @@ var timelineView = &view{id: "timeline", title: "Timeline", tmpl: timelineTmpl,
 	present: func(d *Data) bool { return d.Timeline != nil },
 	collect: func(c *collector) finisher {
 		v := &timelineCollector{c: c}
-		if c.nb > 0 {
-			for w, i := c.width/10, 0; w >= 10 && i < maxLevels; w, i = w/10, i+1 {
+		if c.axis.Buckets > 0 {
+			for w, i := c.axis.Width/10, 0; w >= 10 && i < maxLevels; w, i = w/10, i+1 {
 				v.levels = append(v.levels, &level{width: w, cur: -1})
 			}
 		}

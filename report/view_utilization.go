@@ -41,7 +41,7 @@ func (c *collector) utilization(d *Data) {
 	if c.usage == nil || c.usage.Total() == 0 {
 		return
 	}
-	u := &CPUUtilization{BucketSec: float64(c.width) / 1e7}
+	u := &CPUUtilization{BucketSec: float64(c.axis.Width) / 1e7}
 	if len(c.files) > 0 {
 		u.CPUs = c.files[0].Header.NumberOfProcessors
 	}

@@ -19,8 +19,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
-	"sort"
 	"strings"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -31,6 +29,7 @@ import (
 	"github.com/etwkit/etw/etl"
 	"github.com/etwkit/etw/sympath"
 	"github.com/etwkit/etw/tables"
+	"github.com/etwkit/etw/tracerpt"
 )
 
 func init() {
@@ -142,8 +141,6 @@ func Build(s beam.Scope, globs []string, outDir string, o *Options) (files, errs
 
 type expandFn struct{}
 
-var seqSuffix = regexp.MustCompile(`^(.*\.etl)\.(\d+)$`)
-
 // ProcessElement lists the globs and emits one element per file, the
 // members of an .etl.NNN set (and its .etl) together, sorted, numbered in
 // the order of their names.
@@ -152,7 +149,7 @@ func (f *expandFn) ProcessElement(ctx context.Context, globs []string, emit func
 	if err != nil {
 		return err
 	}
-	for i, g := range GroupFiles(names) {
+	for i, g := range tracerpt.GroupSequences(names) {
 		emit(Element{Trace: int32(i + 1), Files: g})
 	}
 	return nil
@@ -181,55 +178,6 @@ func List(ctx context.Context, globs []string) ([]string, error) {
 		}
 	}
 	return names, nil
-}
-
-// GroupFiles groups file names into elements: name.etl.NNN and name.etl are
-// one element (members sorted by sequence number, the .etl first); other
-// names, that do not look like traces, are their own elements.
-func GroupFiles(names []string) [][]string {
-	sets := map[string][]string{}
-	var keys []string
-	for _, n := range names {
-		key := n
-		if m := seqSuffix.FindStringSubmatch(n); m != nil {
-			key = m[1]
-		}
-		if _, ok := sets[key]; !ok {
-			keys = append(keys, key)
-		}
-		sets[key] = append(sets[key], n)
-	}
-	sort.Strings(keys)
-	out := make([][]string, 0, len(keys))
-	for _, k := range keys {
-		g := sets[k]
-		sort.Slice(g, func(i, j int) bool { return seqLess(g[i], g[j]) })
-		out = append(out, g)
-	}
-	return out
-}
-
-func seqLess(a, b string) bool {
-	na, nb := seqNum(a), seqNum(b)
-	if na != nb {
-		return na < nb
-	}
-	return a < b
-}
-
-func seqNum(n string) int {
-	m := seqSuffix.FindStringSubmatch(n)
-	if m == nil {
-		return -1
-	}
-	v := 0
-	for _, c := range m[2] {
-		v = v*10 + int(c-'0')
-		if v > 1<<30 {
-			break
-		}
-	}
-	return v
 }
 
 type convertFn struct {

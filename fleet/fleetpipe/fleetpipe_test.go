@@ -27,14 +27,6 @@ import (
 	"github.com/etwkit/etw/tables"
 )
 
-func TestGroupFiles(t *testing.T) {
-	got := GroupFiles([]string{"b/x.etl.010", "a.etl", "b/x.etl.002", "b/x.etl", "c.etl.1"})
-	want := [][]string{{"a.etl"}, {"b/x.etl", "b/x.etl.002", "b/x.etl.010"}, {"c.etl.1"}}
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("GroupFiles = %q, want %q", got, want)
-	}
-}
-
 // corpusGlobs returns globs naming every .etl file of the corpus, depth by
 // depth (Beam's local file system globs as filepath.Glob does, without **).
 func corpusGlobs(dir string) []string {

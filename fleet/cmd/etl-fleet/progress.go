@@ -11,6 +11,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/etwkit/etw/fleet/fleetpipe"
+	"github.com/etwkit/etw/tracerpt"
 )
 
 // progress shows the pipeline's counters as it runs: on a terminal, a
@@ -29,7 +30,7 @@ func newProgress(ctx context.Context, w io.Writer, inputs []string, every time.D
 	if f, ok := w.(*os.File); ok && every > 0 && term.IsTerminal(int(f.Fd())) {
 		total := -1
 		if names, err := fleetpipe.List(ctx, inputs); err == nil {
-			total = len(fleetpipe.GroupFiles(names))
+			total = len(tracerpt.GroupSequences(names))
 		}
 		p.interval = 500 * time.Millisecond
 		p.bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(w),

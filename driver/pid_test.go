@@ -1,0 +1,63 @@
+package driver_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/etwkit/etw/decode"
+	"github.com/etwkit/etw/driver"
+	"github.com/etwkit/etw/internal/etltest"
+	"github.com/etwkit/etw/pipeline"
+)
+
+// TestDumpAttributedPID: with the analysis, --pid (Filter.PIDs) and
+// --process select the events by the process the JSON dump shows, not by
+// the header's: the dump of process 3676 of net.4.5.2.x64 (Test.x64.exe)
+// is exactly the lines of the whole dump whose "pid" is 3676, its 5,129
+// CPU samples (stats' count) among them, whose header has no process.
+func TestDumpAttributedPID(t *testing.T) {
+	files := etltest.OpenFiles(t, etltest.CorpusFile(t, net452))
+	dump := func(o driver.Options) []byte {
+		t.Helper()
+		var out bytes.Buffer
+		o.Files, o.Decoder, o.Format, o.Output, o.Stdout = files, decode.New(), driver.JSON, "-", &out
+		if _, err := driver.Dump(context.Background(), &o); err != nil {
+			t.Fatal(err)
+		}
+		return out.Bytes()
+	}
+	var want bytes.Buffer
+	all := 0
+	for _, line := range bytes.SplitAfter(dump(driver.Options{}), []byte("\n")) {
+		var ev struct {
+			PID uint32 `json:"pid"`
+		}
+		if len(line) == 0 {
+			continue
+		}
+		if err := json.Unmarshal(line, &ev); err != nil {
+			t.Fatalf("%v: %.200s", err, line)
+		}
+		all++
+		if ev.PID == 3676 {
+			want.Write(line)
+		}
+	}
+	for name, o := range map[string]driver.Options{
+		"--pid 3676":             {Filter: pipeline.Filter{PIDs: []uint32{3676}}},
+		"--process Test.x64.exe": {Processes: []string{"Test.x64.exe"}},
+	} {
+		got := dump(o)
+		samples := bytes.Count(got, []byte(`"opcode_name":"SampleProf"`))
+		t.Logf("%s: %d of %d events, %d CPU samples", name, bytes.Count(got, []byte("\n")), all, samples)
+		if !bytes.Equal(got, want.Bytes()) {
+			t.Errorf("%s: %d lines, not the %d lines of the whole dump whose pid is 3676", name,
+				bytes.Count(got, []byte("\n")), bytes.Count(want.Bytes(), []byte("\n")))
+		}
+		if samples != 5129 {
+			t.Errorf("%s: %d CPU samples, want stats' 5,129", name, samples)
+		}
+	}
+}
