@@ -24,12 +24,17 @@ type batch[E any] struct {
 	extOff []int32
 	arena  []byte
 
-	out    []E
-	held   int     // bytes the elements of out hold (Sizer)
-	base   int     // index of the event whose rendering starts out
-	ends   []int32 // end of the rendering of event base+i in out; -1: filtered out
-	schema []*tdh.Event
-	err    error // rendering failed (an overflow)
+	// The rendering of events base, base+1, …: the chunks parts, then
+	// out (see chunks.go).
+	out      []E
+	parts    [][]E
+	partsLen int     // elements in parts
+	outHeld  int     // bytes the elements of out hold (Sizer)
+	held     int     // bytes the whole rendering holds (Sizer)
+	base     int     // index of the event whose rendering starts it
+	ends     []int32 // end of the rendering of event base+i in it; -1: filtered out
+	schema   []*tdh.Event
+	err      error // rendering failed (an overflow)
 
 	// With Config.Analysis: each event's annotation, its stack in frames.
 	ann       []analysis.Annotation
@@ -52,18 +57,19 @@ const (
 	batchOutBytes = 16 << 20
 )
 
-func (b *batch[E]) reset() {
+func (b *batch[E]) reset(pool *chunkPool[E]) {
 	b.events, b.spans, b.ext, b.extOff, b.arena = b.events[:0], b.spans[:0], b.ext[:0], b.extOff[:0], b.arena[:0]
-	b.resetOut()
+	b.resetOut(pool)
 	b.base, b.err = 0, nil
 	clear(b.ann)
 	clear(b.frames)
 	b.ann, b.stack, b.frames, b.annotated = b.ann[:0], b.stack[:0], b.frames[:0], 0
 }
 
-// resetOut empties the rendering (the elements keep their storage).
-func (b *batch[E]) resetOut() {
-	b.out, b.ends, b.schema, b.held = b.out[:0], b.ends[:0], b.schema[:0], 0
+// resetOut empties the rendering, giving its chunks back to pool.
+func (b *batch[E]) resetOut(pool *chunkPool[E]) {
+	b.releaseOut(pool)
+	b.ends, b.schema, b.held = b.ends[:0], b.schema[:0], 0
 }
 
 // annotate records the final annotation of the batch's event i.
@@ -128,6 +134,7 @@ func (p *run[E]) renderBatch(b *batch[E], d *decode.Decoder, enc Encoder[E]) {
 	for i := b.base + len(b.ends); i < len(b.events) && b.held < batchOutBytes; i++ {
 		ev := &b.events[i]
 		a := b.annotation(i)
+		b.newChunk(p.chunks)
 		n := len(b.out)
 		var s *tdh.Event
 		var ok bool
@@ -136,12 +143,14 @@ func (p *run[E]) renderBatch(b *batch[E], d *decode.Decoder, enc Encoder[E]) {
 			b.schema = append(b.schema, nil)
 			continue
 		}
-		b.held += p.size(b.out[n:])
-		if len(b.out) > math.MaxInt32 {
+		size := p.size(b.out[n:])
+		b.held += size
+		b.outHeld += size
+		if b.rendered() > math.MaxInt32 {
 			b.err = fmt.Errorf("pipeline: the rendering of %d events passed 2 GiB", i+1-b.base)
 			return
 		}
-		b.ends = append(b.ends, int32(len(b.out)))
+		b.ends = append(b.ends, int32(b.rendered()))
 		b.schema = append(b.schema, s)
 	}
 }
@@ -154,8 +163,13 @@ func (p *run[E]) renderSafe(b *batch[E], d *decode.Decoder, enc Encoder[E]) {
 }
 
 // finish writes what is rendered of b, then renders (with d and enc) and
-// writes the rest of it, part by part, in order.
+// writes the rest of it, part by part, in order. It gives b's rendering
+// storage back to the pool, whose chunks then go to the next batch first.
 func (p *run[E]) finish(b *batch[E], d *decode.Decoder, enc Encoder[E]) error {
+	defer func() {
+		p.chunks.advance(b.seq + 1)
+		b.resetOut(p.chunks)
+	}()
 	for {
 		if b.err != nil {
 			return b.err
@@ -168,15 +182,15 @@ func (p *run[E]) finish(b *batch[E], d *decode.Decoder, enc Encoder[E]) error {
 		}
 		// The rendering passed batchOutBytes.
 		b.base += len(b.ends)
-		b.resetOut()
+		b.resetOut(p.chunks)
 		p.renderBatch(b, d, enc)
 	}
 }
 
 // writeBatch writes the rendering of b's kept events (they are contiguous
-// in b.out) up to the event limit, and counts them.
+// in its chunks) up to the event limit, and counts them.
 func (p *run[E]) writeBatch(b *batch[E]) error {
-	cut := int32(len(b.out))
+	cut := int32(b.rendered())
 	var stopErr error
 	for i, end := range b.ends {
 		if end < 0 {
@@ -196,7 +210,7 @@ func (p *run[E]) writeBatch(b *batch[E]) error {
 		return err
 	}
 	if cut > 0 && p.c.Output != nil {
-		if _, err := p.c.Output.Write(b.out[:cut]); err != nil {
+		if err := b.writeRendered(p.c.Output, int(cut)); err != nil {
 			return err
 		}
 	}
@@ -244,7 +258,7 @@ func (p *run[E]) readBatches(ctx context.Context, dec *decode.Decoder, stop *ato
 			if cur, ok = get(); !ok {
 				return nil
 			}
-			cur.reset()
+			cur.reset(p.chunks)
 			cur.seq = seq
 			seq++
 		}
@@ -345,6 +359,8 @@ func (p *run[E]) runParallel(ctx context.Context, dec *decode.Decoder, workers i
 	wdone := make(chan struct{})
 	go func() {
 		defer close(wdone)
+		// Workers waiting for chunks go on once the writer is gone.
+		defer p.chunks.stop()
 		defer panicerr.Recover(&werr)
 		werr = p.write(done, free, &stop, dec.Clone(), p.clone())
 	}()
@@ -367,6 +383,7 @@ func (p *run[E]) runParallel(ctx context.Context, dec *decode.Decoder, workers i
 	}()
 	if rerr != nil {
 		stop.Store(true)
+		p.chunks.stop()
 	}
 	<-wdone
 	if rerr != nil {
@@ -392,6 +409,7 @@ func (p *run[E]) write(done <-chan *batch[E], free chan<- *batch[E], stop *atomi
 		if err == nil && !stop.Load() {
 			if err = p.finish(b, d, enc); err != nil {
 				stop.Store(true)
+				p.chunks.stop()
 			}
 		}
 		free <- b

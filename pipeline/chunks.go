@@ -1,0 +1,141 @@
+package pipeline
+
+import "sync"
+
+// A batch's rendering is a list of chunks of about chunkBytes, taken from
+// a pool shared by the workers and the writer and given back once
+// written. The memory the renderings hold is then bounded by the pool,
+// not by the largest rendering a batch ever had times the batches in
+// flight: a batch holds no rendering storage while it waits for its
+// annotations or for a worker, and workers wait for the writer (a slow
+// output) once the pool's chunks are all in use.
+const (
+	// chunkBytes is when a chunk is full: the event rendered last may
+	// end past it.
+	chunkBytes = 192 << 10
+	// chunkCap is the capacity of a new chunk: room for one more event
+	// of usual size after chunkBytes, so that a chunk seldom grows.
+	chunkCap = 256 << 10
+	// chunksPerWorker bounds the chunks in use or idle (times the
+	// workers): 2 MiB per worker.
+	chunksPerWorker = 8
+)
+
+// chunkPool hands out chunks, at most limit at a time, except to the
+// batch the writer waits for (next), which always gets one: the batches
+// ahead of it may wait, it never does, so the pipeline cannot stall. It
+// is safe for concurrent use.
+type chunkPool[E any] struct {
+	mu    sync.Mutex
+	cond  sync.Cond
+	idle  [][]E // empty chunks for reuse
+	n     int   // chunks handed out or idle
+	limit int
+	next  int  // sequence number of the batch the writer waits for
+	open  bool // the run is stopping: no bound
+}
+
+func newChunkPool[E any](workers int) *chunkPool[E] {
+	c := &chunkPool[E]{limit: chunksPerWorker * max(workers, 1)}
+	c.cond.L = &c.mu
+	return c
+}
+
+// get returns an empty chunk for the batch of sequence number seq,
+// waiting while the pool's chunks are all in use, unless seq is the
+// batch the writer waits for.
+func (c *chunkPool[E]) get(seq int) []E {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for {
+		if k := len(c.idle); k > 0 {
+			s := c.idle[k-1]
+			c.idle[k-1] = nil
+			c.idle = c.idle[:k-1]
+			return s
+		}
+		if c.n < c.limit || seq == c.next || c.open {
+			c.n++
+			return make([]E, 0, chunkCap)
+		}
+		c.cond.Wait()
+	}
+}
+
+// put gives s back; a chunk that grew past chunkCap (a large rendering)
+// or that is beyond the pool's bound is left to the garbage collector.
+func (c *chunkPool[E]) put(s []E) {
+	c.mu.Lock()
+	if cap(s) != chunkCap || c.n > c.limit {
+		c.n--
+	} else {
+		c.idle = append(c.idle, s[:0])
+	}
+	c.mu.Unlock()
+	c.cond.Signal()
+}
+
+// advance records that the writer now waits for the batch of sequence
+// number next.
+func (c *chunkPool[E]) advance(next int) {
+	c.mu.Lock()
+	c.next = next
+	c.mu.Unlock()
+	c.cond.Broadcast()
+}
+
+// stop lifts the bound: the writer no longer writes (an error, the event
+// limit), and no worker may wait for it.
+func (c *chunkPool[E]) stop() {
+	c.mu.Lock()
+	c.open = true
+	c.mu.Unlock()
+	c.cond.Broadcast()
+}
+
+// newChunk ends b's current chunk if it is full (it holds chunkBytes) and
+// makes sure b has one to render into.
+func (b *batch[E]) newChunk(pool *chunkPool[E]) {
+	if b.out != nil && b.outHeld < chunkBytes {
+		return
+	}
+	if b.out != nil {
+		b.parts = append(b.parts, b.out)
+		b.partsLen += len(b.out)
+	}
+	b.out, b.outHeld = pool.get(b.seq), 0
+}
+
+// rendered returns how many elements b's rendering holds.
+func (b *batch[E]) rendered() int { return b.partsLen + len(b.out) }
+
+// writeRendered writes the first n elements of b's rendering to w.
+func (b *batch[E]) writeRendered(w Writer[E], n int) error {
+	for _, s := range b.parts {
+		if n == 0 {
+			return nil
+		}
+		k := min(n, len(s))
+		if _, err := w.Write(s[:k]); err != nil {
+			return err
+		}
+		n -= k
+	}
+	if n > 0 {
+		_, err := w.Write(b.out[:n])
+		return err
+	}
+	return nil
+}
+
+// releaseOut gives b's chunks back to pool.
+func (b *batch[E]) releaseOut(pool *chunkPool[E]) {
+	for i, s := range b.parts {
+		pool.put(s)
+		b.parts[i] = nil
+	}
+	if b.out != nil {
+		pool.put(b.out)
+	}
+	b.parts, b.partsLen, b.out, b.outHeld = b.parts[:0], 0, nil, 0
+}
