@@ -53,6 +53,7 @@ const MaxWorkers = 256
 // support (the next record of the buffer, or the next buffer).
 type Reader struct {
 	files   []*File
+	index   [][]BufferInfo // of each file
 	order   Order
 	prep    Preparer
 	depth   int
@@ -76,6 +77,17 @@ type bufRef struct {
 	info  BufferInfo
 }
 
+// bufPos names a buffer in a stream's list: the file's position in the
+// reader and the buffer's in the file's index (8 bytes a buffer, not a
+// copy of its BufferInfo: the lists of long traces and many inputs hold
+// every buffer of every file).
+type bufPos struct{ file, buf int32 }
+
+// ref returns the buffer p names.
+func (r *Reader) ref(p bufPos) bufRef {
+	return bufRef{r.files[p.file], int(p.file), r.index[p.file][p.buf]}
+}
+
 type loadResult struct {
 	buf  *Buffer
 	prep Prepared
@@ -83,7 +95,7 @@ type loadResult struct {
 }
 
 type stream struct {
-	bufs   []bufRef
+	bufs   []bufPos
 	next   int // next buffer to request
 	queue  []chan loadResult
 	early  int // of queue, loads made ahead of need (Reader.ahead)
@@ -108,20 +120,24 @@ func NewReader(files []*File, opts *ReaderOptions) *Reader {
 	}
 	o.Workers = min(o.Workers, MaxWorkers)
 	r := &Reader{files: files, order: o.Order, prep: o.Prepare, sem: make(chan struct{}, o.Workers), depth: 1, maxAhead: max(16, 4*o.Workers)}
+	r.index = make([][]BufferInfo, len(files))
+	for i, f := range files {
+		r.index[i] = f.Buffers()
+	}
 	if o.Order == FileOrder {
 		r.depth = o.Workers + 1
 		s := &stream{}
-		for i, f := range files {
-			for _, bi := range f.Buffers() {
-				s.bufs = append(s.bufs, bufRef{f, i, bi})
+		for i := range files {
+			for j := range r.index[i] {
+				s.bufs = append(s.bufs, bufPos{int32(i), int32(j)})
 			}
 		}
 		r.streams = append(r.streams, s)
 	} else {
-		for i, f := range files {
+		for i := range files {
 			byCPU := map[int]*stream{}
 			var order []int
-			for _, bi := range f.Buffers() {
+			for j, bi := range r.index[i] {
 				// Header buffers form a stream of their own: their events
 				// carry the session start time, which may be later than
 				// events a processor logged before a new file began.
@@ -135,12 +151,13 @@ func NewReader(files []*File, opts *ReaderOptions) *Reader {
 					byCPU[p] = s
 					order = append(order, p)
 				}
-				s.bufs = append(s.bufs, bufRef{f, i, bi})
+				s.bufs = append(s.bufs, bufPos{int32(i), int32(j)})
 			}
+			idx := r.index[i]
 			for _, p := range order {
 				s := byCPU[p]
-				slices.SortStableFunc(s.bufs, func(a, b bufRef) int {
-					return cmp.Compare(a.info.Header.TimeStamp, b.info.Header.TimeStamp)
+				slices.SortStableFunc(s.bufs, func(a, b bufPos) int {
+					return cmp.Compare(idx[a.buf].Header.TimeStamp, idx[b.buf].Header.TimeStamp)
 				})
 				r.streams = append(r.streams, s)
 			}
@@ -218,7 +235,7 @@ func (r *Reader) request(s *stream, ahead bool) {
 			r.ahead++
 			s.early++
 		}
-		ref := s.bufs[s.next]
+		ref := r.ref(s.bufs[s.next])
 		s.next++
 		ch := make(chan loadResult, 1)
 		s.queue = append(s.queue, ch)
@@ -269,7 +286,7 @@ func (r *Reader) advance(s *stream) bool {
 			s.early--
 			r.ahead--
 		}
-		s.curRef = s.bufs[s.next-len(s.queue)-1]
+		s.curRef = r.ref(s.bufs[s.next-len(s.queue)-1])
 		r.request(s, true)
 		if pe, ok := res.err.(*panicerr.Error); ok {
 			// Raised again where the caller can recover it.
