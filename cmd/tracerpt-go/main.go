@@ -104,6 +104,7 @@ func handleInterrupt() {
 // environment variable TRACERPT_GO_CPUPROFILE when it is set (for
 // performance work: go tool pprof tracerpt-go FILE).
 func profiled(f func() int) int {
+	defer heapProfiled()()
 	path := os.Getenv("TRACERPT_GO_CPUPROFILE")
 	if path == "" {
 		return f()
