@@ -17,12 +17,12 @@ import (
 // A batch carries copies of consecutive events from the reader to a
 // worker and their rendering from the worker to the writer.
 type batch[E any] struct {
-	seq    int
-	events []etl.Event
-	spans  []eventSpan
-	ext    []etl.ExtendedItem
-	extOff []int32
-	arena  []byte
+	seq      int
+	events   []etl.Event
+	spans    []eventSpan
+	ext      []etl.ExtendedItem
+	arena    [][]byte // chunks from a slabPool
+	arenaLen int      // bytes in arena
 
 	// The rendering of events base, base+1, …: the chunks parts, then
 	// out (see chunks.go).
@@ -38,13 +38,13 @@ type batch[E any] struct {
 
 	// With Config.Analysis: each event's annotation, its stack in frames.
 	ann       []analysis.Annotation
-	stack     [][2]int32 // offset and length in frames
-	frames    []analysis.Frame
+	stack     []stackSpan
+	frames    [][]analysis.Frame // chunks from a slabPool
 	annotated int
 }
 
 type eventSpan struct {
-	ud, udLen, extFirst, extN int32
+	extFirst, extN int32
 }
 
 const (
@@ -57,13 +57,14 @@ const (
 	batchOutBytes = 16 << 20
 )
 
-func (b *batch[E]) reset(pool *chunkPool[E]) {
-	b.events, b.spans, b.ext, b.extOff, b.arena = b.events[:0], b.spans[:0], b.ext[:0], b.extOff[:0], b.arena[:0]
+func (b *batch[E]) reset(pool *chunkPool[E], slabs *slabs) {
+	b.events, b.spans, b.ext = b.events[:0], b.spans[:0], b.ext[:0]
+	b.arena, b.arenaLen = slabs.arena.putAll(b.arena), 0
 	b.resetOut(pool)
 	b.base, b.err = 0, nil
 	clear(b.ann)
-	clear(b.frames)
-	b.ann, b.stack, b.frames, b.annotated = b.ann[:0], b.stack[:0], b.frames[:0], 0
+	b.frames = slabs.frames.putAll(b.frames)
+	b.ann, b.stack, b.annotated = b.ann[:0], b.stack[:0], 0
 }
 
 // resetOut empties the rendering, giving its chunks back to pool.
@@ -72,12 +73,20 @@ func (b *batch[E]) resetOut(pool *chunkPool[E]) {
 	b.ends, b.schema, b.held = b.ends[:0], b.schema[:0], 0
 }
 
-// annotate records the final annotation of the batch's event i.
-func (b *batch[E]) annotate(i int, a *analysis.Annotation) {
+// annotate records the final annotation of the batch's event i, its
+// stack in frames from pool.
+func (b *batch[E]) annotate(i int, a *analysis.Annotation, pool *slabPool[analysis.Frame]) {
 	b.ann[i] = *a
 	b.ann[i].Stack = nil
-	b.stack[i] = [2]int32{int32(len(b.frames)), int32(len(a.Stack))}
-	b.frames = append(b.frames, a.Stack...)
+	n := len(a.Stack)
+	if n == 0 {
+		b.stack[i] = stackSpan{}
+		b.annotated++
+		return
+	}
+	k := pool.take(&b.frames, n)
+	b.stack[i] = stackSpan{int32(k), int32(len(b.frames[k])), int32(n)}
+	b.frames[k] = append(b.frames[k], a.Stack...)
 	b.annotated++
 }
 
@@ -88,40 +97,47 @@ func (b *batch[E]) annotation(i int) *analysis.Annotation {
 		return nil
 	}
 	a := &b.ann[i]
-	off, cnt := b.stack[i][0], b.stack[i][1]
-	a.Stack = b.frames[off : off+cnt : off+cnt]
+	a.Stack = nil
+	if sp := b.stack[i]; sp.n > 0 {
+		a.Stack = b.frames[sp.chunk][sp.off : sp.off+sp.n : sp.off+sp.n]
+	}
 	return a
 }
 
-func (b *batch[E]) full() bool { return len(b.events) >= batchEvents || len(b.arena) >= batchBytes }
+func (b *batch[E]) full() bool { return len(b.events) >= batchEvents || b.arenaLen >= batchBytes }
 
-// add copies ev (its payload and extended items) into the batch.
-func (b *batch[E]) add(ev *etl.Event) {
-	sp := eventSpan{ud: int32(len(b.arena)), udLen: int32(len(ev.UserData)), extFirst: int32(len(b.ext)), extN: int32(len(ev.Extended))}
-	b.arena = append(b.arena, ev.UserData...)
+// add copies ev (its payload and extended items) into the batch, in a
+// chunk of arena from pool.
+func (b *batch[E]) add(ev *etl.Event, pool *slabPool[byte]) {
+	sp := eventSpan{extFirst: int32(len(b.ext)), extN: int32(len(ev.Extended))}
+	n := len(ev.UserData)
 	for _, x := range ev.Extended {
-		b.extOff = append(b.extOff, int32(len(b.arena)))
-		b.arena = append(b.arena, x.Data...)
-		b.ext = append(b.ext, etl.ExtendedItem{Type: x.Type})
-		b.extOff = append(b.extOff, int32(len(x.Data)))
+		n += len(x.Data)
 	}
+	k := pool.take(&b.arena, n)
+	c := b.arena[k]
 	e := *ev
-	e.UserData, e.Extended, e.Raw = nil, nil, nil
+	at := len(c)
+	c = append(c, ev.UserData...)
+	e.UserData = c[at:len(c):len(c)]
+	for _, x := range ev.Extended {
+		at = len(c)
+		c = append(c, x.Data...)
+		b.ext = append(b.ext, etl.ExtendedItem{Type: x.Type, Data: c[at:len(c):len(c)]})
+	}
+	b.arena[k] = c
+	b.arenaLen += n
+	e.Extended, e.Raw = nil, nil
 	b.events = append(b.events, e)
 	b.spans = append(b.spans, sp)
 }
 
-// fix points the copied events' slices into the arena, once it no longer
-// grows.
+// fix points the copied events' extended items into b.ext, once it no
+// longer grows.
 func (b *batch[E]) fix() {
-	for i := range b.ext {
-		off, n := b.extOff[2*i], b.extOff[2*i+1]
-		b.ext[i].Data = b.arena[off : off+n : off+n]
-	}
 	for i := range b.events {
 		sp := b.spans[i]
 		e := &b.events[i]
-		e.UserData = b.arena[sp.ud : sp.ud+sp.udLen : sp.ud+sp.udLen]
 		if sp.extN > 0 {
 			e.Extended = b.ext[sp.extFirst : sp.extFirst+sp.extN : sp.extFirst+sp.extN]
 		}
@@ -224,7 +240,7 @@ func (p *run[E]) writeBatch(b *batch[E]) error {
 func (p *run[E]) readBatches(ctx context.Context, dec *decode.Decoder, stop *atomic.Bool, get func() (*batch[E], bool), send func(*batch[E]) error) error {
 	var en *enrichQueue[E]
 	if p.c.Analysis != nil {
-		en = &enrichQueue[E]{e: p.c.Analysis.NewEnricher(nil), dec: dec.Clone(), send: send}
+		en = &enrichQueue[E]{e: p.c.Analysis.NewEnricher(nil), dec: dec.Clone(), send: send, frames: &p.slabs.frames}
 	}
 	seq := 0
 	var cur *batch[E]
@@ -258,11 +274,11 @@ func (p *run[E]) readBatches(ctx context.Context, dec *decode.Decoder, stop *ato
 			if cur, ok = get(); !ok {
 				return nil
 			}
-			cur.reset(p.chunks)
+			cur.reset(p.chunks, p.slabs)
 			cur.seq = seq
 			seq++
 		}
-		cur.add(ev)
+		cur.add(ev, &p.slabs.arena)
 		if en != nil {
 			en.keep(cur)
 			if cur.full() {
@@ -450,6 +466,7 @@ const maxPendingBatches = 6
 // batches until every event in them has its final annotation.
 type enrichQueue[E any] struct {
 	e       *analysis.Enricher
+	frames  *slabPool[analysis.Frame]
 	dec     *decode.Decoder
 	send    func(*batch[E]) error
 	seq     int64          // sequence number of the next event pushed
@@ -481,7 +498,7 @@ func (q *enrichQueue[E]) push(ev *etl.Event) *decode.Result {
 func (q *enrichQueue[E]) keep(b *batch[E]) {
 	i := len(b.events) - 1
 	b.ann = append(b.ann, analysis.Annotation{})
-	b.stack = append(b.stack, [2]int32{})
+	b.stack = append(b.stack, stackSpan{})
 	q.kept = append(q.kept, keptEvent[E]{q.seq - 1, b, i})
 }
 
@@ -498,7 +515,7 @@ func (q *enrichQueue[E]) drain() error {
 		k := q.kept[q.head]
 		q.kept[q.head] = keptEvent[E]{}
 		q.head++
-		k.b.annotate(k.i, a)
+		k.b.annotate(k.i, a, q.frames)
 	}
 	if q.head == len(q.kept) {
 		q.kept, q.head = q.kept[:0], 0

@@ -1,6 +1,10 @@
 package pipeline
 
-import "sync"
+import (
+	"sync"
+
+	"github.com/etwkit/etw/analysis"
+)
 
 // A batch's rendering is a list of chunks of about chunkBytes, taken from
 // a pool shared by the workers and the writer and given back once
@@ -138,4 +142,81 @@ func (b *batch[E]) releaseOut(pool *chunkPool[E]) {
 		pool.put(b.out)
 	}
 	b.parts, b.partsLen, b.out, b.outHeld = b.parts[:0], 0, nil, 0
+}
+
+// stackSpan is where a batch keeps an event's stack: n frames from off
+// in its frame chunk chunk.
+type stackSpan struct{ chunk, off, n int32 }
+
+const (
+	// frameChunk is the frames in a chunk of stacks (160 KiB).
+	frameChunk = 4096
+	// arenaChunk is the bytes in a chunk of payloads.
+	arenaChunk = 64 << 10
+	// idleSlabs bounds the chunks a slabPool keeps for reuse.
+	idleSlabs = 32
+)
+
+// slabPool holds the chunks that batches keep their events' payloads and
+// stacks in, on the reading goroutine (which fills batches, annotates
+// them and resets them for reuse). What a batch holds varies a lot (its
+// stacks: hundreds to over ten thousand frames of 40 bytes): in chunks,
+// the batches in flight hold what their events need instead of each the
+// most any batch ever needed.
+type slabPool[T any] struct {
+	size int // elements in a chunk
+	idle [][]T
+}
+
+// get returns an empty chunk with room for n elements.
+func (p *slabPool[T]) get(n int) []T {
+	if n > p.size {
+		return make([]T, 0, n)
+	}
+	if k := len(p.idle); k > 0 {
+		s := p.idle[k-1]
+		p.idle[k-1] = nil
+		p.idle = p.idle[:k-1]
+		return s
+	}
+	return make([]T, 0, p.size)
+}
+
+// put gives s back for reuse, cleared (frames point into the model).
+func (p *slabPool[T]) put(s []T) {
+	if cap(s) != p.size || len(p.idle) >= idleSlabs {
+		return
+	}
+	clear(s)
+	p.idle = append(p.idle, s[:0])
+}
+
+// putAll gives the chunks of list back and empties it.
+func (p *slabPool[T]) putAll(list [][]T) [][]T {
+	for i, s := range list {
+		p.put(s)
+		list[i] = nil
+	}
+	return list[:0]
+}
+
+// take returns the index in list of a chunk with room for n more
+// elements: the last one, or a new one from p appended to list.
+func (p *slabPool[T]) take(list *[][]T, n int) int {
+	k := len(*list) - 1
+	if k < 0 || cap((*list)[k])-len((*list)[k]) < n {
+		*list = append(*list, p.get(n))
+		k++
+	}
+	return k
+}
+
+// slabs are a run's pools of payload and stack chunks.
+type slabs struct {
+	arena  slabPool[byte]
+	frames slabPool[analysis.Frame]
+}
+
+func newSlabs() *slabs {
+	return &slabs{arena: slabPool[byte]{size: arenaChunk}, frames: slabPool[analysis.Frame]{size: frameChunk}}
 }
