@@ -164,8 +164,9 @@ const (
 // the batches in flight hold what their events need instead of each the
 // most any batch ever needed.
 type slabPool[T any] struct {
-	size int // elements in a chunk
-	idle [][]T
+	size  int  // elements in a chunk
+	clear bool // clear chunks given back (elements with pointers)
+	idle  [][]T
 }
 
 // get returns an empty chunk with room for n elements.
@@ -182,12 +183,15 @@ func (p *slabPool[T]) get(n int) []T {
 	return make([]T, 0, p.size)
 }
 
-// put gives s back for reuse, cleared (frames point into the model).
+// put gives s back for reuse (cleared if p.clear: frames point into the
+// model).
 func (p *slabPool[T]) put(s []T) {
 	if cap(s) != p.size || len(p.idle) >= idleSlabs {
 		return
 	}
-	clear(s)
+	if p.clear {
+		clear(s)
+	}
 	p.idle = append(p.idle, s[:0])
 }
 
@@ -218,5 +222,5 @@ type slabs struct {
 }
 
 func newSlabs() *slabs {
-	return &slabs{arena: slabPool[byte]{size: arenaChunk}, frames: slabPool[analysis.Frame]{size: frameChunk}}
+	return &slabs{arena: slabPool[byte]{size: arenaChunk}, frames: slabPool[analysis.Frame]{size: frameChunk, clear: true}}
 }
