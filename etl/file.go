@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sync"
 
 	"github.com/etwkit/etw/etl/compress"
@@ -450,6 +451,11 @@ func (f *File) buildIndex() {
 		off += size
 	}
 	f.checkCount(stride)
+	if cap(f.buffers) > len(f.buffers)+len(f.buffers)/8 {
+		// The index stays as long as the file is open: drop what
+		// append's growth left unused (up to half of it).
+		f.buffers = slices.Clone(f.buffers)
+	}
 }
 
 // repairHeader tries to read a buffer whose header has problem p with

@@ -111,6 +111,6 @@ func (r *Reader) need(s *stream, k int) int64 {
 	if r.order == FileOrder || k == 0 {
 		return math.MinInt64
 	}
-	prev := &s.bufs[k-1]
-	return prev.file.Clock.FileTime(prev.info.Header.TimeStamp)
+	prev := s.bufs[k-1]
+	return r.files[prev.file].Clock.FileTime(r.index[prev.file][prev.buf].Header.TimeStamp)
 }

@@ -54,6 +54,7 @@ const MaxWorkers = 256
 // support (the next record of the buffer, or the next buffer).
 type Reader struct {
 	files   []*File
+	index   [][]BufferInfo // of each file
 	order   Order
 	depth   int
 	loads   loaders
@@ -76,6 +77,17 @@ type bufRef struct {
 	info  BufferInfo
 }
 
+// bufPos names a buffer in a stream's list: the file's position in the
+// reader and the buffer's in the file's index (8 bytes a buffer, not a
+// copy of its BufferInfo: the lists of long traces and many inputs hold
+// every buffer of every file).
+type bufPos struct{ file, buf int32 }
+
+// ref returns the buffer p names.
+func (r *Reader) ref(p bufPos) bufRef {
+	return bufRef{r.files[p.file], int(p.file), r.index[p.file][p.buf]}
+}
+
 type loadResult struct {
 	buf  *Buffer
 	prep Prepared
@@ -83,7 +95,7 @@ type loadResult struct {
 }
 
 type stream struct {
-	bufs   []bufRef
+	bufs   []bufPos
 	next   int // next buffer to request
 	queue  []chan loadResult
 	early  int // of queue, loads made ahead of need (Reader.ahead)
@@ -112,19 +124,23 @@ func NewReader(files []*File, opts *ReaderOptions) *Reader {
 	// a time while the other workers had nothing to do.
 	r := &Reader{files: files, order: o.Order, depth: o.Workers + 1, maxAhead: max(16, 4*o.Workers)}
 	r.loads = loaders{n: o.Workers, prep: o.Prepare}
+	r.index = make([][]BufferInfo, len(files))
+	for i, f := range files {
+		r.index[i] = f.Buffers()
+	}
 	if o.Order == FileOrder {
 		s := &stream{}
-		for i, f := range files {
-			for _, bi := range f.Buffers() {
-				s.bufs = append(s.bufs, bufRef{f, i, bi})
+		for i := range files {
+			for j := range r.index[i] {
+				s.bufs = append(s.bufs, bufPos{int32(i), int32(j)})
 			}
 		}
 		r.streams = append(r.streams, s)
 	} else {
-		for i, f := range files {
+		for i := range files {
 			byCPU := map[int]*stream{}
 			var order []int
-			for _, bi := range f.Buffers() {
+			for j, bi := range r.index[i] {
 				// Header buffers form a stream of their own: their events
 				// carry the session start time, which may be later than
 				// events a processor logged before a new file began.
@@ -138,12 +154,13 @@ func NewReader(files []*File, opts *ReaderOptions) *Reader {
 					byCPU[p] = s
 					order = append(order, p)
 				}
-				s.bufs = append(s.bufs, bufRef{f, i, bi})
+				s.bufs = append(s.bufs, bufPos{int32(i), int32(j)})
 			}
+			idx := r.index[i]
 			for _, p := range order {
 				s := byCPU[p]
-				slices.SortStableFunc(s.bufs, func(a, b bufRef) int {
-					return cmp.Compare(a.info.Header.TimeStamp, b.info.Header.TimeStamp)
+				slices.SortStableFunc(s.bufs, func(a, b bufPos) int {
+					return cmp.Compare(idx[a.buf].Header.TimeStamp, idx[b.buf].Header.TimeStamp)
 				})
 				r.streams = append(r.streams, s)
 			}
@@ -221,7 +238,7 @@ func (r *Reader) request(s *stream, ahead bool) {
 			r.ahead++
 			s.early++
 		}
-		s.queue = append(s.queue, r.loads.add(s.bufs[s.next], r.need(s, s.next)))
+		s.queue = append(s.queue, r.loads.add(r.ref(s.bufs[s.next]), r.need(s, s.next)))
 		s.next++
 	}
 }
@@ -264,7 +281,7 @@ func (r *Reader) advance(s *stream) bool {
 			s.early--
 			r.ahead--
 		}
-		s.curRef = s.bufs[s.next-len(s.queue)-1]
+		s.curRef = r.ref(s.bufs[s.next-len(s.queue)-1])
 		r.request(s, true)
 		if pe, ok := res.err.(*panicerr.Error); ok {
 			// Raised again where the caller can recover it.

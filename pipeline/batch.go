@@ -18,29 +18,34 @@ import (
 // A batch carries copies of consecutive events from the reader to a
 // worker and their rendering from the worker to the writer.
 type batch[E any] struct {
-	seq    int
-	events []etl.Event
-	spans  []eventSpan
-	ext    []etl.ExtendedItem
-	extOff []int32
-	arena  []byte
+	seq      int
+	events   []etl.Event
+	spans    []eventSpan
+	ext      []etl.ExtendedItem
+	arena    [][]byte // chunks from a slabPool
+	arenaLen int      // bytes in arena
 
-	out    []E
-	held   int     // bytes the elements of out hold (Sizer)
-	base   int     // index of the event whose rendering starts out
-	ends   []int32 // end of the rendering of event base+i in out; -1: filtered out
-	schema []*tdh.Event
-	err    error // rendering failed (an overflow)
+	// The rendering of events base, base+1, …: the chunks parts, then
+	// out (see chunks.go).
+	out      []E
+	parts    [][]E
+	partsLen int     // elements in parts
+	outHeld  int     // bytes the elements of out hold (Sizer)
+	held     int     // bytes the whole rendering holds (Sizer)
+	base     int     // index of the event whose rendering starts it
+	ends     []int32 // end of the rendering of event base+i in it; -1: filtered out
+	schema   []*tdh.Event
+	err      error // rendering failed (an overflow)
 
 	// With Config.Analysis: each event's annotation, its stack in frames.
 	ann       []analysis.Annotation
-	stack     [][2]int32 // offset and length in frames
-	frames    []analysis.Frame
+	stack     []stackSpan
+	frames    [][]analysis.Frame // chunks from a slabPool
 	annotated int
 }
 
 type eventSpan struct {
-	ud, udLen, extFirst, extN int32
+	extFirst, extN int32
 }
 
 const (
@@ -53,26 +58,36 @@ const (
 	batchOutBytes = 16 << 20
 )
 
-func (b *batch[E]) reset() {
-	b.events, b.spans, b.ext, b.extOff, b.arena = b.events[:0], b.spans[:0], b.ext[:0], b.extOff[:0], b.arena[:0]
-	b.resetOut()
+func (b *batch[E]) reset(pool *chunkPool[E], slabs *slabs) {
+	b.events, b.spans, b.ext = b.events[:0], b.spans[:0], b.ext[:0]
+	b.arena, b.arenaLen = slabs.arena.putAll(b.arena), 0
+	b.resetOut(pool)
 	b.base, b.err = 0, nil
 	clear(b.ann)
-	clear(b.frames)
-	b.ann, b.stack, b.frames, b.annotated = b.ann[:0], b.stack[:0], b.frames[:0], 0
+	b.frames = slabs.frames.putAll(b.frames)
+	b.ann, b.stack, b.annotated = b.ann[:0], b.stack[:0], 0
 }
 
-// resetOut empties the rendering (the elements keep their storage).
-func (b *batch[E]) resetOut() {
-	b.out, b.ends, b.schema, b.held = b.out[:0], b.ends[:0], b.schema[:0], 0
+// resetOut empties the rendering, giving its chunks back to pool.
+func (b *batch[E]) resetOut(pool *chunkPool[E]) {
+	b.releaseOut(pool)
+	b.ends, b.schema, b.held = b.ends[:0], b.schema[:0], 0
 }
 
-// annotate records the final annotation of the batch's event i.
-func (b *batch[E]) annotate(i int, a *analysis.Annotation) {
+// annotate records the final annotation of the batch's event i, its
+// stack in frames from pool.
+func (b *batch[E]) annotate(i int, a *analysis.Annotation, pool *slabPool[analysis.Frame]) {
 	b.ann[i] = *a
 	b.ann[i].Stack = nil
-	b.stack[i] = [2]int32{int32(len(b.frames)), int32(len(a.Stack))}
-	b.frames = append(b.frames, a.Stack...)
+	n := len(a.Stack)
+	if n == 0 {
+		b.stack[i] = stackSpan{}
+		b.annotated++
+		return
+	}
+	k := pool.take(&b.frames, n)
+	b.stack[i] = stackSpan{int32(k), int32(len(b.frames[k])), int32(n)}
+	b.frames[k] = append(b.frames[k], a.Stack...)
 	b.annotated++
 }
 
@@ -83,40 +98,47 @@ func (b *batch[E]) annotation(i int) *analysis.Annotation {
 		return nil
 	}
 	a := &b.ann[i]
-	off, cnt := b.stack[i][0], b.stack[i][1]
-	a.Stack = b.frames[off : off+cnt : off+cnt]
+	a.Stack = nil
+	if sp := b.stack[i]; sp.n > 0 {
+		a.Stack = b.frames[sp.chunk][sp.off : sp.off+sp.n : sp.off+sp.n]
+	}
 	return a
 }
 
-func (b *batch[E]) full() bool { return len(b.events) >= batchEvents || len(b.arena) >= batchBytes }
+func (b *batch[E]) full() bool { return len(b.events) >= batchEvents || b.arenaLen >= batchBytes }
 
-// add copies ev (its payload and extended items) into the batch.
-func (b *batch[E]) add(ev *etl.Event) {
-	sp := eventSpan{ud: int32(len(b.arena)), udLen: int32(len(ev.UserData)), extFirst: int32(len(b.ext)), extN: int32(len(ev.Extended))}
-	b.arena = append(b.arena, ev.UserData...)
+// add copies ev (its payload and extended items) into the batch, in a
+// chunk of arena from pool.
+func (b *batch[E]) add(ev *etl.Event, pool *slabPool[byte]) {
+	sp := eventSpan{extFirst: int32(len(b.ext)), extN: int32(len(ev.Extended))}
+	n := len(ev.UserData)
 	for _, x := range ev.Extended {
-		b.extOff = append(b.extOff, int32(len(b.arena)))
-		b.arena = append(b.arena, x.Data...)
-		b.ext = append(b.ext, etl.ExtendedItem{Type: x.Type})
-		b.extOff = append(b.extOff, int32(len(x.Data)))
+		n += len(x.Data)
 	}
+	k := pool.take(&b.arena, n)
+	c := b.arena[k]
 	e := *ev
-	e.UserData, e.Extended, e.Raw = nil, nil, nil
+	at := len(c)
+	c = append(c, ev.UserData...)
+	e.UserData = c[at:len(c):len(c)]
+	for _, x := range ev.Extended {
+		at = len(c)
+		c = append(c, x.Data...)
+		b.ext = append(b.ext, etl.ExtendedItem{Type: x.Type, Data: c[at:len(c):len(c)]})
+	}
+	b.arena[k] = c
+	b.arenaLen += n
+	e.Extended, e.Raw = nil, nil
 	b.events = append(b.events, e)
 	b.spans = append(b.spans, sp)
 }
 
-// fix points the copied events' slices into the arena, once it no longer
-// grows.
+// fix points the copied events' extended items into b.ext, once it no
+// longer grows.
 func (b *batch[E]) fix() {
-	for i := range b.ext {
-		off, n := b.extOff[2*i], b.extOff[2*i+1]
-		b.ext[i].Data = b.arena[off : off+n : off+n]
-	}
 	for i := range b.events {
 		sp := b.spans[i]
 		e := &b.events[i]
-		e.UserData = b.arena[sp.ud : sp.ud+sp.udLen : sp.ud+sp.udLen]
 		if sp.extN > 0 {
 			e.Extended = b.ext[sp.extFirst : sp.extFirst+sp.extN : sp.extFirst+sp.extN]
 		}
@@ -129,6 +151,7 @@ func (p *run[E]) renderBatch(b *batch[E], d *decode.Decoder, enc Encoder[E]) {
 	for i := b.base + len(b.ends); i < len(b.events) && b.held < batchOutBytes; i++ {
 		ev := &b.events[i]
 		a := b.annotation(i)
+		b.newChunk(p.chunks)
 		n := len(b.out)
 		var s *tdh.Event
 		var ok bool
@@ -137,12 +160,14 @@ func (p *run[E]) renderBatch(b *batch[E], d *decode.Decoder, enc Encoder[E]) {
 			b.schema = append(b.schema, nil)
 			continue
 		}
-		b.held += p.size(b.out[n:])
-		if len(b.out) > math.MaxInt32 {
+		size := p.size(b.out[n:])
+		b.held += size
+		b.outHeld += size
+		if b.rendered() > math.MaxInt32 {
 			b.err = fmt.Errorf("pipeline: the rendering of %d events passed 2 GiB", i+1-b.base)
 			return
 		}
-		b.ends = append(b.ends, int32(len(b.out)))
+		b.ends = append(b.ends, int32(b.rendered()))
 		b.schema = append(b.schema, s)
 	}
 }
@@ -155,8 +180,13 @@ func (p *run[E]) renderSafe(b *batch[E], d *decode.Decoder, enc Encoder[E]) {
 }
 
 // finish writes what is rendered of b, then renders (with d and enc) and
-// writes the rest of it, part by part, in order.
+// writes the rest of it, part by part, in order. It gives b's rendering
+// storage back to the pool, whose chunks then go to the next batch first.
 func (p *run[E]) finish(b *batch[E], d *decode.Decoder, enc Encoder[E]) error {
+	defer func() {
+		p.chunks.advance(b.seq + 1)
+		b.resetOut(p.chunks)
+	}()
 	for {
 		if b.err != nil {
 			return b.err
@@ -169,15 +199,15 @@ func (p *run[E]) finish(b *batch[E], d *decode.Decoder, enc Encoder[E]) error {
 		}
 		// The rendering passed batchOutBytes.
 		b.base += len(b.ends)
-		b.resetOut()
+		b.resetOut(p.chunks)
 		p.renderBatch(b, d, enc)
 	}
 }
 
 // writeBatch writes the rendering of b's kept events (they are contiguous
-// in b.out) up to the event limit, and counts them.
+// in its chunks) up to the event limit, and counts them.
 func (p *run[E]) writeBatch(b *batch[E]) error {
-	cut := int32(len(b.out))
+	cut := int32(b.rendered())
 	var stopErr error
 	for i, end := range b.ends {
 		if end < 0 {
@@ -197,7 +227,7 @@ func (p *run[E]) writeBatch(b *batch[E]) error {
 		return err
 	}
 	if cut > 0 && p.c.Output != nil {
-		if _, err := p.c.Output.Write(b.out[:cut]); err != nil {
+		if err := b.writeRendered(p.c.Output, int(cut)); err != nil {
 			return err
 		}
 	}
@@ -211,7 +241,7 @@ func (p *run[E]) writeBatch(b *batch[E]) error {
 func (p *run[E]) readBatches(ctx context.Context, dec *decode.Decoder, stop *atomic.Bool, get func() (*batch[E], bool), send func(*batch[E]) error) error {
 	var en *enrichQueue[E]
 	if p.c.Analysis != nil {
-		en = &enrichQueue[E]{e: p.c.Analysis.NewEnricher(nil), dec: dec.Clone(), send: send}
+		en = &enrichQueue[E]{e: p.c.Analysis.NewEnricher(nil), dec: dec.Clone(), send: send, frames: &p.slabs.frames}
 	}
 	seq := 0
 	var cur *batch[E]
@@ -246,11 +276,11 @@ func (p *run[E]) readBatches(ctx context.Context, dec *decode.Decoder, stop *ato
 			if cur, ok = get(); !ok {
 				return nil
 			}
-			cur.reset()
+			cur.reset(p.chunks, p.slabs)
 			cur.seq = seq
 			seq++
 		}
-		cur.add(ev)
+		cur.add(ev, &p.slabs.arena)
 		if en != nil {
 			en.keep(cur)
 			if cur.full() {
@@ -347,6 +377,8 @@ func (p *run[E]) runParallel(ctx context.Context, dec *decode.Decoder, workers i
 	wdone := make(chan struct{})
 	go func() {
 		defer close(wdone)
+		// Workers waiting for chunks go on once the writer is gone.
+		defer p.chunks.stop()
 		defer panicerr.Recover(&werr)
 		werr = p.write(done, free, &stop, dec.Clone(), p.clone())
 	}()
@@ -369,6 +401,7 @@ func (p *run[E]) runParallel(ctx context.Context, dec *decode.Decoder, workers i
 	}()
 	if rerr != nil {
 		stop.Store(true)
+		p.chunks.stop()
 	}
 	<-wdone
 	if rerr != nil {
@@ -394,6 +427,7 @@ func (p *run[E]) write(done <-chan *batch[E], free chan<- *batch[E], stop *atomi
 		if err == nil && !stop.Load() {
 			if err = p.finish(b, d, enc); err != nil {
 				stop.Store(true)
+				p.chunks.stop()
 			}
 		}
 		free <- b
@@ -414,6 +448,7 @@ const maxPendingBatches = 6
 // batches until every event in them has its final annotation.
 type enrichQueue[E any] struct {
 	e       *analysis.Enricher
+	frames  *slabPool[analysis.Frame]
 	dec     *decode.Decoder
 	send    func(*batch[E]) error
 	seq     int64          // sequence number of the next event pushed
@@ -444,7 +479,7 @@ func (q *enrichQueue[E]) push(ev *etl.Event) (res *decode.Result, pid, tid uint3
 func (q *enrichQueue[E]) keep(b *batch[E]) {
 	i := len(b.events) - 1
 	b.ann = append(b.ann, analysis.Annotation{})
-	b.stack = append(b.stack, [2]int32{})
+	b.stack = append(b.stack, stackSpan{})
 	q.kept = append(q.kept, keptEvent[E]{q.seq - 1, b, i})
 }
 
@@ -461,7 +496,7 @@ func (q *enrichQueue[E]) drain() error {
 		k := q.kept[q.head]
 		q.kept[q.head] = keptEvent[E]{}
 		q.head++
-		k.b.annotate(k.i, a)
+		k.b.annotate(k.i, a, q.frames)
 	}
 	if q.head == len(q.kept) {
 		q.kept, q.head = q.kept[:0], 0

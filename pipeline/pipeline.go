@@ -174,7 +174,7 @@ func Run[E any](ctx context.Context, c *Config[E]) (Stats, error) {
 	}()
 	r := etl.NewReader(c.Files, &etl.ReaderOptions{Order: c.Order, Workers: workers})
 	defer r.Close()
-	p := &run[E]{c: c, f: f, r: r, needSchema: f.NeedsSchema()}
+	p := &run[E]{c: c, f: f, r: r, needSchema: f.NeedsSchema(), chunks: newChunkPool[E](workers), slabs: newSlabs()}
 	p.sizer, _ = c.Encoder.(Sizer[E])
 	for _, fl := range c.Files {
 		p.total += fl.Size()
@@ -217,6 +217,8 @@ type run[E any] struct {
 	f          *Filter
 	needSchema bool
 	sizer      Sizer[E]
+	chunks     *chunkPool[E] // the batches' rendering storage
+	slabs      *slabs        // the batches' payloads and stacks (the reading goroutine's)
 	r          *etl.Reader
 	st         Stats
 	out        []E // the calling goroutine's rendering

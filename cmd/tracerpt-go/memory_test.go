@@ -66,15 +66,17 @@ func peakRSS(t *testing.T, args ...string) float64 {
 
 // TestCorpusDumpMemoryFlat: the dumps' peak memory does not grow with
 // the input. net.4.5.2 written 16 times over (compressed, as the input,
-// made in the test's folder) is dumped by a child process whose peak
-// resident memory must stay under the bounds of docs/performance.md
-// ("Memory and many inputs"): 64 MiB for CSV; 96 MiB for JSON, which
-// holds the analysis model (what the JSON dump takes from the trace's
-// size is the model's, about 13 MB here). The Parquet dump and `tables`
-// are held to 192 MiB, not yet to the issue's 96 (docs/performance.md,
-// "Parquet and tables memory"): they peaked at 197-222 and 262-271 MiB
-// before the row groups in flight were bounded and the tables' pages made
-// smaller, 150-178 and 129-150 MiB after.
+// made in the test's folder), and 16 copies of it given at once, are
+// dumped by a child process whose peak resident memory must stay under
+// the bounds of docs/performance.md ("Memory and many inputs"): 64 MiB
+// for CSV; 80 MiB for JSON, which holds the analysis model (what the JSON
+// dump takes from the trace's size is the model's, about 12 MB here;
+// issue 24 asks for 64, measured 66-72 MB); 96 MiB for JSON over 16
+// inputs. The Parquet dump and `tables` are held to 192 MiB, not yet to
+// the issue's 96 (docs/performance.md, "Parquet and tables memory"): they
+// peaked at 197-222 and 262-271 MiB before the row groups in flight were
+// bounded and the tables' pages made smaller, 150-178 and 129-150 MiB
+// after.
 func TestCorpusDumpMemoryFlat(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: a dump of 2.9 million events")
@@ -82,7 +84,8 @@ func TestCorpusDumpMemoryFlat(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("the peak is read from /proc/self/status (Linux)")
 	}
-	src, err := etl.Open(etltest.CorpusFile(t, netRel))
+	net := etltest.CorpusFile(t, netRel)
+	src, err := etl.Open(net)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,22 +106,33 @@ func TestCorpusDumpMemoryFlat(t *testing.T) {
 	if !res.Compressed {
 		t.Fatal("×16 input not compressed as its source is")
 	}
+	// 16 names of the file (the same name given twice is read once).
+	many := make([]string, 16)
+	for i := range many {
+		many[i] = filepath.Join(dir, fmt.Sprintf("in%02d.etl", i))
+		if err := os.Symlink(net, many[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for _, c := range []struct {
-		format string
-		max    float64
-	}{{"CSV", 64}, {"JSON", 96}, {"PARQUET", 192}, {"tables", 192}} {
-		t.Run(c.format, func(t *testing.T) {
+		name, format string
+		inputs       []string
+		max          float64
+	}{{"CSV", "CSV", []string{in}, 64}, {"JSON", "JSON", []string{in}, 80}, {"JSON-16-inputs", "JSON", many, 96},
+		{"PARQUET", "PARQUET", []string{in}, 192}, {"tables", "tables", []string{in}, 192}} {
+		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			out := filepath.Join(dir, "out."+c.format)
-			args := []string{in, "-of", c.format, "-o", out, "-y", "--quiet"}
+			out := filepath.Join(dir, "out."+c.name)
+			defer os.RemoveAll(out) // gigabytes
+			args := append(c.inputs, "-of", c.format, "-o", out, "-y", "--quiet")
 			if c.format == "tables" {
-				args = []string{"tables", in, "-o", out, "--quiet"}
+				args = append([]string{"tables"}, append(c.inputs, "-o", out, "--quiet")...)
 			}
 			mb := peakRSS(t, args...)
 			if mb > c.max {
-				t.Errorf("%s of %d events: peak RSS %.0f MiB, bound %.0f MiB", c.format, res.Events, mb, c.max)
+				t.Errorf("%s dump of %d events in %d files: peak RSS %.0f MiB, bound %.0f MiB", c.format, res.Events, len(c.inputs), mb, c.max)
 			}
-			t.Logf("%s of %d events: peak RSS %.0f MiB (bound %.0f)", c.format, res.Events, mb, c.max)
+			t.Logf("%s dump of %d events in %d files: peak RSS %.0f MiB (bound %.0f)", c.format, res.Events, len(c.inputs), mb, c.max)
 		})
 	}
 }

@@ -1,0 +1,226 @@
+package pipeline
+
+import (
+	"sync"
+
+	"github.com/etwkit/etw/analysis"
+)
+
+// A batch's rendering is a list of chunks of about chunkBytes, taken from
+// a pool shared by the workers and the writer and given back once
+// written. The memory the renderings hold is then bounded by the pool,
+// not by the largest rendering a batch ever had times the batches in
+// flight: a batch holds no rendering storage while it waits for its
+// annotations or for a worker, and workers wait for the writer (a slow
+// output) once the pool's chunks are all in use.
+const (
+	// chunkBytes is when a chunk is full: the event rendered last may
+	// end past it.
+	chunkBytes = 192 << 10
+	// chunkCap is the capacity of a new chunk: room for one more event
+	// of usual size after chunkBytes, so that a chunk seldom grows.
+	chunkCap = 256 << 10
+	// chunksPerWorker bounds the chunks in use or idle (times the
+	// workers): 2 MiB per worker.
+	chunksPerWorker = 8
+)
+
+// chunkPool hands out chunks, at most limit at a time, except to the
+// batch the writer waits for (next), which always gets one: the batches
+// ahead of it may wait, it never does, so the pipeline cannot stall. It
+// is safe for concurrent use.
+type chunkPool[E any] struct {
+	mu    sync.Mutex
+	cond  sync.Cond
+	idle  [][]E // empty chunks for reuse
+	n     int   // chunks handed out or idle
+	limit int
+	next  int  // sequence number of the batch the writer waits for
+	open  bool // the run is stopping: no bound
+}
+
+func newChunkPool[E any](workers int) *chunkPool[E] {
+	c := &chunkPool[E]{limit: chunksPerWorker * max(workers, 1)}
+	c.cond.L = &c.mu
+	return c
+}
+
+// get returns an empty chunk for the batch of sequence number seq,
+// waiting while the pool's chunks are all in use, unless seq is the
+// batch the writer waits for.
+func (c *chunkPool[E]) get(seq int) []E {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for {
+		if k := len(c.idle); k > 0 {
+			s := c.idle[k-1]
+			c.idle[k-1] = nil
+			c.idle = c.idle[:k-1]
+			return s
+		}
+		if c.n < c.limit || seq == c.next || c.open {
+			c.n++
+			return make([]E, 0, chunkCap)
+		}
+		c.cond.Wait()
+	}
+}
+
+// put gives s back; a chunk that grew past chunkCap (a large rendering)
+// or that is beyond the pool's bound is left to the garbage collector.
+func (c *chunkPool[E]) put(s []E) {
+	c.mu.Lock()
+	if cap(s) != chunkCap || c.n > c.limit {
+		c.n--
+	} else {
+		c.idle = append(c.idle, s[:0])
+	}
+	c.mu.Unlock()
+	c.cond.Signal()
+}
+
+// advance records that the writer now waits for the batch of sequence
+// number next.
+func (c *chunkPool[E]) advance(next int) {
+	c.mu.Lock()
+	c.next = next
+	c.mu.Unlock()
+	c.cond.Broadcast()
+}
+
+// stop lifts the bound: the writer no longer writes (an error, the event
+// limit), and no worker may wait for it.
+func (c *chunkPool[E]) stop() {
+	c.mu.Lock()
+	c.open = true
+	c.mu.Unlock()
+	c.cond.Broadcast()
+}
+
+// newChunk ends b's current chunk if it is full (it holds chunkBytes) and
+// makes sure b has one to render into.
+func (b *batch[E]) newChunk(pool *chunkPool[E]) {
+	if b.out != nil && b.outHeld < chunkBytes {
+		return
+	}
+	if b.out != nil {
+		b.parts = append(b.parts, b.out)
+		b.partsLen += len(b.out)
+	}
+	b.out, b.outHeld = pool.get(b.seq), 0
+}
+
+// rendered returns how many elements b's rendering holds.
+func (b *batch[E]) rendered() int { return b.partsLen + len(b.out) }
+
+// writeRendered writes the first n elements of b's rendering to w.
+func (b *batch[E]) writeRendered(w Writer[E], n int) error {
+	for _, s := range b.parts {
+		if n == 0 {
+			return nil
+		}
+		k := min(n, len(s))
+		if _, err := w.Write(s[:k]); err != nil {
+			return err
+		}
+		n -= k
+	}
+	if n > 0 {
+		_, err := w.Write(b.out[:n])
+		return err
+	}
+	return nil
+}
+
+// releaseOut gives b's chunks back to pool.
+func (b *batch[E]) releaseOut(pool *chunkPool[E]) {
+	for i, s := range b.parts {
+		pool.put(s)
+		b.parts[i] = nil
+	}
+	if b.out != nil {
+		pool.put(b.out)
+	}
+	b.parts, b.partsLen, b.out, b.outHeld = b.parts[:0], 0, nil, 0
+}
+
+// stackSpan is where a batch keeps an event's stack: n frames from off
+// in its frame chunk chunk.
+type stackSpan struct{ chunk, off, n int32 }
+
+const (
+	// frameChunk is the frames in a chunk of stacks (160 KiB).
+	frameChunk = 4096
+	// arenaChunk is the bytes in a chunk of payloads.
+	arenaChunk = 64 << 10
+	// idleSlabs bounds the chunks a slabPool keeps for reuse.
+	idleSlabs = 32
+)
+
+// slabPool holds the chunks that batches keep their events' payloads and
+// stacks in, on the reading goroutine (which fills batches, annotates
+// them and resets them for reuse). What a batch holds varies a lot (its
+// stacks: hundreds to over ten thousand frames of 40 bytes): in chunks,
+// the batches in flight hold what their events need instead of each the
+// most any batch ever needed.
+type slabPool[T any] struct {
+	size  int  // elements in a chunk
+	clear bool // clear chunks given back (elements with pointers)
+	idle  [][]T
+}
+
+// get returns an empty chunk with room for n elements.
+func (p *slabPool[T]) get(n int) []T {
+	if n > p.size {
+		return make([]T, 0, n)
+	}
+	if k := len(p.idle); k > 0 {
+		s := p.idle[k-1]
+		p.idle[k-1] = nil
+		p.idle = p.idle[:k-1]
+		return s
+	}
+	return make([]T, 0, p.size)
+}
+
+// put gives s back for reuse (cleared if p.clear: frames point into the
+// model).
+func (p *slabPool[T]) put(s []T) {
+	if cap(s) != p.size || len(p.idle) >= idleSlabs {
+		return
+	}
+	if p.clear {
+		clear(s)
+	}
+	p.idle = append(p.idle, s[:0])
+}
+
+// putAll gives the chunks of list back and empties it.
+func (p *slabPool[T]) putAll(list [][]T) [][]T {
+	for i, s := range list {
+		p.put(s)
+		list[i] = nil
+	}
+	return list[:0]
+}
+
+// take returns the index in list of a chunk with room for n more
+// elements: the last one, or a new one from p appended to list.
+func (p *slabPool[T]) take(list *[][]T, n int) int {
+	k := len(*list) - 1
+	if k < 0 || cap((*list)[k])-len((*list)[k]) < n {
+		*list = append(*list, p.get(n))
+		k++
+	}
+	return k
+}
+
+// slabs are a run's pools of payload and stack chunks.
+type slabs struct {
+	arena  slabPool[byte]
+	frames slabPool[analysis.Frame]
+}
+
+func newSlabs() *slabs {
+	return &slabs{arena: slabPool[byte]{size: arenaChunk}, frames: slabPool[analysis.Frame]{size: frameChunk, clear: true}}
+}

@@ -1,0 +1,61 @@
+package pipeline
+
+import (
+	"testing"
+	"time"
+)
+
+// The chunk pool bounds the chunks handed out, except to the batch the
+// writer waits for, which never waits (else a worker holding it would wait
+// for chunks that only its own batch's writing frees); a batch ahead waits
+// until chunks come back, the writer moves on, or the run stops.
+func TestChunkPool(t *testing.T) {
+	c := newChunkPool[byte](1)
+	var held [][]byte
+	for range c.limit {
+		held = append(held, c.get(2))
+	}
+	got := make(chan []byte, 1)
+	go func() { got <- c.get(3) }()
+	select {
+	case <-got:
+		t.Fatalf("batch 3 got a chunk beyond the bound of %d", c.limit)
+	case <-time.After(50 * time.Millisecond):
+	}
+	// Batch 0, which the writer waits for, is not held back.
+	next := make(chan []byte, 1)
+	go func() { next <- c.get(0) }()
+	select {
+	case s := <-next:
+		if cap(s) != chunkCap || c.n != c.limit+1 {
+			t.Errorf("batch 0's chunk: cap %d, %d chunks out; want %d, %d", cap(s), c.n, chunkCap, c.limit+1)
+		}
+		c.put(s) // beyond the bound: dropped
+	case <-time.After(5 * time.Second):
+		t.Fatal("the batch the writer waits for waited for a chunk")
+	}
+	if len(c.idle) != 0 {
+		t.Errorf("%d idle chunks after giving back one beyond the bound", len(c.idle))
+	}
+	// A chunk given back goes to the batch that waits.
+	c.put(held[0])
+	select {
+	case s := <-got:
+		held[0] = s
+	case <-time.After(5 * time.Second):
+		t.Fatal("batch 3 still waits after a chunk came back")
+	}
+	// Stopping lets every batch go on.
+	go func() { got <- c.get(7) }()
+	select {
+	case <-got:
+		t.Fatal("batch 7 got a chunk beyond the bound")
+	case <-time.After(50 * time.Millisecond):
+	}
+	c.stop()
+	select {
+	case <-got:
+	case <-time.After(5 * time.Second):
+		t.Fatal("batch 7 still waits after the run stopped")
+	}
+}
