@@ -32,8 +32,8 @@ func openETL(t testing.TB, path string) *etl.File {
 	return f
 }
 
-// writeMem writes the tables of traces into memory.
-func writeMem(t testing.TB, opts *Options, paths ...string) (*Writer, map[string]*memFile) {
+// memWriter returns a writer of the tables into memory.
+func memWriter(t testing.TB, opts *Options) (*Writer, map[string]*memFile) {
 	t.Helper()
 	outs := map[string]*memFile{}
 	w, err := NewWriter(func(name string) (io.WriteCloser, error) {
@@ -43,6 +43,13 @@ func writeMem(t testing.TB, opts *Options, paths ...string) (*Writer, map[string
 	if err != nil {
 		t.Fatal(err)
 	}
+	return w, outs
+}
+
+// writeMem writes the tables of traces into memory.
+func writeMem(t testing.TB, opts *Options, paths ...string) (*Writer, map[string]*memFile) {
+	t.Helper()
+	w, outs := memWriter(t, opts)
 	for _, p := range paths {
 		if _, err := w.Add(p, []*etl.File{openETL(t, p)}, nil); err != nil {
 			t.Fatal(err)

@@ -90,10 +90,7 @@ func (w *Writer) Add(name string, files []*etl.File, dec *decode.Decoder) (*Trac
 	if w.opts.Aggregates {
 		t.agg = newAggState()
 	}
-	pk, err := newPacketTable(t)
-	if err != nil {
-		return st, err
-	}
+	pk := newPacketTable(t)
 	t.pk = pk
 	ps := dec.NewPrescanner()
 	m, err := analysis.Build(files, dec, &analysis.Options{Observe: func(ev *etl.Event) {
@@ -114,7 +111,6 @@ func (w *Writer) Add(name string, files []*etl.File, dec *decode.Decoder) (*Trac
 	}
 	t.m = m
 	if err := t.writeModel(); err != nil {
-		pk.close()
 		return st, err
 	}
 	rs, err := t.run(dec)
@@ -122,11 +118,7 @@ func (w *Writer) Add(name string, files []*etl.File, dec *decode.Decoder) (*Trac
 	for _, e := range rs.Errors {
 		st.Errors = append(st.Errors, e)
 	}
-	n, perr := pk.close()
-	st.Packets = n
-	if err == nil {
-		err = perr
-	}
+	st.Packets = pk.close()
 	if err != nil {
 		return st, err
 	}
