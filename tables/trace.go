@@ -33,6 +33,7 @@ type traceState struct {
 	iv    analysis.SampleIntervals
 	pk    *packetTable
 	agg   *aggState // with Options.Aggregates
+	late  lateRows  // images and methods first named by the second pass
 
 	upids   map[*analysis.Process]int64
 	utids   map[*analysis.Thread]int64
@@ -110,15 +111,23 @@ func (w *Writer) Add(name string, files []*etl.File, dec *decode.Decoder) (*Trac
 		m.SetSymbolizer(w.opts.Symbolizer)
 	}
 	t.m = m
-	if err := t.writeModel(); err != nil {
-		return st, err
-	}
+	// The model's rows are written beside the second pass, which needs
+	// only their ids.
+	mr := t.assignModel()
+	modelDone := make(chan error, 1)
+	go func() { modelDone <- t.writeModel(mr) }()
 	rs, err := t.run(dec)
+	if merr := <-modelDone; err == nil {
+		err = merr
+	}
 	st.Events, st.Samples = int64(rs.Read), t.samples
 	for _, e := range rs.Errors {
 		st.Errors = append(st.Errors, e)
 	}
 	st.Packets = pk.close()
+	if err == nil {
+		err = t.writeLate()
+	}
 	if err != nil {
 		return st, err
 	}
@@ -194,21 +203,28 @@ func (t *traceState) stackID(stack []analysis.Frame) (int64, error) {
 }
 
 // walkStack returns the id of the prefix tree's node of stack, one
-// lookup a frame from the root.
+// lookup a frame from the root down to the first node that is new (the
+// nodes below a new one are new too: they are added without a lookup).
 func (t *traceState) walkStack(stack []analysis.Frame) (int64, error) {
 	var parent int64
+	fresh := false // parent is a node just added
 	for i := len(stack) - 1; i >= 0; i-- {
 		f := &stack[i]
 		k := stackKey{parent, frameKey{f.Image, f.Method, f.Address}}
-		if id, ok := t.stacks[k]; ok {
-			parent = id
-			continue
+		if !fresh {
+			if id, ok := t.stacks[k]; ok {
+				parent = id
+				continue
+			}
+			fresh = true
 		}
 		fid, err := t.frameID(f)
 		if err != nil {
 			return 0, err
 		}
-		id, _ := assign(t.stacks, k, &t.w.stack)
+		t.w.stack++
+		id := t.w.stack
+		t.stacks[k] = id
 		depth := int32(len(stack) - 1 - i)
 		if err := t.w.stacks.add(&StackRow{Trace: t.id, StackID: id, ParentID: parent, FrameID: fid, Depth: depth}); err != nil {
 			return 0, err
@@ -225,17 +241,12 @@ func (t *traceState) frameID(f *analysis.Frame) (int64, error) {
 		return id, nil
 	}
 	r := FrameRow{Trace: t.id, FrameID: id, Address: f.Address, Name: f.Name()}
-	var err error
 	if f.Image != nil {
 		r.RVA = f.Offset
-		if r.ImageID, err = t.imageID(f.Image, 0); err != nil {
-			return 0, err
-		}
+		r.ImageID = t.imageID(f.Image)
 	}
 	if f.Method != nil {
-		if r.MethodID, err = t.methodID(f.Method, 0); err != nil {
-			return 0, err
-		}
+		r.MethodID = t.methodID(f.Method)
 	}
 	if f.HasFunction() {
 		r.Function = string(f.AppendFunction(nil))
