@@ -146,11 +146,18 @@ func TestSampleTrace(t *testing.T) {
 	}
 }
 
+// BenchmarkTables writes the tables of net.4.5.2.x64.etl into memory; it
+// reports the CPU time per run (user + system, all goroutines), to set
+// beside parquetout's BenchmarkDumpNet/PARQUET (docs/performance.md):
+//
+//	ETL_CORPUS=… go test ./tables -run '^$' -bench Tables -benchtime 10x -cpu 2
 func BenchmarkTables(b *testing.B) {
 	net := etltest.CorpusFile(b, netRel)
+	cpu := etltest.ProcessCPU()
 	for b.Loop() {
 		writeMem(b, nil, net)
 	}
+	b.ReportMetric((etltest.ProcessCPU()-cpu).Seconds()*1e3/float64(b.N), "cpu-ms/op")
 }
 
 // The events table has a row per record of each trace (what info counts,

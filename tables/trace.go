@@ -1,7 +1,6 @@
 package tables
 
 import (
-	"sync"
 	"time"
 
 	"github.com/etwkit/etw/analysis"
@@ -45,13 +44,15 @@ type traceState struct {
 	fileIDs map[uint64]int64  // file object → file id
 	names   map[uint64]string // file object → last name the trace gave it
 
-	// sampleSeqs are the sequence numbers (analysis.Annotation.Seq) of
-	// the CPU samples read and not yet written (the reading goroutine
-	// adds, the writing one takes); samples counts those written.
-	mu         sync.Mutex
-	sampleSeqs []int64
+	// sampleSeqs are the CPU samples read and not yet written (the
+	// reading goroutine adds, the writing one takes); samples counts
+	// those written.
+	sampleSeqs sampleQueue
 	samples    int64
 	read       int64 // events the reading goroutine observed
+
+	lastThread *analysis.Thread // utid's last answer
+	lastUtid   int64
 }
 
 // frameKey is a distinct frame: its image or method and its address.
@@ -178,10 +179,14 @@ func (t *traceState) sample(cpu int32, utid, stack int64, a *analysis.Annotation
 
 // utid returns the id of the thread of annotation a (0 when unknown).
 func (t *traceState) utid(a *analysis.Annotation) int64 {
-	if th := t.m.Thread(a.TID, a.Time()); th != nil {
-		return t.utids[th]
+	th := t.m.Thread(a.TID, a.Time())
+	if th == nil {
+		return 0
 	}
-	return 0
+	if th != t.lastThread { // consecutive events are often one thread's
+		t.lastThread, t.lastUtid = th, t.utids[th]
+	}
+	return t.lastUtid
 }
 
 // stackID returns the id of the prefix tree's node of stack (innermost
