@@ -74,7 +74,7 @@ func (e *eventsTable) next(dst []int64) {
 // events table (rendered by parquetout's Encoder on its workers) and, in
 // the same pass, the observers write the samples, stacks, frames, disk
 // I/O and packets.
-func (t *traceState) run(dec *decode.Decoder) (pipeline.Stats, error) {
+func (t *traceState) run(ctx context.Context, dec *decode.Decoder) (pipeline.Stats, error) {
 	ev := t.w.events
 	var counter pipeline.Counter
 	if t.agg != nil {
@@ -82,7 +82,7 @@ func (t *traceState) run(dec *decode.Decoder) (pipeline.Stats, error) {
 	}
 	enc := parquetout.NewEncoder(t.files, false)
 	ev.pw.SetEncoder(enc)
-	return pipeline.Run(context.Background(), &pipeline.Config[byte]{
+	return pipeline.Run(ctx, &pipeline.Config[byte]{
 		Counter:       counter,
 		Files:         t.files,
 		Workers:       t.w.opts.Workers,

@@ -1,6 +1,7 @@
 package tables
 
 import (
+	"context"
 	"time"
 
 	"github.com/etwkit/etw/analysis"
@@ -113,12 +114,20 @@ func (w *Writer) Add(name string, files []*etl.File, dec *decode.Decoder) (*Trac
 	}
 	t.m = m
 	// The model's rows are written beside the second pass, which needs
-	// only their ids.
+	// only their ids; a failure to write them stops the pass.
 	mr := t.assignModel()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	modelDone := make(chan error, 1)
-	go func() { modelDone <- t.writeModel(mr) }()
-	rs, err := t.run(dec)
-	if merr := <-modelDone; err == nil {
+	go func() {
+		err := t.writeModel(mr)
+		if err != nil {
+			cancel()
+		}
+		modelDone <- err
+	}()
+	rs, err := t.run(ctx, dec)
+	if merr := <-modelDone; merr != nil {
 		err = merr
 	}
 	st.Events, st.Samples = int64(rs.Read), t.samples
