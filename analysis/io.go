@@ -153,21 +153,8 @@ func (s *IOStats) diskEvent(ev *etl.Event, res *decode.Result) {
 	}
 	size, _ := d.Uint("TransferSize")
 	fo, _ := d.Uint("FileObject")
-	var ms float64
-	rt, timed := d.Uint("HighResResponseTime")
-	if f := s.perfFreq(ev); timed && f > 0 {
-		ms = float64(rt) * 1000 / float64(f)
-	} else {
-		timed = false
-	}
+	ms, timed := DiskResponseMS(ev, d, s.files)
 	s.disk.add(ev.Time, s.procOf(ev, res), fileKey{fo, fo}, op == catalog.DiskIoWrite, size, ms, timed)
-}
-
-func (s *IOStats) perfFreq(ev *etl.Event) int64 {
-	if ev.File < 0 || ev.File >= len(s.files) {
-		return 0
-	}
-	return s.files[ev.File].Header.PerfFreq
 }
 
 func (s *IOStats) fileEvent(ev *etl.Event, res *decode.Result) {

@@ -309,7 +309,7 @@ func (tt *ThreadTime) ready(ft int64, tid, readier uint32) {
 		return
 	}
 	if !r.open {
-		r.state, r.since, r.open = StateReady, ft, true
+		tt.enter(r, ft, StateReady) // no readier: NoID
 	}
 }
 

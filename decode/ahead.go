@@ -12,8 +12,11 @@ import (
 // of its decoding (extract's value), so that the goroutine that consumes
 // the events in time order (building the analysis model, say) takes that
 // value instead of decoding the event: decoding is most of such a pass's
-// CPU after decompression. What is kept should be small and hold no
-// pointers (the kept values of every buffer in flight are live at once).
+// CPU after decompression. What is kept should be small: the kept values
+// of every buffer in flight are live at once. It may hold pointers (a
+// string, a slice): what they point to stays alive until the pass is done
+// with the buffer, and no longer (its storage, kept for the next buffer,
+// is cleared). The analysis model keeps two ids and a flag.
 //
 //	ad := decode.NewAhead(dec, want, extract)
 //	r := etl.NewReader(files, &etl.ReaderOptions{Prepare: ad})
@@ -127,7 +130,7 @@ func (a *Ahead[T]) Prepare(b *etl.Buffer, file int) etl.Prepared {
 // Release returns the buffer's storage to the pass.
 func (ab *aheadBuf[T]) Release() {
 	ab.a.live.Add(-1)
-	clear(ab.ents) // values may hold pointers
+	clear(ab.ents) // values may hold pointers: the storage kept must not keep what they point to
 	ab.ents = ab.ents[:0]
 	select {
 	case ab.a.free <- ab:

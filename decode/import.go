@@ -9,7 +9,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/internal/readerat"
 	"github.com/etwkit/etw/manifest"
 	"github.com/etwkit/etw/mof"
 	"github.com/etwkit/etw/pdb"
@@ -207,14 +207,14 @@ var ErrNotSchema = errors.New("not a manifest, MOF, TMF or PE file with an event
 // its message table, or from its .mui file). It returns the compiled
 // schemas and the items that could not be compiled (events, classes or
 // messages); err is set when the file cannot be read or parsed at all,
-// and wraps [ErrNotSchema] for a file that holds no schemas.
+// and wraps [ErrNotSchema] for a file that holds no schemas. A path that
+// is not a regular file (a FIFO, a folder) is refused before it is
+// opened: an *os.PathError wrapping [etl.ErrNotRegular].
 func ReadSchemas(path string) (schemas []*tdh.Event, skipped []error, err error) {
 	// A FIFO without a writer would block the open; a folder or device
 	// is no schema file either.
-	if st, err := os.Stat(path); err != nil {
+	if err := readerat.CheckRegular(path, "schemas are read from files"); err != nil {
 		return nil, nil, err
-	} else if !st.Mode().IsRegular() {
-		return nil, nil, fmt.Errorf("%s: %w (%s)", path, etl.ErrNotRegular, etl.FileKind(st.Mode()))
 	}
 	if peExt(path) {
 		m, err := wevt.OpenPE(path)

@@ -3,7 +3,6 @@ package eventinfo
 import (
 	"errors"
 	"fmt"
-	"reflect"
 	"slices"
 	"sync"
 
@@ -154,7 +153,7 @@ func (s *Set) AddEventInfo(payload []byte) error {
 		return nil
 	}
 	if old, ok := s.byKey[k]; ok {
-		if !reflect.DeepEqual(old.ev, ev) {
+		if !old.ev.Equal(ev) {
 			s.problems = append(s.problems, &SchemaError{Provider: k.guid, ID: k.id, Version: k.version, Event: ev.EventName,
 				Msg: "described differently by two EventInfo payloads; the one whose bytes sort first is kept", Err: ErrConflict})
 			if key[1:] < old.payload {
@@ -189,7 +188,7 @@ func (s *Set) AddMapInfo(payload []byte) error {
 	}
 	k := mapKey{provider, m.Name}
 	if old, ok := s.maps[k]; ok {
-		if !reflect.DeepEqual(old, m) {
+		if !old.Equal(m) {
 			s.problems = append(s.problems, &SchemaError{Provider: provider, Map: m.Name,
 				Msg: "map described differently by two EventMapInfo payloads; the one whose bytes sort first is kept", Err: ErrConflict})
 			if key[1:] < s.mapPayloads[k] {

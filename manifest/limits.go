@@ -1,10 +1,11 @@
 package manifest
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/etwkit/etw/internal/readlimit"
 )
 
 // Bounds on what Parse reads, so that a hostile manifest costs memory in
@@ -51,13 +52,13 @@ func limitErr(file string, line int, format string, args ...any) error {
 // readInput reads at most MaxInputBytes from r; a longer input is
 // refused at the line where the bound falls.
 func readInput(r io.Reader, name string) ([]byte, error) {
-	raw, err := io.ReadAll(io.LimitReader(r, MaxInputBytes+1))
+	raw, err := readlimit.ReadAll(r, MaxInputBytes)
+	var large *readlimit.TooLargeError
+	if errors.As(err, &large) {
+		return nil, limitErr(name, large.Line, "file larger than %d bytes (manifest.MaxInputBytes)", MaxInputBytes)
+	}
 	if err != nil {
 		return nil, &Error{File: name, Msg: "read", Err: err}
-	}
-	if len(raw) > MaxInputBytes {
-		line := bytes.Count(raw[:MaxInputBytes], []byte{'\n'}) + 1
-		return nil, limitErr(name, line, "file larger than %d bytes (manifest.MaxInputBytes)", MaxInputBytes)
 	}
 	return raw, nil
 }

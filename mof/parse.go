@@ -1,12 +1,14 @@
 package mof
 
 import (
-	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/etwkit/etw/internal/readlimit"
 )
 
 // ParseError reports a syntax error, located by file, line and column.
@@ -46,13 +48,13 @@ const maxNesting = 64
 // mark) and returns its classes. name is used in error messages. The
 // first syntax error ends parsing and is returned as a [*ParseError].
 func Parse(r io.Reader, name string) (*File, error) {
-	b, err := io.ReadAll(io.LimitReader(r, maxInput+1))
+	b, err := readlimit.ReadAll(r, maxInput)
+	var large *readlimit.TooLargeError
+	if errors.As(err, &large) {
+		return nil, &ParseError{File: name, Line: large.Line, Col: 1, Msg: fmt.Sprintf("file larger than %d bytes (the limit)", maxInput)}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	if len(b) > maxInput {
-		line := bytes.Count(b[:maxInput], []byte{'\n'}) + 1
-		return nil, &ParseError{File: name, Line: line, Col: 1, Msg: fmt.Sprintf("file larger than %d bytes (the limit)", maxInput)}
 	}
 	p := &parser{lex: newLexer(decodeText(b)), file: &File{Name: name}}
 	if err := p.parse(); err != nil {

@@ -81,7 +81,7 @@ func (w *Writer) startFile(out io.Writer) {
 	}
 	w.t = newTable(out, "event", fields, &w.opts, metadata(), true)
 	w.t.extra = len(w.buf)
-	w.t.convert = func(c *chunk, r *rec) { w.values(c, r) }
+	w.t.convertWrite = w.convertWrite
 	w.stack = w.t.stackColumns()
 	w.cols = w.cols[:0]
 	for _, c := range w.x.Columns {

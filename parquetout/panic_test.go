@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/parquet-go/parquet-go"
+
 	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/internal/etltest"
 	"github.com/etwkit/etw/internal/panicerr"
@@ -30,7 +32,7 @@ func TestWriterGoroutinePanic(t *testing.T) {
 		want string
 	}{
 		{"encoder", io.Discard, func(w *Writer) {
-			w.t.convert = func(*chunk, *rec) { panic("injected encoder panic") }
+			w.t.convertWrite = func(*parquet.ConcurrentRowGroupWriter, *chunk) error { panic("injected encoder panic") }
 		}, "injected encoder panic"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -102,9 +102,11 @@ const (
 
 // rec is a parsed record; its slices point into the record's bytes.
 type rec struct {
+	b       []byte // the record
 	fixed   []byte
 	str     [nStrings][]byte
 	has     [nStrings]bool
+	at      [nStrings]uint32 // where each string's bytes start in the record
 	frames  []frame
 	props   []propValue
 	typed   bool
@@ -139,7 +141,7 @@ func (r *rec) parse(b []byte) error {
 	if len(b) < fixedSize {
 		return errRecord
 	}
-	r.fixed = b[:fixedSize]
+	r.b, r.fixed = b, b[:fixedSize]
 	r.present = r.u32(offPresent)
 	p := b[fixedSize:]
 	str := func() ([]byte, bool, error) {
@@ -160,6 +162,7 @@ func (r *rec) parse(b []byte) error {
 	}
 	var err error
 	for i := range r.str {
+		r.at[i] = uint32(len(b) - len(p) + 4)
 		if r.str[i], r.has[i], err = str(); err != nil {
 			return err
 		}

@@ -1,7 +1,6 @@
 package parquetout
 
 import (
-	"encoding/binary"
 	"fmt"
 	"io"
 	"runtime"
@@ -201,7 +200,7 @@ type chunk struct {
 	values int // in the repeated (stack) columns
 	arena  arena
 	// raw holds the chunk's records, in a table that converts them into
-	// values on its encoders (table.convert).
+	// values on its encoders (table.convertWrite).
 	raw []byte
 	rec rec // scratch for parsing them
 	// borrow is set while the values come from raw, which lives until
@@ -254,9 +253,10 @@ type table struct {
 	maxBytes int
 	async    bool
 
-	// convert, when set, fills a chunk's values from its raw records, on
-	// the encoder that writes it (async tables).
-	convert func(c *chunk, r *rec)
+	// convertWrite, when set, converts a chunk's raw records into values
+	// and gives them to the row group's column writers, on the encoder
+	// that writes it (async tables).
+	convertWrite func(crg *parquet.ConcurrentRowGroupWriter, c *chunk) error
 	// extra is the bytes of extension values after each raw record.
 	extra int
 
@@ -355,12 +355,12 @@ func newTable(out io.Writer, name string, fields []field, o *Options, meta map[s
 // error.
 func (t *table) encode(crg *parquet.ConcurrentRowGroupWriter, c *chunk) (err error) {
 	defer panicerr.Recover(&err)
-	if len(c.raw) > 0 {
-		if err := t.convertRaw(c); err != nil {
-			return err
-		}
+	if t.convertWrite != nil {
+		err = t.convertWrite(crg, c)
+	} else {
+		err = t.writeChunk(crg, c)
 	}
-	if err := t.writeChunk(crg, c); err != nil {
+	if err != nil {
 		return err
 	}
 	if c.last {
@@ -373,35 +373,8 @@ func (t *table) newChunk() *chunk {
 	return &chunk{cols: make([][]parquet.Value, len(t.repeated))}
 }
 
-// convertRaw turns a chunk's records into its values.
-func (t *table) convertRaw(c *chunk) error {
-	// Each row has one value in the columns outside the stack list: they
-	// get their size at once rather than growing value by value.
-	for i, rep := range t.repeated {
-		if !rep && cap(c.cols[i]) < c.rows {
-			c.cols[i] = make([]parquet.Value, 0, c.rows)
-		}
-	}
-	p := c.raw
-	c.borrow = true
-	defer func() { c.borrow = false }()
-	for len(p) > 0 {
-		n := int(binary.LittleEndian.Uint32(p))
-		if err := c.rec.parse(p[:n]); err != nil {
-			return err
-		}
-		if len(p) < n+t.extra {
-			return errRecord
-		}
-		c.rec.extra = p[n : n+t.extra]
-		t.convert(c, &c.rec)
-		p = p[n+t.extra:]
-	}
-	return nil
-}
-
 // addRaw adds one record, whole, to the current chunk of an async table
-// with convert; full chunks and row groups go out.
+// with convertWrite; full chunks and row groups go out.
 func (t *table) addRaw(b []byte) error { return t.addRawExt(b, nil) }
 
 // addRawExt is addRaw for a record followed by its extension's values

@@ -185,7 +185,8 @@ type Writer struct {
 	rr    recordReader
 	start int64
 	err   error
-	ext   // NewExtendedWriter's
+	one   rowSet // a sync table's row (header)
+	ext          // NewExtendedWriter's
 }
 
 // NewWriter starts a Parquet file on out for the records of enc. The
@@ -194,7 +195,7 @@ type Writer struct {
 // while the next fills; memory is a few row groups (Options).
 func NewWriter(out io.Writer, enc *Encoder, o *Options) *Writer {
 	w := newWriter(out, enc.start, o, true)
-	w.t.convert = func(c *chunk, r *rec) { w.values(c, r) }
+	w.t.convertWrite = w.convertWrite
 	return w
 }
 
@@ -218,7 +219,7 @@ func (w *Writer) Write(p []byte) (int, error) {
 	switch {
 	case w.x != nil:
 		w.err = w.rr.eachRaw(p, w.addExtended)
-	case w.t.convert != nil:
+	case w.t.convertWrite != nil:
 		w.err = w.rr.eachRaw(p, w.t.addRaw)
 	default:
 		w.err = w.rr.each(p, w.row)
@@ -243,78 +244,18 @@ func (w *Writer) Close() error {
 
 // row converts a record at once (sync tables).
 func (w *Writer) row(r *rec) error {
-	w.values(w.t.cur, r)
-	return w.t.endRow()
-}
-
-// values appends the row of record r to chunk c.
-func (w *Writer) values(c *chunk, r *rec) {
-	if w.x != nil {
-		w.header(c, r, int64(binary.LittleEndian.Uint64(r.extra)))
-		c.stack(w.stack, r.frames)
-		w.extend(c, r)
-		return
-	}
+	c := w.t.cur
 	w.header(c, r, w.start)
 	c.stack(w.stack, r.frames)
+	return w.t.endRow()
 }
 
 // header appends the header columns (c* order) of record r to t.
 func (w *Writer) header(t *chunk, r *rec, start int64) {
-	ft := int64(r.u64(offTime))
-	appendTimes(t, cTime, ft, start, r.present&hasRelMS != 0)
-	t.int(cFiletime, ft, 64, false)
-	t.int(cRawTimestamp, int64(r.u64(offRaw)), 64, false)
-	t.uint(cFile, uint64(r.u32(offFile)), 32, false)
-	t.uint(cCPU, uint64(r.u16(offCPU)), 16, false)
-	t.uint(cPID, uint64(r.u32(offPID)), 32, false)
-	t.uint(cTID, uint64(r.u32(offTID)), 32, false)
-	optStr(t, cProcessName, r, sProcessName)
-	t.bytes(cHeader, headerName(r.u8(offHeader)), false)
-	t.uint(cFlags, uint64(r.u16(offFlags)), 16, false)
-	t.bytes(cProviderGUID, r.str[sProviderGUID], false)
-	t.uint(cEventID, uint64(r.u16(offEventID)), 16, false)
-	t.uint(cVersion, uint64(r.u8(offVersion)), 8, false)
-	t.uint(cChannel, uint64(r.u8(offChannel)), 8, false)
-	t.uint(cLevel, uint64(r.u8(offLevel)), 8, false)
-	t.uint(cOpcode, uint64(r.u8(offOpcode)), 8, false)
-	t.uint(cTask, uint64(r.u16(offTask)), 16, false)
-	t.uint(cKeywords, r.u64(offKeywords), 64, false)
-	optU := func(c int, has bool, n uint64, width int) {
-		if has {
-			t.uint(c, n, width, true)
-		} else {
-			t.null(c)
-		}
+	w.one.setOne(r, start)
+	for c := range nMainColumns {
+		t.cols[c] = w.one.appendColumn(t.cols[c], c, t)
 	}
-	optU(cHookID, r.present&hasHook != 0, uint64(r.u16(offHook)), 16)
-	inst := r.present&hasInstance != 0
-	optU(cInstanceID, inst, uint64(r.u32(offInstance)), 32)
-	optU(cParentInstanceID, inst, uint64(r.u32(offParentInst)), 32)
-	optStr(t, cParentGUID, r, sParentGUID)
-	wpp := r.present&hasWPP != 0
-	optU(cMessageFlags, wpp, uint64(r.u16(offMsgFlags)), 16)
-	optU(cSequence, wpp, uint64(r.u32(offSequence)), 32)
-	optU(cComponentID, wpp, uint64(r.u32(offComponent)), 32)
-	cpu := r.present&hasCPUTimes != 0
-	optU(cKernelTime, cpu, uint64(r.u32(offKernelTime)), 32)
-	optU(cUserTime, cpu, uint64(r.u32(offUserTime)), 32)
-	optU(cProcessorTime, r.present&hasProcTime != 0, r.u64(offProcTime), 64)
-	optStr(t, cActivityID, r, sActivityID)
-	optStr(t, cRelatedActivityID, r, sRelatedActivityID)
-	optStr(t, cExtended, r, sExtended)
-	optStr(t, cProviderName, r, sProviderName)
-	optStr(t, cEventName, r, sEventName)
-	optStr(t, cTaskName, r, sTaskName)
-	optStr(t, cOpcodeName, r, sOpcodeName)
-	optStr(t, cLevelName, r, sLevelName)
-	optU(cSchemaVersion, r.present&hasSchemaVer != 0, uint64(r.u8(offSchemaVer)), 8)
-	optStr(t, cSchemaSource, r, sSchemaSource)
-	optStr(t, cProperties, r, sProperties)
-	optStr(t, cMaps, r, sMaps)
-	optStr(t, cMessage, r, sMessage)
-	optStr(t, cUserData, r, sUserData)
-	optStr(t, cDecodeError, r, sDecodeError)
 }
 
 // optStr appends record string s to optional column c (null when absent).

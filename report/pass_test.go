@@ -16,10 +16,10 @@ import (
 // on traces with stacks (.NET and kernel), a packet capture and a
 // synthetic trace.
 func TestPassSplitSame(t *testing.T) {
-	build := func(t *testing.T, open func() *etl.File, procs int) []byte {
+	build := func(t *testing.T, open func(*testing.T) *etl.File, procs int) []byte {
 		t.Helper()
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
-		f := open()
+		f := open(t)
 		defer f.Close()
 		d, err := Build([]*etl.File{f}, decode.New(), nil)
 		b, jerr := json.Marshal(d)
@@ -30,13 +30,13 @@ func TestPassSplitSame(t *testing.T) {
 	}
 	cases := []struct {
 		name string
-		open func() *etl.File
-	}{{"synthetic", func() *etl.File { return openBytes(synthTrace()) }}}
+		open func(*testing.T) *etl.File
+	}{{"synthetic", func(*testing.T) *etl.File { return openBytes(synthTrace()) }}}
 	for _, rel := range []string{netRel, pktmonRel, shutdownRel} {
 		cases = append(cases, struct {
 			name string
-			open func() *etl.File
-		}{rel, func() *etl.File {
+			open func(*testing.T) *etl.File
+		}{rel, func(t *testing.T) *etl.File {
 			f, err := etl.Open(corpusFile(t, rel))
 			if err != nil {
 				t.Fatal(err)

@@ -152,8 +152,7 @@ type eventsCollector struct {
 	width  int64 // count bucket width, 100 ns
 	segLen int64 // segment length, 100 ns
 
-	provIdx map[uuid.UUID]int32
-	provs   []uuid.UUID
+	provs   providerIndex
 	nameIdx map[nameKey]int32
 	names   []string
 	nameOf  map[string]int32 // distinct name strings
@@ -162,16 +161,14 @@ type eventsCollector struct {
 	groupOf map[[3]int32]int32
 	groups  [][3]int32
 
-	// The last event's provider, name, process and group, and their
-	// indexes (-1 before the first event).
-	lastProv uuid.UUID
-	lastPI   int32
-	lastNK   nameKey
-	lastNI   int32
-	lastPK   procKey
-	lastPrI  int32
-	last     [3]int32
-	lastG    int32
+	// The last event's name, process and group, and their indexes (-1
+	// before the first event).
+	lastNK  nameKey
+	lastNI  int32
+	lastPK  procKey
+	lastPrI int32
+	last    [3]int32
+	lastG   int32
 
 	counts map[countKey]int32
 	lastCK countKey
@@ -189,9 +186,9 @@ type heldRow struct {
 }
 
 func newEventsCollector(c *collector) *eventsCollector {
-	v := &eventsCollector{c: c, width: max(c.width, 1), provIdx: map[uuid.UUID]int32{}, nameIdx: map[nameKey]int32{},
+	v := &eventsCollector{c: c, width: max(c.width, 1), nameIdx: map[nameKey]int32{},
 		nameOf: map[string]int32{}, procIdx: map[procKey]int32{}, groupOf: map[[3]int32]int32{},
-		counts: map[countKey]int32{}, perSeg: maxRowsPerSegment, lastPI: -1, lastNI: -1, lastPrI: -1, lastG: -1}
+		counts: map[countKey]int32{}, perSeg: maxRowsPerSegment, lastNI: -1, lastPrI: -1, lastG: -1}
 	if c.nb > 0 {
 		v.segLen = max(etl.SubTime(c.t1, c.t0)/eventSegments+1, 1)
 	}
@@ -203,16 +200,8 @@ func (v *eventsCollector) observe(ev *etl.Event, res *decode.Result) {
 	if c.nb == 0 {
 		return
 	}
-	if v.lastPI < 0 || ev.ProviderID != v.lastProv {
-		pi, ok := v.provIdx[ev.ProviderID]
-		if !ok {
-			pi = int32(len(v.provs))
-			v.provIdx[ev.ProviderID] = pi
-			v.provs = append(v.provs, ev.ProviderID)
-		}
-		v.lastProv, v.lastPI = ev.ProviderID, pi
-	}
-	nk := nameKey{prov: v.lastPI}
+	provNum, _ := v.provs.number(ev.ProviderID)
+	nk := nameKey{prov: provNum}
 	if res != nil && res.Schema != nil {
 		nk.schema = res.Schema
 	} else {
@@ -246,7 +235,7 @@ func (v *eventsCollector) observe(ev *etl.Event, res *decode.Result) {
 		v.lastPK, v.lastPrI = pk, pi
 	}
 	pi := v.lastPrI
-	key := [3]int32{v.lastPI, ni, pi}
+	key := [3]int32{provNum, ni, pi}
 	g := v.lastG
 	if g < 0 || key != v.last {
 		var ok bool
@@ -403,7 +392,7 @@ func (v *eventsCollector) finish(d *Data) {
 	for i := range ps {
 		stats[ps[i].GUID] = &ps[i]
 	}
-	for _, g := range v.provs {
+	for _, g := range v.provs.list {
 		p := EventsProvider{GUID: "{" + g.String() + "}"}
 		if st := stats[g]; st != nil {
 			p.Name = providerLabel(st)

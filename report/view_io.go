@@ -88,12 +88,19 @@ var ioView = &view{id: "io", title: "I/O", tmpl: ioTmpl,
 	page: func(d *Data) (any, error) {
 		io := d.IO
 		p := &struct {
-			D                                      *Data
-			DiskProc, DiskFile, FileProc, FileFile template.HTML
-			Buckets                                template.JS // the totals over time, for the script
+			D       *Data
+			Kinds   []ioKind
+			Buckets template.JS // the totals over time, for the script
 		}{D: d}
-		p.DiskProc, p.DiskFile = ioBars("disk", io.Disk)
-		p.FileProc, p.FileFile = ioBars("file", io.File)
+		disk := ioKind{ID: "disk", Heading: "Disk I/O", Source: "Kernel DiskIo completions",
+			LatencyLead: "disk response time averages ", LatencyTail: " ms",
+			End: ". Processes are the ones that issued the I/O.", S: io.Disk}
+		file := ioKind{ID: "file", Heading: "File I/O", Source: "Kernel FileIo reads and writes",
+			LatencyLead: "from request to completion (OpEnd) ", LatencyTail: " ms on average",
+			End: ".", S: io.File}
+		disk.Proc, disk.File = ioBars(disk.ID, io.Disk)
+		file.Proc, file.File = ioBars(file.ID, io.File)
+		p.Kinds = []ioKind{disk, file}
 		b, err := json.Marshal(struct {
 			BucketSec  float64    `json:"bucket_sec"`
 			Disk, File []IOBucket `json:",omitempty"`
@@ -107,33 +114,34 @@ var ioView = &view{id: "io", title: "I/O", tmpl: ioTmpl,
 	},
 }
 
+// ioKind is one kind of I/O (disk, file) as its block of the section
+// shows it: nothing when S is nil.
+type ioKind struct {
+	ID, Heading string // "disk", "Disk I/O"
+	Source      string // the events counted
+	// The words around the average latency, and the note's end.
+	LatencyLead, LatencyTail, End string
+	S                             *IOSummary
+	Proc, File                    template.HTML // the bars by process and by file
+}
+
 // ioTmpl is the section's template.
 const ioTmpl = `{{with .D.IO}}
 <section id="io" class="sect">
 <h2>Disk and file I/O</h2>
-{{with .Disk}}
-<h3>Disk I/O</h3>
-<p class="note">Kernel DiskIo completions: {{thousands .Total.Reads}} reads ({{bytes .Total.ReadBytes}}), {{thousands .Total.Writes}} writes ({{bytes .Total.WriteBytes}}){{if .LatencyKnown}}; disk response time averages {{ms (avg .Total.LatencyMS .Total.Timed)}} ms, longest {{ms .Total.MaxMS}} ms{{end}}. Processes are the ones that issued the I/O.</p>
-<p class="note io-range" data-kind="disk"></p>
-<div class="io-kind" data-kind="disk">
-<h4>By process</h4>{{$.DiskProc}}
-<h4>By file</h4>{{$.DiskFile}}
-{{template "iotable" .ByFile}}
-</div>
-{{end}}
-{{with .File}}
-<h3>File I/O</h3>
-<p class="note">Kernel FileIo reads and writes: {{thousands .Total.Reads}} reads ({{bytes .Total.ReadBytes}}), {{thousands .Total.Writes}} writes ({{bytes .Total.WriteBytes}}){{if .LatencyKnown}}; from request to completion (OpEnd) {{ms (avg .Total.LatencyMS .Total.Timed)}} ms on average, longest {{ms .Total.MaxMS}} ms{{end}}.</p>
-<p class="note io-range" data-kind="file"></p>
-<div class="io-kind" data-kind="file">
-<h4>By process</h4>{{$.FileProc}}
-<h4>By file</h4>{{$.FileFile}}
-{{template "iotable" .ByFile}}
-</div>
-{{end}}
-<script type="application/json" id="io-data">{{$.Buckets}}</script>
+{{range $.Kinds}}{{template "iokind" .}}
+{{end}}<script type="application/json" id="io-data">{{$.Buckets}}</script>
 </section>
-{{end}}{{define "iotable"}}
+{{end}}{{define "iokind"}}{{with .S}}
+<h3>{{$.Heading}}</h3>
+<p class="note">{{$.Source}}: {{thousands .Total.Reads}} reads ({{bytes .Total.ReadBytes}}), {{thousands .Total.Writes}} writes ({{bytes .Total.WriteBytes}}){{if .LatencyKnown}}; {{$.LatencyLead}}{{ms (avg .Total.LatencyMS .Total.Timed)}}{{$.LatencyTail}}, longest {{ms .Total.MaxMS}} ms{{end}}{{$.End}}</p>
+<p class="note io-range" data-kind="{{$.ID}}"></p>
+<div class="io-kind" data-kind="{{$.ID}}">
+<h4>By process</h4>{{$.Proc}}
+<h4>By file</h4>{{$.File}}
+{{template "iotable" .ByFile}}
+</div>
+{{end}}{{end}}{{define "iotable"}}
 <table class="sortable">
 <thead><tr><th>File</th><th>Reads</th><th>Read</th><th>Writes</th><th>Written</th><th>Average latency ms</th><th>Longest ms</th></tr></thead>
 <tbody>{{range .}}<tr><td class="path">{{.Name}}</td><td class="num">{{thousands .Reads}}</td><td class="num" data-v="{{.ReadBytes}}">{{bytes .ReadBytes}}</td><td class="num">{{thousands .Writes}}</td><td class="num" data-v="{{.WriteBytes}}">{{bytes .WriteBytes}}</td><td class="num">{{if .Timed}}{{ms (avg .LatencyMS .Timed)}}{{end}}</td><td class="num">{{if .Timed}}{{ms .MaxMS}}{{end}}</td></tr>{{end}}</tbody>

@@ -17,14 +17,10 @@ import (
 
 // timelineCollector counts the events per bucket and provider.
 type timelineCollector struct {
-	c        *collector
-	lastProv uuid.UUID
-	lastCnt  []int32
-	lastIdx  int32
-	// provIdx numbers the providers in order of first event; provs and
-	// perProv (the counts per bucket) are indexed by that number.
-	provIdx map[uuid.UUID]int32
-	provs   []uuid.UUID
+	c *collector
+	// provs numbers the providers; perProv (the counts per bucket) is
+	// indexed by that number.
+	provs   providerIndex
 	perProv [][]int32
 	levels  []*level
 	lost    []Marker
@@ -47,22 +43,14 @@ func (v *timelineCollector) observe(ev *etl.Event, res *decode.Result) {
 	if c.nb == 0 {
 		return
 	}
-	counts := v.lastCnt
-	if counts == nil || ev.ProviderID != v.lastProv {
-		pi, ok := v.provIdx[ev.ProviderID]
-		if !ok {
-			pi = int32(len(v.provs))
-			v.provIdx[ev.ProviderID] = pi
-			v.provs = append(v.provs, ev.ProviderID)
-			v.perProv = append(v.perProv, make([]int32, c.nb))
-		}
-		counts = v.perProv[pi]
-		v.lastProv, v.lastCnt, v.lastIdx = ev.ProviderID, counts, pi
+	pi, added := v.provs.number(ev.ProviderID)
+	if added {
+		v.perProv = append(v.perProv, make([]int32, c.nb))
 	}
 	rel := max(etl.SubTime(ev.Time, c.t0), 0)
-	counts[min(int(rel/c.width), c.nb-1)]++
+	v.perProv[pi][min(int(rel/c.width), c.nb-1)]++
 	for i, l := range v.levels {
-		k := lkey{rel / l.width, v.lastIdx}
+		k := lkey{rel / l.width, pi}
 		if k == l.last {
 			l.pend++
 			continue
@@ -115,7 +103,7 @@ func (v *timelineCollector) finish(d *Data) {
 	others := 0
 	for i, p := range c.pc.Providers() {
 		var counts []int32
-		if pi, ok := v.provIdx[p.GUID]; ok {
+		if pi, ok := v.provs.lookup(p.GUID); ok {
 			counts = v.perProv[pi]
 		}
 		if i < c.o.TopProviders {
@@ -175,12 +163,12 @@ func (v *timelineCollector) finish(d *Data) {
 // the coarsest level to the finest that fits in maxDetailNums numbers.
 func (v *timelineCollector) details(nseries int) []Detail {
 	c := v.c
-	series := make([]int, len(v.provs)) // provider index → series
+	series := make([]int, len(v.provs.list)) // provider index → series
 	top := map[uuid.UUID]int{}
 	for i, p := range c.pc.Providers() {
 		top[p.GUID] = min(i, nseries-1)
 	}
-	for i, g := range v.provs {
+	for i, g := range v.provs.list {
 		series[i] = top[g]
 	}
 	out := []Detail{}
@@ -315,7 +303,7 @@ func timelineSVG(tl *Timeline, dur float64) template.HTML {
 var timelineView = &view{id: "timeline", title: "Timeline", tmpl: timelineTmpl,
 	present: func(d *Data) bool { return d.Timeline != nil },
 	collect: func(c *collector) finisher {
-		v := &timelineCollector{c: c, provIdx: map[uuid.UUID]int32{}}
+		v := &timelineCollector{c: c}
 		if c.nb > 0 {
 			for w, i := c.width/10, 0; w >= 10 && i < maxLevels; w, i = w/10, i+1 {
 				v.levels = append(v.levels, &level{width: w, counts: map[lkey]int32{}})

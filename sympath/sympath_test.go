@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -318,9 +319,19 @@ func TestRealPDB(t *testing.T) {
 // file name is refused before any path or URL is made of it, and an odd
 // but plain one is escaped in the URL.
 func TestHostileNames(t *testing.T) {
+	// The handler runs on the server's goroutines: the paths it records
+	// are read under the same lock.
+	var mu sync.Mutex
 	var paths []string
+	requested := func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(paths)
+	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
 		paths = append(paths, r.URL.EscapedPath())
+		mu.Unlock()
 		http.NotFound(w, r)
 	}))
 	defer srv.Close()
@@ -334,7 +345,7 @@ func TestHostileNames(t *testing.T) {
 			t.Errorf("Find(%q): %v", name, err)
 		}
 	}
-	if len(paths) != 0 {
+	if paths := requested(); len(paths) != 0 {
 		t.Errorf("requests for refused names: %q", paths)
 	}
 	id := goodID
@@ -342,7 +353,7 @@ func TestHostileNames(t *testing.T) {
 	if _, err := l.Find(context.Background(), id); !errors.Is(err, sympath.ErrNotFound) {
 		t.Errorf("Find: %v", err)
 	}
-	if len(paths) != 1 || paths[0] != "/my%20app%231%3F.pdb/12DC0A4FBD7D4F2AA9BE263BACAEB4673/my%20app%231%3F.pdb" {
+	if paths := requested(); len(paths) != 1 || paths[0] != "/my%20app%231%3F.pdb/12DC0A4FBD7D4F2AA9BE263BACAEB4673/my%20app%231%3F.pdb" {
 		t.Errorf("request paths %q", paths)
 	}
 }

@@ -1,6 +1,7 @@
 package tables
 
 import (
+	"github.com/etwkit/etw/analysis"
 	"github.com/etwkit/etw/catalog"
 	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
@@ -63,11 +64,7 @@ func (t *traceState) observeIO(ev *etl.Event, res *decode.Result) error {
 	r.Disk = uint32(disk)
 	r.Bytes, _ = d.Uint("TransferSize")
 	r.Offset, _ = d.Uint("ByteOffset")
-	if rt, ok := d.Uint("HighResResponseTime"); ok && ev.File >= 0 && ev.File < len(t.files) {
-		if f := t.files[ev.File].Header.PerfFreq; f > 0 {
-			r.LatencyMS = float64(rt) * 1000 / float64(f)
-		}
-	}
+	r.LatencyMS, _ = analysis.DiskResponseMS(ev, d, t.files)
 	pid, tid, p := t.m.EventProcess(ev, res)
 	if p != nil {
 		r.Upid = t.upids[p]

@@ -1,7 +1,6 @@
 package tables
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +12,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/etwkit/etw/analysis"
+	"github.com/etwkit/etw/internal/bufwrite"
 	"github.com/etwkit/etw/parquetout"
 )
 
@@ -166,22 +166,31 @@ func NewWriter(create func(table string) (io.WriteCloser, error), opts *Options)
 	if w.opts.FirstTrace > 0 {
 		w.trace = w.opts.FirstTrace - 1
 	}
-	for _, add := range []func() error{
-		func() error { return addTable(w, &w.traces, 0, create) },
-		func() error { return addTable(w, &w.processes, 1, create) },
-		func() error { return addTable(w, &w.threads, 2, create) },
-		func() error { return addTable(w, &w.images, 3, create) },
-		func() error { return addTable(w, &w.methods, 4, create) },
-		func() error { return addTable(w, &w.frames, 5, create) },
-		func() error { return addTable(w, &w.stacks, 6, create) },
-		func() error { return addTable(w, &w.samples, 7, create) },
-		func() error { return addTable(w, &w.gcs, 8, create) },
-		func() error { return addTable(w, &w.diskIO, 9, create) },
-		func() error { return addTable(w, &w.files, 10, create) },
-		func() error { return addTable(w, &w.packets, 11, create) },
-		func() error { return w.addEvents(create) },
-	} {
-		if err := add(); err != nil {
+	// Each table starts by its name, in the order of Names.
+	start := map[string]func(name string) error{
+		"traces":    func(n string) error { return addTable(w, &w.traces, n, create) },
+		"processes": func(n string) error { return addTable(w, &w.processes, n, create) },
+		"threads":   func(n string) error { return addTable(w, &w.threads, n, create) },
+		"images":    func(n string) error { return addTable(w, &w.images, n, create) },
+		"methods":   func(n string) error { return addTable(w, &w.methods, n, create) },
+		"frames":    func(n string) error { return addTable(w, &w.frames, n, create) },
+		"stacks":    func(n string) error { return addTable(w, &w.stacks, n, create) },
+		"samples":   func(n string) error { return addTable(w, &w.samples, n, create) },
+		"gcs":       func(n string) error { return addTable(w, &w.gcs, n, create) },
+		"disk_io":   func(n string) error { return addTable(w, &w.diskIO, n, create) },
+		"files":     func(n string) error { return addTable(w, &w.files, n, create) },
+		"packets":   func(n string) error { return addTable(w, &w.packets, n, create) },
+		"events":    func(n string) error { return w.addEvents(n, create) },
+	}
+	if len(start) != len(Names) {
+		panic(fmt.Sprintf("tables: Names lists %d tables, NewWriter starts %d", len(Names), len(start)))
+	}
+	for _, name := range Names {
+		add, ok := start[name]
+		if !ok {
+			panic("tables: NewWriter does not start table " + name + " of Names")
+		}
+		if err := add(name); err != nil {
 			w.Close()
 			return nil, err
 		}
@@ -189,9 +198,8 @@ func NewWriter(create func(table string) (io.WriteCloser, error), opts *Options)
 	return w, nil
 }
 
-// addTable starts table i of Names in *dst.
-func addTable[T any](w *Writer, dst **table[T], i int, create func(string) (io.WriteCloser, error)) error {
-	name := Names[i]
+// addTable starts the table called name in *dst.
+func addTable[T any](w *Writer, dst **table[T], name string, create func(string) (io.WriteCloser, error)) error {
 	t, err := newTable[T](name, func() (io.WriteCloser, error) { return create(name) }, w.opts.RowGroupRows, w.opts.MaxFileRows)
 	if err != nil {
 		return err
@@ -201,9 +209,8 @@ func addTable[T any](w *Writer, dst **table[T], i int, create func(string) (io.W
 	return nil
 }
 
-// addEvents starts the events table.
-func (w *Writer) addEvents(create func(string) (io.WriteCloser, error)) error {
-	const name = "events"
+// addEvents starts the events table, called name.
+func (w *Writer) addEvents(name string, create func(string) (io.WriteCloser, error)) error {
 	out, err := create(name)
 	if err != nil {
 		return fmt.Errorf("table %s: %w", name, err)
@@ -261,22 +268,7 @@ func CreateFile(path string) (io.WriteCloser, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &bufferedFile{bufio.NewWriterSize(f, 1<<20), f}, nil
-}
-
-// bufferedFile is a file written through a buffer.
-type bufferedFile struct {
-	*bufio.Writer
-	f *os.File
-}
-
-// Close writes what the buffer holds and closes the file.
-func (b *bufferedFile) Close() error {
-	err := b.Flush()
-	if cerr := b.f.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	return bufwrite.New(f, 1<<20, f.Close), nil
 }
 
 // Rows returns the number of rows written to each table so far, by name.

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -508,6 +509,21 @@ func (v *Value) GUID() (uuid.UUID, bool) {
 func AppendString(dst, b []byte, wide bool) []byte {
 	if wide {
 		for i := 0; i+1 < len(b); i += 2 {
+			// A run of ASCII characters (1 to 127) is written in place,
+			// a byte each, into room made once for the rest of b.
+			if b[i+1] == 0 && b[i]-1 < utf8.RuneSelf-1 {
+				n := len(dst)
+				dst = slices.Grow(dst, (len(b)-i)/2)
+				out := dst[:cap(dst)]
+				for ; i+1 < len(b) && b[i+1] == 0 && b[i]-1 < utf8.RuneSelf-1; i += 2 {
+					out[n] = b[i]
+					n++
+				}
+				dst = dst[:n]
+				if i+1 >= len(b) {
+					break
+				}
+			}
 			c := uint16(b[i]) | uint16(b[i+1])<<8
 			if c == 0 {
 				break

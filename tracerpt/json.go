@@ -23,7 +23,8 @@ type JSONEncoder struct {
 	raw       bool
 	start     int64 // the trace start (FILETIME) for "rel_ms"; 0: unknown
 	msg       []byte
-	names     map[namesKey][]byte // rendered schema names, per worker
+	names     *namesCache // rendered schema names, per worker
+	procs     *procCache  // rendered process names, per worker
 	// The "time" of the last event up to its seconds
 	// ("2006-01-02T15:04:05."), and that second.
 	date    []byte
@@ -40,8 +41,33 @@ type namesKey struct {
 	level uint8
 }
 
-// maxNamesCache bounds the schemas whose names an encoder keeps rendered.
-const maxNamesCache = 4096
+// namesCache keeps the rendering of recent schemas' names, direct-mapped
+// by the schema's provider, id, version and opcode (a map's lookup,
+// which hashes the key, cost more than the rendering it saved).
+type namesCache struct {
+	slots [1 << namesBits]struct {
+		k    namesKey
+		json []byte
+	}
+}
+
+const namesBits = 8
+
+// procCache keeps the "process_name" key of recent processes,
+// direct-mapped by process id.
+type procCache struct {
+	slots [1 << procBits]struct {
+		p    *analysis.Process
+		name string
+		json []byte
+	}
+}
+
+const procBits = 6
+
+// slotOf returns the slot of hash h in a direct-mapped cache of 2^bits
+// slots.
+func slotOf(h uint64, bits uint) uint64 { return (h * 0x9E3779B97F4A7C15) >> (64 - bits) }
 
 // NewJSONEncoder returns a JSON Lines encoder for the events of files. With
 // several files each object carries a "file" key (the index in files).
@@ -56,7 +82,7 @@ func NewJSONEncoder(files []*etl.File, o *Options) *JSONEncoder {
 // Clone returns an encoder with the same settings for another goroutine.
 func (e *JSONEncoder) Clone() pipeline.Encoder[byte] {
 	c := *e
-	c.msg, c.names, c.date, c.frames, c.headers = nil, nil, nil, nil, nil
+	c.msg, c.names, c.procs, c.date, c.frames, c.headers = nil, nil, nil, nil, nil, nil
 	return &c
 }
 
@@ -135,7 +161,7 @@ func appendStackJSON(b []byte, stack []analysis.Frame, cache *frameJSONCache) []
 			b = appendFrameJSON(b, f)
 			continue
 		}
-		c := &cache.slots[(f.Address*0x9E3779B97F4A7C15)>>(64-frameJSONBits)]
+		c := &cache.slots[slotOf(f.Address, frameJSONBits)]
 		if c.json != nil && c.f == *f {
 			b = append(b, c.json...)
 			continue
@@ -221,8 +247,7 @@ func (e *JSONEncoder) appendEvent(b []byte, ev *etl.Event, res *decode.Result, a
 	}
 	if a != nil {
 		if p := a.ProcessOf(pid); p != nil && p.ImageFileName != "" {
-			b = append(b, `,"process_name":`...)
-			b = eventjson.AppendString(b, p.ImageFileName)
+			b = e.appendProcessName(b, p)
 		}
 	}
 	b = e.appendHeader(b, ev)
@@ -399,7 +424,7 @@ func (e *JSONEncoder) appendHeader(b []byte, ev *etl.Event) []byte {
 	k := headerKey{ev.ProviderID, *d, ev.Header, ev.Flags}
 	h := binary.LittleEndian.Uint64(k.provider[:8]) ^ binary.LittleEndian.Uint64(k.provider[8:]) ^
 		uint64(d.ID)<<8 ^ uint64(d.Opcode)<<24 ^ uint64(d.Version)<<32 ^ uint64(d.Task)<<40 ^ uint64(ev.Header)
-	slot := &e.headers.slots[(h*0x9E3779B97F4A7C15)>>(64-headerBits)]
+	slot := &e.headers.slots[slotOf(h, headerBits)]
 	if slot.json == nil || slot.k != k {
 		slot.k = k
 		slot.json = appendHeaderJSON(slot.json[:0], ev)
@@ -452,6 +477,20 @@ func (e *JSONEncoder) appendTime(b []byte, ft int64) []byte {
 	return append(b, 'Z')
 }
 
+// appendProcessName appends the "process_name" key of process p (whose
+// ImageFileName is set), from the encoder's cache.
+func (e *JSONEncoder) appendProcessName(b []byte, p *analysis.Process) []byte {
+	if e.procs == nil {
+		e.procs = new(procCache)
+	}
+	slot := &e.procs.slots[slotOf(uint64(p.PID), procBits)]
+	if slot.p != p || slot.name != p.ImageFileName || slot.json == nil {
+		slot.p, slot.name = p, p.ImageFileName
+		slot.json = eventjson.AppendString(append(slot.json[:0], `,"process_name":`...), p.ImageFileName)
+	}
+	return append(b, slot.json...)
+}
+
 // appendNames is appendSchemaNames from a cache: most events share a few
 // schemas, whose names are rendered once.
 func (e *JSONEncoder) appendNames(b []byte, ev *etl.Event, s *tdh.Event) []byte {
@@ -462,18 +501,16 @@ func (e *JSONEncoder) appendNames(b []byte, ev *etl.Event, s *tdh.Event) []byte 
 	if s.LevelName == "" {
 		k.level = ev.Descriptor.Level
 	}
-	if r, ok := e.names[k]; ok {
-		return append(b, r...)
-	}
-	start := len(b)
-	b = appendSchemaNames(b, ev, s)
 	if e.names == nil {
-		e.names = map[namesKey][]byte{}
+		e.names = new(namesCache)
 	}
-	if len(e.names) < maxNamesCache {
-		e.names[k] = append([]byte(nil), b[start:]...)
+	h := binary.LittleEndian.Uint64(s.ProviderGUID[:8]) ^ uint64(s.ID)<<8 ^ uint64(s.Version)<<24 ^ uint64(s.Opcode)<<32 ^ uint64(k.level)<<40
+	slot := &e.names.slots[slotOf(h, namesBits)]
+	if slot.json == nil || slot.k != k {
+		slot.k = k
+		slot.json = appendSchemaNames(slot.json[:0], ev, s)
 	}
-	return b
+	return append(b, slot.json...)
 }
 
 // appendSchemaNames adds the names a schema gives the event.

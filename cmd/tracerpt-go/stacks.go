@@ -22,6 +22,9 @@ type analysisOptions struct {
 	symbols   symbolOptions
 	syms      *pdbSymbolizer
 	strict    strictOption
+	// noFrames is set by the commands that print no frames (stats): they
+	// build no symbolizer, so --symbols and --offline change nothing.
+	noFrames bool
 }
 
 // addAnalysisFlags registers the options the analysis commands share.
@@ -42,9 +45,12 @@ func addAnalysisFlags(cmd *cobra.Command, o *analysisOptions) {
 func (o *analysisOptions) buildModel(cmd *cobra.Command, args []string, t *traceOptions, prescan bool) ([]*etl.File, *decode.Decoder, *analysis.Model, error) {
 	t.imports, t.verbose, t.prescan = o.manifests, o.verbose, false
 	t.endProgress = func() {}
-	syms, err := o.symbols.symbolizer(cmd)
-	if err != nil {
-		return nil, nil, nil, err
+	var syms *pdbSymbolizer
+	if !o.noFrames {
+		var err error
+		if syms, err = o.symbols.symbolizer(cmd); err != nil {
+			return nil, nil, nil, err
+		}
 	}
 	files, dec, err := openTrace(cmd, args, t)
 	if err != nil {

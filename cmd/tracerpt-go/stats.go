@@ -79,6 +79,8 @@ after "cpu_ms"): its threads' time from switch-in to switch-out.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			warnNoFrames(cmd)
+			o.noFrames = true
 			// One pass (the model): no buffer is read twice.
 			t := traceOptions{passes: 1}
 			tt := analysis.NewThreadTime(nil, 1)
@@ -93,7 +95,6 @@ after "cpu_ms"): its threads' time from switch-in to switch-out.`,
 			}
 			files, _, m, err := o.buildModel(cmd, args, &t, false)
 			defer closeAll(files)
-			defer o.syms.finish(cmd)
 			t.endProgress()
 			if err != nil {
 				return err
@@ -178,6 +179,18 @@ after "cpu_ms"): its threads' time from switch-in to switch-out.`,
 	cmd.Flags().BoolVar(&asJSON, "json", false, "write one JSON object")
 	addAnalysisFlags(cmd, &o)
 	return cmd
+}
+
+// warnNoFrames reports --symbols and --offline (tracerpt's -pdb too) when
+// given to stats: they name native frames, and stats prints none. The
+// command line keeps accepting them, so scripts that pass them on to every
+// command still run.
+func warnNoFrames(cmd *cobra.Command) {
+	for _, name := range []string{"symbols", "offline"} {
+		if cmd.Flags().Changed(name) {
+			warn(cmd, fmt.Errorf("--%s names native frames through PDBs; stats prints no frames (ignored)", name))
+		}
+	}
 }
 
 func jsonTime(t time.Time) *string {

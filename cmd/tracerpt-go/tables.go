@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"os"
@@ -13,17 +12,9 @@ import (
 
 	"github.com/etwkit/etw/etl"
 	"github.com/etwkit/etw/internal/atomicfile"
+	"github.com/etwkit/etw/internal/bufwrite"
 	"github.com/etwkit/etw/tables"
 )
-
-// flushCloser writes an atomic file through a buffer (the Parquet writers
-// write page by page: 476 writes for net.4.5.2.x64's tables unbuffered);
-// Close writes what the buffer holds, and the file is committed or aborted
-// afterwards.
-type flushCloser struct{ *bufio.Writer }
-
-// Close writes what the buffer holds.
-func (f flushCloser) Close() error { return f.Flush() }
 
 // tableBuffer is the buffer of each table file: 13 tables hold 3.3 MB.
 const tableBuffer = 256 << 10
@@ -104,7 +95,11 @@ each file: a table goes on in NAME-2.parquet, NAME-3.parquet, ….`,
 				}
 				pending = append(pending, a)
 				written[path] = true
-				return flushCloser{bufio.NewWriterSize(a.Writer(), tableBuffer)}, nil
+				// Through a buffer (the Parquet writers write page by
+				// page: 476 writes for net.4.5.2.x64's tables
+				// unbuffered); Close flushes it, and the file is
+				// committed or aborted afterwards.
+				return bufwrite.New(a.Writer(), tableBuffer, nil), nil
 			}, topts)
 			if err != nil {
 				return err

@@ -44,13 +44,8 @@ var ErrNotRegular = errors.New("not a regular file")
 // replaced in between): a *os.PathError wrapping [ErrNotRegular], naming
 // the kind of file and why (what a reader of this format needs).
 func OpenRegular(name, why string) (*os.File, int64, error) {
-	notRegular := func(m os.FileMode) error {
-		return &os.PathError{Op: "open", Path: name, Err: fmt.Errorf("%w (%s): %s", ErrNotRegular, FileKind(m), why)}
-	}
-	if st, err := os.Stat(name); err != nil {
+	if err := CheckRegular(name, why); err != nil {
 		return nil, 0, err
-	} else if !st.Mode().IsRegular() {
-		return nil, 0, notRegular(st.Mode())
 	}
 	fh, err := os.Open(name)
 	if err != nil {
@@ -63,9 +58,28 @@ func OpenRegular(name, why string) (*os.File, int64, error) {
 	}
 	if !st.Mode().IsRegular() {
 		fh.Close()
-		return nil, 0, notRegular(st.Mode())
+		return nil, 0, notRegular(name, why, st.Mode())
 	}
 	return fh, st.Size(), nil
+}
+
+// CheckRegular returns the error [OpenRegular] returns for a path that is
+// missing or not a regular file, without opening it: for readers that open
+// the path themselves (and must not block on a FIFO).
+func CheckRegular(name, why string) error {
+	st, err := os.Stat(name)
+	if err != nil {
+		return err
+	}
+	if !st.Mode().IsRegular() {
+		return notRegular(name, why, st.Mode())
+	}
+	return nil
+}
+
+// notRegular is the error for name of mode m.
+func notRegular(name, why string, m os.FileMode) error {
+	return &os.PathError{Op: "open", Path: name, Err: fmt.Errorf("%w (%s): %s", ErrNotRegular, FileKind(m), why)}
 }
 
 // FileKind names a non-regular file mode ("a named pipe (FIFO)", "a

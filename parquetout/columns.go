@@ -1,0 +1,293 @@
+package parquetout
+
+import (
+	"encoding/binary"
+	"math"
+	"sync"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/etwkit/etw/etl"
+)
+
+// The header columns of the events table are made one column at a time
+// for all the rows of a chunk, and each column's values go to its column
+// writer at once: one scratch slice of values, which stays in the cache,
+// instead of a slice per column filled row by row (forty-five streams of
+// 24-byte values, a megabyte per chunk, written and read back from
+// memory). A column writer sees the same values in the same calls, so the
+// pages and the file are the same.
+
+// rowSet is the records of a chunk laid out field by field: each row's
+// fixed part with its trace start, and where each of its strings is.
+type rowSet struct {
+	raw   []byte              // the records the strings are in
+	fixed []byte              // per row: the fixed part, then the trace start (i64)
+	str   [nStrings][]uint64  // per row: offset in raw << 32 | length, or absentRef
+	n     int                 // rows
+	vals  []parquet.Value     // scratch: one column's values
+	one   [nStrings][1]uint64 // the strings of a set of one row (setOne)
+}
+
+const (
+	rowStride = fixedSize + 8
+	absentRef = math.MaxUint64
+)
+
+var rowSets = sync.Pool{New: func() any { return new(rowSet) }}
+
+// reset empties s for records in raw.
+func (s *rowSet) reset(raw []byte) {
+	s.raw, s.fixed, s.n = raw, s.fixed[:0], 0
+	for i := range s.str {
+		s.str[i] = s.str[i][:0]
+	}
+}
+
+// add adds record r, at offset off of s.raw, whose rel_ms counts from
+// start.
+func (s *rowSet) add(r *rec, off int, start int64) {
+	s.fixed = append(s.fixed, r.fixed...)
+	s.fixed = binary.LittleEndian.AppendUint64(s.fixed, uint64(start))
+	for i := range s.str {
+		s.str[i] = append(s.str[i], strRef(r, i, off))
+	}
+	s.n++
+}
+
+// setOne makes s the one record r (a sync table's row), without
+// allocating.
+func (s *rowSet) setOne(r *rec, start int64) {
+	s.raw, s.n = r.b, 1
+	s.fixed = append(append(s.fixed[:0], r.fixed...), make([]byte, 8)...)
+	binary.LittleEndian.PutUint64(s.fixed[fixedSize:], uint64(start))
+	for i := range s.str {
+		s.one[i][0] = strRef(r, i, 0)
+		s.str[i] = s.one[i][:]
+	}
+}
+
+// strRef is where string i of record r (at offset off) is.
+func strRef(r *rec, i, off int) uint64 {
+	if !r.has[i] {
+		return absentRef
+	}
+	return uint64(off+int(r.at[i]))<<32 | uint64(len(r.str[i]))
+}
+
+// colKind is how a header column's value is made.
+type colKind uint8
+
+const (
+	colInt    colKind = iota // a signed integer of the fixed part
+	colUint                  // an unsigned integer of the fixed part
+	colString                // a string of the record
+	colTime                  // "time": microseconds since 1970
+	colTimeNS                // "time_ns"
+	colRelMS                 // "rel_ms"
+	colHeader                // the header type's name
+)
+
+// colSpec is one header column: its kind, the field's offset and size in
+// the fixed part, the column's width in bits, the presence bit (0: always
+// present) or the string, and whether the column is optional.
+type colSpec struct {
+	kind     colKind
+	off      uint8
+	size     uint8
+	width    uint8
+	has      uint32
+	str      uint8
+	optional bool
+}
+
+func fixedCol(kind colKind, off, size, width int) colSpec {
+	return colSpec{kind: kind, off: uint8(off), size: uint8(size), width: uint8(width)}
+}
+
+func optUintCol(off, size, width int, has uint32) colSpec {
+	return colSpec{kind: colUint, off: uint8(off), size: uint8(size), width: uint8(width), has: has, optional: true}
+}
+
+func strCol(s int, optional bool) colSpec {
+	return colSpec{kind: colString, str: uint8(s), optional: optional}
+}
+
+// headerCols are the header columns, in the order of the c* constants.
+var headerCols = [nMainColumns]colSpec{
+	cTime:              {kind: colTime},
+	cTimeNS:            {kind: colTimeNS, optional: true},
+	cRelMS:             {kind: colRelMS, has: hasRelMS, optional: true},
+	cFiletime:          fixedCol(colInt, offTime, 8, 64),
+	cRawTimestamp:      fixedCol(colInt, offRaw, 8, 64),
+	cFile:              fixedCol(colUint, offFile, 4, 32),
+	cCPU:               fixedCol(colUint, offCPU, 2, 16),
+	cPID:               fixedCol(colUint, offPID, 4, 32),
+	cTID:               fixedCol(colUint, offTID, 4, 32),
+	cProcessName:       strCol(sProcessName, true),
+	cHeader:            {kind: colHeader},
+	cFlags:             fixedCol(colUint, offFlags, 2, 16),
+	cProviderGUID:      strCol(sProviderGUID, false),
+	cEventID:           fixedCol(colUint, offEventID, 2, 16),
+	cVersion:           fixedCol(colUint, offVersion, 1, 8),
+	cChannel:           fixedCol(colUint, offChannel, 1, 8),
+	cLevel:             fixedCol(colUint, offLevel, 1, 8),
+	cOpcode:            fixedCol(colUint, offOpcode, 1, 8),
+	cTask:              fixedCol(colUint, offTask, 2, 16),
+	cKeywords:          fixedCol(colUint, offKeywords, 8, 64),
+	cHookID:            optUintCol(offHook, 2, 16, hasHook),
+	cInstanceID:        optUintCol(offInstance, 4, 32, hasInstance),
+	cParentInstanceID:  optUintCol(offParentInst, 4, 32, hasInstance),
+	cParentGUID:        strCol(sParentGUID, true),
+	cMessageFlags:      optUintCol(offMsgFlags, 2, 16, hasWPP),
+	cSequence:          optUintCol(offSequence, 4, 32, hasWPP),
+	cComponentID:       optUintCol(offComponent, 4, 32, hasWPP),
+	cKernelTime:        optUintCol(offKernelTime, 4, 32, hasCPUTimes),
+	cUserTime:          optUintCol(offUserTime, 4, 32, hasCPUTimes),
+	cProcessorTime:     optUintCol(offProcTime, 8, 64, hasProcTime),
+	cActivityID:        strCol(sActivityID, true),
+	cRelatedActivityID: strCol(sRelatedActivityID, true),
+	cExtended:          strCol(sExtended, true),
+	cProviderName:      strCol(sProviderName, true),
+	cEventName:         strCol(sEventName, true),
+	cTaskName:          strCol(sTaskName, true),
+	cOpcodeName:        strCol(sOpcodeName, true),
+	cLevelName:         strCol(sLevelName, true),
+	cSchemaVersion:     optUintCol(offSchemaVer, 1, 8, hasSchemaVer),
+	cSchemaSource:      strCol(sSchemaSource, true),
+	cProperties:        strCol(sProperties, true),
+	cMaps:              strCol(sMaps, true),
+	cMessage:           strCol(sMessage, true),
+	cUserData:          strCol(sUserData, true),
+	cDecodeError:       strCol(sDecodeError, true),
+}
+
+// fieldAt returns the little-endian integer of size bytes at off of f.
+func fieldAt(f []byte, off, size uint8) uint64 {
+	switch size {
+	case 1:
+		return uint64(f[off])
+	case 2:
+		return uint64(binary.LittleEndian.Uint16(f[off:]))
+	case 4:
+		return uint64(binary.LittleEndian.Uint32(f[off:]))
+	}
+	return binary.LittleEndian.Uint64(f[off:])
+}
+
+// appendColumn appends to vals the values of header column col for the
+// rows of s; byte values go through k.keep.
+func (s *rowSet) appendColumn(vals []parquet.Value, col int, k *chunk) []parquet.Value {
+	spec := &headerCols[col]
+	for i := range s.n {
+		f := s.fixed[i*rowStride : (i+1)*rowStride]
+		if spec.has != 0 && binary.LittleEndian.Uint32(f[offPresent:])&spec.has == 0 {
+			vals = append(vals, parquet.Value{})
+			continue
+		}
+		var v parquet.Value
+		switch spec.kind {
+		case colInt:
+			n := int64(fieldAt(f, spec.off, spec.size))
+			if spec.width == 64 {
+				v = parquet.Int64Value(n)
+			} else {
+				v = parquet.Int32Value(int32(n))
+			}
+		case colUint:
+			n := fieldAt(f, spec.off, spec.size)
+			if spec.width == 64 {
+				v = parquet.Int64Value(int64(n))
+			} else {
+				v = parquet.Int32Value(int32(uint32(n)))
+			}
+		case colString:
+			ref := s.str[spec.str][i]
+			if ref == absentRef {
+				if spec.optional {
+					vals = append(vals, parquet.Value{})
+					continue
+				}
+				v = parquet.ByteArrayValue(k.keep(nil))
+			} else {
+				at, n := ref>>32, ref&math.MaxUint32
+				v = parquet.ByteArrayValue(k.keep(s.raw[at : at+n : at+n]))
+			}
+		case colHeader:
+			v = parquet.ByteArrayValue(k.keep(headerName(f[offHeader])))
+		case colTime, colTimeNS:
+			u := etl.SubTime(int64(binary.LittleEndian.Uint64(f[offTime:])), etl.UnixEpochFiletime) // 100 ns since 1970, saturated
+			if spec.kind == colTime {
+				v = parquet.Int64Value(floorDiv(u, 10))
+			} else if u >= math.MinInt64/100 && u <= math.MaxInt64/100 {
+				v = parquet.Int64Value(u * 100)
+			} else {
+				vals = append(vals, parquet.Value{})
+				continue
+			}
+		case colRelMS:
+			ft, start := int64(binary.LittleEndian.Uint64(f[offTime:])), int64(binary.LittleEndian.Uint64(f[fixedSize:]))
+			v = parquet.DoubleValue(float64(etl.SubTime(ft, start)) / 1e4)
+		}
+		if spec.optional {
+			v.SetDefinitionLevel(1)
+		}
+		vals = append(vals, v)
+	}
+	return vals
+}
+
+// convertWrite converts the raw records of chunk c (an async table's) and
+// writes its values to the row group's column writers: the header columns
+// one at a time (appendColumn), the stack and the extension's columns
+// from c's columns, filled record by record.
+func (w *Writer) convertWrite(crg *parquet.ConcurrentRowGroupWriter, c *chunk) error {
+	if c.rows == 0 {
+		return nil
+	}
+	t := w.t
+	for i, rep := range t.repeated {
+		if i >= nMainColumns && !rep && cap(c.cols[i]) < c.rows {
+			c.cols[i] = make([]parquet.Value, 0, c.rows)
+		}
+	}
+	s := rowSets.Get().(*rowSet)
+	defer rowSets.Put(s)
+	s.reset(c.raw)
+	c.borrow = true
+	defer func() { c.borrow = false }()
+	for off := 0; off < len(c.raw); {
+		p := c.raw[off:]
+		n := int(binary.LittleEndian.Uint32(p))
+		if err := c.rec.parse(p[:n]); err != nil {
+			return err
+		}
+		if len(p) < n+t.extra {
+			return errRecord
+		}
+		r := &c.rec
+		r.extra = p[n : n+t.extra]
+		start := w.start
+		if w.x != nil {
+			start = int64(binary.LittleEndian.Uint64(r.extra))
+		}
+		s.add(r, off, start)
+		c.stack(w.stack, r.frames)
+		if w.x != nil {
+			w.extend(c, r)
+		}
+		off += n + t.extra
+	}
+	for i, cw := range crg.ColumnWriters() {
+		vals := c.cols[i]
+		if i < nMainColumns {
+			s.vals = s.appendColumn(s.vals[:0], i, c)
+			vals = s.vals
+		}
+		if _, err := cw.WriteRowValues(vals); err != nil {
+			return err
+		}
+	}
+	clear(s.vals) // the values point into c.raw
+	return nil
+}
