@@ -74,12 +74,9 @@ func (c *Converter) Add(ev *etl.Event, res *decode.Result) error { return c.src.
 // packet.
 func (c *Converter) writePacket(np *netcap.Packet) error {
 	if np.NewInterface {
-		var ifc Interface
-		if np.Kind == netcap.KindPktMon {
-			c.pktmonInterface(&ifc, np)
-		} else {
-			ndisInterface(&ifc, np)
-		}
+		d := c.src.Interface(np)
+		ifc := Interface{LinkType: linkType(np.Link), Name: d.Name, Description: d.Description, MAC: d.MAC,
+			Addresses: d.Addrs, Hardware: d.Hardware, Comment: d.Comment}
 		id, err := c.w.AddInterface(&ifc)
 		if err != nil {
 			return err

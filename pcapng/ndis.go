@@ -8,41 +8,11 @@ import (
 )
 
 // NDIS packet capture interfaces and packets are written as
-// microsoft/etl2pcapng writes them: one interface per kind, LowerIfIndex,
-// medium and, for the Hyper-V switch, source port and VLAN (etl2pcapng
-// reads the file twice to write them first, sorted; this writer streams
-// them when their first packet comes).
-
-// ndisInterface describes the interface of an NDIS packet. Names are
-// etl2pcapng's.
-func ndisInterface(ifc *Interface, p *netcap.Packet) {
-	link := linkType(p.Link)
-	ifc.LinkType = link
-	lower := strconv.FormatUint(uint64(p.LowerIfIndex), 10)
-	var vlan uint16
-	if p.VMSwitch != nil {
-		vlan = p.VMSwitch.VLAN
-	}
-	vlanS := strconv.Itoa(int(vlan))
-	switch {
-	case p.VMSwitch != nil:
-		ifc.Name = "vNIC:" + p.VMSwitch.NICType + ":" + p.VMSwitch.PortName + ":" + lower + ":" + vlanS
-		ifc.Hardware = p.VMSwitch.NICName
-	case link == LinkTypeIEEE80211:
-		ifc.Name = "wifi:" + lower
-	case link == LinkTypeRaw:
-		ifc.Name = "mbb:" + lower
-	default:
-		ifc.Name = "eth:" + lower + ":" + vlanS
-	}
-	if p.LowerIfIndex != p.MiniportIfIndex {
-		ifc.Description = "LWF over IfIndex " + strconv.FormatUint(uint64(p.MiniportIfIndex), 10)
-	}
-	if vlan != 0 {
-		ifc.Description += " VlanID=" + vlanS
-	}
-	ifc.Comment = "NDIS packet capture, IfIndex " + lower + ", miniport IfIndex " + strconv.FormatUint(uint64(p.MiniportIfIndex), 10)
-}
+// microsoft/etl2pcapng writes them (package netcap names the interfaces
+// as it does): one interface per kind, LowerIfIndex, medium and, for the
+// Hyper-V switch, source port and VLAN (etl2pcapng reads the file twice
+// to write them first, sorted; this writer streams them when their first
+// packet comes).
 
 // ndisData returns the bytes to write of an NDIS packet: ndiscap logs
 // 802.11 frames decrypted, so the Protected bit of the frame control is

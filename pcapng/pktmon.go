@@ -10,42 +10,6 @@ import (
 // PktMonGUID is Microsoft-Windows-PktMon's provider GUID.
 var PktMonGUID = catalog.PktMonGUID
 
-// pktmonInterface describes the interface of a PktMon packet's component
-// and link type, from pktmon's component list.
-func (c *Converter) pktmonInterface(ifc *Interface, p *netcap.Packet) {
-	link := linkType(p.Link)
-	ifc.LinkType = link
-	compID := p.Component
-	name := "PktMon component " + strconv.Itoa(int(compID))
-	comment := name
-	if comp, ok := c.src.Component(compID); ok {
-		ifc.Name, ifc.Description = comp.Name, comp.Description
-		ifc.MAC, ifc.Addresses = comp.MAC, comp.Addrs
-		if comp.Type != "" {
-			comment += " (" + comp.Type + ")"
-		}
-		if comp.IfIndex != 0 {
-			comment += ", IfIndex " + strconv.FormatUint(comp.IfIndex, 10)
-		}
-	}
-	if ifc.Name == "" {
-		ifc.Name = name
-	}
-	ifc.Comment = comment + ", " + linkTypeWords(link)
-}
-
-func linkTypeWords(l LinkType) string {
-	switch l {
-	case LinkTypeEthernet:
-		return "Ethernet frames"
-	case LinkTypeIEEE80211:
-		return "802.11 frames"
-	case LinkTypeRaw:
-		return "IP packets"
-	}
-	return l.String()
-}
-
 // pktmonComment renders the packet's line as pktmon's message strings
 // (English) do: "PktGroupId 1, PktNumber 1, Appearance 1, Direction Tx,
 // Type Ethernet, Component 79, Edge 1, Filter 0, OriginalSize 55,

@@ -15,8 +15,8 @@
 // rows, rendered by package parquetout on the pipeline's workers, with
 // each event's trace, utid and stack_id) while its observers write the
 // samples (with their stacks, as the analysis package's Enricher gives
-// them), the disk I/O and the packets (through package pcapng's converter
-// and reader). Rows stream to the Parquet writers in row groups of at
+// them), the disk I/O and the packets (through package netcap, which gives
+// package pcapng its packets). Rows stream to the Parquet writers in row groups of at
 // most Options.RowGroupRows rows (the events table's as the dump's);
 // memory is the model and the maps of distinct frames, stack nodes and
 // file objects, not the events. Options.MaxFileRows bounds the rows of

@@ -3,6 +3,8 @@ package tables
 import (
 	"context"
 	"io"
+	"sync"
+	"sync/atomic"
 
 	"github.com/etwkit/etw/analysis"
 	"github.com/etwkit/etw/decode"
@@ -72,7 +74,7 @@ func (e *eventsTable) next(dst []int64) {
 // events table (rendered by parquetout's Encoder on its workers) and, in
 // the same pass, the observers write the samples, stacks, frames, disk
 // I/O and packets.
-func (t *traceState) run(dec *decode.Decoder) (pipeline.Stats, error) {
+func (t *traceState) run(ctx context.Context, dec *decode.Decoder) (pipeline.Stats, error) {
 	ev := t.w.events
 	var counter pipeline.Counter
 	if t.agg != nil {
@@ -80,7 +82,7 @@ func (t *traceState) run(dec *decode.Decoder) (pipeline.Stats, error) {
 	}
 	enc := parquetout.NewEncoder(t.files, false)
 	ev.pw.SetEncoder(enc)
-	return pipeline.Run(context.Background(), &pipeline.Config[byte]{
+	return pipeline.Run(ctx, &pipeline.Config[byte]{
 		Counter:       counter,
 		Files:         t.files,
 		Workers:       t.w.opts.Workers,
@@ -92,9 +94,7 @@ func (t *traceState) run(dec *decode.Decoder) (pipeline.Stats, error) {
 		ObserveDecode: needsIODecode,
 		Observe: func(e *etl.Event, res *decode.Result) error {
 			if analysis.IsCPUSample(e, res) {
-				t.mu.Lock()
-				t.sampleSeqs = append(t.sampleSeqs, t.read)
-				t.mu.Unlock()
+				t.sampleSeqs.push(t.read)
 			}
 			t.read++
 			return t.observeIO(e, res)
@@ -107,7 +107,7 @@ func (t *traceState) run(dec *decode.Decoder) (pipeline.Stats, error) {
 				if stack, err = t.stackID(a.Stack); err != nil {
 					return err
 				}
-				if t.isSample(a.Seq) {
+				if t.sampleSeqs.take(a.Seq) {
 					if err := t.sample(int32(e.Processor), utid, stack, a); err != nil {
 						return err
 					}
@@ -119,14 +119,42 @@ func (t *traceState) run(dec *decode.Decoder) (pipeline.Stats, error) {
 	})
 }
 
-// isSample reports whether the event of sequence number seq is the next
-// CPU sample not written, and takes it.
-func (t *traceState) isSample(seq int64) bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if len(t.sampleSeqs) == 0 || t.sampleSeqs[0] != seq {
+// sampleQueue holds the sequence numbers (analysis.Annotation.Seq) of
+// the CPU samples read and not yet written, in order: the reading
+// goroutine pushes each sample's before the event goes on to be written,
+// the writing goroutine takes them as their events come. The writer
+// compares each event with the first without the lock.
+type sampleQueue struct {
+	mu   sync.Mutex
+	seqs []int64
+	head atomic.Int64 // seqs[0] + 1; 0 when empty
+}
+
+// push adds the sequence number of a sample read.
+func (q *sampleQueue) push(seq int64) {
+	q.mu.Lock()
+	if len(q.seqs) == 0 {
+		q.head.Store(seq + 1)
+	}
+	q.seqs = append(q.seqs, seq)
+	q.mu.Unlock()
+}
+
+// take reports whether the event of sequence number seq is the next
+// sample not written, and takes it. Every event must come to take, in
+// order: only take removes the first, so a first equal to seq stays
+// until the lock is held.
+func (q *sampleQueue) take(seq int64) bool {
+	if q.head.Load() != seq+1 {
 		return false
 	}
-	t.sampleSeqs = t.sampleSeqs[1:]
+	q.mu.Lock()
+	q.seqs = q.seqs[1:]
+	if len(q.seqs) == 0 {
+		q.head.Store(0)
+	} else {
+		q.head.Store(q.seqs[0] + 1)
+	}
+	q.mu.Unlock()
 	return true
 }

@@ -5,13 +5,13 @@ import (
 	"github.com/etwkit/etw/catalog"
 	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
-	"github.com/etwkit/etw/pcapng"
+	"github.com/etwkit/etw/netcap"
 )
 
 // needsIODecode reports whether the second pass decodes ev for the disk
 // I/O, the files' names or the packets.
 func needsIODecode(ev *etl.Event) bool {
-	if pcapng.IsPacketEvent(ev) {
+	if netcap.IsPacketEvent(ev) {
 		return true
 	}
 	if ev.Flags&etl.FlagClassicHeader == 0 {
@@ -28,14 +28,16 @@ func needsIODecode(ev *etl.Event) bool {
 }
 
 // observeIO writes the row of a disk read or write, keeps the names of
-// file objects and hands packet events to the converter. Its error stops
-// the pipeline's run (Config.Observe), so nothing is written after one.
+// file objects and hands packet events to the packets table, also those
+// without a schema (netcap has PktMon's and NDIS's layouts). Its error
+// stops the pipeline's run (Config.Observe), so nothing is written after
+// one.
 func (t *traceState) observeIO(ev *etl.Event, res *decode.Result) error {
+	if t.pk != nil && netcap.IsPacketEvent(ev) {
+		return t.pk.event(ev, res)
+	}
 	if res == nil || res.Decoded == nil {
 		return nil
-	}
-	if t.pk != nil && pcapng.IsPacketEvent(ev) {
-		return t.pk.add(ev, res)
 	}
 	if ev.Flags&etl.FlagClassicHeader == 0 {
 		return nil

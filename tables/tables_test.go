@@ -32,8 +32,8 @@ func openETL(t testing.TB, path string) *etl.File {
 	return f
 }
 
-// writeMem writes the tables of traces into memory.
-func writeMem(t testing.TB, opts *Options, paths ...string) (*Writer, map[string]*memFile) {
+// memWriter returns a writer of the tables into memory.
+func memWriter(t testing.TB, opts *Options) (*Writer, map[string]*memFile) {
 	t.Helper()
 	outs := map[string]*memFile{}
 	w, err := NewWriter(func(name string) (io.WriteCloser, error) {
@@ -43,6 +43,13 @@ func writeMem(t testing.TB, opts *Options, paths ...string) (*Writer, map[string
 	if err != nil {
 		t.Fatal(err)
 	}
+	return w, outs
+}
+
+// writeMem writes the tables of traces into memory.
+func writeMem(t testing.TB, opts *Options, paths ...string) (*Writer, map[string]*memFile) {
+	t.Helper()
+	w, outs := memWriter(t, opts)
 	for _, p := range paths {
 		if _, err := w.Add(p, []*etl.File{openETL(t, p)}, nil); err != nil {
 			t.Fatal(err)
@@ -139,11 +146,18 @@ func TestSampleTrace(t *testing.T) {
 	}
 }
 
+// BenchmarkTables writes the tables of net.4.5.2.x64.etl into memory; it
+// reports the CPU time per run (user + system, all goroutines), to set
+// beside parquetout's BenchmarkDumpNet/PARQUET (docs/performance.md):
+//
+//	ETL_CORPUS=… go test ./tables -run '^$' -bench Tables -benchtime 10x -cpu 2
 func BenchmarkTables(b *testing.B) {
 	net := etltest.CorpusFile(b, netRel)
+	cpu := etltest.ProcessCPU()
 	for b.Loop() {
 		writeMem(b, nil, net)
 	}
+	b.ReportMetric((etltest.ProcessCPU()-cpu).Seconds()*1e3/float64(b.N), "cpu-ms/op")
 }
 
 // The events table has a row per record of each trace (what info counts,

@@ -1,7 +1,7 @@
 package tables
 
 import (
-	"sync"
+	"context"
 	"time"
 
 	"github.com/etwkit/etw/analysis"
@@ -33,6 +33,7 @@ type traceState struct {
 	iv    analysis.SampleIntervals
 	pk    *packetTable
 	agg   *aggState // with Options.Aggregates
+	late  lateRows  // images and methods first named by the second pass
 
 	upids   map[*analysis.Process]int64
 	utids   map[*analysis.Thread]int64
@@ -44,13 +45,15 @@ type traceState struct {
 	fileIDs map[uint64]int64  // file object → file id
 	names   map[uint64]string // file object → last name the trace gave it
 
-	// sampleSeqs are the sequence numbers (analysis.Annotation.Seq) of
-	// the CPU samples read and not yet written (the reading goroutine
-	// adds, the writing one takes); samples counts those written.
-	mu         sync.Mutex
-	sampleSeqs []int64
+	// sampleSeqs are the CPU samples read and not yet written (the
+	// reading goroutine adds, the writing one takes); samples counts
+	// those written.
+	sampleSeqs sampleQueue
 	samples    int64
 	read       int64 // events the reading goroutine observed
+
+	lastThread *analysis.Thread // utid's last answer
+	lastUtid   int64
 }
 
 // frameKey is a distinct frame: its image or method and its address.
@@ -90,10 +93,7 @@ func (w *Writer) Add(name string, files []*etl.File, dec *decode.Decoder) (*Trac
 	if w.opts.Aggregates {
 		t.agg = newAggState()
 	}
-	pk, err := newPacketTable(t)
-	if err != nil {
-		return st, err
-	}
+	pk := newPacketTable(t)
 	t.pk = pk
 	ps := dec.NewPrescanner()
 	m, err := analysis.Build(files, dec, &analysis.Options{Observe: func(ev *etl.Event) {
@@ -113,19 +113,30 @@ func (w *Writer) Add(name string, files []*etl.File, dec *decode.Decoder) (*Trac
 		m.SetSymbolizer(w.opts.Symbolizer)
 	}
 	t.m = m
-	if err := t.writeModel(); err != nil {
-		pk.close()
-		return st, err
+	// The model's rows are written beside the second pass, which needs
+	// only their ids; a failure to write them stops the pass.
+	mr := t.assignModel()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	modelDone := make(chan error, 1)
+	go func() {
+		err := t.writeModel(mr)
+		if err != nil {
+			cancel()
+		}
+		modelDone <- err
+	}()
+	rs, err := t.run(ctx, dec)
+	if merr := <-modelDone; merr != nil {
+		err = merr
 	}
-	rs, err := t.run(dec)
 	st.Events, st.Samples = int64(rs.Read), t.samples
 	for _, e := range rs.Errors {
 		st.Errors = append(st.Errors, e)
 	}
-	n, perr := pk.close()
-	st.Packets = n
+	st.Packets = pk.close()
 	if err == nil {
-		err = perr
+		err = t.writeLate()
 	}
 	if err != nil {
 		return st, err
@@ -177,10 +188,14 @@ func (t *traceState) sample(cpu int32, utid, stack int64, a *analysis.Annotation
 
 // utid returns the id of the thread of annotation a (0 when unknown).
 func (t *traceState) utid(a *analysis.Annotation) int64 {
-	if th := t.m.Thread(a.TID, a.Time()); th != nil {
-		return t.utids[th]
+	th := t.m.Thread(a.TID, a.Time())
+	if th == nil {
+		return 0
 	}
-	return 0
+	if th != t.lastThread { // consecutive events are often one thread's
+		t.lastThread, t.lastUtid = th, t.utids[th]
+	}
+	return t.lastUtid
 }
 
 // stackID returns the id of the prefix tree's node of stack (innermost
@@ -202,21 +217,28 @@ func (t *traceState) stackID(stack []analysis.Frame) (int64, error) {
 }
 
 // walkStack returns the id of the prefix tree's node of stack, one
-// lookup a frame from the root.
+// lookup a frame from the root down to the first node that is new (the
+// nodes below a new one are new too: they are added without a lookup).
 func (t *traceState) walkStack(stack []analysis.Frame) (int64, error) {
 	var parent int64
+	fresh := false // parent is a node just added
 	for i := len(stack) - 1; i >= 0; i-- {
 		f := &stack[i]
 		k := stackKey{parent, frameKey{f.Image, f.Method, f.Address}}
-		if id, ok := t.stacks[k]; ok {
-			parent = id
-			continue
+		if !fresh {
+			if id, ok := t.stacks[k]; ok {
+				parent = id
+				continue
+			}
+			fresh = true
 		}
 		fid, err := t.frameID(f)
 		if err != nil {
 			return 0, err
 		}
-		id, _ := assign(t.stacks, k, &t.w.stack)
+		t.w.stack++
+		id := t.w.stack
+		t.stacks[k] = id
 		depth := int32(len(stack) - 1 - i)
 		if err := t.w.stacks.add(&StackRow{Trace: t.id, StackID: id, ParentID: parent, FrameID: fid, Depth: depth}); err != nil {
 			return 0, err
@@ -233,17 +255,12 @@ func (t *traceState) frameID(f *analysis.Frame) (int64, error) {
 		return id, nil
 	}
 	r := FrameRow{Trace: t.id, FrameID: id, Address: f.Address, Name: f.Name()}
-	var err error
 	if f.Image != nil {
 		r.RVA = f.Offset
-		if r.ImageID, err = t.imageID(f.Image, 0); err != nil {
-			return 0, err
-		}
+		r.ImageID = t.imageID(f.Image)
 	}
 	if f.Method != nil {
-		if r.MethodID, err = t.methodID(f.Method, 0); err != nil {
-			return 0, err
-		}
+		r.MethodID = t.methodID(f.Method)
 	}
 	if f.HasFunction() {
 		r.Function = string(f.AppendFunction(nil))

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 
 	"github.com/parquet-go/parquet-go"
 
@@ -294,13 +295,18 @@ func (w *Writer) Rows() map[string]int64 {
 	}
 }
 
-// Close finishes every table and closes its writer.
+// Close finishes every table and closes its writer. The last table
+// opened (the events, the largest) is finished on a goroutine of its own
+// beside the others.
 func (w *Writer) Close() error {
-	var errs []error
-	for _, c := range w.closers {
-		if err := c(); err != nil {
-			errs = append(errs, err)
+	errs := make([]error, len(w.closers))
+	var wg sync.WaitGroup
+	if n := len(w.closers); n > 0 {
+		wg.Go(func() { errs[n-1] = w.closers[n-1]() })
+		for i, c := range w.closers[:n-1] {
+			errs[i] = c()
 		}
 	}
+	wg.Wait()
 	return errors.Join(errs...)
 }
