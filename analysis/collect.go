@@ -1,6 +1,8 @@
 package analysis
 
 import (
+	"math"
+
 	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
 	"github.com/etwkit/etw/tdh"
@@ -124,7 +126,17 @@ func (m *Model) EachSelected(files []*etl.File, dec *decode.Decoder, opts *Colle
 	defer r.Close()
 	var queue []int64 // sequence numbers of the selected events not handed to fn yet
 	drain := func() error {
-		for a, ok := e.Next(); ok; a, ok = e.Next() {
+		for {
+			// Only the selected events' stacks are resolved: most
+			// stacks (4 in 5 on net.4.5.2) are other events'.
+			want := int64(math.MaxInt64)
+			if len(queue) > 0 {
+				want = queue[0]
+			}
+			a, ok := e.nextWant(want)
+			if !ok {
+				break
+			}
 			if len(queue) == 0 || queue[0] != a.Seq {
 				continue
 			}

@@ -256,19 +256,31 @@ func (e *Enricher) Flush() { e.final = e.next }
 // Next returns the annotation of the oldest event whose annotation is
 // final and was not handed out yet. It and its Stack are valid until the
 // next call to Next or Push.
-func (e *Enricher) Next() (*Annotation, bool) {
+func (e *Enricher) Next() (*Annotation, bool) { return e.nextWant(-1) }
+
+// nextWant is Next, resolving the frames of the stack of event want only:
+// the annotations of the other events come without their Stack (it
+// still counts in Stats.WithStack), all when want is -1.
+func (e *Enricher) nextWant(want int64) (*Annotation, bool) {
 	if e.out >= e.final {
 		return nil, false
 	}
 	s := e.slot(e.out)
 	e.out++
 	e.ann = Annotation{Seq: s.seq, PID: s.pid, TID: s.tid, Process: s.proc, m: e.m, ft: s.ft}
-	if s.has {
-		e.frames = e.resolveStack(s, e.frames[:0])
-		if len(e.frames) > 0 {
-			e.ann.Stack = e.frames
+	if !s.has {
+		return &e.ann, true
+	}
+	if want >= 0 && s.seq != want {
+		if e.m.partLen(&s.kern, s.ft)+e.m.partLen(&s.user, s.ft) > 0 {
 			e.Stats.WithStack++
 		}
+		return &e.ann, true
+	}
+	e.frames = e.resolveStack(s, e.frames[:0])
+	if len(e.frames) > 0 {
+		e.ann.Stack = e.frames
+		e.Stats.WithStack++
 	}
 	return &e.ann, true
 }
@@ -292,6 +304,17 @@ func (m *Model) partFrames(p *part, ft int64, dst []uint64) []uint64 {
 		return append(dst, p.frames...)
 	}
 	return append(dst, m.keyFrames(p.key, p.table, ft)...)
+}
+
+// partLen returns the number of addresses partFrames appends for p.
+func (m *Model) partLen(p *part, ft int64) int {
+	switch {
+	case !p.set:
+		return 0
+	case !p.keyed:
+		return len(p.frames)
+	}
+	return len(m.keyFrames(p.key, p.table, ft))
 }
 
 // keyDef is one definition of a stack key: the frames it stood for until
