@@ -56,7 +56,8 @@ func collectReference(files []*etl.File, dec *decode.Decoder, m *Model, sel Even
 
 // TestCollectMatchesEnricher checks, on every corpus trace, that the
 // profile and the counts of CollectWeighted (which resolves only the
-// selected events' stacks) equal those of the public
+// selected events' stacks, and with more than one processor resolves
+// and adds them on a goroutine of its own) equal those of the public
 // Enricher with every stack resolved: for the CPU samples, and for every
 // other event (so that selected and skipped stacks alternate), at
 // GOMAXPROCS 1 and 2.

@@ -256,33 +256,63 @@ func (e *Enricher) Flush() { e.final = e.next }
 // Next returns the annotation of the oldest event whose annotation is
 // final and was not handed out yet. It and its Stack are valid until the
 // next call to Next or Push.
-func (e *Enricher) Next() (*Annotation, bool) { return e.nextWant(-1) }
-
-// nextWant is Next, resolving the frames of the stack of event want only:
-// the annotations of the other events come without their Stack (it
-// still counts in Stats.WithStack), all when want is -1.
-func (e *Enricher) nextWant(want int64) (*Annotation, bool) {
-	if e.out >= e.final {
+func (e *Enricher) Next() (*Annotation, bool) {
+	s := e.nextSlot()
+	if s == nil {
 		return nil, false
+	}
+	return e.annotate(s), true
+}
+
+// nextSlot hands out the slot of the oldest event whose annotation is
+// final and was not handed out yet, nil if none. It is valid until the
+// next call to Push.
+func (e *Enricher) nextSlot() *slot {
+	if e.out >= e.final {
+		return nil
 	}
 	s := e.slot(e.out)
 	e.out++
+	return s
+}
+
+// annotate returns the annotation of the slot nextSlot handed out, its
+// stack resolved. It and its Stack are valid until the next call to
+// annotate, Next or Push.
+func (e *Enricher) annotate(s *slot) *Annotation {
 	e.ann = Annotation{Seq: s.seq, PID: s.pid, TID: s.tid, Process: s.proc, m: e.m, ft: s.ft}
-	if !s.has {
-		return &e.ann, true
-	}
-	if want >= 0 && s.seq != want {
-		if e.m.partLen(&s.kern, s.ft)+e.m.partLen(&s.user, s.ft) > 0 {
+	if s.has {
+		e.frames = e.resolveStack(s, e.frames[:0])
+		if len(e.frames) > 0 {
+			e.ann.Stack = e.frames
 			e.Stats.WithStack++
 		}
-		return &e.ann, true
 	}
-	e.frames = e.resolveStack(s, e.frames[:0])
-	if len(e.frames) > 0 {
-		e.ann.Stack = e.frames
+	return &e.ann
+}
+
+// skip counts the stack of a slot nextSlot handed out, whose annotation
+// is not wanted, without resolving it.
+func (e *Enricher) skip(s *slot) {
+	if s.has && e.m.partLen(&s.kern, s.ft)+e.m.partLen(&s.user, s.ft) > 0 {
 		e.Stats.WithStack++
 	}
-	return &e.ann, true
+}
+
+// stackAddrs appends the addresses of the stack of a slot nextSlot
+// handed out, innermost first, and counts it as annotate does; the
+// frames are resolved elsewhere (see [Model.eachSelectedAsync]).
+func (e *Enricher) stackAddrs(s *slot, dst []uint64) []uint64 {
+	if !s.has {
+		return dst
+	}
+	n := len(dst)
+	dst = e.m.partFrames(&s.kern, s.ft, dst)
+	dst = e.m.partFrames(&s.user, s.ft, dst)
+	if len(dst) > n {
+		e.Stats.WithStack++
+	}
+	return dst
 }
 
 // resolveStack appends the frames of s, innermost first.
