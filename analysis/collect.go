@@ -111,6 +111,25 @@ func (m *Model) Collect(files []*etl.File, dec *decode.Decoder, opts *CollectOpt
 // damaged buffers and records the reader met. The stats are
 // the enricher's (every event read counts in Events).
 func (m *Model) EachSelected(files []*etl.File, dec *decode.Decoder, opts *CollectOptions, fn func(a *Annotation) error) (EnrichStats, error) {
+	e := m.NewEnricher(&EnrichOptions{Window: opts.window()})
+	err := m.walkSelected(e, files, dec, opts, func(s *slot) error { return fn(e.annotate(s)) })
+	return e.Stats, err
+}
+
+// window returns the enricher's window o asks for (0: the default).
+func (o *CollectOptions) window() int {
+	if o == nil {
+		return 0
+	}
+	return o.Window
+}
+
+// walkSelected is the walk of EachSelected through e: take gets the
+// slot of every selected event once its annotation is final, in time
+// order, valid until take returns; the other events' stacks are counted
+// (Enricher.skip) but not resolved: most stacks (4 in 5 on net.4.5.2)
+// are other events'. If take returns an error, the walk stops with it.
+func (m *Model) walkSelected(e *Enricher, files []*etl.File, dec *decode.Decoder, opts *CollectOptions, take func(s *slot) error) error {
 	var o CollectOptions
 	if opts != nil {
 		o = *opts
@@ -119,17 +138,17 @@ func (m *Model) EachSelected(files []*etl.File, dec *decode.Decoder, opts *Colle
 	if sel == nil {
 		sel = IsCPUSample
 	}
-	e := m.NewEnricher(&EnrichOptions{Window: o.Window})
 	r := etl.NewReader(files, nil)
 	defer r.Close()
-	var queue []int64 // sequence numbers of the selected events not handed to fn yet
+	var queue []int64 // sequence numbers of the selected events not taken yet
 	drain := func() error {
-		for a, ok := e.Next(); ok; a, ok = e.Next() {
-			if len(queue) == 0 || queue[0] != a.Seq {
+		for s := e.nextSlot(); s != nil; s = e.nextSlot() {
+			if len(queue) == 0 || queue[0] != s.seq {
+				e.skip(s)
 				continue
 			}
 			queue = queue[1:]
-			if err := fn(a); err != nil {
+			if err := take(s); err != nil {
 				return err
 			}
 		}
@@ -151,14 +170,14 @@ func (m *Model) EachSelected(files []*etl.File, dec *decode.Decoder, opts *Colle
 			queue = append(queue, a.Seq)
 		}
 		if err := drain(); err != nil {
-			return e.Stats, err
+			return err
 		}
 	}
 	e.Flush()
 	if err := drain(); err != nil {
-		return e.Stats, err
+		return err
 	}
-	return e.Stats, r.Errors().Err()
+	return r.Errors().Err()
 }
 
 // count adds a selected event to the counts.

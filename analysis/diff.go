@@ -279,19 +279,29 @@ func (d *ProfileDiff) Tree() *DiffNode {
 // effect at their time, in 100 ns units, read beforehand with a
 // [SampleIntervals] ([Annotation.Time]): the profile's weights are then
 // CPU time.
+//
+// With more than one processor (GOMAXPROCS) the stacks of the selected
+// events are resolved and added on a goroutine of their own while the
+// events that follow are read: weight is then called there, in time
+// order and one call at a time, and opts' Select and Observe on the
+// calling goroutine.
 func (m *Model) CollectWeighted(files []*etl.File, dec *decode.Decoder, opts *CollectOptions, weight func(a *Annotation) int64) (*Profile, CollectStats, error) {
 	prof := NewProfile()
 	var st CollectStats
-	var err error
-	st.Enrich, err = m.EachSelected(files, dec, opts, func(a *Annotation) error {
+	add := func(a *Annotation) {
 		st.count(a)
 		w := int64(1)
 		if weight != nil {
 			w = weight(a)
 		}
 		prof.Add(a.Process, a.PID, a.Stack, w)
-		return nil
-	})
+	}
+	var err error
+	if splitCollect() {
+		st.Enrich, err = m.eachSelectedAsync(files, dec, opts, add)
+	} else {
+		st.Enrich, err = m.EachSelected(files, dec, opts, func(a *Annotation) error { add(a); return nil })
+	}
 	return prof, st, err
 }
 

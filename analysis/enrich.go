@@ -257,11 +257,29 @@ func (e *Enricher) Flush() { e.final = e.next }
 // final and was not handed out yet. It and its Stack are valid until the
 // next call to Next or Push.
 func (e *Enricher) Next() (*Annotation, bool) {
-	if e.out >= e.final {
+	s := e.nextSlot()
+	if s == nil {
 		return nil, false
+	}
+	return e.annotate(s), true
+}
+
+// nextSlot hands out the slot of the oldest event whose annotation is
+// final and was not handed out yet, nil if none. It is valid until the
+// next call to Push.
+func (e *Enricher) nextSlot() *slot {
+	if e.out >= e.final {
+		return nil
 	}
 	s := e.slot(e.out)
 	e.out++
+	return s
+}
+
+// annotate returns the annotation of the slot nextSlot handed out, its
+// stack resolved. It and its Stack are valid until the next call to
+// annotate, Next or Push.
+func (e *Enricher) annotate(s *slot) *Annotation {
 	e.ann = Annotation{Seq: s.seq, PID: s.pid, TID: s.tid, Process: s.proc, m: e.m, ft: s.ft}
 	if s.has {
 		e.frames = e.resolveStack(s, e.frames[:0])
@@ -270,7 +288,31 @@ func (e *Enricher) Next() (*Annotation, bool) {
 			e.Stats.WithStack++
 		}
 	}
-	return &e.ann, true
+	return &e.ann
+}
+
+// skip counts the stack of a slot nextSlot handed out, whose annotation
+// is not wanted, without resolving it.
+func (e *Enricher) skip(s *slot) {
+	if s.has && e.m.partLen(&s.kern, s.ft)+e.m.partLen(&s.user, s.ft) > 0 {
+		e.Stats.WithStack++
+	}
+}
+
+// stackAddrs appends the addresses of the stack of a slot nextSlot
+// handed out, innermost first, and counts it as annotate does; the
+// frames are resolved elsewhere (see [Model.eachSelectedAsync]).
+func (e *Enricher) stackAddrs(s *slot, dst []uint64) []uint64 {
+	if !s.has {
+		return dst
+	}
+	n := len(dst)
+	dst = e.m.partFrames(&s.kern, s.ft, dst)
+	dst = e.m.partFrames(&s.user, s.ft, dst)
+	if len(dst) > n {
+		e.Stats.WithStack++
+	}
+	return dst
 }
 
 // resolveStack appends the frames of s, innermost first.
@@ -292,6 +334,17 @@ func (m *Model) partFrames(p *part, ft int64, dst []uint64) []uint64 {
 		return append(dst, p.frames...)
 	}
 	return append(dst, m.keyFrames(p.key, p.table, ft)...)
+}
+
+// partLen returns the number of addresses partFrames appends for p.
+func (m *Model) partLen(p *part, ft int64) int {
+	switch {
+	case !p.set:
+		return 0
+	case !p.keyed:
+		return len(p.frames)
+	}
+	return len(m.keyFrames(p.key, p.table, ft))
 }
 
 // keyDef is one definition of a stack key: the frames it stood for until

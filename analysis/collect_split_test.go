@@ -1,0 +1,130 @@
+package analysis
+
+import (
+	"bytes"
+	"io/fs"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/etwkit/etw/decode"
+	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/internal/etltest"
+)
+
+// collectReference is Model.CollectWeighted as a plain loop over the
+// public Enricher, every stack resolved: the oracle of
+// TestCollectMatchesEnricher.
+func collectReference(files []*etl.File, dec *decode.Decoder, m *Model, sel EventFilter, weight func(*Annotation) int64) (*Profile, CollectStats) {
+	prof := NewProfile()
+	var st CollectStats
+	e := m.NewEnricher(nil)
+	r := etl.NewReader(files, nil)
+	defer r.Close()
+	selected := map[int64]bool{}
+	drain := func() {
+		for a, ok := e.Next(); ok; a, ok = e.Next() {
+			if !selected[a.Seq] {
+				continue
+			}
+			st.count(a)
+			w := int64(1)
+			if weight != nil {
+				w = weight(a)
+			}
+			prof.Add(a.Process, a.PID, a.Stack, w)
+		}
+	}
+	for r.Next() {
+		ev := r.Event()
+		var res *decode.Result
+		if e.NeedsDecode(ev) {
+			res = dec.Decode(ev)
+		}
+		a := e.Push(ev, res)
+		if sel(ev, res) {
+			selected[a.Seq] = true
+		}
+		drain()
+	}
+	e.Flush()
+	drain()
+	st.Enrich = e.Stats
+	return prof, st
+}
+
+// TestCollectMatchesEnricher checks, on every corpus trace, that the
+// profile and the counts of CollectWeighted (which resolves only the
+// selected events' stacks, and with more than one processor resolves
+// and adds them on a goroutine of its own) equal those of the public
+// Enricher with every stack resolved: for the CPU samples, and for every
+// other event (so that selected and skipped stacks alternate), at
+// GOMAXPROCS 1 and 2.
+func TestCollectMatchesEnricher(t *testing.T) {
+	var paths []string
+	dir := etltest.CorpusDir(t)
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".etl") {
+			paths = append(paths, p)
+		}
+		return nil
+	})
+	if len(paths) == 0 {
+		t.Fatal("no .etl file in the corpus")
+	}
+	dec := clrDecoder(t)
+	stacks := 0
+	for _, p := range paths {
+		rel, _ := filepath.Rel(dir, p)
+		t.Run(rel, func(t *testing.T) {
+			f, err := etl.Open(p)
+			if err != nil {
+				t.Skip(err)
+			}
+			defer f.Close()
+			files := []*etl.File{f}
+			m, _ := Build(files, dec, nil)
+			var n int64
+			odd := func(*etl.Event, *decode.Result) bool { n++; return n%2 == 1 }
+			weight := func(a *Annotation) int64 { return 1 + int64(len(a.Stack)) + a.ft%7 }
+			for _, c := range []struct {
+				name   string
+				sel    EventFilter
+				weight func(*Annotation) int64
+			}{{"samples", nil, nil}, {"odd", odd, weight}} {
+				sel := c.sel
+				if sel == nil {
+					sel = IsCPUSample
+				}
+				n = 0
+				want, wst := collectReference(files, dec, m, sel, c.weight)
+				var wb bytes.Buffer
+				if err := want.WriteFolded(&wb); err != nil {
+					t.Fatal(err)
+				}
+				stacks += wst.WithStack
+				for _, procs := range []int{1, 2} {
+					prev := runtime.GOMAXPROCS(procs)
+					n = 0
+					got, gst, _ := m.CollectWeighted(files, dec, &CollectOptions{Select: c.sel}, c.weight)
+					runtime.GOMAXPROCS(prev)
+					var gb bytes.Buffer
+					if err := got.WriteFolded(&gb); err != nil {
+						t.Fatal(err)
+					}
+					if gst != wst {
+						t.Errorf("%s, GOMAXPROCS %d: stats %+v, want %+v", c.name, procs, gst, wst)
+					}
+					if !bytes.Equal(gb.Bytes(), wb.Bytes()) || got.Total != want.Total {
+						t.Errorf("%s, GOMAXPROCS %d: folded profile differs (%d bytes, total %d; want %d bytes, total %d)",
+							c.name, procs, gb.Len(), got.Total, wb.Len(), want.Total)
+					}
+				}
+			}
+		})
+	}
+	if stacks == 0 {
+		t.Error("no selected event had a stack: the test compared nothing")
+	}
+}
