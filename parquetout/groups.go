@@ -12,12 +12,18 @@ import (
 // default) and its compressed pages until it is committed; without a
 // bound, finished row groups waiting for their turn to be committed, and
 // new writers whose buffers the old ones' garbage paid for, doubled the
-// Parquet dump's memory. One row group per encoder is enough: the
-// encoders take row groups in turn, so the next one fills while the
-// previous one's last pages are compressed and committed. Row groups
+// Parquet dump's memory. One row group at a time (rowGroupsInFlight):
+// a second one would let the next row group fill while the previous
+// one's last pages are compressed and committed, but costs a second
+// writer's column buffers (about 20 MB at a 16x input) and measured no
+// faster (docs/performance.md, "Parquet memory, continued"). Row groups
 // begin in sequence order, so the oldest uncommitted one never waits for
 // a writer held by a later one (no deadlock, whatever the row groups'
 // sizes).
+// rowGroupsInFlight is how many row groups an async table writes at
+// once.
+const rowGroupsInFlight = 1
+
 type groupPool struct {
 	pw        *parquet.GenericWriter[any]
 	max       int // begun and not committed

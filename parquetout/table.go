@@ -340,7 +340,9 @@ func newTable(out io.Writer, name string, fields []field, o *Options, meta map[s
 		t.free <- &chunk{}
 	}
 	t.commits = make(chan rgDone, workers)
-	t.groups.init(t.pw, workers)
+	// One row group in flight (see groupPool): the encoders take row
+	// groups in turn, the next one beginning when the previous is committed.
+	t.groups.init(t.pw, rowGroupsInFlight)
 	for range workers {
 		ch := make(chan *chunk, 2)
 		t.enc = append(t.enc, ch)
