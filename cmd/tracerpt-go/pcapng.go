@@ -22,6 +22,7 @@ type pcapngOptions struct {
 	workers      int
 	strict       bool
 	verbose      bool
+	quiet        bool
 }
 
 func newPcapngCmd() *cobra.Command {
@@ -69,6 +70,7 @@ output is streamed; a damaged buffer costs only its packets (a warning).`,
 	fl.IntVar(&o.workers, "workers", 0, "goroutines that read and decompress buffers (0: one per CPU)")
 	fl.BoolVar(&o.strict, "strict", false, "stop with exit status 5 at the first damaged buffer or record (default: warn and go on)")
 	fl.BoolVarP(&o.verbose, "verbose", "v", false, "say what was written")
+	fl.BoolVar(&o.quiet, "quiet", false, "no progress bar (it is shown only when standard error is a terminal)")
 	return cmd
 }
 
@@ -106,7 +108,7 @@ func runPcapng(cmd *cobra.Command, args []string, o *pcapngOptions) error {
 	t := &traceOptions{
 		imports: o.manifests, verbose: o.verbose,
 		outputs: []string{o.out}, yes: o.yes,
-		prescan: true, passes: 3,
+		prescan: true, passes: 3, quiet: o.quiet,
 	}
 	files, dec, err := openTrace(cmd, args, t)
 	defer closeAll(files)

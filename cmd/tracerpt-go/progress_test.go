@@ -90,3 +90,33 @@ func corpusArgs(rel string, args ...string) []string {
 	}
 	return append([]string{path}, args...)
 }
+
+// TestQuietEverywhere: every command that shows a progress bar takes
+// --quiet, and with it shows none (the bar is forced on as for a terminal).
+func TestQuietEverywhere(t *testing.T) {
+	withFixedSchemas(t)
+	shown := false
+	forceProgress, progressDone = true, func(int64, int64, int64) { shown = true }
+	t.Cleanup(func() { forceProgress, progressDone = false, nil })
+	out := t.TempDir()
+	for _, args := range [][]string{
+		{sample, "-of", "JSON", "-o", filepath.Join(out, "a.json")},
+		{"stats", sample},
+		{"stacks", sample, "-o", filepath.Join(out, "s.txt")},
+		{"report", sample, "-o", filepath.Join(out, "r.html")},
+		{"pcapng", sample, "-o", filepath.Join(out, "p.pcapng")},
+		{"providers", sample},
+		{"relog", sample, "-o", filepath.Join(out, "r.etl")},
+		{"tables", sample, "-o", filepath.Join(out, "t")},
+	} {
+		shown = false
+		_, stderr, code := runCLI(t, append(args, "--quiet")...)
+		if code != 0 && code != exitEmpty {
+			t.Errorf("%v --quiet: exit %d: %s", args, code, stderr)
+			continue
+		}
+		if shown {
+			t.Errorf("%v --quiet: a progress bar was shown", args)
+		}
+	}
+}

@@ -14,7 +14,7 @@ import (
 )
 
 func newProvidersCmd() *cobra.Command {
-	var asJSON, verbose bool
+	var asJSON, verbose, quiet bool
 	var strict strictOption
 	var imports []string
 	cmd := &cobra.Command{
@@ -35,7 +35,7 @@ With --json it writes one JSON object per provider (JSON Lines).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			// CountProviders prescans, then decodes every event: the
 			// inputs are read twice.
-			to := &traceOptions{imports: imports, verbose: verbose, passes: 2}
+			to := &traceOptions{imports: imports, verbose: verbose, passes: 2, quiet: quiet}
 			files, dec, err := openTrace(cmd, args, to)
 			defer closeAll(files)
 			defer to.endProgress()
@@ -94,6 +94,7 @@ With --json it writes one JSON object per provider (JSON Lines).`,
 	fl.BoolVar(&asJSON, "json", false, "one JSON object per provider")
 	fl.StringSliceVar(&imports, "import", nil, "schema files or folders to decode with, as for the dump")
 	fl.BoolVarP(&verbose, "verbose", "v", false, "each schema import warning")
+	fl.BoolVar(&quiet, "quiet", false, "no progress bar (it is shown only when standard error is a terminal)")
 	strict.addFlag(fl)
 	return cmd
 }

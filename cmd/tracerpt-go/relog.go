@@ -51,6 +51,7 @@ KB in 16 MiB buffers stays that size. --buffer-size, --compress and
 	fl.BoolVarP(&o.yes, "y", "y", false, "overwrite an existing output file")
 	fl.StringSliceVar(&o.manifests, "import", nil, "manifests or MOF files, for --provider filters by name")
 	fl.BoolVarP(&o.verbose, "verbose", "v", false, "each schema import warning")
+	fl.BoolVar(&o.quiet, "quiet", false, "no progress bar (it is shown only when standard error is a terminal)")
 	fl.BoolVar(&o.strict, "strict", false, "exit with status 5, writing nothing, when an input is damaged (default: warn and go on)")
 	addFilterFlags(fl, &o.dumpOptions)
 	return cmd
@@ -76,7 +77,7 @@ func runRelog(cmd *cobra.Command, args []string, o *relogOptions) error {
 	if filt.NeedsSchema() {
 		passes = 2
 	}
-	endProgress := passProgress(cmd.ErrOrStderr(), o.out == "-", files, passes)
+	endProgress := passProgress(cmd.ErrOrStderr(), o.quiet || o.out == "-", files, passes)
 	defer endProgress()
 	var dec *decode.Decoder
 	if filt.NeedsSchema() {

@@ -21,6 +21,7 @@ type reportOptions struct {
 	// baseline are the inputs of --baseline: the report compares with them.
 	baseline []string
 	strict   strictOption
+	quiet    bool
 }
 
 func newReportCmd() *cobra.Command {
@@ -75,6 +76,7 @@ when it is one of the inputs or of the -import paths.`,
 	fl.StringSliceVar(&o.imports, "import", nil, "schema files or folders to decode with, as for the dump")
 	fl.StringSliceVar(&o.imports, "manifest", nil, "same as -import")
 	fl.BoolVarP(&o.verbose, "verbose", "v", false, "each schema import warning")
+	fl.BoolVar(&o.quiet, "quiet", false, "no progress bar (it is shown only when standard error is a terminal)")
 	fl.StringArrayVar(&o.baseline, "baseline", nil, "compare with this trace (BEFORE; repeat for several files): a Diff tab with a differential flame graph and per-process CPU, GC and I/O changes, \"diff\" in the JSON")
 	o.strict.addFlag(fl)
 	addSymbolFlags(fl, &o.symbols)
@@ -90,7 +92,7 @@ func writeReport(cmd *cobra.Command, args []string, o *reportOptions) error {
 	t := &traceOptions{
 		imports: o.imports, verbose: o.verbose,
 		outputs: []string{o.output}, yes: o.yes,
-		passes: report.Passes(), quiet: o.output == "-" && isTerminal(cmd.OutOrStdout()),
+		passes: report.Passes(), quiet: o.quiet || o.output == "-" && isTerminal(cmd.OutOrStdout()),
 	}
 	syms, err := o.symbols.symbolizer(cmd)
 	if err != nil {

@@ -25,6 +25,8 @@ type analysisOptions struct {
 	// noFrames is set by the commands that print no frames (stats): they
 	// build no symbolizer, so --symbols and --offline change nothing.
 	noFrames bool
+	// quiet hides the progress bar a terminal shows.
+	quiet bool
 }
 
 // addAnalysisFlags registers the options the analysis commands share.
@@ -33,6 +35,7 @@ func addAnalysisFlags(cmd *cobra.Command, o *analysisOptions) {
 	fl.StringSliceVar(&o.manifests, "import", nil, "instrumentation manifest(s), or folders of them, to decode events with (as for the dump)")
 	fl.StringSliceVar(&o.manifests, "manifest", nil, "same as -import")
 	fl.BoolVarP(&o.verbose, "verbose", "v", false, "each schema import warning")
+	fl.BoolVar(&o.quiet, "quiet", false, "no progress bar (it is shown only when standard error is a terminal)")
 	o.strict.addFlag(fl)
 	addSymbolFlags(fl, &o.symbols)
 }
@@ -44,6 +47,7 @@ func addAnalysisFlags(cmd *cobra.Command, o *analysisOptions) {
 // closing, on error too; t.endProgress is set, on error too.
 func (o *analysisOptions) buildModel(cmd *cobra.Command, args []string, t *traceOptions, prescan bool) ([]*etl.File, *decode.Decoder, *analysis.Model, error) {
 	t.imports, t.verbose, t.prescan = o.manifests, o.verbose, false
+	t.quiet = t.quiet || o.quiet
 	t.endProgress = func() {}
 	var syms *pdbSymbolizer
 	if !o.noFrames {

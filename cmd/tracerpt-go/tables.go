@@ -23,7 +23,7 @@ const tableBuffer = 64 << 10
 func newTablesCmd() *cobra.Command {
 	var o analysisOptions
 	var out string
-	var yes, quiet bool
+	var yes bool
 	var maxRows int64
 	cmd := &cobra.Command{
 		Use:   "tables TRACE.etl... -o DIR [-y] [--max-file-rows N] [-import FILE...] [--symbols PATH]",
@@ -67,7 +67,7 @@ each file: a table goes on in NAME-2.parquet, NAME-3.parquet, ….`,
 			// committed, so that a glob of the folder reads this run's.
 			stale := tableParts(out)
 			outs = append(outs, stale...)
-			t := traceOptions{imports: o.manifests, verbose: o.verbose, outputs: outs, yes: yes, passes: 2, quiet: quiet}
+			t := traceOptions{imports: o.manifests, verbose: o.verbose, outputs: outs, yes: yes, passes: 2, quiet: o.quiet}
 			files, dec, err := openTrace(cmd, args, &t)
 			defer closeAll(files)
 			defer t.endProgress()
@@ -138,7 +138,6 @@ each file: a table goes on in NAME-2.parquet, NAME-3.parquet, ….`,
 	fl := cmd.Flags()
 	fl.StringVarP(&out, "o", "o", "", "output folder (created if needed)")
 	fl.BoolVarP(&yes, "y", "y", false, "overwrite existing table files")
-	fl.BoolVar(&quiet, "quiet", false, "no progress bar")
 	fl.Int64Var(&maxRows, "max-file-rows", 0, "rows of a table's file at most: the table goes on in NAME-2.parquet, NAME-3.parquet, … (0: one file a table)")
 	addAnalysisFlags(cmd, &o)
 	setFlagErrors(cmd)
