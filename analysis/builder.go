@@ -55,8 +55,7 @@ type Builder struct {
 
 	gc      map[*Process]*gcState
 	scratch []uint64
-	strs    map[string]string // interned names (method namespaces repeat)
-	sbuf    []byte
+	names   names
 	done    bool
 
 	// frameSets holds the arena offsets of the key definitions' frame
@@ -76,7 +75,6 @@ func NewBuilder(opts *Options) *Builder {
 		joinStamp:  map[uint64]uint32{},
 		pending:    map[uint32]*pendingCount{},
 		gc:         map[*Process]*gcState{},
-		strs:       map[string]string{},
 	}
 	if opts != nil {
 		b.m.ptrSize = opts.PointerSize
@@ -106,7 +104,7 @@ func Build(files []*etl.File, dec *decode.Decoder, opts *Options) (*Model, error
 	var ad *decode.Ahead[payloadIDs]
 	ropts := &etl.ReaderOptions{}
 	if runtime.GOMAXPROCS(0) > 1 {
-		ad = decode.NewAhead(dec, wantsIDs, extractIDs)
+		ad = decode.NewAhead(dec, wantsIDs, b.extractIDs)
 		ropts.Prepare = ad
 	}
 	r := etl.NewReader(files, ropts)
@@ -119,7 +117,7 @@ func Build(files []*etl.File, dec *decode.Decoder, opts *Options) (*Model, error
 		k := classify(ev)
 		var res *decode.Result
 		if needsPayload(ev, k) {
-			if ad != nil && idsOnly(k) {
+			if ad != nil && decodedAhead(k) {
 				if x, ok := ad.Get(r, ev); ok {
 					b.observeIDs(ev, k, x)
 					continue
@@ -183,6 +181,9 @@ func (b *Builder) observe(ev *etl.Event, k kind, res *decode.Result) {
 // took them from its decoding (on the reader's loaders).
 func (b *Builder) observeIDs(ev *etl.Event, k kind, x payloadIDs) {
 	b.begin(ev, k)
+	if x.meth != nil {
+		b.addMethod(ev, x.meth.ID, x.meth.Start, x.meth, nil)
+	}
 	pid, tid := x.pid, x.tid
 	if pid == NoID && tid != NoID {
 		pid, _ = b.m.threadPID(tid, ev.Time)
@@ -478,9 +479,9 @@ func (b *Builder) image(ev *etl.Event, d *tdh.Decoded) {
 	if op == opEnd {
 		im.unload = ft
 	}
-	path := b.text(d, "FileName")
+	path := b.names.text(d, "FileName")
 	if path == "" {
-		path = b.text(d, "ImageFileName")
+		path = b.names.text(d, "ImageFileName")
 	}
 	if path != "" {
 		im.Path, im.file = path, baseName(path)
@@ -604,34 +605,32 @@ func (b *Builder) method(ev *etl.Event, d *tdh.Decoded) {
 		return
 	}
 	id, _ := getU(d, "MethodID")
+	b.addMethod(ev, id, start, nil, d)
+}
+
+// addMethod records the method (id, start) a verbose method event ev of
+// a known process logs: mt, if not nil, is the method its payload
+// describes (newMethod's, taken on the reader's loaders); else d is the
+// payload.
+func (b *Builder) addMethod(ev *etl.Event, id, start uint64, mt *Method, d *tdh.Decoded) {
 	ft := ev.Time
 	p := b.m.processFor(ev.ProcessID, ft)
 	if p.methodByID == nil {
 		p.methodByID = map[methodKey]*Method{}
 	}
 	key := methodKey{id, start}
-	mt := p.methodByID[key]
 	id16 := ev.Descriptor.ID
 	load := ev.ProviderID == catalog.DotNETRuntimeGUID && id16 == catalog.DotNETMethodLoadVerbose
 	unload := ev.ProviderID == catalog.DotNETRuntimeGUID && id16 == catalog.DotNETMethodUnloadVerbose
-	if mt == nil {
-		mt = &Method{ID: id, Start: start, load: minTime, unload: maxTime}
+	if known := p.methodByID[key]; known != nil {
+		mt = known
+	} else {
+		if mt == nil {
+			mt = newMethod(d, id, start, &b.names)
+		}
 		if load {
 			mt.load = ft
 		}
-		if v, ok := getU(d, "MethodSize"); ok {
-			mt.Size = uint32(v)
-		}
-		mt.ModuleID, _ = getU(d, "ModuleID")
-		if v, ok := getU(d, "MethodToken"); ok {
-			mt.Token = uint32(v)
-		}
-		if v, ok := getU(d, "MethodFlags"); ok {
-			mt.Flags = uint32(v)
-		}
-		mt.Namespace = b.text(d, "MethodNamespace")
-		mt.Name = b.text(d, "MethodName")
-		mt.Signature = b.text(d, "MethodSignature")
 		p.methodByID[key] = mt
 		p.methods.add(mt)
 	}
@@ -641,20 +640,24 @@ func (b *Builder) method(ev *etl.Event, d *tdh.Decoded) {
 	}
 }
 
-// text returns the string property called name, interned: names of
-// methods, types and files repeat across events and processes.
-func (b *Builder) text(d *tdh.Decoded, name string) string {
-	v, ok := d.Get(name)
-	if !ok || v.Prop == nil || v.Kind != tdh.Scalar || !v.Prop.InType.IsString() {
-		return ""
+// newMethod returns the method (id, start) a verbose method event's
+// payload d describes, its names interned in n, not loaded nor unloaded.
+func newMethod(d *tdh.Decoded, id, start uint64, n *names) *Method {
+	mt := &Method{ID: id, Start: start, load: minTime, unload: maxTime}
+	if v, ok := getU(d, "MethodSize"); ok {
+		mt.Size = uint32(v)
 	}
-	b.sbuf = tdh.AppendString(b.sbuf[:0], v.Data, v.Prop.InType.IsWide())
-	if s, ok := b.strs[string(b.sbuf)]; ok {
-		return s
+	mt.ModuleID, _ = getU(d, "ModuleID")
+	if v, ok := getU(d, "MethodToken"); ok {
+		mt.Token = uint32(v)
 	}
-	s := string(b.sbuf)
-	b.strs[s] = s
-	return s
+	if v, ok := getU(d, "MethodFlags"); ok {
+		mt.Flags = uint32(v)
+	}
+	mt.Namespace = n.text(d, "MethodNamespace")
+	mt.Name = n.text(d, "MethodName")
+	mt.Signature = n.text(d, "MethodSignature")
+	return mt
 }
 
 // placeholder reports whether p was made for events naming its pid, with
