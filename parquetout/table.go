@@ -323,7 +323,7 @@ func newTable(out io.Writer, name string, fields []field, o *Options, meta map[s
 	}
 	t := &table{schema: schema, pw: parquet.NewGenericWriter[any](out, opts...), maxRows: o.rows(), maxBytes: o.bytes(), async: async, chunkBytes: chunkRawBytes}
 	if o != nil && o.PageBufferSize > 0 {
-		// Small pages are for small memory: the chunks in flight (five
+		// Small pages are for small memory: the chunks in flight (three
 		// on two cores) hold 8 pages' worth of records each.
 		t.chunkBytes = min(chunkRawBytes, 8*o.PageBufferSize)
 	}
@@ -335,7 +335,12 @@ func newTable(out io.Writer, name string, fields []field, o *Options, meta map[s
 		return t
 	}
 	workers := min(runtime.GOMAXPROCS(0), 4)
-	t.free = make(chan *chunk, 2*workers+1)
+	// Chunks in flight: one filling, one per encoder. Each holds up to
+	// chunkRawBytes of records; with one row group in flight
+	// (rowGroupsInFlight) more only queue at the encoder of the next row
+	// group while the previous one is flushed (docs/performance.md,
+	// "Parquet chunks in flight").
+	t.free = make(chan *chunk, workers+1)
 	for range cap(t.free) {
 		t.free <- &chunk{}
 	}
