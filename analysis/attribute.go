@@ -115,15 +115,12 @@ func idsOf(ev *etl.Event, k kind, d *tdh.Decoded) (pid, tid uint32) {
 	return pid, tid
 }
 
-// payloadIDs is what the model pass keeps of the events decodedAhead
-// selects, decoded on the reader's loaders (decode.Ahead): idsOf's ids,
-// whether the event is a CPU sample IsCPUSample selects, and of a verbose
-// .NET method event of a known process with a start address the method
-// its payload describes (newMethod's).
+// payloadIDs is what the model pass keeps of the events idsOnly selects,
+// decoded on the reader's loaders (decode.Ahead): idsOf's ids, and
+// whether the event is a CPU sample IsCPUSample selects.
 type payloadIDs struct {
 	pid, tid uint32
 	cpu      bool
-	meth     *Method
 }
 
 // idsOnly reports whether the model reads nothing of a kind's payload but
@@ -138,33 +135,17 @@ func idsOnly(k kind) bool {
 	return true
 }
 
-// decodedAhead reports whether the model pass takes what it needs of a
-// kind's payload from the reader's loaders (payloadIDs): the idsOnly kinds
-// and the .NET method events, whose decoding and names are most of the
-// rest of the pass's payload work.
-func decodedAhead(k kind) bool { return idsOnly(k) || k == kClrMethod }
-
 // wantsIDs selects the events the model pass decodes ahead.
 func wantsIDs(ev *etl.Event) bool {
 	k := classify(ev)
-	return decodedAhead(k) && needsPayload(ev, k)
+	return idsOnly(k) && needsPayload(ev, k)
 }
 
-// extractIDs keeps what the model pass needs of an event wantsIDs
-// selected (called on the loaders, several at once: it only interns into
-// b.names).
-func (b *Builder) extractIDs(ev *etl.Event, res *decode.Result) payloadIDs {
+// extractIDs keeps idsOf's ids of an event wantsIDs selected.
+func extractIDs(ev *etl.Event, res *decode.Result) payloadIDs {
 	k := classify(ev)
-	d := decoded(res)
-	pid, tid := idsOf(ev, k, d)
-	x := payloadIDs{pid: pid, tid: tid, cpu: k == kSample && IsCPUSample(ev, res)}
-	if k == kClrMethod && d != nil && ev.ProcessID != NoID {
-		if start, ok := getU(d, "MethodStartAddress"); ok {
-			id, _ := getU(d, "MethodID")
-			x.meth = newMethod(d, id, start, &b.names)
-		}
-	}
-	return x
+	pid, tid := idsOf(ev, k, decoded(res))
+	return payloadIDs{pid, tid, k == kSample && IsCPUSample(ev, res)}
 }
 
 // keyDefOwner returns the process a stack-key definition belongs to.

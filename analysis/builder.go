@@ -55,7 +55,8 @@ type Builder struct {
 
 	gc      map[*Process]*gcState
 	scratch []uint64
-	names   names
+	strs    map[string]string // interned names (method namespaces repeat)
+	sbuf    []byte
 	done    bool
 
 	// frameSets holds the arena offsets of the key definitions' frame
@@ -75,6 +76,7 @@ func NewBuilder(opts *Options) *Builder {
 		joinStamp:  map[uint64]uint32{},
 		pending:    map[uint32]*pendingCount{},
 		gc:         map[*Process]*gcState{},
+		strs:       map[string]string{},
 	}
 	if opts != nil {
 		b.m.ptrSize = opts.PointerSize
@@ -104,7 +106,7 @@ func Build(files []*etl.File, dec *decode.Decoder, opts *Options) (*Model, error
 	var ad *decode.Ahead[payloadIDs]
 	ropts := &etl.ReaderOptions{}
 	if runtime.GOMAXPROCS(0) > 1 {
-		ad = decode.NewAhead(dec, wantsIDs, b.extractIDs)
+		ad = decode.NewAhead(dec, wantsIDs, extractIDs)
 		ropts.Prepare = ad
 	}
 	r := etl.NewReader(files, ropts)
@@ -117,7 +119,7 @@ func Build(files []*etl.File, dec *decode.Decoder, opts *Options) (*Model, error
 		k := classify(ev)
 		var res *decode.Result
 		if needsPayload(ev, k) {
-			if ad != nil && decodedAhead(k) {
+			if ad != nil && idsOnly(k) {
 				if x, ok := ad.Get(r, ev); ok {
 					b.observeIDs(ev, k, x)
 					continue
@@ -181,9 +183,6 @@ func (b *Builder) observe(ev *etl.Event, k kind, res *decode.Result) {
 // took them from its decoding (on the reader's loaders).
 func (b *Builder) observeIDs(ev *etl.Event, k kind, x payloadIDs) {
 	b.begin(ev, k)
-	if x.meth != nil {
-		b.addMethod(ev, x.meth.ID, x.meth.Start, x.meth, nil)
-	}
 	pid, tid := x.pid, x.tid
 	if pid == NoID && tid != NoID {
 		pid, _ = b.m.threadPID(tid, ev.Time)
@@ -479,9 +478,9 @@ func (b *Builder) image(ev *etl.Event, d *tdh.Decoded) {
 	if op == opEnd {
 		im.unload = ft
 	}
-	path := b.names.text(d, "FileName")
+	path := b.text(d, "FileName")
 	if path == "" {
-		path = b.names.text(d, "ImageFileName")
+		path = b.text(d, "ImageFileName")
 	}
 	if path != "" {
 		im.Path, im.file = path, baseName(path)
@@ -605,32 +604,34 @@ func (b *Builder) method(ev *etl.Event, d *tdh.Decoded) {
 		return
 	}
 	id, _ := getU(d, "MethodID")
-	b.addMethod(ev, id, start, nil, d)
-}
-
-// addMethod records the method (id, start) a verbose method event ev of
-// a known process logs: mt, if not nil, is the method its payload
-// describes (newMethod's, taken on the reader's loaders); else d is the
-// payload.
-func (b *Builder) addMethod(ev *etl.Event, id, start uint64, mt *Method, d *tdh.Decoded) {
 	ft := ev.Time
 	p := b.m.processFor(ev.ProcessID, ft)
 	if p.methodByID == nil {
 		p.methodByID = map[methodKey]*Method{}
 	}
 	key := methodKey{id, start}
+	mt := p.methodByID[key]
 	id16 := ev.Descriptor.ID
 	load := ev.ProviderID == catalog.DotNETRuntimeGUID && id16 == catalog.DotNETMethodLoadVerbose
 	unload := ev.ProviderID == catalog.DotNETRuntimeGUID && id16 == catalog.DotNETMethodUnloadVerbose
-	if known := p.methodByID[key]; known != nil {
-		mt = known
-	} else {
-		if mt == nil {
-			mt = newMethod(d, id, start, &b.names)
-		}
+	if mt == nil {
+		mt = &Method{ID: id, Start: start, load: minTime, unload: maxTime}
 		if load {
 			mt.load = ft
 		}
+		if v, ok := getU(d, "MethodSize"); ok {
+			mt.Size = uint32(v)
+		}
+		mt.ModuleID, _ = getU(d, "ModuleID")
+		if v, ok := getU(d, "MethodToken"); ok {
+			mt.Token = uint32(v)
+		}
+		if v, ok := getU(d, "MethodFlags"); ok {
+			mt.Flags = uint32(v)
+		}
+		mt.Namespace = b.text(d, "MethodNamespace")
+		mt.Name = b.text(d, "MethodName")
+		mt.Signature = b.text(d, "MethodSignature")
 		p.methodByID[key] = mt
 		p.methods.add(mt)
 	}
@@ -640,24 +641,20 @@ func (b *Builder) addMethod(ev *etl.Event, id, start uint64, mt *Method, d *tdh.
 	}
 }
 
-// newMethod returns the method (id, start) a verbose method event's
-// payload d describes, its names interned in n, not loaded nor unloaded.
-func newMethod(d *tdh.Decoded, id, start uint64, n *names) *Method {
-	mt := &Method{ID: id, Start: start, load: minTime, unload: maxTime}
-	if v, ok := getU(d, "MethodSize"); ok {
-		mt.Size = uint32(v)
+// text returns the string property called name, interned: names of
+// methods, types and files repeat across events and processes.
+func (b *Builder) text(d *tdh.Decoded, name string) string {
+	v, ok := d.Get(name)
+	if !ok || v.Prop == nil || v.Kind != tdh.Scalar || !v.Prop.InType.IsString() {
+		return ""
 	}
-	mt.ModuleID, _ = getU(d, "ModuleID")
-	if v, ok := getU(d, "MethodToken"); ok {
-		mt.Token = uint32(v)
+	b.sbuf = tdh.AppendString(b.sbuf[:0], v.Data, v.Prop.InType.IsWide())
+	if s, ok := b.strs[string(b.sbuf)]; ok {
+		return s
 	}
-	if v, ok := getU(d, "MethodFlags"); ok {
-		mt.Flags = uint32(v)
-	}
-	mt.Namespace = n.text(d, "MethodNamespace")
-	mt.Name = n.text(d, "MethodName")
-	mt.Signature = n.text(d, "MethodSignature")
-	return mt
+	s := string(b.sbuf)
+	b.strs[s] = s
+	return s
 }
 
 // placeholder reports whether p was made for events naming its pid, with
