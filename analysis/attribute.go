@@ -55,10 +55,16 @@ func (m *Model) attribute(ev *etl.Event, k kind, d *tdh.Decoded, scratch *[]uint
 	} else {
 		pid, tid = idsOf(ev, k, d)
 	}
+	return m.orThreadPID(pid, tid, ev.Time), tid
+}
+
+// orThreadPID returns pid, or when it is NoID the process thread tid
+// belonged to at ft (NoID if none is known).
+func (m *Model) orThreadPID(pid, tid uint32, ft int64) uint32 {
 	if pid == NoID && tid != NoID {
-		pid, _ = m.threadPID(tid, ev.Time)
+		pid, _ = m.threadPID(tid, ft)
 	}
-	return pid, tid
+	return pid
 }
 
 // idsOf returns the process and thread ids an event of kind k (not

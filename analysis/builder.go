@@ -183,10 +183,7 @@ func (b *Builder) observe(ev *etl.Event, k kind, res *decode.Result) {
 // took them from its decoding (on the reader's loaders).
 func (b *Builder) observeIDs(ev *etl.Event, k kind, x payloadIDs) {
 	b.begin(ev, k)
-	pid, tid := x.pid, x.tid
-	if pid == NoID && tid != NoID {
-		pid, _ = b.m.threadPID(tid, ev.Time)
-	}
+	pid, tid := b.m.orThreadPID(x.pid, x.tid, ev.Time), x.tid
 	if x.cpu {
 		b.m.CPUSamples++
 	}

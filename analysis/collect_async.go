@@ -76,10 +76,7 @@ func (m *Model) resolveSelected(full <-chan *selectedBatch, free chan<- *selecte
 		addrs := b.addrs
 		for i := range b.events {
 			ev := &b.events[i]
-			frames = frames[:0]
-			for _, a := range addrs[:ev.n] {
-				frames = append(frames, cache.resolve(m, ev.proc, a, ev.ft))
-			}
+			frames = cache.resolveAll(m, ev.proc, addrs[:ev.n], ev.ft, frames[:0])
 			addrs = addrs[ev.n:]
 			a := Annotation{Seq: ev.seq, PID: ev.pid, TID: ev.tid, Process: ev.proc, m: m, ft: ev.ft}
 			if len(frames) > 0 {

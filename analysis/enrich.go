@@ -281,12 +281,10 @@ func (e *Enricher) nextSlot() *slot {
 // annotate, Next or Push.
 func (e *Enricher) annotate(s *slot) *Annotation {
 	e.ann = Annotation{Seq: s.seq, PID: s.pid, TID: s.tid, Process: s.proc, m: e.m, ft: s.ft}
-	if s.has {
-		e.frames = e.resolveStack(s, e.frames[:0])
-		if len(e.frames) > 0 {
-			e.ann.Stack = e.frames
-			e.Stats.WithStack++
-		}
+	e.addrs = e.stackAddrs(s, e.addrs[:0]) // counts the stack
+	e.frames = e.cache.resolveAll(e.m, s.proc, e.addrs, s.ft, e.frames[:0])
+	if len(e.frames) > 0 {
+		e.ann.Stack = e.frames
 	}
 	return &e.ann
 }
@@ -300,8 +298,8 @@ func (e *Enricher) skip(s *slot) {
 }
 
 // stackAddrs appends the addresses of the stack of a slot nextSlot
-// handed out, innermost first, and counts it as annotate does; the
-// frames are resolved elsewhere (see [Model.eachSelectedAsync]).
+// handed out, innermost first, and counts it in Stats.WithStack when it
+// has any (annotate resolves them; [Model.eachSelectedAsync] elsewhere).
 func (e *Enricher) stackAddrs(s *slot, dst []uint64) []uint64 {
 	if !s.has {
 		return dst
@@ -315,12 +313,11 @@ func (e *Enricher) stackAddrs(s *slot, dst []uint64) []uint64 {
 	return dst
 }
 
-// resolveStack appends the frames of s, innermost first.
-func (e *Enricher) resolveStack(s *slot, dst []Frame) []Frame {
-	e.addrs = e.m.partFrames(&s.kern, s.ft, e.addrs[:0])
-	e.addrs = e.m.partFrames(&s.user, s.ft, e.addrs)
-	for _, a := range e.addrs {
-		dst = append(dst, e.cache.resolve(e.m, s.proc, a, s.ft))
+// resolveAll appends the frames of addrs (a stack of process p at time
+// ft), resolved through the cache.
+func (c *frameCache) resolveAll(m *Model, p *Process, addrs []uint64, ft int64, dst []Frame) []Frame {
+	for _, a := range addrs {
+		dst = append(dst, c.resolve(m, p, a, ft))
 	}
 	return dst
 }

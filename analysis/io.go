@@ -109,8 +109,7 @@ type IORow struct {
 // keeps none.
 func NewIOStats(m *Model, files []*etl.File, axis TimeAxis) *IOStats {
 	s := &IOStats{m: m, files: files, axis: axis, names: map[uint64]string{}, pending: map[uint64]pendingIO{}}
-	merge := func(dst, src *IORow) { dst.merge(src) }
-	s.disk.cells, s.file.cells = newSeriesSet(axis, merge), newSeriesSet(axis, merge)
+	s.disk.cells, s.file.cells = newSeriesSet(axis, (*IORow).merge), newSeriesSet(axis, (*IORow).merge)
 	if axis.Bucket(axis.Start) >= 0 {
 		s.disk.series, s.file.series = make([]IORow, axis.Buckets), make([]IORow, axis.Buckets)
 	}

@@ -62,7 +62,8 @@ func (s *Symbolizer) Symbolize(im analysis.ImageID, rva uint64) (analysis.Symbol
 }
 
 // Errors returns what the searches could not do since the last call, one
-// error per image, and how many of those images' PDBs were not found.
+// error per image, and how many images' PDBs were not found in all (since
+// NewSymbolizer: the count is not reset by a call).
 func (s *Symbolizer) Errors() (errs []error, notFound int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
