@@ -318,7 +318,8 @@ func dumpInputs(cmd *cobra.Command, args []string, o *dumpOptions, format driver
 		return usageError(errors.New("a Parquet dump is binary: it is not written to a terminal (give -o FILE or redirect)"))
 	}
 	// The inputs, read twice (the prescan or the analysis model, then the
-	// dump; a compressed buffer is decompressed once), with a progress bar
+	// dump; a compressed buffer is decompressed in each pass: no buffer
+	// cache is kept between them), with a progress bar
 	// over both passes unless the dump itself goes to the terminal.
 	t := &traceOptions{imports: o.manifests, verbose: o.verbose, outputs: []string{summaryPath}, yes: o.yes,
 		passes: 2, quiet: o.quiet || toTerminal, base: o.base}
