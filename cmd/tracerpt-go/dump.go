@@ -142,7 +142,7 @@ was not given; 5 damaged input with --strict; 6 a schema file cannot be used;
 	fl.StringVar(&o.splitDir, "split-by-event", "", "Parquet: one table per provider and event name under this directory, a typed column per property")
 	fl.StringVar(&o.compression, "compression", "snappy", "Parquet: compression codec, snappy, zstd or none")
 	fl.IntVar(&o.jobs, "jobs", 0, "convert each input on its own, to its own file under the -o directory, this many at a time (0: one per CPU)")
-	fl.BoolVar(&o.quiet, "quiet", false, "no progress bar (it is shown only when standard error is a terminal)")
+	addQuietFlag(fl, &o.quiet)
 	fl.BoolVar(&o.strict, "strict", false, "stop with exit status 5 at the first damaged buffer or record (default: warn and go on)")
 	fl.StringSliceVar(&o.manifests, "manifest", nil, "same as -import")
 	root.AddCommand(newInfoCmd(), newProvidersCmd(), newSchemasCmd(), newRelogCmd(), newSynthCmd(), newStacksCmd(), newStatsCmd(), newReportCmd(), newPcapngCmd())
@@ -318,7 +318,8 @@ func dumpInputs(cmd *cobra.Command, args []string, o *dumpOptions, format driver
 		return usageError(errors.New("a Parquet dump is binary: it is not written to a terminal (give -o FILE or redirect)"))
 	}
 	// The inputs, read twice (the prescan or the analysis model, then the
-	// dump; a compressed buffer is decompressed once), with a progress bar
+	// dump; a compressed buffer is decompressed in each pass: no buffer
+	// cache is kept between them), with a progress bar
 	// over both passes unless the dump itself goes to the terminal.
 	t := &traceOptions{imports: o.manifests, verbose: o.verbose, outputs: []string{summaryPath}, yes: o.yes,
 		passes: 2, quiet: o.quiet || toTerminal, base: o.base}

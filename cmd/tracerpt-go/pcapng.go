@@ -70,7 +70,7 @@ output is streamed; a damaged buffer costs only its packets (a warning).`,
 	fl.IntVar(&o.workers, "workers", 0, "goroutines that read and decompress buffers (0: one per CPU)")
 	fl.BoolVar(&o.strict, "strict", false, "stop with exit status 5 at the first damaged buffer or record (default: warn and go on)")
 	fl.BoolVarP(&o.verbose, "verbose", "v", false, "say what was written")
-	fl.BoolVar(&o.quiet, "quiet", false, "no progress bar (it is shown only when standard error is a terminal)")
+	addQuietFlag(fl, &o.quiet)
 	return cmd
 }
 

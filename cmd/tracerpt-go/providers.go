@@ -94,7 +94,7 @@ With --json it writes one JSON object per provider (JSON Lines).`,
 	fl.BoolVar(&asJSON, "json", false, "one JSON object per provider")
 	fl.StringSliceVar(&imports, "import", nil, "schema files or folders to decode with, as for the dump")
 	fl.BoolVarP(&verbose, "verbose", "v", false, "each schema import warning")
-	fl.BoolVar(&quiet, "quiet", false, "no progress bar (it is shown only when standard error is a terminal)")
+	addQuietFlag(fl, &quiet)
 	strict.addFlag(fl)
 	return cmd
 }

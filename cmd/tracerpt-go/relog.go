@@ -51,7 +51,7 @@ KB in 16 MiB buffers stays that size. --buffer-size, --compress and
 	fl.BoolVarP(&o.yes, "y", "y", false, "overwrite an existing output file")
 	fl.StringSliceVar(&o.manifests, "import", nil, "manifests or MOF files, for --provider filters by name")
 	fl.BoolVarP(&o.verbose, "verbose", "v", false, "each schema import warning")
-	fl.BoolVar(&o.quiet, "quiet", false, "no progress bar (it is shown only when standard error is a terminal)")
+	addQuietFlag(fl, &o.quiet)
 	fl.BoolVar(&o.strict, "strict", false, "exit with status 5, writing nothing, when an input is damaged (default: warn and go on)")
 	addFilterFlags(fl, &o.dumpOptions)
 	return cmd

@@ -76,7 +76,7 @@ when it is one of the inputs or of the -import paths.`,
 	fl.StringSliceVar(&o.imports, "import", nil, "schema files or folders to decode with, as for the dump")
 	fl.StringSliceVar(&o.imports, "manifest", nil, "same as -import")
 	fl.BoolVarP(&o.verbose, "verbose", "v", false, "each schema import warning")
-	fl.BoolVar(&o.quiet, "quiet", false, "no progress bar (it is shown only when standard error is a terminal)")
+	addQuietFlag(fl, &o.quiet)
 	fl.StringArrayVar(&o.baseline, "baseline", nil, "compare with this trace (BEFORE; repeat for several files): a Diff tab with a differential flame graph and per-process CPU, GC and I/O changes, \"diff\" in the JSON")
 	o.strict.addFlag(fl)
 	addSymbolFlags(fl, &o.symbols)

@@ -35,7 +35,7 @@ func addAnalysisFlags(cmd *cobra.Command, o *analysisOptions) {
 	fl.StringSliceVar(&o.manifests, "import", nil, "instrumentation manifest(s), or folders of them, to decode events with (as for the dump)")
 	fl.StringSliceVar(&o.manifests, "manifest", nil, "same as -import")
 	fl.BoolVarP(&o.verbose, "verbose", "v", false, "each schema import warning")
-	fl.BoolVar(&o.quiet, "quiet", false, "no progress bar (it is shown only when standard error is a terminal)")
+	addQuietFlag(fl, &o.quiet)
 	o.strict.addFlag(fl)
 	addSymbolFlags(fl, &o.symbols)
 }
