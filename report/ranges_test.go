@@ -271,6 +271,7 @@ func TestCoarsenRows(t *testing.T) {
 		}
 	}
 	b = append(b, SeriesRow{Name: "b", Cells: [][]float64{{3, 1, 0, 0, 0, 0, 0.5, 0}, {4000, 2, 0, 0, 0, 0, 7, 0}}})
+	want["b"] = []float64{3, 0, 0, 0, 0, 7, 0}
 	f := coarsenRows(addIOCells, a, b)
 	n := 0
 	for _, r := range append(a, b...) {

@@ -31,7 +31,8 @@ var views = []*view{overviewView, utilizationView, timelineView, processesView, 
 
 // finisher fills a view's part of the report's data once the pass is
 // over. Views finish in the order of views (the timeline places the
-// damaged buffers the overview lists).
+// damaged buffers the overview lists; the events table links the
+// processes table's rows to its processes, see linkProcesses).
 type finisher interface{ finish(d *Data) }
 
 // observer is a view's collector that sees every event of the pass,

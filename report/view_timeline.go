@@ -8,8 +8,6 @@ import (
 	"math"
 	"slices"
 
-	"github.com/google/uuid"
-
 	"github.com/etwkit/etw/catalog"
 	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
@@ -144,12 +142,10 @@ func (v *timelineCollector) finish(d *Data) {
 func (v *timelineCollector) details(nseries int) []Detail {
 	c := v.c
 	series := make([]int, len(v.provs.list)) // provider index → series
-	top := map[uuid.UUID]int{}
 	for i, p := range c.pc.Providers() {
-		top[p.GUID] = min(i, nseries-1)
-	}
-	for i, g := range v.provs.list {
-		series[i] = top[g]
+		if pi, ok := v.provs.lookup(p.GUID); ok {
+			series[pi] = min(i, nseries-1)
+		}
 	}
 	out := []Detail{}
 	nums := 0
