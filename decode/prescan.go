@@ -84,8 +84,7 @@ func (p *Prescanner) Observe(ev *etl.Event) {
 			p.sets[i] = eventinfo.NewSet()
 		}
 		p.sets[i].AddEvent(ev) // problems come back from Set.Schemas
-	case ev.Descriptor.ID == eventSourceManifestID && ev.Descriptor.Opcode == eventSourceManifestOpcode &&
-		(ev.Header == etl.HeaderEvent32 || ev.Header == etl.HeaderEvent64):
+	case isManifest(ev):
 		if err := p.d.es.add(p.d.Registry, ev); err != nil {
 			p.errs = append(p.errs, err)
 		}

@@ -1,6 +1,7 @@
 package etl
 
 import (
+	"container/heap"
 	"math"
 	"sync"
 )
@@ -18,7 +19,7 @@ import (
 // pending: a Reader that is not read holds none.
 type loaders struct {
 	mu      sync.Mutex
-	pending []*loadReq // a min-heap by (need, seq)
+	pending loadHeap // by (need, seq)
 	running int
 	n       int
 	seq     int64
@@ -37,8 +38,7 @@ func (l *loaders) add(ref bufRef, need int64) chan loadResult {
 	ch := make(chan loadResult, 1)
 	l.mu.Lock()
 	l.seq++
-	l.pending = append(l.pending, &loadReq{ref: ref, need: need, seq: l.seq, ch: ch})
-	l.up(len(l.pending) - 1)
+	heap.Push(&l.pending, &loadReq{ref: ref, need: need, seq: l.seq, ch: ch})
 	if l.running < l.n {
 		l.running++
 		go l.work()
@@ -56,52 +56,35 @@ func (l *loaders) work() {
 			l.mu.Unlock()
 			return
 		}
-		q := l.pending[0]
-		n := len(l.pending) - 1
-		l.pending[0] = l.pending[n]
-		l.pending[n] = nil
-		l.pending = l.pending[:n]
-		l.down(0)
+		q := heap.Pop(&l.pending).(*loadReq)
 		l.mu.Unlock()
 		q.ch <- load(q.ref, l.prep)
 	}
 }
 
-func (l *loaders) less(i, j int) bool {
-	a, b := l.pending[i], l.pending[j]
-	if a.need != b.need {
-		return a.need < b.need
+// loadHeap is a min-heap of loads by (need, seq) (container/heap).
+type loadHeap []*loadReq
+
+func (h loadHeap) Len() int { return len(h) }
+
+func (h loadHeap) Less(i, j int) bool {
+	if h[i].need != h[j].need {
+		return h[i].need < h[j].need
 	}
-	return a.seq < b.seq
+	return h[i].seq < h[j].seq
 }
 
-func (l *loaders) up(i int) {
-	for i > 0 {
-		p := (i - 1) / 2
-		if !l.less(i, p) {
-			return
-		}
-		l.pending[i], l.pending[p] = l.pending[p], l.pending[i]
-		i = p
-	}
-}
+func (h loadHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
 
-func (l *loaders) down(i int) {
-	h := l.pending
-	for {
-		c := 2*i + 1
-		if c >= len(h) {
-			return
-		}
-		if r := c + 1; r < len(h) && l.less(r, c) {
-			c = r
-		}
-		if !l.less(c, i) {
-			return
-		}
-		h[i], h[c] = h[c], h[i]
-		i = c
-	}
+func (h *loadHeap) Push(x any) { *h = append(*h, x.(*loadReq)) }
+
+func (h *loadHeap) Pop() any {
+	old := *h
+	n := len(old) - 1
+	q := old[n]
+	old[n] = nil
+	*h = old[:n]
+	return q
 }
 
 // need returns when the merge will want s's buffer k: when the buffer
