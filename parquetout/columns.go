@@ -21,12 +21,11 @@ import (
 // rowSet is the records of a chunk laid out field by field: each row's
 // fixed part with its trace start, and where each of its strings is.
 type rowSet struct {
-	raw   []byte              // the records the strings are in
-	fixed []byte              // per row: the fixed part, then the trace start (i64)
-	str   [nStrings][]uint64  // per row: offset in raw << 32 | length, or absentRef
-	n     int                 // rows
-	vals  []parquet.Value     // scratch: one column's values
-	one   [nStrings][1]uint64 // the strings of a set of one row (setOne)
+	raw   []byte             // the records the strings are in
+	fixed []byte             // per row: the fixed part, then the trace start (i64)
+	str   [nStrings][]uint64 // per row: offset in raw << 32 | length, or absentRef
+	n     int                // rows
+	vals  []parquet.Value    // scratch: one column's values
 }
 
 const (
@@ -55,16 +54,11 @@ func (s *rowSet) add(r *rec, off int, start int64) {
 	s.n++
 }
 
-// setOne makes s the one record r (a sync table's row), without
-// allocating.
+// setOne makes s the one record r (a sync table's row); past the first
+// row, s's slices have room and it does not allocate.
 func (s *rowSet) setOne(r *rec, start int64) {
-	s.raw, s.n = r.b, 1
-	s.fixed = append(append(s.fixed[:0], r.fixed...), make([]byte, 8)...)
-	binary.LittleEndian.PutUint64(s.fixed[fixedSize:], uint64(start))
-	for i := range s.str {
-		s.one[i][0] = strRef(r, i, 0)
-		s.str[i] = s.one[i][:]
-	}
+	s.reset(r.b)
+	s.add(r, 0, start)
 }
 
 // strRef is where string i of record r (at offset off) is.
