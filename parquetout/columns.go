@@ -6,8 +6,6 @@ import (
 	"sync"
 
 	"github.com/parquet-go/parquet-go"
-
-	"github.com/etwkit/etw/etl"
 )
 
 // The header columns of the events table are made one column at a time
@@ -209,19 +207,18 @@ func (s *rowSet) appendColumn(vals []parquet.Value, col int, k *chunk) []parquet
 			}
 		case colHeader:
 			v = parquet.ByteArrayValue(k.keep(headerName(f[offHeader])))
-		case colTime, colTimeNS:
-			u := etl.SubTime(int64(binary.LittleEndian.Uint64(f[offTime:])), etl.UnixEpochFiletime) // 100 ns since 1970, saturated
-			if spec.kind == colTime {
-				v = parquet.Int64Value(floorDiv(u, 10))
-			} else if u >= math.MinInt64/100 && u <= math.MaxInt64/100 {
-				v = parquet.Int64Value(u * 100)
-			} else {
+		case colTime:
+			v = parquet.Int64Value(unixMicros(int64(binary.LittleEndian.Uint64(f[offTime:]))))
+		case colTimeNS:
+			ns, ok := unixNanos(int64(binary.LittleEndian.Uint64(f[offTime:])))
+			if !ok {
 				vals = append(vals, parquet.Value{})
 				continue
 			}
+			v = parquet.Int64Value(ns)
 		case colRelMS:
 			ft, start := int64(binary.LittleEndian.Uint64(f[offTime:])), int64(binary.LittleEndian.Uint64(f[fixedSize:]))
-			v = parquet.DoubleValue(float64(etl.SubTime(ft, start)) / 1e4)
+			v = parquet.DoubleValue(relMS(ft, start))
 		}
 		if spec.optional {
 			v.SetDefinitionLevel(1)
