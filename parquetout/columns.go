@@ -6,8 +6,6 @@ import (
 	"sync"
 
 	"github.com/parquet-go/parquet-go"
-
-	"github.com/etwkit/etw/etl"
 )
 
 // The header columns of the events table are made one column at a time
@@ -21,12 +19,11 @@ import (
 // rowSet is the records of a chunk laid out field by field: each row's
 // fixed part with its trace start, and where each of its strings is.
 type rowSet struct {
-	raw   []byte              // the records the strings are in
-	fixed []byte              // per row: the fixed part, then the trace start (i64)
-	str   [nStrings][]uint64  // per row: offset in raw << 32 | length, or absentRef
-	n     int                 // rows
-	vals  []parquet.Value     // scratch: one column's values
-	one   [nStrings][1]uint64 // the strings of a set of one row (setOne)
+	raw   []byte             // the records the strings are in
+	fixed []byte             // per row: the fixed part, then the trace start (i64)
+	str   [nStrings][]uint64 // per row: offset in raw << 32 | length, or absentRef
+	n     int                // rows
+	vals  []parquet.Value    // scratch: one column's values
 }
 
 const (
@@ -55,16 +52,11 @@ func (s *rowSet) add(r *rec, off int, start int64) {
 	s.n++
 }
 
-// setOne makes s the one record r (a sync table's row), without
-// allocating.
+// setOne makes s the one record r (a sync table's row); past the first
+// row, s's slices have room and it does not allocate.
 func (s *rowSet) setOne(r *rec, start int64) {
-	s.raw, s.n = r.b, 1
-	s.fixed = append(append(s.fixed[:0], r.fixed...), make([]byte, 8)...)
-	binary.LittleEndian.PutUint64(s.fixed[fixedSize:], uint64(start))
-	for i := range s.str {
-		s.one[i][0] = strRef(r, i, 0)
-		s.str[i] = s.one[i][:]
-	}
+	s.reset(r.b)
+	s.add(r, 0, start)
 }
 
 // strRef is where string i of record r (at offset off) is.
@@ -215,19 +207,18 @@ func (s *rowSet) appendColumn(vals []parquet.Value, col int, k *chunk) []parquet
 			}
 		case colHeader:
 			v = parquet.ByteArrayValue(k.keep(headerName(f[offHeader])))
-		case colTime, colTimeNS:
-			u := etl.SubTime(int64(binary.LittleEndian.Uint64(f[offTime:])), etl.UnixEpochFiletime) // 100 ns since 1970, saturated
-			if spec.kind == colTime {
-				v = parquet.Int64Value(floorDiv(u, 10))
-			} else if u >= math.MinInt64/100 && u <= math.MaxInt64/100 {
-				v = parquet.Int64Value(u * 100)
-			} else {
+		case colTime:
+			v = parquet.Int64Value(unixMicros(int64(binary.LittleEndian.Uint64(f[offTime:]))))
+		case colTimeNS:
+			ns, ok := unixNanos(int64(binary.LittleEndian.Uint64(f[offTime:])))
+			if !ok {
 				vals = append(vals, parquet.Value{})
 				continue
 			}
+			v = parquet.Int64Value(ns)
 		case colRelMS:
 			ft, start := int64(binary.LittleEndian.Uint64(f[offTime:])), int64(binary.LittleEndian.Uint64(f[fixedSize:]))
-			v = parquet.DoubleValue(float64(etl.SubTime(ft, start)) / 1e4)
+			v = parquet.DoubleValue(relMS(ft, start))
 		}
 		if spec.optional {
 			v.SetDefinitionLevel(1)

@@ -6,6 +6,10 @@ import (
 	"github.com/parquet-go/parquet-go"
 )
 
+// rowGroupsInFlight is how many row groups an async table writes at
+// once (see groupPool).
+const rowGroupsInFlight = 1
+
 // groupPool bounds the row groups an async table has begun and not yet
 // committed, and reuses their writers. A row group writer holds the
 // column buffers of its row group (up to a page per column, 256 KiB by
@@ -20,10 +24,6 @@ import (
 // begin in sequence order, so the oldest uncommitted one never waits for
 // a writer held by a later one (no deadlock, whatever the row groups'
 // sizes).
-// rowGroupsInFlight is how many row groups an async table writes at
-// once.
-const rowGroupsInFlight = 1
-
 type groupPool struct {
 	pw        *parquet.GenericWriter[any]
 	max       int // begun and not committed

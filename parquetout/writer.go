@@ -270,19 +270,36 @@ func optStr(t *chunk, c int, r *rec, s int) {
 // appendTimes appends "time", "time_ns" and "rel_ms" (columns c, c+1,
 // c+2) of FILETIME ft.
 func appendTimes(t *chunk, c int, ft, start int64, rel bool) {
-	u := etl.SubTime(ft, etl.UnixEpochFiletime) // 100 ns since 1970, saturated
-	t.int(c, floorDiv(u, 10), 64, false)
-	if u >= math.MinInt64/100 && u <= math.MaxInt64/100 {
-		t.int(c+1, u*100, 64, true)
+	t.int(c, unixMicros(ft), 64, false)
+	if ns, ok := unixNanos(ft); ok {
+		t.int(c+1, ns, 64, true)
 	} else {
 		t.null(c + 1)
 	}
 	if rel {
-		t.put(c+2, parquet.DoubleValue(float64(etl.SubTime(ft, start))/1e4), true)
+		t.put(c+2, parquet.DoubleValue(relMS(ft, start)), true)
 	} else {
 		t.null(c + 2)
 	}
 }
+
+// unixMicros returns "time": FILETIME ft in microseconds since 1970.
+func unixMicros(ft int64) int64 {
+	return floorDiv(etl.SubTime(ft, etl.UnixEpochFiletime), 10) // from 100 ns since 1970, saturated
+}
+
+// unixNanos returns "time_ns": FILETIME ft in nanoseconds since 1970, ok
+// false when they do not fit an int64.
+func unixNanos(ft int64) (ns int64, ok bool) {
+	u := etl.SubTime(ft, etl.UnixEpochFiletime) // 100 ns since 1970, saturated
+	if u >= math.MinInt64/100 && u <= math.MaxInt64/100 {
+		return u * 100, true
+	}
+	return 0, false
+}
+
+// relMS returns "rel_ms": the milliseconds from FILETIME start to ft.
+func relMS(ft, start int64) float64 { return float64(etl.SubTime(ft, start)) / 1e4 }
 
 func floorDiv(a, b int64) int64 {
 	q := a / b

@@ -131,9 +131,7 @@ func (w *Writer) Add(name string, files []*etl.File, dec *decode.Decoder) (*Trac
 		err = merr
 	}
 	st.Events, st.Samples = int64(rs.Read), t.samples
-	for _, e := range rs.Errors {
-		st.Errors = append(st.Errors, e)
-	}
+	st.Errors = append(st.Errors, rs.Errors...)
 	st.Packets = pk.close()
 	if err == nil {
 		err = t.writeLate()
