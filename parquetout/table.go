@@ -95,7 +95,7 @@ type Options struct {
 	// Each column of a row group being written holds up to a page of
 	// values; when set, the records handed to the encoders at once are
 	// at most 8 pages' worth too. Small pages take less memory and make
-	// larger files (32 KiB: 5-12 % larger, docs/performance.md).
+	// larger files (32 KiB: 3.5-11 % larger by table, docs/performance.md).
 	PageBufferSize int
 }
 
