@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"sync"
 
 	"github.com/parquet-go/parquet-go"
@@ -262,10 +261,7 @@ func CreateDir(dir string, opts *Options) (*Writer, error) {
 	parts := map[string]int{}
 	return NewWriter(func(name string) (io.WriteCloser, error) {
 		parts[name]++
-		if n := parts[name]; n > 1 {
-			name += "-" + strconv.Itoa(n)
-		}
-		return CreateFile(filepath.Join(dir, name+".parquet"))
+		return CreateFile(filepath.Join(dir, PartName(name, parts[name])))
 	}, opts)
 }
 

@@ -89,7 +89,8 @@ each file: a table goes on in NAME-2.parquet, NAME-3.parquet, ….`,
 			parts := map[string]int{}
 			written := map[string]bool{}
 			w, err := tables.NewWriter(func(name string) (io.WriteCloser, error) {
-				path := filepath.Join(out, tablePartName(name, parts))
+				parts[name]++
+				path := filepath.Join(out, tables.PartName(name, parts[name]))
 				a, err := atomicfile.Create(path)
 				if err != nil {
 					return nil, err
@@ -142,17 +143,6 @@ each file: a table goes on in NAME-2.parquet, NAME-3.parquet, ….`,
 	addAnalysisFlags(cmd, &o)
 	setFlagErrors(cmd)
 	return cmd
-}
-
-// tablePartName returns the file name of the next file of table name:
-// NAME.parquet, then NAME-2.parquet, NAME-3.parquet, … (parts counts
-// the files each table has).
-func tablePartName(name string, parts map[string]int) string {
-	parts[name]++
-	if n := parts[name]; n > 1 {
-		return name + "-" + strconv.Itoa(n) + ".parquet"
-	}
-	return name + ".parquet"
 }
 
 // tableParts returns the files NAME-N.parquet (N ≥ 2) of the tables in

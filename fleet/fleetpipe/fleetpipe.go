@@ -353,11 +353,7 @@ func (f *convertFn) convert(ctx context.Context, el Element) (FileResult, []Erro
 	for _, p := range written {
 		_, table, _ := strings.Cut(strings.TrimSuffix(filepath.Base(p), ".parquet"), "-")
 		part[table]++
-		file := base
-		if k := part[table]; k > 1 {
-			file += fmt.Sprintf("-%d", k)
-		}
-		dst := joinPath(f.Output, table, "host="+res.Host, "date="+res.Date, file+".parquet")
+		dst := joinPath(f.Output, table, "host="+res.Host, "date="+res.Date, tables.PartName(base, part[table]))
 		if err := copyOut(ctx, p, dst); err != nil {
 			return res, append(warned, errorRecord(name, err))
 		}
