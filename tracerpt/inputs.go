@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/etwkit/etw/internal/glob"
 )
 
 // ExpandInputs turns command-line inputs into file names:
@@ -34,7 +36,7 @@ func ExpandInputs(args []string) ([]string, error) {
 
 // sequence returns the files name.NNN (digits only) that exist.
 func sequence(name string) []string {
-	m, _ := filepath.Glob(escapeGlob(name) + ".[0-9]*")
+	m, _ := filepath.Glob(glob.Escape(name) + ".[0-9]*")
 	var seq []string
 	for _, f := range m {
 		if _, ok := numericSuffix(f[len(name):]); ok {
@@ -51,14 +53,6 @@ func numericSuffix(s string) (int, bool) {
 	}
 	n, err := strconv.Atoi(s[1:])
 	return n, err == nil && n >= 0
-}
-
-func escapeGlob(s string) string {
-	r := strings.NewReplacer("*", `\*`, "?", `\?`, "[", `\[`)
-	if filepath.Separator == '\\' {
-		return s // Glob has no escapes on Windows
-	}
-	return r.Replace(s)
 }
 
 // sortNames sorts names, comparing a trailing ".NNN" numerically.

@@ -13,6 +13,7 @@ import (
 	"github.com/etwkit/etw/etl"
 	"github.com/etwkit/etw/internal/atomicfile"
 	"github.com/etwkit/etw/internal/bufwrite"
+	"github.com/etwkit/etw/internal/glob"
 	"github.com/etwkit/etw/tables"
 )
 
@@ -150,7 +151,7 @@ each file: a table goes on in NAME-2.parquet, NAME-3.parquet, ….`,
 func tableParts(dir string) []string {
 	var parts []string
 	for _, n := range tables.Names {
-		ms, _ := filepath.Glob(filepath.Join(dir, n+"-*.parquet"))
+		ms, _ := filepath.Glob(glob.Escape(filepath.Join(dir, n+"-")) + "*.parquet")
 		for _, m := range ms {
 			num := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(m), n+"-"), ".parquet")
 			if k, err := strconv.Atoi(num); err == nil && k >= 2 && strconv.Itoa(k) == num {
