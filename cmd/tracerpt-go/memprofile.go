@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"runtime/metrics"
@@ -21,14 +22,40 @@ func memProfiled(f func() int) int {
 	if path == "" {
 		return f()
 	}
+	return memProfiledTo(path, os.Stderr, f)
+}
+
+// memProfiledTo is memProfiled writing the profile to path and its line
+// to stderr. A run that ends before any collection (or before the
+// sampler saw one) gets the profile of a collection at exit, and says so:
+// nothing was freed before it, so every byte allocated was in the heap.
+func memProfiledTo(path string, stderr io.Writer, f func() int) int {
 	runtime.MemProfileRate = 64 << 10
 	stop, done := make(chan struct{}), make(chan struct{})
 	var best []byte
-	var bestLive, cycles uint64
+	var bestLive uint64
+	var buf bytes.Buffer
+	s := []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}, {Name: "/gc/heap/live:bytes"}}
+	metrics.Read(s)
+	start := s[0].Value.Uint64()
+	cycles := start
+	// sample takes the profile when a collection since the last call
+	// found a larger live heap.
+	sample := func() {
+		metrics.Read(s)
+		if s[0].Value.Uint64() == cycles {
+			return
+		}
+		cycles = s[0].Value.Uint64()
+		if live := s[1].Value.Uint64(); live > bestLive {
+			buf.Reset()
+			if pprof.Lookup("heap").WriteTo(&buf, 0) == nil {
+				bestLive, best = live, append(best[:0], buf.Bytes()...)
+			}
+		}
+	}
 	go func() {
 		defer close(done)
-		s := []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}, {Name: "/gc/heap/live:bytes"}}
-		var buf bytes.Buffer
 		tick := time.NewTicker(2 * time.Millisecond)
 		defer tick.Stop()
 		for {
@@ -37,29 +64,35 @@ func memProfiled(f func() int) int {
 				return
 			case <-tick.C:
 			}
-			metrics.Read(s)
-			if s[0].Value.Uint64() == cycles {
-				continue
-			}
-			cycles = s[0].Value.Uint64()
-			if live := s[1].Value.Uint64(); live > bestLive {
-				buf.Reset()
-				if pprof.Lookup("heap").WriteTo(&buf, 0) == nil {
-					bestLive, best = live, append(best[:0], buf.Bytes()...)
-				}
-			}
+			sample()
 		}
 	}()
 	code := f()
 	close(stop)
 	<-done
+	sample() // a collection in the last tick
 	total := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
 	metrics.Read(total)
-	if err := os.WriteFile(path, best, 0o644); err != nil {
-		fmt.Fprintln(os.Stderr, "tracerpt-go: TRACERPT_GO_MEMPROFILE:", err)
-	} else {
-		fmt.Fprintf(os.Stderr, "tracerpt-go: TRACERPT_GO_MEMPROFILE: live heap at most %.1f MB; %d collections, %.0f MB allocated\n",
-			float64(bestLive)/1e6, cycles, float64(total[0].Value.Uint64())/1e6)
+	allocated := float64(total[0].Value.Uint64()) / 1e6
+	atExit := best == nil
+	if atExit {
+		runtime.GC() // publishes the profile of every allocation so far
+		buf.Reset()
+		if err := pprof.Lookup("heap").WriteTo(&buf, 0); err != nil {
+			fmt.Fprintln(stderr, "tracerpt-go: TRACERPT_GO_MEMPROFILE:", err)
+			return code
+		}
+		best = buf.Bytes()
+	}
+	switch err := os.WriteFile(path, best, 0o644); {
+	case err != nil:
+		fmt.Fprintln(stderr, "tracerpt-go: TRACERPT_GO_MEMPROFILE:", err)
+	case atExit:
+		fmt.Fprintf(stderr, "tracerpt-go: TRACERPT_GO_MEMPROFILE: no collection during the run: the profile is taken at exit (-sample_index=alloc_space: what the heap held); %.1f MB allocated\n",
+			allocated)
+	default:
+		fmt.Fprintf(stderr, "tracerpt-go: TRACERPT_GO_MEMPROFILE: live heap at most %.1f MB; %d collections, %.0f MB allocated\n",
+			float64(bestLive)/1e6, cycles-start, allocated)
 	}
 	return code
 }
