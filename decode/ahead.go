@@ -47,14 +47,17 @@ type Ahead[T any] struct {
 	decs    chan *Decoder     // clones of dec for the loaders
 	free    chan *aheadBuf[T] // released values, their storage kept for the pass
 	live    atomic.Int32      // buffers' values not released
-	st      AheadStats
 }
 
 // Bounds on what is decoded ahead: events per buffer (a 64 KiB buffer
-// holds at most ~2,700 records) and buffers with values at once: a
-// time-order merge holds one buffer per processor stream and loads up to
-// 16 ahead of need (etl.Reader), 25 for a trace of 8 processors; with a
-// bound at that, a tenth of net.4.5.2's events were decoded in turn.
+// holds at most ~2,700 records) and buffers with values at once. A
+// time-order merge holds a buffer or more per processor stream and loads
+// up to max(16, 4 × its workers) ahead of need (etl.Reader): the model's
+// pass over net.4.5.2 (8 processors) and over its ×16 copy held at most
+// 32 buffers' values at once on 2 cores and 47 with GOMAXPROCS=8, so the
+// bound refused none and every event that pass wants was decoded ahead.
+// Merges of more processors or workers may meet it: the bound is then
+// what keeps the values' memory in hand.
 const (
 	maxAheadEvents = 1 << 14
 	maxAheadLive   = 48
@@ -72,12 +75,6 @@ type aheadEnt[T any] struct {
 	ok  bool   // decoded: val holds extract's value
 	tl  bool   // a TraceLogging event: valid whatever the generation
 	val T
-}
-
-// AheadStats counts where [Ahead.Get]'s answers came from.
-type AheadStats struct {
-	Ahead  int // values decoded on the loaders
-	InTurn int // events to decode on the reading goroutine (not decoded ahead, or a schema was registered since)
 }
 
 // NewAhead returns a Preparer that decodes with clones of d the events
@@ -148,17 +145,12 @@ func (a *Ahead[T]) Get(r *etl.Reader, ev *etl.Event) (T, bool) {
 	if ab, ok := p.(*aheadBuf[T]); ok && i >= 0 && i < len(ab.ents) {
 		e := &ab.ents[i]
 		if e.ok && e.off == ev.RecordOffset && (e.tl || e.gen == a.dec.Registry.Generation()) {
-			a.st.Ahead++
 			return e.val, true
 		}
 	}
-	a.st.InTurn++
 	var zero T
 	return zero, false
 }
-
-// Stats returns the counts so far (read them on the reading goroutine).
-func (a *Ahead[T]) Stats() AheadStats { return a.st }
 
 // isManifest reports whether ev is a chunk of an EventSource manifest,
 // whose decoding registers the manifest.
