@@ -64,6 +64,10 @@ type ioAgg struct {
 	// dropped counts the operations left untimed because maxPendingIO
 	// operations already awaited their OpEnd.
 	dropped int
+	// keyed holds the rows of the tables (IOStats.rows), built for the
+	// summary or the series, whichever is asked first; nil until then and
+	// after each DiskIo or FileIo event observed (file names included).
+	keyed *keyedRows
 }
 
 // ioKey is the I/O of one process or file object: in all, and per bucket.
@@ -141,8 +145,10 @@ func (s *IOStats) Observe(ev *etl.Event, res *decode.Result) {
 	}
 	switch ev.ProviderID {
 	case catalog.DiskIoGUID:
+		s.disk.keyed, s.file.keyed = nil, nil
 		s.diskEvent(ev, res)
 	case catalog.FileIoGUID:
+		s.disk.keyed, s.file.keyed = nil, nil
 		s.fileEvent(ev, res)
 	}
 }
@@ -314,9 +320,23 @@ type keyedRow struct {
 	srs []*[]cell[IORow]
 }
 
-// rows returns the rows by process and by file name of an aggregate,
+// keyedRows are the rows by process and by file name of an aggregate,
 // most bytes first.
+type keyedRows struct{ procs, files []keyedRow }
+
+// rows returns the rows by process and by file name of an aggregate,
+// most bytes first, built once for the summary and the series (the
+// callers only read them).
 func (s *IOStats) rows(a *ioAgg) (procs, files []keyedRow) {
+	if a.keyed == nil {
+		procs, files := s.buildRows(a)
+		a.keyed = &keyedRows{procs, files}
+	}
+	return a.keyed.procs, a.keyed.files
+}
+
+// buildRows builds and sorts the rows of [IOStats.rows].
+func (s *IOStats) buildRows(a *ioAgg) (procs, files []keyedRow) {
 	for pk, k := range a.byProc {
 		row := keyedRow{k.IORow, []*[]cell[IORow]{k.sr}}
 		row.Name = ProcessName(pk.p, pk.pid)
