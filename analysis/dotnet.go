@@ -59,11 +59,7 @@ func NewDotNetStats(m *Model, axis TimeAxis) *DotNetStats {
 	s := &DotNetStats{m: m, axis: axis, jitProc: map[procKey]int{}, jitNS: map[string]int{},
 		alloc: map[string]*Allocation{}, allocProc: map[procKey]*Allocation{}, procs: map[procKey]bool{},
 		typeSr: map[string]*[]cell[DotNetBucket]{}, nsSr: map[string]*[]cell[DotNetBucket]{}, procSr: map[procKey]*[]cell[DotNetBucket]{}}
-	s.cells = newSeriesSet(axis, func(dst, src *DotNetBucket) {
-		dst.AllocTicks += src.AllocTicks
-		dst.AllocBytes += src.AllocBytes
-		dst.Jitted += src.Jitted
-	})
+	s.cells = newSeriesSet(axis, (*DotNetBucket).merge)
 	if axis.Bucket(axis.Start) >= 0 {
 		s.series = make([]DotNetBucket, axis.Buckets)
 	}

@@ -68,18 +68,8 @@ func (s *seriesSet[T]) coarsen() {
 	s.factor *= 2
 	s.cells = 0
 	for _, sr := range s.all {
-		c := *sr
-		out := c[:0]
-		for _, x := range c {
-			x.b /= 2
-			if n := len(out); n > 0 && out[n-1].b == x.b {
-				s.merge(&out[n-1].v, &x.v)
-				continue
-			}
-			out = append(out, x)
-		}
-		*sr = out
-		s.cells += len(out)
+		*sr = halve(*sr, func(c *cell[T]) *int32 { return &c.b }, func(dst, src *cell[T]) { s.merge(&dst.v, &src.v) })
+		s.cells += len(*sr)
 	}
 }
 

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"math"
 	"strconv"
 
 	"github.com/etwkit/etw/analysis"
@@ -22,55 +21,6 @@ const seriesRows = 2
 // made 2, 4, 8… times wider, so that a long, busy trace's page stays
 // small (a cell is 4 to 8 numbers).
 const maxPageCells = 16384
-
-// coarsenRows merges the cells of rows into buckets 2, 4, 8… times
-// wider until they number at most maxPageCells; it returns the factor.
-// merge adds a cell's values (not its bucket) into another's.
-func coarsenRows(merge func(dst, src []float64), rows ...[]SeriesRow) int {
-	count := func() int {
-		n := 0
-		for _, rs := range rows {
-			for _, r := range rs {
-				n += len(r.Cells)
-			}
-		}
-		return n
-	}
-	f := 1
-	for count() > maxPageCells {
-		f *= 2
-		for _, rs := range rows {
-			for i := range rs {
-				out := rs[i].Cells[:0]
-				for _, c := range rs[i].Cells {
-					c[0] = math.Floor(c[0] / 2)
-					if n := len(out); n > 0 && out[n-1][0] == c[0] {
-						merge(out[n-1][1:], c[1:])
-						continue
-					}
-					out = append(out, c)
-				}
-				rs[i].Cells = out
-			}
-		}
-	}
-	return f
-}
-
-// addCells adds src's values to dst's.
-func addCells(dst, src []float64) {
-	for k := range dst {
-		dst[k] += src[k]
-	}
-}
-
-// addIOCells adds an I/O cell's values to another's: the longest latency
-// (the sixth value) is their larger.
-func addIOCells(dst, src []float64) {
-	m := max(dst[5], src[5])
-	addCells(dst, src)
-	dst[4], dst[5] = round4(dst[4]), m
-}
 
 // SeriesRow is one row of a table over time: Cells holds, for each
 // bucket in which the row has something, [bucket, values…] (the values
@@ -124,18 +74,19 @@ func ioOverTime(ot *analysis.IOOverTime, bucketSec float64) *IOOverTime {
 	return &IOOverTime{BucketSec: bucketSec * float64(ot.Factor), ByProcess: rows(ot.ByProcess), ByFile: rows(ot.ByFile)}
 }
 
-// boundIO keeps the I/O rows over time of both kinds under maxPageCells.
-func boundIO(io *IO) {
-	var rows [][]SeriesRow
-	for _, ot := range []*IOOverTime{io.DiskOverTime, io.FileOverTime} {
+// boundIO keeps the I/O rows over time of both kinds (nil when the
+// trace has none) under maxPageCells.
+func boundIO(ots ...*analysis.IOOverTime) {
+	var rows [][]analysis.RowSeries[IORow]
+	for _, ot := range ots {
 		if ot != nil {
 			rows = append(rows, ot.ByProcess, ot.ByFile)
 		}
 	}
-	f := coarsenRows(addIOCells, rows...)
-	for _, ot := range []*IOOverTime{io.DiskOverTime, io.FileOverTime} {
+	f := analysis.CoarsenRows(maxPageCells, rows...)
+	for _, ot := range ots {
 		if ot != nil {
-			ot.BucketSec *= float64(f)
+			ot.Factor *= f
 		}
 	}
 }
@@ -154,7 +105,12 @@ func dotnetOverTime(s *analysis.DotNetStats, maxRows int, procs []*analysis.Proc
 	if ot == nil {
 		return nil
 	}
-	d := &DotNetOverTime{BucketSec: bucketSec * float64(ot.Factor), Allocations: []SeriesRow{}, JIT: []SeriesRow{}, Processes: []SeriesRow{}}
+	procRows := make([]analysis.RowSeries[analysis.DotNetBucket], len(procs))
+	for i, p := range procs {
+		procRows[i].Cells = s.ProcessOverTime(p)
+	}
+	f := analysis.CoarsenRows(maxPageCells, ot.Allocations, ot.JIT, procRows)
+	d := &DotNetOverTime{BucketSec: bucketSec * float64(ot.Factor) * float64(f), Allocations: []SeriesRow{}, JIT: []SeriesRow{}, Processes: []SeriesRow{}}
 	for _, r := range ot.Allocations {
 		d.Allocations = append(d.Allocations, SeriesRow{Name: r.Name, Cells: dotnetCells(r.Cells, func(b *analysis.DotNetBucket) []float64 {
 			return []float64{float64(b.AllocTicks), float64(b.AllocBytes)}
@@ -165,13 +121,12 @@ func dotnetOverTime(s *analysis.DotNetStats, maxRows int, procs []*analysis.Proc
 			return []float64{float64(b.Jitted)}
 		})})
 	}
-	for _, p := range procs {
+	for i, p := range procs {
 		d.Processes = append(d.Processes, SeriesRow{Name: strconv.FormatUint(uint64(p.PID), 10), PID: p.PID,
-			Cells: dotnetCells(s.ProcessOverTime(p), func(b *analysis.DotNetBucket) []float64 {
+			Cells: dotnetCells(procRows[i].Cells, func(b *analysis.DotNetBucket) []float64 {
 				return []float64{float64(b.Jitted), float64(b.AllocTicks), float64(b.AllocBytes)}
 			})})
 	}
-	d.BucketSec *= float64(coarsenRows(addCells, d.Allocations, d.JIT, d.Processes))
 	return d
 }
 

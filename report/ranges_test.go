@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/etwkit/etw/analysis"
 )
 
 // rangeSpan is the buckets [b0, b1) of width w a range overlaps, as the
@@ -253,43 +255,37 @@ func jsonNum(v float64) string {
 	return string(b)
 }
 
-// TestCoarsenRows: rows over time past maxPageCells are merged into
-// buckets 2, 4, 8… times wider, under the bound, their sums kept (the
-// longest latency the larger).
-func TestCoarsenRows(t *testing.T) {
-	var a, b []SeriesRow
-	want := map[string][]float64{}
-	for r := range 5 {
-		ra := SeriesRow{Name: fmt.Sprint("a", r)}
-		for i := range 5000 {
-			ra.Cells = append(ra.Cells, []float64{float64(i), 1, float64(i % 7), 3, 4, 0.25, float64(i % 11), 1})
-		}
-		a = append(a, ra)
-		want[ra.Name] = []float64{5000, 0, 15000, 20000, 1250, 10, 5000}
-		for i := range 5000 {
-			want[ra.Name][1] += float64(i % 7)
-		}
-	}
-	b = append(b, SeriesRow{Name: "b", Cells: [][]float64{{3, 1, 0, 0, 0, 0, 0.5, 0}, {4000, 2, 0, 0, 0, 0, 7, 0}}})
-	want["b"] = []float64{3, 0, 0, 0, 0, 7, 0}
-	f := coarsenRows(addIOCells, a, b)
-	n := 0
-	for _, r := range append(a, b...) {
-		n += len(r.Cells)
-		sum := make([]float64, 7)
-		for i, c := range r.Cells {
-			if i > 0 && c[0] <= r.Cells[i-1][0] {
-				t.Fatalf("%s: buckets out of order", r.Name)
+// TestBoundIO: the I/O rows over time of both kinds together are kept
+// under maxPageCells, both kinds' buckets made as wide (the merge itself
+// is analysis.CoarsenRows', tested there); a kind the trace lacks is nil.
+func TestBoundIO(t *testing.T) {
+	rows := func(n, cells int) []analysis.RowSeries[IORow] {
+		var rs []analysis.RowSeries[IORow]
+		for r := range n {
+			rr := analysis.RowSeries[IORow]{Name: fmt.Sprint(r)}
+			for i := range cells {
+				rr.Cells = append(rr.Cells, analysis.Cell[IORow]{Bucket: i, Value: IORow{Reads: 1, MaxMS: float64(i % 11)}})
 			}
-			m := max(sum[5], c[6])
-			addCells(sum, c[1:])
-			sum[5] = m
+			rs = append(rs, rr)
 		}
-		if w := want[r.Name]; w != nil && !slices.Equal(sum, w) {
-			t.Errorf("%s: %v, want %v", r.Name, sum, w)
+		return rs
+	}
+	disk := &analysis.IOOverTime{Factor: 1, ByProcess: rows(3, 5000), ByFile: rows(2, 5000)}
+	file := &analysis.IOOverTime{Factor: 2, ByProcess: rows(1, 3000)}
+	boundIO(disk, nil, file)
+	n, reads := 0, 0
+	for _, rs := range [][]analysis.RowSeries[IORow]{disk.ByProcess, disk.ByFile, file.ByProcess} {
+		for _, r := range rs {
+			n += len(r.Cells)
+			for _, c := range r.Cells {
+				reads += c.Value.Reads
+			}
 		}
 	}
-	if f != 2 || n > maxPageCells || b[0].Cells[1][0] != 2000 || b[0].Cells[0][0] != 1 {
-		t.Errorf("factor %d, %d cells; b %v", f, n, b[0].Cells)
+	if disk.Factor != 2 || file.Factor != 4 || n > maxPageCells || reads != 5*5000+3000 {
+		t.Errorf("factors %d and %d, %d cells, %d reads", disk.Factor, file.Factor, n, reads)
+	}
+	if ot := ioOverTime(file, 0.5); ot.BucketSec != 2 || len(ot.ByProcess[0].Cells) != 1500 {
+		t.Errorf("file I/O on the page: %g s buckets, %d cells", ot.BucketSec, len(ot.ByProcess[0].Cells))
 	}
 }

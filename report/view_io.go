@@ -24,15 +24,17 @@ func (v *ioCollector) finish(d *Data) {
 		return
 	}
 	d.IO = &IO{Disk: disk, File: file, BucketSec: float64(v.c.axis.Width) / 1e7}
+	var diskOT, fileOT *analysis.IOOverTime
 	if disk != nil {
 		d.IO.DiskBuckets = ioBuckets(v.stats.DiskSeries())
-		d.IO.DiskOverTime = ioOverTime(v.stats.DiskOverTime(seriesRows*v.c.o.MaxRows), d.IO.BucketSec)
+		diskOT = v.stats.DiskOverTime(seriesRows * v.c.o.MaxRows)
 	}
 	if file != nil {
 		d.IO.FileBuckets = ioBuckets(v.stats.FileSeries())
-		d.IO.FileOverTime = ioOverTime(v.stats.FileOverTime(seriesRows*v.c.o.MaxRows), d.IO.BucketSec)
+		fileOT = v.stats.FileOverTime(seriesRows * v.c.o.MaxRows)
 	}
-	boundIO(d.IO)
+	boundIO(diskOT, fileOT)
+	d.IO.DiskOverTime, d.IO.FileOverTime = ioOverTime(diskOT, d.IO.BucketSec), ioOverTime(fileOT, d.IO.BucketSec)
 }
 
 // ioBuckets lists the buckets of series that hold I/O.
