@@ -53,17 +53,27 @@ func TestCorpusRepeatedRundown(t *testing.T) {
 	if m4.StackKeys != 4*m1.StackKeys {
 		t.Errorf("stack-key definitions observed: %d at ×1, %d at ×4", m1.StackKeys, m4.StackKeys)
 	}
-	images := func(m *Model) (n int) {
+	images := func(m *Model) (n, started int) {
 		for _, p := range m.Processes() {
 			n += len(p.Images())
+			if !p.Start().IsZero() {
+				started += len(p.Images())
+			}
 		}
-		return n
+		return n, started
 	}
-	if i1, i2, i4 := images(m1), images(m2), images(m4); i2 != i1 || i4 > i1+i1/2 {
-		t.Errorf("process images: %d at ×1, %d in two inputs, %d at ×4", i1, i2, i4)
+	// Each further round starts its processes again, with their images
+	// (3×31 at net.4.5.2; 105 more images measured at ×4, of 1,657): at
+	// least those, at most a tenth more than ×1's. The rundowns' images
+	// of the processes alive throughout must not come back.
+	i1, started := images(m1)
+	i2, _ := images(m2)
+	i4, _ := images(m4)
+	if i2 != i1 || i4-i1 < 3*started || i4-i1 > i1/10 {
+		t.Errorf("process images: %d at ×1 (%d of processes started in the trace), %d in two inputs, %d at ×4", i1, started, i2, i4)
 	}
 	if defs4 >= 4*defs1 {
 		t.Errorf("stack-key definitions kept: %d at ×1, %d at ×4", defs1, defs4)
 	}
-	t.Logf("kernel images %d/%d/%d, process images %d/%d/%d; stack-key definitions kept %d at ×1, %d at ×4", len(m1.KernelImages()), len(m2.KernelImages()), len(m4.KernelImages()), images(m1), images(m2), images(m4), defs1, defs4)
+	t.Logf("kernel images %d/%d/%d, process images %d/%d/%d; stack-key definitions kept %d at ×1, %d at ×4", len(m1.KernelImages()), len(m2.KernelImages()), len(m4.KernelImages()), i1, i2, i4, defs1, defs4)
 }
