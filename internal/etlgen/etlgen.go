@@ -51,20 +51,12 @@ type Result struct {
 // buffer count and the lost counts (multiplied by the rounds) completed
 // on close when w is an io.WriterAt, such as an *os.File. Read errors of
 // f (damaged buffers or records) are returned as an [etl.ErrorList] after
-// everything readable was written.
+// everything readable was written. The span is learnt in the first
+// round: a trace without events, or whose rounds would overflow the
+// clock, is an error after w got the first round.
 func Repeat(w io.Writer, f *etl.File, opts *Options) (Result, error) {
 	n := max(opts.Rounds, 1)
-	first, last, err := span(f)
-	if err != nil {
-		return Result{}, err
-	}
 	res := Result{Span: 1}
-	if last > first {
-		res.Span = last - first + 1
-	}
-	if res.Span > (math.MaxInt64-max(last, 0))/int64(n) {
-		return Result{}, fmt.Errorf("etlgen: %d rounds of %d ticks overflow the clock", n, res.Span)
-	}
 	res.BufferSize = opts.BufferSize
 	if res.BufferSize == 0 {
 		res.BufferSize = int(f.Header.BufferSize)
@@ -93,6 +85,7 @@ func Repeat(w io.Writer, f *etl.File, opts *Options) (Result, error) {
 		return res, err
 	}
 	var errs etl.ErrorList
+	var first, last int64 // the first round's raw timestamps
 	for k := range n {
 		shift := int64(k) * res.Span
 		r := etl.NewReader([]*etl.File{f}, &etl.ReaderOptions{Order: etl.TimeOrder})
@@ -100,6 +93,14 @@ func Repeat(w io.Writer, f *etl.File, opts *Options) (Result, error) {
 			ev := r.Event()
 			if etl.IsLoggerHeaderEvent(ev) {
 				continue
+			}
+			if k == 0 {
+				if res.Events == 0 || ev.Timestamp < first {
+					first = ev.Timestamp
+				}
+				if res.Events == 0 || ev.Timestamp > last {
+					last = ev.Timestamp
+				}
 			}
 			e := *ev
 			e.Timestamp += shift
@@ -113,6 +114,11 @@ func Repeat(w io.Writer, f *etl.File, opts *Options) (Result, error) {
 			errs = append(errs, r.Errors()...)
 		}
 		r.Close()
+		if k == 0 {
+			if err := res.setSpan(first, last, n); err != nil {
+				return res, err
+			}
+		}
 	}
 	if err := ew.Close(); err != nil {
 		return res, err
@@ -120,27 +126,17 @@ func Repeat(w io.Writer, f *etl.File, opts *Options) (Result, error) {
 	return res, errs.Err()
 }
 
-// span returns the first and last raw timestamps of f's events, the
-// logger's header events left out.
-func span(f *etl.File) (first, last int64, err error) {
-	r := etl.NewReader([]*etl.File{f}, &etl.ReaderOptions{Order: etl.FileOrder})
-	defer r.Close()
-	seen := false
-	for r.Next() {
-		ev := r.Event()
-		if etl.IsLoggerHeaderEvent(ev) {
-			continue
-		}
-		if !seen || ev.Timestamp < first {
-			first = ev.Timestamp
-		}
-		if !seen || ev.Timestamp > last {
-			last = ev.Timestamp
-		}
-		seen = true
+// setSpan sets the span of rounds of the first round's events (its first
+// and last raw timestamps), which n rounds must not overflow.
+func (res *Result) setSpan(first, last int64, n int) error {
+	if res.Events == 0 {
+		return errors.New("etlgen: the trace has no events to repeat")
 	}
-	if !seen {
-		return 0, 0, errors.New("etlgen: the trace has no events to repeat")
+	if last > first {
+		res.Span = last - first + 1
 	}
-	return first, last, nil
+	if res.Span > (math.MaxInt64-max(last, 0))/int64(n) {
+		return fmt.Errorf("etlgen: %d rounds of %d ticks overflow the clock", n, res.Span)
+	}
+	return nil
 }

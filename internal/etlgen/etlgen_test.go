@@ -123,7 +123,9 @@ func TestRepeatNoEvents(t *testing.T) {
 	w.Close()
 	o.Close()
 	f := etltest.OpenFiles(t, in)[0]
-	if _, err := Repeat(&bytes.Buffer{}, f, &Options{Rounds: 2}); err == nil {
-		t.Error("a trace without events repeated without error")
+	for _, n := range []int{1, 2} {
+		if _, err := Repeat(&bytes.Buffer{}, f, &Options{Rounds: n}); err == nil {
+			t.Errorf("a trace without events repeated %d times without error", n)
+		}
 	}
 }
