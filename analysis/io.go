@@ -62,8 +62,9 @@ type ioAgg struct {
 	byFile map[fileKey]*ioKey
 	cells  *seriesSet[IORow] // the keys' series
 	// dropped counts the operations left untimed because maxPendingIO
-	// operations already awaited their OpEnd.
-	dropped int
+	// operations already awaited their OpEnd; reused those whose IrpPtr
+	// a later operation took before their OpEnd came.
+	dropped, reused int
 	// keyed holds the rows of the tables (IOStats.rows), built for the
 	// summary or the series, whichever is asked first; nil until then and
 	// after each DiskIo or FileIo event observed (file names included).
@@ -88,9 +89,12 @@ type IOSummary struct {
 	// LatencyKnown says whether latencies were measured (DiskIo's
 	// response time; FileIo operations matched with their OpEnd).
 	LatencyKnown bool `json:"latency_known"`
-	// LatencyDropped counts the FileIo operations left untimed because
-	// 65,536 operations already awaited their OpEnd (the bound of the
-	// pairing's memory): their latency is missing from the figures.
+	// LatencyDropped counts the FileIo operations left untimed: those
+	// past 65,536 awaiting their OpEnd (the bound of the pairing's
+	// memory) and, when the trace times operations at all (LatencyKnown),
+	// those whose OpEnd never came (lost, or past the trace's end: still
+	// awaited when the summary is made) or came after a later operation
+	// took their IrpPtr. Their latency is missing from the figures.
 	LatencyDropped int `json:"latency_dropped,omitempty"`
 }
 
@@ -198,7 +202,10 @@ func (s *IOStats) fileEvent(ev *etl.Event, res *decode.Result) {
 		pk := s.procOf(ev, res)
 		s.file.add(ev.Time, pk, fk, ev.Descriptor.Opcode == catalog.FileIoWrite, size, 0, false)
 		if irp, ok := d.Uint("IrpPtr"); ok {
-			if len(s.pending) < maxPendingIO {
+			if _, waiting := s.pending[irp]; waiting {
+				s.file.reused++ // the OpEnd will time the later operation
+				s.pending[irp] = pendingIO{ev.Time, pk, fk}
+			} else if len(s.pending) < maxPendingIO {
 				s.pending[irp] = pendingIO{ev.Time, pk, fk}
 			} else {
 				s.file.dropped++
@@ -302,6 +309,14 @@ func (s *IOStats) summary(a *ioAgg, maxRows int) *IOSummary {
 		return nil
 	}
 	sum := &IOSummary{Total: a.total, LatencyKnown: a.timed, LatencyDropped: a.dropped}
+	if a.timed {
+		// Without OpEnd events every operation awaits and IRPs are
+		// reused: nothing is timed, and nothing is said dropped.
+		sum.LatencyDropped += a.reused
+		if a == &s.file {
+			sum.LatencyDropped += len(s.pending)
+		}
+	}
 	sum.Total.Name = "all"
 	sum.Total.LatencyMS = roundTick(sum.Total.LatencyMS)
 	procs, files := s.rows(a)

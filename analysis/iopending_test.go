@@ -13,7 +13,8 @@ import (
 // TestIOPendingBound: FileIo reads whose OpEnd never comes fill the
 // pairing's bound (65,536 operations awaiting their OpEnd); the reads
 // past it are counted as untimed (IOSummary.LatencyDropped), not silently
-// left out of the latencies, and the pending ones are still timed.
+// left out of the latencies, and the pending ones are still timed: the
+// one whose OpEnd comes is, the 65,535 others are counted untimed too.
 func TestIOPendingBound(t *testing.T) {
 	const hookFileIo, bound, past = uint16(0x04), 1 << 16, 3
 	irp := func(i int) uint64 { return 0xFFFF_A000_0000_0000 + uint64(i)*0x40 }
@@ -36,9 +37,52 @@ func TestIOPendingBound(t *testing.T) {
 	if sum == nil {
 		t.Fatal("no file I/O")
 	}
-	if sum.Total.Reads != bound+past || sum.Total.Timed != 1 || !sum.LatencyKnown || sum.LatencyDropped != past {
-		t.Errorf("%d reads, %d timed (latency known %v), %d dropped; want %d, 1 (true), %d",
-			sum.Total.Reads, sum.Total.Timed, sum.LatencyKnown, sum.LatencyDropped, bound+past, past)
+	if sum.Total.Reads != bound+past || sum.Total.Timed != 1 || !sum.LatencyKnown || sum.LatencyDropped != past+bound-1 {
+		t.Errorf("%d reads, %d timed (latency known %v), %d dropped; want %d, 1 (true), %d past the bound + %d never ended",
+			sum.Total.Reads, sum.Total.Timed, sum.LatencyKnown, sum.LatencyDropped, bound+past, past, bound-1)
+	}
+}
+
+// TestIOLostOpEnd: a FileIo read whose IRP a later read takes before its
+// OpEnd, and one whose OpEnd never comes, are counted untimed; a trace
+// without OpEnd events times nothing and says nothing dropped.
+func TestIOLostOpEnd(t *testing.T) {
+	const hookFileIo = uint16(0x04)
+	read := func(tw *traceWriter, at int, irp uint64) { // FileIo v3 Read: Offset, IrpPtr, FileObject, FileKey, TTID, IoSize, IoFlags
+		p := (&analysistest.Payload{}).U64(0).U64(irp).U64(0xF0).U64(0xF0).U32(appTID).U32(512).U32(0)
+		tw.Kernel(at, hookFileIo, 67, 3, appPID, appTID, p.B)
+	}
+	opEnd := func(tw *traceWriter, at int, irp uint64) { // OperationEnd: IrpPtr, ExtraInfo, NtStatus
+		p := (&analysistest.Payload{}).U64(irp).U64(0).U32(0)
+		tw.Kernel(at, hookFileIo, 76, 3, appPID, appTID, p.B)
+	}
+	const a, b = 0xFFFF_A000_0000_0040, 0xFFFF_A000_0000_0080
+	for _, c := range []struct {
+		name           string
+		ends           bool
+		timed, dropped int
+	}{{"with OpEnds", true, 1, 2}, {"without OpEnds", false, 0, 0}} {
+		files, dec, m := kernelTrace(t, 1, "file io", func(tw *traceWriter) {
+			tw.Kernel(0, hookProcess, 3, 3, appPID, appTID, analysistest.ProcessPayload(appPID, 4, "app.exe", "app.exe"))
+			read(tw, 1, a)
+			read(tw, 2, a) // a's first read has not ended: its OpEnd is lost
+			read(tw, 3, b) // never ends
+			if c.ends {
+				opEnd(tw, 4, a)
+			}
+		})
+		io := analysis.NewIOStats(m, files, analysis.TimeAxis{})
+		if _, _, err := m.Collect(files, dec, &analysis.CollectOptions{Decode: func(*etl.Event) bool { return true }, Observe: io.Observe}); err != nil {
+			t.Fatal(err)
+		}
+		sum := io.File(5)
+		if sum == nil {
+			t.Fatalf("%s: no file I/O", c.name)
+		}
+		if sum.Total.Reads != 3 || sum.Total.Timed != c.timed || sum.LatencyKnown != c.ends || sum.LatencyDropped != c.dropped {
+			t.Errorf("%s: %d reads, %d timed (latency known %v), %d dropped; want 3, %d (%v), %d",
+				c.name, sum.Total.Reads, sum.Total.Timed, sum.LatencyKnown, sum.LatencyDropped, c.timed, c.ends, c.dropped)
+		}
 	}
 }
 

@@ -127,6 +127,9 @@ func TestSynthetic(t *testing.T) {
 	if file.ByFile[0].Name != `C:\data\a.bin` || file.ByFile[1].Name != `C:\data\b.bin` || file.ByFile[1].WriteBytes != synthFileWrite {
 		t.Errorf("file by file %+v", file.ByFile)
 	}
+	if file.LatencyDropped != 1 { // the write, whose OpEnd is not in the trace
+		t.Errorf("file I/O: %d operations untimed, want 1", file.LatencyDropped)
+	}
 	if len(d.Providers) != 10 {
 		t.Errorf("%d providers", len(d.Providers))
 	}

@@ -137,7 +137,7 @@ const ioTmpl = `{{with .D.IO}}
 {{end}}{{define "iokind"}}{{with .S}}
 <h3>{{$.Heading}}</h3>
 <p class="note">{{$.Source}}: {{thousands .Total.Reads}} reads ({{bytes .Total.ReadBytes}}), {{thousands .Total.Writes}} writes ({{bytes .Total.WriteBytes}}){{if .LatencyKnown}}; {{$.LatencyLead}}{{ms (avg .Total.LatencyMS .Total.Timed)}}{{$.LatencyTail}}, longest {{ms .Total.MaxMS}} ms{{end}}{{$.End}}</p>{{if .LatencyDropped}}
-<p class="warnline">{{thousands .LatencyDropped}} operations have no latency: 65,536 operations were already awaiting their OpEnd.</p>{{end}}
+<p class="warnline">{{thousands .LatencyDropped}} operations have no latency: their OpEnd is not in the trace, came after another operation took their IRP, or came when 65,536 operations already awaited theirs.</p>{{end}}
 <p class="note io-range" data-kind="{{$.ID}}"></p>
 <div class="io-kind" data-kind="{{$.ID}}">
 <h4>By process</h4>{{$.Proc}}
