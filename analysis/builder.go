@@ -1,12 +1,12 @@
 package analysis
 
 import (
-	"runtime"
 	"slices"
 
 	"github.com/etwkit/etw/catalog"
 	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/internal/cores"
 	"github.com/etwkit/etw/tdh"
 )
 
@@ -105,7 +105,7 @@ func Build(files []*etl.File, dec *decode.Decoder, opts *Options) (*Model, error
 	// walk each buffer twice).
 	var ad *decode.Ahead[payloadIDs]
 	ropts := &etl.ReaderOptions{}
-	if runtime.GOMAXPROCS(0) > 1 {
+	if cores.Several() {
 		ad = decode.NewAhead(dec, wantsIDs, extractIDs)
 		ropts.Prepare = ad
 	}

@@ -1,10 +1,9 @@
 package analysis
 
 import (
-	"runtime"
-
 	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/internal/cores"
 )
 
 // selectedBatch carries selected events from the reading goroutine of
@@ -93,4 +92,4 @@ func (m *Model) resolveSelected(full <-chan *selectedBatch, free chan<- *selecte
 // aggregate the selected events' stacks on a goroutine of their own:
 // with more than one processor to run it on. With one, the handoff
 // would only cost.
-func splitCollect() bool { return runtime.GOMAXPROCS(0) > 1 }
+func splitCollect() bool { return cores.Several() }

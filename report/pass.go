@@ -1,12 +1,12 @@
 package report
 
 import (
-	"runtime"
 	"sync"
 
 	"github.com/etwkit/etw/analysis"
 	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/internal/cores"
 	"github.com/etwkit/etw/internal/panicerr"
 )
 
@@ -66,4 +66,4 @@ func Passes() int {
 }
 
 // splitPass reports whether the second pass runs on two goroutines.
-func splitPass() bool { return runtime.GOMAXPROCS(0) > 1 }
+func splitPass() bool { return cores.Several() }
