@@ -24,6 +24,9 @@ type timelineCollector struct {
 	lost    []Marker
 }
 
+// headerOnly says observe reads only the event's header (headerObserver).
+func (*timelineCollector) headerOnly() {}
+
 func (v *timelineCollector) observe(ev *etl.Event, res *decode.Result) {
 	c := v.c
 	if ev.Flags&etl.FlagClassicHeader != 0 && ev.ProviderID == catalog.RTLostEventGUID {
