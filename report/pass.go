@@ -33,7 +33,7 @@ import (
 func (c *collector) passShared(dec *decode.Decoder, sample func(a *analysis.Annotation) error) error {
 	free := make(chan *eventBatch, sharedBatches)
 	for range sharedBatches {
-		free <- &eventBatch{}
+		free <- &eventBatch{evs: make([]etl.Event, 0, sharedBatchEvents), data: make([]byte, 0, sharedBatchEvents*sharedEventBytes)}
 	}
 	toObservers := make(chan *eventBatch, sharedBatches)
 	toStacks := make(chan *eventBatch, sharedBatches)
@@ -121,9 +121,12 @@ type headerObserver interface {
 // Batches of sharedBatchEvents events, sharedBatches of them in flight:
 // the reading goroutine runs ahead of the slower consumer by at most
 // that many events.
+// A batch's bytes start at sharedEventBytes an event (the records of
+// net.4.5.2.x64 average 127 bytes) and grow as needed.
 const (
 	sharedBatchEvents = 512
 	sharedBatches     = 8
+	sharedEventBytes  = 160
 )
 
 // consumeBatches calls each with every event of the batches from in, in
