@@ -23,8 +23,9 @@ import (
 // on one goroutine, and the two sides share nothing they write (the model
 // is complete and only read; the CPU usage's samples and its interval
 // are separate fields, and each view has its own state): the result is
-// the same, in about the time of the longest of the three. The events the walk reads (CPU
-// samples, stacks) are decoded twice, once on each side.
+// the same, in about the time of the longest of the three. The events
+// the walk reads (CPU samples, stacks) are decoded twice, once on each
+// side.
 //
 // The error is the walk's (sample's) or, without one, the reader's
 // damaged buffers and records, as the pass on one goroutine returns; a
