@@ -124,57 +124,25 @@ func (o *CollectOptions) window() int {
 	return o.Window
 }
 
-// walkSelected is the walk of EachSelected through e: take gets the
-// slot of every selected event once its annotation is final, in time
-// order, valid until take returns; the other events' stacks are counted
-// (Enricher.skip) but not resolved: most stacks (4 in 5 on net.4.5.2)
-// are other events'. If take returns an error, the walk stops with it.
+// walkSelected is the walk of EachSelected through e (see selectedWalk):
+// take gets the slot of every selected event once its annotation is
+// final, in time order, valid until take returns. If take returns an
+// error, the walk stops with it.
 func (m *Model) walkSelected(e *Enricher, files []*etl.File, dec *decode.Decoder, opts *CollectOptions, take func(s *slot) error) error {
-	var o CollectOptions
-	if opts != nil {
-		o = *opts
-	}
-	sel := o.Select
-	if sel == nil {
-		sel = IsCPUSample
-	}
+	w := newSelectedWalk(e, opts, take)
 	r := etl.NewReader(files, nil)
 	defer r.Close()
-	var queue []int64 // sequence numbers of the selected events not taken yet
-	drain := func() error {
-		for s := e.nextSlot(); s != nil; s = e.nextSlot() {
-			if len(queue) == 0 || queue[0] != s.seq {
-				e.skip(s)
-				continue
-			}
-			queue = queue[1:]
-			if err := take(s); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
 	for r.Next() {
 		ev := r.Event()
 		var res *decode.Result
-		if o.NeedsSchema || e.NeedsDecode(ev) || (o.Decode != nil && o.Decode(ev)) {
+		if w.needsDecode(ev) {
 			res = dec.Decode(ev)
 		}
-		if o.Observe != nil {
-			o.Observe(ev, res)
-		}
-		// An event's process is known when it is pushed and does not
-		// change: the PIDs filter applies before Select.
-		a := e.Push(ev, res)
-		if (len(o.PIDs) == 0 || containsPID(o.PIDs, a.PID)) && sel(ev, res) {
-			queue = append(queue, a.Seq)
-		}
-		if err := drain(); err != nil {
+		if err := w.push(ev, res); err != nil {
 			return err
 		}
 	}
-	e.Flush()
-	if err := drain(); err != nil {
+	if err := w.flush(); err != nil {
 		return err
 	}
 	return r.Errors().Err()

@@ -139,7 +139,7 @@ func (c *collector) pass(dec *decode.Decoder) []error {
 	}
 	var err error
 	if splitPass() {
-		err = c.passSplit(dec, sample)
+		err = c.passShared(dec, sample)
 	} else {
 		opts := &analysis.CollectOptions{NeedsSchema: true, Observe: c.observe}
 		_, err = c.m.EachSelected(c.files, dec, opts, sample)
@@ -155,10 +155,13 @@ func (c *collector) pass(dec *decode.Decoder) []error {
 }
 
 // observe takes every event, decoded, in time order.
-func (c *collector) observe(ev *etl.Event, res *decode.Result) {
+func (c *collector) observe(ev *etl.Event, res *decode.Result) { c.observeWith(ev, res, c.observers) }
+
+// observeWith is observe with the observers obs (of c.observers).
+func (c *collector) observeWith(ev *etl.Event, res *decode.Result, obs []observer) {
 	c.pc.Add(ev, res)
 	c.usage.Observe(ev, res)
-	for _, o := range c.observers {
+	for _, o := range obs {
 		o.observe(ev, res)
 	}
 }

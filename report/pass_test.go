@@ -11,8 +11,8 @@ import (
 	"github.com/etwkit/etw/etl"
 )
 
-// TestPassSplitSame: the second pass on two goroutines (passSplit, with
-// more than one core) gives the report the pass on one goroutine gives,
+// TestPassSplitSame: the second pass over several goroutines (passShared,
+// with more than one core) gives the report the pass on one goroutine gives,
 // on traces with stacks (.NET and kernel), a packet capture and a
 // synthetic trace.
 func TestPassSplitSame(t *testing.T) {

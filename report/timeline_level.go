@@ -74,15 +74,41 @@ func (l *level) flush() {
 // entries returns how many (bucket, provider) counts the level holds.
 func (l *level) entries() int { return len(l.done) + len(l.curP) + len(l.late) }
 
-// each calls fn with every (bucket, provider) count, in no set order.
-func (l *level) each(fn func(k lkey, n int32)) {
-	for _, c := range l.done {
-		fn(c.k, c.n)
-	}
+// rows returns the level's counts as the timeline's detail rows, one
+// per bucket in bucket order: the bucket, then a (series, count) pair
+// for each series with a count, in series order (series maps a provider
+// index to its series, of nseries), and how many numbers the rows hold.
+// The earlier buckets' list is in bucket order already: only the counts
+// kept in the map are sorted in.
+func (l *level) rows(series []int, nseries int) ([][]int, int) {
+	ents := make([]lcount, 0, l.entries())
+	ents = append(ents, l.done...)
 	for _, p := range l.curP {
-		fn(lkey{l.cur, p}, l.curN[p])
+		ents = append(ents, lcount{lkey{l.cur, p}, l.curN[p]})
 	}
-	for k, n := range l.late {
-		fn(k, n)
+	if len(l.late) > 0 {
+		for k, n := range l.late {
+			ents = append(ents, lcount{k, n})
+		}
+		sort.Slice(ents, func(i, j int) bool { return ents[i].k.b < ents[j].k.b })
 	}
+	acc := make([]int, nseries)
+	nums := make([]int, 0, 3*len(ents)) // a bucket and a pair per count at most: never moved
+	rows := make([][]int, 0, len(ents))
+	for i := 0; i < len(ents); {
+		b := ents[i].k.b
+		for ; i < len(ents) && ents[i].k.b == b; i++ {
+			acc[series[ents[i].k.p]] += int(ents[i].n)
+		}
+		start := len(nums)
+		nums = append(nums, int(b))
+		for s, n := range acc {
+			if n > 0 {
+				nums = append(nums, s, n)
+			}
+			acc[s] = 0
+		}
+		rows = append(rows, nums[start:len(nums):len(nums)])
+	}
+	return rows, len(nums)
 }

@@ -24,6 +24,9 @@ type timelineCollector struct {
 	lost    []Marker
 }
 
+// headerOnly says observe reads only the event's header (headerObserver).
+func (*timelineCollector) headerOnly() {}
+
 func (v *timelineCollector) observe(ev *etl.Event, res *decode.Result) {
 	c := v.c
 	if ev.Flags&etl.FlagClassicHeader != 0 && ev.ProviderID == catalog.RTLostEventGUID {
@@ -151,33 +154,12 @@ func (v *timelineCollector) details(nseries int) []Detail {
 	nums := 0
 	for _, l := range v.levels {
 		l.flush()
-		byBucket := map[int64][]int{}
-		l.each(func(k lkey, n int32) {
-			r := byBucket[k.b]
-			if r == nil {
-				r = make([]int, nseries)
-				byBucket[k.b] = r
-			}
-			r[series[k.p]] += int(n)
-		})
-		d := Detail{BucketSec: float64(l.width) / 1e7, Buckets: make([][]int, 0, len(byBucket))}
-		n := 0
-		for b, counts := range byBucket {
-			row := []int{int(b)}
-			for s, v := range counts {
-				if v > 0 {
-					row = append(row, s, v)
-				}
-			}
-			n += len(row)
-			d.Buckets = append(d.Buckets, row)
-		}
+		rows, n := l.rows(series, nseries)
 		if nums+n > maxDetailNums {
 			break
 		}
 		nums += n
-		slices.SortFunc(d.Buckets, func(a, b []int) int { return cmp.Compare(a[0], b[0]) })
-		out = append(out, d)
+		out = append(out, Detail{BucketSec: float64(l.width) / 1e7, Buckets: rows})
 	}
 	return out
 }

@@ -87,8 +87,7 @@ when it is one of the inputs or of the -import paths.`,
 // o.output.
 func writeReport(cmd *cobra.Command, args []string, o *reportOptions) error {
 	// report.Build reads the inputs report.Passes() times: the analysis
-	// model (which is the prescan too), then every event (with more than
-	// one core, twice at once).
+	// model (which is the prescan too), then every event.
 	t := &traceOptions{
 		imports: o.imports, verbose: o.verbose,
 		outputs: []string{o.output}, yes: o.yes,
