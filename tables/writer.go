@@ -33,9 +33,9 @@ const batchRows = 1024
 // written. Without it a table held its row group of up to RowGroupRows
 // rows until it was full: over 16 inputs of net.4.5.2 the methods table
 // kept 8.9 MB of pages and the five largest tables 15 MB. Row groups of
-// about 1 MiB (15,000 methods, 90,000 stack nodes) cost readers nothing
-// that matters.
-const maxGroupBytes = 1 << 20
+// about 512 KiB (7,000 methods, 45,000 stack nodes) cost readers nothing
+// that matters; 1 MiB kept 1.5-2 MB more at the end of each trace.
+const maxGroupBytes = 512 << 10
 
 // Options configure a Writer. The zero value is ready to use.
 type Options struct {
