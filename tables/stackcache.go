@@ -10,24 +10,18 @@ const maxCachedStacks = 1 << 15
 // that the tree allocates what it keeps, not a doubling slice.
 const nodeBlock = 1 << 12
 
-// stackNode is a node of the prefix tree: its parent (0: a root) and its
-// frame.
-type stackNode struct {
-	parent int64
-	frame  frameKey
-}
-
 // stackTree is the prefix tree of one trace's stacks: the node of each
-// (parent, frame), and each node's parent and frame by its id, which
-// come in sequence from first.
+// (parent, frame), and each node's parent (0: a root) and frame by its
+// id, which come in sequence from first.
 type stackTree struct {
 	first  int64 // id of the trace's first node
 	byEdge map[stackKey]int64
-	nodes  [][]stackNode
+	nodes  [][]stackKey
 }
 
-// node returns the node of id (first or after, and added).
-func (s *stackTree) node(id int64) *stackNode {
+// node returns the parent and frame of node id (first or after, and
+// added).
+func (s *stackTree) node(id int64) *stackKey {
 	i := id - s.first
 	return &s.nodes[i/nodeBlock][i%nodeBlock]
 }
@@ -36,10 +30,10 @@ func (s *stackTree) node(id int64) *stackNode {
 func (s *stackTree) add(id int64, k stackKey) {
 	s.byEdge[k] = id
 	if n := len(s.nodes); n == 0 || len(s.nodes[n-1]) == nodeBlock {
-		s.nodes = append(s.nodes, make([]stackNode, 0, nodeBlock))
+		s.nodes = append(s.nodes, make([]stackKey, 0, nodeBlock))
 	}
 	b := &s.nodes[len(s.nodes)-1]
-	*b = append(*b, stackNode{k.parent, k.frame})
+	*b = append(*b, k)
 }
 
 // stackCache maps whole stacks to their prefix tree's node: most stacked
