@@ -98,7 +98,7 @@ type Process struct {
 	threads    []*Thread
 	images     imageList
 	methods    methodList
-	methodByID map[methodKey]*Method
+	methodByID map[methodKey]*Method // while building (nil once the model is finished)
 }
 
 // Start returns the time the process started, or the zero time when it

@@ -17,7 +17,8 @@
 // samples (with their stacks, as the analysis package's Enricher gives
 // them), the disk I/O and the packets (through package netcap, which gives
 // package pcapng its packets). Rows stream to the Parquet writers in row groups of at
-// most Options.RowGroupRows rows (the events table's as the dump's);
+// most Options.RowGroupRows rows and, for the model's tables, about 512
+// KiB of pages (the events table's as the dump's);
 // memory is the model and the maps of distinct frames, stack nodes and
 // file objects, not the events. Options.MaxFileRows bounds the rows of
 // each file; Options.Aggregates computes the fleet's per-trace

@@ -40,7 +40,7 @@ type traceState struct {
 	images  map[*analysis.Image]int64
 	methods map[*analysis.Method]int64
 	frames  map[frameKey]int64
-	stacks  map[stackKey]int64
+	tree    stackTree         // the stacks' prefix tree
 	whole   stackCache        // whole stacks → their node
 	fileIDs map[uint64]int64  // file object → file id
 	names   map[uint64]string // file object → last name the trace gave it
@@ -86,7 +86,7 @@ func (w *Writer) Add(name string, files []*etl.File, dec *decode.Decoder) (*Trac
 		w: w, id: w.trace, files: files,
 		upids: map[*analysis.Process]int64{}, utids: map[*analysis.Thread]int64{},
 		images: map[*analysis.Image]int64{}, methods: map[*analysis.Method]int64{},
-		frames: map[frameKey]int64{}, stacks: map[stackKey]int64{},
+		frames: map[frameKey]int64{}, tree: stackTree{first: w.stack + 1, byEdge: map[stackKey]int64{}},
 		fileIDs: map[uint64]int64{}, names: map[uint64]string{},
 	}
 	st := &TraceStats{Trace: t.id}
@@ -203,7 +203,7 @@ func (t *traceState) stackID(stack []analysis.Frame) (int64, error) {
 	if len(stack) == 0 {
 		return 0, nil
 	}
-	id, h, ok := t.whole.get(stack)
+	id, h, ok := t.whole.get(&t.tree, stack)
 	if ok {
 		return id, nil
 	}
@@ -224,7 +224,7 @@ func (t *traceState) walkStack(stack []analysis.Frame) (int64, error) {
 		f := &stack[i]
 		k := stackKey{parent, frameKey{f.Image, f.Method, f.Address}}
 		if !fresh {
-			if id, ok := t.stacks[k]; ok {
+			if id, ok := t.tree.byEdge[k]; ok {
 				parent = id
 				continue
 			}
@@ -236,7 +236,7 @@ func (t *traceState) walkStack(stack []analysis.Frame) (int64, error) {
 		}
 		t.w.stack++
 		id := t.w.stack
-		t.stacks[k] = id
+		t.tree.add(id, k)
 		depth := int32(len(stack) - 1 - i)
 		if err := t.w.stacks.add(&StackRow{Trace: t.id, StackID: id, ParentID: parent, FrameID: fid, Depth: depth}); err != nil {
 			return 0, err

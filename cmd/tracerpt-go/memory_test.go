@@ -73,9 +73,12 @@ func peakRSS(t *testing.T, args ...string) float64 {
 // sections after it, which give the measured peaks): 64 MiB for CSV;
 // 96 MiB for JSON over 16 inputs (issue 24's bound); 80 MiB for JSON,
 // which holds the analysis model (issue 24 asks for 64: not yet met
-// reliably). The Parquet dump and `tables` are held to 192 MiB, a guard
-// against going back (the binary before their row groups in flight were
-// bounded peaked at 197-275 MiB), not issue 24's 96.
+// reliably). The Parquet dump is held to 192 MiB, a guard against going
+// back (the binary before its row groups in flight were bounded peaked at
+// 197-275 MiB), not issue 24's 96; `tables` to 144 MiB (this child
+// peaked at 122-128 MiB under load 14-22 with the model tables' row
+// groups bounded and the stacks kept once, 129-150 before; the command
+// itself at 108-111 MiB; issue 27 asks for 96).
 func TestCorpusDumpMemoryFlat(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: a dump of 2.9 million events")
@@ -118,7 +121,7 @@ func TestCorpusDumpMemoryFlat(t *testing.T) {
 		inputs       []string
 		max          float64
 	}{{"CSV", "CSV", []string{in}, 64}, {"JSON", "JSON", []string{in}, 80}, {"JSON-16-inputs", "JSON", many, 96},
-		{"PARQUET", "PARQUET", []string{in}, 192}, {"tables", "tables", []string{in}, 192}} {
+		{"PARQUET", "PARQUET", []string{in}, 192}, {"tables", "tables", []string{in}, 144}} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			out := filepath.Join(dir, "out."+c.name)
