@@ -290,7 +290,7 @@ type table struct {
 
 type rgDone struct {
 	seq int
-	crg *parquet.ConcurrentRowGroupWriter
+	g   groupWriter
 	err error
 }
 
@@ -347,35 +347,37 @@ func newTable(out io.Writer, name string, fields []field, o *Options, meta map[s
 	t.commits = make(chan rgDone, workers)
 	// One row group in flight (see groupPool): the encoders take row
 	// groups in turn, the next one beginning when the previous is committed.
-	t.groups.init(t.pw, rowGroupsInFlight)
+	t.groups.init(t.pw, rowGroupsInFlight, len(t.repeated))
 	for range workers {
 		ch := make(chan *chunk, 2)
 		t.enc = append(t.enc, ch)
 		t.wg.Add(1)
 		go func() {
 			defer t.wg.Done()
-			var crg *parquet.ConcurrentRowGroupWriter
+			var g groupWriter
 			var err error
-			// The encoder's values: a chunk's exist only while it is
-			// converted and written.
-			cols := make([][]parquet.Value, len(t.repeated))
 			for c := range ch {
-				if crg == nil {
-					crg = t.groups.get(c.rg)
+				if g.crg == nil {
+					g = t.groups.get(c.rg)
 				}
-				c.cols = cols
+				// The row group's values: a chunk's exist only while
+				// it is converted and written.
+				c.cols = g.cols
 				if err == nil {
-					err = t.encode(crg, c)
+					err = t.encode(g.crg, c)
 				}
-				cols, c.cols = c.cols, nil
-				for i := range cols {
-					cols[i] = cols[i][:0]
+				g.cols, c.cols = c.cols, nil
+				for i := range g.cols {
+					g.cols[i] = g.cols[i][:0]
 				}
 				if c.last {
-					t.commits <- rgDone{c.rg, crg, err}
-					crg, err = nil, nil
+					t.commits <- rgDone{c.rg, g, err}
+					g, err = groupWriter{}, nil
 				}
 				c.reset()
+				if cap(c.raw) > t.chunkBytes+chunkRawSlack {
+					c.raw = nil // grown for a large record
+				}
 				t.free <- c
 			}
 		}()
@@ -419,8 +421,11 @@ func (t *table) addRawExt(b, ext []byte) error {
 	c := t.cur
 	if n := len(b) + len(ext); cap(c.raw)-len(c.raw) < n {
 		// The records of a chunk reach chunkRawBytes, or its rows
-		// chunkRows, first: grow at once to hold them, not by doubling.
-		c.raw = slices.Grow(c.raw, max(n, t.chunkBytes+chunkRawSlack-len(c.raw)))
+		// chunkRows, first: grow at once to hold them, not by doubling;
+		// a record larger than the slack makes the chunk just as large
+		// as it needs (and is let go when the chunk is reused).
+		raw := make([]byte, len(c.raw), max(len(c.raw)+n, t.chunkBytes+chunkRawSlack))
+		c.raw = raw[:copy(raw, c.raw)]
 	}
 	c.raw = append(c.raw, b...)
 	c.raw = append(c.raw, ext...)
@@ -457,17 +462,19 @@ func (t *table) writeChunk(crg *parquet.ConcurrentRowGroupWriter, c *chunk) erro
 // commitLoop commits finished row groups in sequence order.
 func (t *table) commitLoop() {
 	defer t.commitW.Done()
-	inorder.Each(t.commits, func(d rgDone) int { return d.seq }, func(d rgDone) { t.commit(d.crg, d.err) })
+	inorder.Each(t.commits, func(d rgDone) int { return d.seq }, func(d rgDone) {
+		err := t.commit(d.g.crg, d.err)
+		t.groups.put(d.g, err == nil)
+	})
 }
 
-func (t *table) commit(crg *parquet.ConcurrentRowGroupWriter, err error) {
+// commit commits crg unless err, and records the first error.
+func (t *table) commit(crg *parquet.ConcurrentRowGroupWriter, err error) error {
 	if err == nil {
 		err = commitGroup(crg)
 	}
 	t.setErr(err)
-	if t.async {
-		t.groups.put(crg, err == nil)
-	}
+	return err
 }
 
 // commitGroup commits crg on the commit goroutine; a panic becomes its
