@@ -367,7 +367,13 @@ func newTable(out io.Writer, name string, fields []field, o *Options, meta map[s
 					err = t.encode(g.crg, c)
 				}
 				g.cols, c.cols = c.cols, nil
+				// Records grown for a large one are let go, and with
+				// them the values that may point into them.
+				grown := cap(c.raw) > t.chunkBytes+chunkRawSlack
 				for i := range g.cols {
+					if grown {
+						clear(g.cols[i][:cap(g.cols[i])])
+					}
 					g.cols[i] = g.cols[i][:0]
 				}
 				if c.last {
@@ -375,8 +381,8 @@ func newTable(out io.Writer, name string, fields []field, o *Options, meta map[s
 					g, err = groupWriter{}, nil
 				}
 				c.reset()
-				if cap(c.raw) > t.chunkBytes+chunkRawSlack {
-					c.raw = nil // grown for a large record
+				if grown {
+					c.raw, c.rec = nil, rec{}
 				}
 				t.free <- c
 			}
