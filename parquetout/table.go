@@ -97,6 +97,12 @@ type Options struct {
 	// at most 8 pages' worth too. Small pages take less memory and make
 	// larger files (32 KiB: 3.5-11 % larger by table, docs/performance.md).
 	PageBufferSize int
+	// TempDir, when set, is where NewWriter's and NewExtendedWriter's
+	// compressed pages wait for their row group to be written, in a
+	// temporary file (removed at once where the system allows, else by
+	// Close), instead of in memory; the file's bytes do not change. If
+	// the file cannot be made, the pages wait in memory.
+	TempDir string
 }
 
 func (o *Options) rows() int {
@@ -277,6 +283,8 @@ type table struct {
 
 	// groups hands row group writers to the encoders (async).
 	groups groupPool
+	// spill keeps the pages of the row group being written (Options.TempDir).
+	spill *spillPool
 
 	free    chan *chunk
 	enc     []chan *chunk // per encoder
@@ -313,6 +321,11 @@ func newTable(out io.Writer, name string, fields []field, o *Options, meta map[s
 	} else if o != nil && o.PageBufferSize > 0 {
 		opts = append(opts, parquet.PageBufferSize(o.PageBufferSize))
 	}
+	var spill *spillPool
+	if async && o != nil && o.TempDir != "" {
+		spill = newSpillPool(o.TempDir)
+		opts = append(opts, parquet.ColumnPageBuffers(spill))
+	}
 	keys := make([]string, 0, len(meta))
 	for k := range meta {
 		keys = append(keys, k)
@@ -321,7 +334,7 @@ func newTable(out io.Writer, name string, fields []field, o *Options, meta map[s
 	for _, k := range keys {
 		opts = append(opts, parquet.KeyValueMetadata(k, meta[k]))
 	}
-	t := &table{schema: schema, pw: parquet.NewGenericWriter[any](out, opts...), maxRows: o.rows(), maxBytes: o.bytes(), async: async, chunkBytes: chunkRawBytes}
+	t := &table{schema: schema, pw: parquet.NewGenericWriter[any](out, opts...), maxRows: o.rows(), maxBytes: o.bytes(), async: async, chunkBytes: chunkRawBytes, spill: spill}
 	if o != nil && o.PageBufferSize > 0 {
 		// Small pages are for small memory: the chunks in flight (three
 		// on two cores) hold 8 pages' worth of records each.
@@ -581,6 +594,11 @@ func (t *table) close() error {
 	}
 	if cerr := t.pw.Close(); err == nil {
 		err = cerr
+	}
+	if t.spill != nil {
+		if cerr := t.spill.close(); err == nil {
+			err = cerr
+		}
 	}
 	return err
 }
