@@ -13,6 +13,7 @@ import (
 	"context"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -259,7 +260,13 @@ func (o *Options) startDump(cfg *pipeline.Config[byte]) (*dumpOutput, error) {
 	switch {
 	case o.Format == Parquet:
 		enc := parquetout.NewEncoder(o.Files, o.Render.Raw)
-		pw := parquetout.NewWriter(d.buf, enc, &parquetout.Options{Compression: o.Compression})
+		// The pages of the row group being written wait beside the
+		// output, not in memory (docs/performance.md).
+		tmp := os.TempDir()
+		if o.Output != "-" {
+			tmp = filepath.Dir(o.Output)
+		}
+		pw := parquetout.NewWriter(d.buf, enc, &parquetout.Options{Compression: o.Compression, TempDir: tmp})
 		cfg.Encoder, cfg.Output, d.pq = enc, pw, pw
 	case o.Format == CSV && o.Render.Encoding == tracerpt.Unicode:
 		cfg.Output = tracerpt.NewUTF16Writer(d.buf)

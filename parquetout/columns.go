@@ -243,7 +243,10 @@ func (w *Writer) convertWrite(crg *parquet.ConcurrentRowGroupWriter, c *chunk) e
 		}
 	}
 	s := rowSets.Get().(*rowSet)
-	defer rowSets.Put(s)
+	defer func() {
+		s.reset(nil) // the pool keeps s, not the chunk's records
+		rowSets.Put(s)
+	}()
 	s.reset(c.raw)
 	c.borrow = true
 	defer func() { c.borrow = false }()

@@ -27,40 +27,51 @@ const rowGroupsInFlight = 1
 type groupPool struct {
 	pw        *parquet.GenericWriter[any]
 	max       int // begun and not committed
+	columns   int
 	mu        sync.Mutex
 	cond      sync.Cond
 	committed int // row groups committed, in order
-	free      []*parquet.ConcurrentRowGroupWriter
+	free      []groupWriter
 }
 
-func (p *groupPool) init(pw *parquet.GenericWriter[any], max int) {
-	p.pw, p.max = pw, max
+// groupWriter is a row group's writer and the values its encoder hands
+// to it: a chunk's values exist only while it is converted and written,
+// so one set per row group in flight is enough, whatever the number of
+// encoders (each of their own kept a set as large as the largest chunk
+// it had written).
+type groupWriter struct {
+	crg  *parquet.ConcurrentRowGroupWriter
+	cols [][]parquet.Value
+}
+
+func (p *groupPool) init(pw *parquet.GenericWriter[any], max, columns int) {
+	p.pw, p.max, p.columns = pw, max, columns
 	p.cond.L = &p.mu
 }
 
 // get returns the writer for row group seq once fewer than max row
 // groups before it are uncommitted.
-func (p *groupPool) get(seq int) *parquet.ConcurrentRowGroupWriter {
+func (p *groupPool) get(seq int) groupWriter {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for seq >= p.committed+p.max {
 		p.cond.Wait()
 	}
 	if n := len(p.free); n > 0 {
-		crg := p.free[n-1]
+		g := p.free[n-1]
 		p.free = p.free[:n-1]
-		return crg
+		return g
 	}
-	return p.pw.BeginRowGroup()
+	return groupWriter{p.pw.BeginRowGroup(), make([][]parquet.Value, p.columns)}
 }
 
 // put records that the oldest row group is committed; its writer is
 // reused if reuse (committed without error: Commit empties it).
-func (p *groupPool) put(crg *parquet.ConcurrentRowGroupWriter, reuse bool) {
+func (p *groupPool) put(g groupWriter, reuse bool) {
 	p.mu.Lock()
 	p.committed++
 	if reuse {
-		p.free = append(p.free, crg)
+		p.free = append(p.free, g)
 	}
 	p.mu.Unlock()
 	p.cond.Broadcast()

@@ -18,7 +18,7 @@ func TestGroupPoolBound(t *testing.T) {
 	pw := parquet.NewGenericWriter[any](io.Discard, schema)
 	for _, c := range []struct{ encoders, max int }{{1, 1}, {2, 2}, {4, 4}, {4, 2}, {3, 1}} {
 		var p groupPool
-		p.init(pw, c.max)
+		p.init(pw, c.max, 1)
 		const groups = 200
 		done := make(chan rgDone, c.encoders)
 		var mu sync.Mutex
@@ -30,9 +30,12 @@ func TestGroupPoolBound(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				for seq := e; seq < groups; seq += c.encoders {
-					crg := p.get(seq)
+					g := p.get(seq)
+					if len(g.cols) != 1 {
+						t.Errorf("%+v: values for %d columns, want 1", c, len(g.cols))
+					}
 					mu.Lock()
-					seen[crg] = true
+					seen[g.crg] = true
 					held++
 					if held > c.max {
 						t.Errorf("%+v: %d writers held", c, held)
@@ -40,7 +43,7 @@ func TestGroupPoolBound(t *testing.T) {
 					mu.Unlock()
 					// Row groups of different sizes finish out of order.
 					time.Sleep(time.Duration((seq*7919)%5) * 100 * time.Microsecond)
-					done <- rgDone{seq: seq, crg: crg}
+					done <- rgDone{seq: seq, g: g}
 				}
 			}()
 		}
@@ -62,7 +65,7 @@ func TestGroupPoolBound(t *testing.T) {
 					mu.Lock()
 					held--
 					mu.Unlock()
-					p.put(d.crg, true)
+					p.put(d.g, true)
 				}
 			}
 		}()

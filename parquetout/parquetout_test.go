@@ -254,7 +254,17 @@ func TestWriterMatchesJSON(t *testing.T) {
 			lines := dumpJSON(t, files, dec, m, 2)
 			for _, workers := range []int{1, 3} {
 				for _, o := range []*parquetout.Options{nil, {RowGroupRows: 7, Compression: parquetout.Zstd}} {
-					compare(t, lines, readRows(t, dumpParquet(t, files, dec, m, workers, o)))
+					whole := dumpParquet(t, files, dec, m, workers, o)
+					compare(t, lines, readRows(t, whole))
+					// Pages that wait in a file make the same file.
+					so := parquetout.Options{TempDir: t.TempDir()}
+					if o != nil {
+						so = *o
+						so.TempDir = t.TempDir()
+					}
+					if !bytes.Equal(dumpParquet(t, files, dec, m, workers, &so), whole) {
+						t.Errorf("%d workers, %+v: another file with the pages in a temporary file", workers, so)
+					}
 				}
 			}
 		})

@@ -97,6 +97,12 @@ type Options struct {
 	// at most 8 pages' worth too. Small pages take less memory and make
 	// larger files (32 KiB: 3.5-11 % larger by table, docs/performance.md).
 	PageBufferSize int
+	// TempDir, when set, is where NewWriter's and NewExtendedWriter's
+	// compressed pages wait for their row group to be written, in a
+	// temporary file (removed at once where the system allows, else by
+	// Close), instead of in memory; the file's bytes do not change. If
+	// the file cannot be made, the pages wait in memory.
+	TempDir string
 }
 
 func (o *Options) rows() int {
@@ -277,6 +283,8 @@ type table struct {
 
 	// groups hands row group writers to the encoders (async).
 	groups groupPool
+	// spill keeps the pages of the row group being written (Options.TempDir).
+	spill *spillPool
 
 	free    chan *chunk
 	enc     []chan *chunk // per encoder
@@ -290,7 +298,7 @@ type table struct {
 
 type rgDone struct {
 	seq int
-	crg *parquet.ConcurrentRowGroupWriter
+	g   groupWriter
 	err error
 }
 
@@ -313,6 +321,11 @@ func newTable(out io.Writer, name string, fields []field, o *Options, meta map[s
 	} else if o != nil && o.PageBufferSize > 0 {
 		opts = append(opts, parquet.PageBufferSize(o.PageBufferSize))
 	}
+	var spill *spillPool
+	if async && o != nil && o.TempDir != "" {
+		spill = newSpillPool(o.TempDir)
+		opts = append(opts, parquet.ColumnPageBuffers(spill))
+	}
 	keys := make([]string, 0, len(meta))
 	for k := range meta {
 		keys = append(keys, k)
@@ -321,7 +334,7 @@ func newTable(out io.Writer, name string, fields []field, o *Options, meta map[s
 	for _, k := range keys {
 		opts = append(opts, parquet.KeyValueMetadata(k, meta[k]))
 	}
-	t := &table{schema: schema, pw: parquet.NewGenericWriter[any](out, opts...), maxRows: o.rows(), maxBytes: o.bytes(), async: async, chunkBytes: chunkRawBytes}
+	t := &table{schema: schema, pw: parquet.NewGenericWriter[any](out, opts...), maxRows: o.rows(), maxBytes: o.bytes(), async: async, chunkBytes: chunkRawBytes, spill: spill}
 	if o != nil && o.PageBufferSize > 0 {
 		// Small pages are for small memory: the chunks in flight (three
 		// on two cores) hold 8 pages' worth of records each.
@@ -347,35 +360,43 @@ func newTable(out io.Writer, name string, fields []field, o *Options, meta map[s
 	t.commits = make(chan rgDone, workers)
 	// One row group in flight (see groupPool): the encoders take row
 	// groups in turn, the next one beginning when the previous is committed.
-	t.groups.init(t.pw, rowGroupsInFlight)
+	t.groups.init(t.pw, rowGroupsInFlight, len(t.repeated))
 	for range workers {
 		ch := make(chan *chunk, 2)
 		t.enc = append(t.enc, ch)
 		t.wg.Add(1)
 		go func() {
 			defer t.wg.Done()
-			var crg *parquet.ConcurrentRowGroupWriter
+			var g groupWriter
 			var err error
-			// The encoder's values: a chunk's exist only while it is
-			// converted and written.
-			cols := make([][]parquet.Value, len(t.repeated))
 			for c := range ch {
-				if crg == nil {
-					crg = t.groups.get(c.rg)
+				if g.crg == nil {
+					g = t.groups.get(c.rg)
 				}
-				c.cols = cols
+				// The row group's values: a chunk's exist only while
+				// it is converted and written.
+				c.cols = g.cols
 				if err == nil {
-					err = t.encode(crg, c)
+					err = t.encode(g.crg, c)
 				}
-				cols, c.cols = c.cols, nil
-				for i := range cols {
-					cols[i] = cols[i][:0]
+				g.cols, c.cols = c.cols, nil
+				// Records grown for a large one are let go, and with
+				// them the values that may point into them.
+				grown := cap(c.raw) > t.chunkBytes+chunkRawSlack
+				for i := range g.cols {
+					if grown {
+						clear(g.cols[i][:cap(g.cols[i])])
+					}
+					g.cols[i] = g.cols[i][:0]
 				}
 				if c.last {
-					t.commits <- rgDone{c.rg, crg, err}
-					crg, err = nil, nil
+					t.commits <- rgDone{c.rg, g, err}
+					g, err = groupWriter{}, nil
 				}
 				c.reset()
+				if grown {
+					c.raw, c.rec = nil, rec{}
+				}
 				t.free <- c
 			}
 		}()
@@ -419,8 +440,11 @@ func (t *table) addRawExt(b, ext []byte) error {
 	c := t.cur
 	if n := len(b) + len(ext); cap(c.raw)-len(c.raw) < n {
 		// The records of a chunk reach chunkRawBytes, or its rows
-		// chunkRows, first: grow at once to hold them, not by doubling.
-		c.raw = slices.Grow(c.raw, max(n, t.chunkBytes+chunkRawSlack-len(c.raw)))
+		// chunkRows, first: grow at once to hold them, not by doubling;
+		// a record larger than the slack makes the chunk just as large
+		// as it needs (and is let go when the chunk is reused).
+		raw := make([]byte, len(c.raw), max(len(c.raw)+n, t.chunkBytes+chunkRawSlack))
+		c.raw = raw[:copy(raw, c.raw)]
 	}
 	c.raw = append(c.raw, b...)
 	c.raw = append(c.raw, ext...)
@@ -457,17 +481,19 @@ func (t *table) writeChunk(crg *parquet.ConcurrentRowGroupWriter, c *chunk) erro
 // commitLoop commits finished row groups in sequence order.
 func (t *table) commitLoop() {
 	defer t.commitW.Done()
-	inorder.Each(t.commits, func(d rgDone) int { return d.seq }, func(d rgDone) { t.commit(d.crg, d.err) })
+	inorder.Each(t.commits, func(d rgDone) int { return d.seq }, func(d rgDone) {
+		err := t.commit(d.g.crg, d.err)
+		t.groups.put(d.g, err == nil)
+	})
 }
 
-func (t *table) commit(crg *parquet.ConcurrentRowGroupWriter, err error) {
+// commit commits crg unless err, and records the first error.
+func (t *table) commit(crg *parquet.ConcurrentRowGroupWriter, err error) error {
 	if err == nil {
 		err = commitGroup(crg)
 	}
 	t.setErr(err)
-	if t.async {
-		t.groups.put(crg, err == nil)
-	}
+	return err
 }
 
 // commitGroup commits crg on the commit goroutine; a panic becomes its
@@ -568,6 +594,11 @@ func (t *table) close() error {
 	}
 	if cerr := t.pw.Close(); err == nil {
 		err = cerr
+	}
+	if t.spill != nil {
+		if cerr := t.spill.close(); err == nil {
+			err = cerr
+		}
 	}
 	return err
 }

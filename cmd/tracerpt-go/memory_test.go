@@ -73,12 +73,13 @@ func peakRSS(t *testing.T, args ...string) float64 {
 // sections after it, which give the measured peaks): 64 MiB for CSV;
 // 96 MiB for JSON over 16 inputs (issue 24's bound); 80 MiB for JSON,
 // which holds the analysis model (issue 24 asks for 64: not yet met
-// reliably). The Parquet dump is held to 192 MiB, a guard against going
-// back (the binary before its row groups in flight were bounded peaked at
-// 197-275 MiB), not issue 24's 96; `tables` to 144 MiB (this child
-// peaked at 122-128 MiB under load 14-22 with the model tables' row
-// groups bounded and the stacks kept once, 129-150 before; the command
-// itself at 108-111 MiB; issue 27 asks for 96).
+// reliably). The Parquet dump is held to what it reaches with some room
+// for a loaded machine (measured at load 20-28: 92 MiB for net.4.5.2
+// itself, 124 for the ×16 input, 140 for the 16 inputs; issue 24 asks
+// for 96): 112, 144 and 160 MiB; `tables` to 144 MiB (this child peaked at 122-128 MiB under load
+// 14-22 with the model tables' row groups bounded and the stacks kept
+// once, 129-150 before; the command itself at 108-111 MiB; issue 27 asks
+// for 96).
 func TestCorpusDumpMemoryFlat(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: a dump of 2.9 million events")
@@ -120,8 +121,11 @@ func TestCorpusDumpMemoryFlat(t *testing.T) {
 		name, format string
 		inputs       []string
 		max          float64
-	}{{"CSV", "CSV", []string{in}, 64}, {"JSON", "JSON", []string{in}, 80}, {"JSON-16-inputs", "JSON", many, 96},
-		{"PARQUET", "PARQUET", []string{in}, 192}, {"tables", "tables", []string{in}, 144}} {
+		events       int
+	}{{"CSV", "CSV", []string{in}, 64, res.Events}, {"JSON", "JSON", []string{in}, 80, res.Events}, {"JSON-16-inputs", "JSON", many, 96, res.Events},
+		{"PARQUET", "PARQUET", []string{in}, 144, res.Events}, {"PARQUET-16-inputs", "PARQUET", many, 160, res.Events},
+		{"PARQUET-x1", "PARQUET", []string{net}, 112, res.Events / 16}, // the input repeated 16 times
+		{"tables", "tables", []string{in}, 144, res.Events}} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			out := filepath.Join(dir, "out."+c.name)
@@ -132,9 +136,9 @@ func TestCorpusDumpMemoryFlat(t *testing.T) {
 			}
 			mb := peakRSS(t, args...)
 			if mb > c.max {
-				t.Errorf("%s dump of %d events in %d files: peak RSS %.0f MiB, bound %.0f MiB", c.format, res.Events, len(c.inputs), mb, c.max)
+				t.Errorf("%s dump of %d events in %d files: peak RSS %.0f MiB, bound %.0f MiB", c.format, c.events, len(c.inputs), mb, c.max)
 			}
-			t.Logf("%s dump of %d events in %d files: peak RSS %.0f MiB (bound %.0f)", c.format, res.Events, len(c.inputs), mb, c.max)
+			t.Logf("%s dump of %d events in %d files: peak RSS %.0f MiB (bound %.0f)", c.format, c.events, len(c.inputs), mb, c.max)
 		})
 	}
 }
