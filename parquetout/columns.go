@@ -3,6 +3,7 @@ package parquetout
 import (
 	"encoding/binary"
 	"math"
+	"slices"
 	"sync"
 
 	"github.com/parquet-go/parquet-go"
@@ -168,64 +169,103 @@ func fieldAt(f []byte, off, size uint8) uint64 {
 }
 
 // appendColumn appends to vals the values of header column col for the
-// rows of s; byte values go through k.keep.
+// rows of s; byte values go through k.keep. The column's kind, field and
+// presence bit are looked at once, not per row: each kind has its loop.
 func (s *rowSet) appendColumn(vals []parquet.Value, col int, k *chunk) []parquet.Value {
 	spec := &headerCols[col]
-	for i := range s.n {
-		f := s.fixed[i*rowStride : (i+1)*rowStride]
-		if spec.has != 0 && binary.LittleEndian.Uint32(f[offPresent:])&spec.has == 0 {
-			vals = append(vals, parquet.Value{})
-			continue
-		}
-		var v parquet.Value
-		switch spec.kind {
-		case colInt:
-			n := int64(fieldAt(f, spec.off, spec.size))
-			if spec.width == 64 {
-				v = parquet.Int64Value(n)
-			} else {
-				v = parquet.Int32Value(int32(n))
-			}
-		case colUint:
-			n := fieldAt(f, spec.off, spec.size)
-			if spec.width == 64 {
-				v = parquet.Int64Value(int64(n))
-			} else {
-				v = parquet.Int32Value(int32(uint32(n)))
-			}
-		case colString:
-			ref := s.str[spec.str][i]
-			if ref == absentRef {
-				if spec.optional {
-					vals = append(vals, parquet.Value{})
-					continue
-				}
-				v = parquet.ByteArrayValue(k.keep(nil))
-			} else {
-				at, n := ref>>32, ref&math.MaxUint32
-				v = parquet.ByteArrayValue(k.keep(s.raw[at : at+n : at+n]))
-			}
-		case colHeader:
-			v = parquet.ByteArrayValue(k.keep(headerName(f[offHeader])))
-		case colTime:
-			v = parquet.Int64Value(unixMicros(int64(binary.LittleEndian.Uint64(f[offTime:]))))
-		case colTimeNS:
-			ns, ok := unixNanos(int64(binary.LittleEndian.Uint64(f[offTime:])))
-			if !ok {
-				vals = append(vals, parquet.Value{})
+	n0 := len(vals)
+	vals = slices.Grow(vals, s.n)[:n0+s.n]
+	out := vals[n0:]
+	def := 0 // definition level of a present value
+	if spec.optional {
+		def = 1
+	}
+	fixed := s.fixed[:len(out)*rowStride]
+	switch spec.kind {
+	case colInt, colUint:
+		// INT32 values of a signed or an unsigned field are the same:
+		// the field's low 32 bits.
+		off, wide := spec.off, spec.width == 64
+		for i := range out {
+			f := fixed[i*rowStride : (i+1)*rowStride]
+			if spec.has != 0 && binary.LittleEndian.Uint32(f[offPresent:])&spec.has == 0 {
+				out[i] = parquet.Value{}
 				continue
 			}
-			v = parquet.Int64Value(ns)
-		case colRelMS:
+			n := fieldAt(f, off, spec.size)
+			p := &out[i]
+			if wide {
+				*p = parquet.Int64Value(int64(n))
+			} else {
+				*p = parquet.Int32Value(int32(n))
+			}
+			p.SetDefinitionLevel(def)
+		}
+	case colString:
+		s.appendStrings(out, spec, def, k)
+	case colHeader:
+		for i := range out {
+			p := &out[i]
+			*p = parquet.ByteArrayValue(k.keep(headerName(fixed[i*rowStride+offHeader])))
+			p.SetDefinitionLevel(def)
+		}
+	case colTime:
+		for i := range out {
+			ft := int64(binary.LittleEndian.Uint64(fixed[i*rowStride+offTime:]))
+			p := &out[i]
+			*p = parquet.Int64Value(unixMicros(ft))
+			p.SetDefinitionLevel(def)
+		}
+	case colTimeNS:
+		for i := range out {
+			ns, ok := unixNanos(int64(binary.LittleEndian.Uint64(fixed[i*rowStride+offTime:])))
+			if !ok {
+				out[i] = parquet.Value{}
+				continue
+			}
+			p := &out[i]
+			*p = parquet.Int64Value(ns)
+			p.SetDefinitionLevel(def)
+		}
+	case colRelMS:
+		for i := range out {
+			f := fixed[i*rowStride : (i+1)*rowStride]
+			if spec.has != 0 && binary.LittleEndian.Uint32(f[offPresent:])&spec.has == 0 {
+				out[i] = parquet.Value{}
+				continue
+			}
 			ft, start := int64(binary.LittleEndian.Uint64(f[offTime:])), int64(binary.LittleEndian.Uint64(f[fixedSize:]))
-			v = parquet.DoubleValue(relMS(ft, start))
+			p := &out[i]
+			*p = parquet.DoubleValue(relMS(ft, start))
+			p.SetDefinitionLevel(def)
 		}
-		if spec.optional {
-			v.SetDefinitionLevel(1)
-		}
-		vals = append(vals, v)
 	}
 	return vals
+}
+
+// appendStrings fills out with the values of string column spec (present
+// values at definition level def).
+func (s *rowSet) appendStrings(out []parquet.Value, spec *colSpec, def int, k *chunk) {
+	refs := s.str[spec.str][:len(out)]
+	raw := s.raw
+	for i, ref := range refs {
+		var b []byte
+		if ref == absentRef {
+			if spec.optional {
+				out[i] = parquet.Value{}
+				continue
+			}
+		} else {
+			at, n := ref>>32, ref&math.MaxUint32
+			b = raw[at : at+n : at+n]
+		}
+		if !k.borrow {
+			b = k.keep(b)
+		}
+		p := &out[i]
+		*p = parquet.ByteArrayValue(b)
+		p.SetDefinitionLevel(def)
+	}
 }
 
 // convertWrite converts the raw records of chunk c (an async table's) and
