@@ -23,6 +23,7 @@ type rowSet struct {
 	raw   []byte             // the records the strings are in
 	fixed []byte             // per row: the fixed part, then the trace start (i64)
 	str   [nStrings][]uint64 // per row: offset in raw << 32 | length, or absentRef
+	ext   []byte             // per row: the extension's values, 8 bytes a column
 	n     int                // rows
 	vals  []parquet.Value    // scratch: one column's values
 }
@@ -36,7 +37,7 @@ var rowSets = sync.Pool{New: func() any { return new(rowSet) }}
 
 // reset empties s for records in raw.
 func (s *rowSet) reset(raw []byte) {
-	s.raw, s.fixed, s.n = raw, s.fixed[:0], 0
+	s.raw, s.fixed, s.ext, s.n = raw, s.fixed[:0], s.ext[:0], 0
 	for i := range s.str {
 		s.str[i] = s.str[i][:0]
 	}
@@ -305,9 +306,12 @@ func (w *Writer) convertWrite(crg *parquet.ConcurrentRowGroupWriter, c *chunk) e
 		s.add(r, off, start)
 		c.stack(w.stack, r.frames)
 		if w.x != nil {
-			w.extend(c, r)
+			s.ext = append(s.ext, r.extra[8:]...)
 		}
 		off += n + t.extra
+	}
+	if w.x != nil {
+		w.extend(c, s)
 	}
 	for i, cw := range crg.ColumnWriters() {
 		vals := c.cols[i]

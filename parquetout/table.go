@@ -666,10 +666,10 @@ func (rg *chunk) stack(s stackColumns, frames []frame) {
 	// The four columns grow once; each value is made in place.
 	rg.values += len(frames)
 	var addr, mod, off, meth []parquet.Value
-	rg.cols[s.address], addr = extend(rg.cols[s.address], len(frames))
-	rg.cols[s.module], mod = extend(rg.cols[s.module], len(frames))
-	rg.cols[s.offset], off = extend(rg.cols[s.offset], len(frames))
-	rg.cols[s.method], meth = extend(rg.cols[s.method], len(frames))
+	rg.cols[s.address], addr = growValues(rg.cols[s.address], len(frames))
+	rg.cols[s.module], mod = growValues(rg.cols[s.module], len(frames))
+	rg.cols[s.offset], off = growValues(rg.cols[s.offset], len(frames))
+	rg.cols[s.method], meth = growValues(rg.cols[s.method], len(frames))
 	mod, off, meth = mod[:len(frames)], off[:len(frames)], meth[:len(frames)]
 	for i := range frames {
 		f := &frames[i]
@@ -706,8 +706,8 @@ func (rg *chunk) stack(s stackColumns, frames []frame) {
 	}
 }
 
-// extend returns col grown by n values and the n new ones.
-func extend(col []parquet.Value, n int) (grown, added []parquet.Value) {
+// growValues returns col grown by n values and the n new ones.
+func growValues(col []parquet.Value, n int) (grown, added []parquet.Value) {
 	k := len(col)
 	col = slices.Grow(col, n)[:k+n]
 	return col, col[k:]
