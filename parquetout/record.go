@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
+	"slices"
 )
 
 // The Encoder renders each event into a record, on the pipeline's
@@ -159,20 +160,21 @@ func (r *rec) parse(b []byte) error {
 	if uint64(nf)*17 > uint64(len(b)-pos) {
 		return errRecord
 	}
-	r.frames = r.frames[:0]
+	// nf is bounded by the record's length: the frames are made in place.
+	r.frames = slices.Grow(r.frames[:0], int(nf))[:nf]
 	var ok bool
-	for range nf {
+	for i := range r.frames {
 		if len(b)-pos < 17 {
 			return errRecord
 		}
-		f := frame{address: binary.LittleEndian.Uint64(b[pos:]), offset: binary.LittleEndian.Uint64(b[pos+8:]), flags: b[pos+16]}
+		f := &r.frames[i]
+		f.address, f.offset, f.flags = binary.LittleEndian.Uint64(b[pos:]), binary.LittleEndian.Uint64(b[pos+8:]), b[pos+16]
 		if f.module, _, pos, ok = recStr(b, pos+17); !ok {
 			return errRecord
 		}
 		if f.method, _, pos, ok = recStr(b, pos); !ok {
 			return errRecord
 		}
-		r.frames = append(r.frames, f)
 	}
 	r.props = r.props[:0]
 	r.typed = len(b) > pos
