@@ -54,6 +54,46 @@ func (s *rowSet) add(r *rec, off int, start int64) {
 	s.n++
 }
 
+// addRecord adds record b, at offset off of s.raw, whose rel_ms counts
+// from start: its fixed part and where its strings are, read from b
+// without a rec; frames gets its frames. A record with more after its
+// frames (typed values) is parsed whole, to check them.
+func (s *rowSet) addRecord(b []byte, off int, start int64, r *rec) ([]frame, error) {
+	if len(b) < fixedSize {
+		return nil, errRecord
+	}
+	pos := fixedSize
+	for i := range s.str {
+		if len(b)-pos < 4 {
+			return nil, errRecord
+		}
+		n := binary.LittleEndian.Uint32(b[pos:])
+		pos += 4
+		ref := uint64(absentRef)
+		if n != absent {
+			if uint64(n) > uint64(len(b)-pos) {
+				return nil, errRecord
+			}
+			ref = uint64(off+pos)<<32 | uint64(n)
+			pos += int(n)
+		}
+		s.str[i] = append(s.str[i], ref)
+	}
+	var ok bool
+	if r.frames, pos, ok = parseFrames(b, pos, r.frames); !ok {
+		return nil, errRecord
+	}
+	if pos != len(b) {
+		if err := r.parse(b); err != nil {
+			return nil, err
+		}
+	}
+	s.fixed = append(s.fixed, b[:fixedSize]...)
+	s.fixed = binary.LittleEndian.AppendUint64(s.fixed, uint64(start))
+	s.n++
+	return r.frames, nil
+}
+
 // setOne makes s the one record r (a sync table's row); past the first
 // row, s's slices have room and it does not allocate.
 func (s *rowSet) setOne(r *rec, start int64) {
@@ -291,22 +331,21 @@ func (w *Writer) convertWrite(crg *parquet.ConcurrentRowGroupWriter, c *chunk) e
 	for off := 0; off < len(c.raw); {
 		p := c.raw[off:]
 		n := int(binary.LittleEndian.Uint32(p))
-		if err := c.rec.parse(p[:n]); err != nil {
-			return err
-		}
-		if len(p) < n+t.extra {
+		if n < fixedSize || len(p) < n+t.extra {
 			return errRecord
 		}
-		r := &c.rec
-		r.extra = p[n : n+t.extra]
+		extra := p[n : n+t.extra]
 		start := w.start
 		if w.x != nil {
-			start = int64(binary.LittleEndian.Uint64(r.extra))
+			start = int64(binary.LittleEndian.Uint64(extra))
 		}
-		s.add(r, off, start)
-		c.stack(w.stack, r.frames)
+		frames, err := s.addRecord(p[:n], off, start, &c.rec)
+		if err != nil {
+			return err
+		}
+		c.stack(w.stack, frames)
 		if w.x != nil {
-			s.ext = append(s.ext, r.extra[8:]...)
+			s.ext = append(s.ext, extra[8:]...)
 		}
 		off += n + t.extra
 	}

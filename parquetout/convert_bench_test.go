@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"io"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/etwkit/etw/analysis"
@@ -25,11 +23,7 @@ import (
 //
 //	ETL_CORPUS=… go test ./parquetout -run '^$' -bench WriterNet -count 6
 func BenchmarkWriterNet(b *testing.B) {
-	dir := os.Getenv("ETL_CORPUS")
-	if dir == "" {
-		b.Skip("ETL_CORPUS is not set: no real .etl corpus to benchmark")
-	}
-	files := open(b, filepath.Join(dir, "microsoft+perfview/src/TraceEvent/TraceEvent.Tests/inputs/net.4.5.2.x64.etl.zip.unzipped/net.4.5.2.x64.etl"))
+	files := open(b, etltest.CorpusFile(b, "microsoft+perfview/src/TraceEvent/TraceEvent.Tests/inputs/net.4.5.2.x64.etl.zip.unzipped/net.4.5.2.x64.etl"))
 	dec := decode.New()
 	ps := dec.NewPrescanner()
 	m, _ := analysis.Build(files, dec, &analysis.Options{Observe: ps.Observe})

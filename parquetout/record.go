@@ -112,7 +112,6 @@ type rec struct {
 	props   []propValue
 	typed   bool
 	present uint32
-	extra   []byte // the extension's values (NewExtendedWriter)
 }
 
 type frame struct {
@@ -152,29 +151,9 @@ func (r *rec) parse(b []byte) error {
 			return errRecord
 		}
 	}
-	if len(b)-pos < 4 {
-		return errRecord
-	}
-	nf := binary.LittleEndian.Uint32(b[pos:])
-	pos += 4
-	if uint64(nf)*17 > uint64(len(b)-pos) {
-		return errRecord
-	}
-	// nf is bounded by the record's length: the frames are made in place.
-	r.frames = slices.Grow(r.frames[:0], int(nf))[:nf]
 	var ok bool
-	for i := range r.frames {
-		if len(b)-pos < 17 {
-			return errRecord
-		}
-		f := &r.frames[i]
-		f.address, f.offset, f.flags = binary.LittleEndian.Uint64(b[pos:]), binary.LittleEndian.Uint64(b[pos+8:]), b[pos+16]
-		if f.module, _, pos, ok = recStr(b, pos+17); !ok {
-			return errRecord
-		}
-		if f.method, _, pos, ok = recStr(b, pos); !ok {
-			return errRecord
-		}
+	if r.frames, pos, ok = parseFrames(b, pos, r.frames); !ok {
+		return errRecord
 	}
 	r.props = r.props[:0]
 	r.typed = len(b) > pos
@@ -224,6 +203,37 @@ func (r *rec) parse(b []byte) error {
 		return errRecord
 	}
 	return nil
+}
+
+// parseFrames reads the frames of record b at pos into frames (emptied
+// first); it returns them and where the record goes on, ok false when
+// they are malformed.
+func parseFrames(b []byte, pos int, frames []frame) ([]frame, int, bool) {
+	if len(b)-pos < 4 {
+		return frames, pos, false
+	}
+	nf := binary.LittleEndian.Uint32(b[pos:])
+	pos += 4
+	if uint64(nf)*17 > uint64(len(b)-pos) {
+		return frames, pos, false
+	}
+	// nf is bounded by the record's length: the frames are made in place.
+	frames = slices.Grow(frames[:0], int(nf))[:nf]
+	var ok bool
+	for i := range frames {
+		if len(b)-pos < 17 {
+			return frames, pos, false
+		}
+		f := &frames[i]
+		f.address, f.offset, f.flags = binary.LittleEndian.Uint64(b[pos:]), binary.LittleEndian.Uint64(b[pos+8:]), b[pos+16]
+		if f.module, _, pos, ok = recStr(b, pos+17); !ok {
+			return frames, pos, false
+		}
+		if f.method, _, pos, ok = recStr(b, pos); !ok {
+			return frames, pos, false
+		}
+	}
+	return frames, pos, true
 }
 
 // recStr reads the record string at pos of b: its bytes (nil when
