@@ -19,7 +19,8 @@ import (
 // values, the pages' encoding and compression on its encoders) with the
 // file dropped. It reports the CPU time per file (user + system, every
 // goroutine); "extended" is the Writer of package tables' events table
-// (three columns more):
+// (three columns more, pages of 32 KiB), "extended-256k" the same with
+// the default pages:
 //
 //	ETL_CORPUS=… go test ./parquetout -run '^$' -bench WriterNet -count 6
 func BenchmarkWriterNet(b *testing.B) {
@@ -35,12 +36,13 @@ func BenchmarkWriterNet(b *testing.B) {
 	if _, err := pipeline.Run(context.Background(), &pipeline.Config[byte]{Files: files, Decoder: dec, Encoder: enc, Output: &records, Analysis: m, Prescanned: true}); err != nil {
 		b.Fatal(err)
 	}
-	for _, extended := range []bool{false, true} {
-		name := "plain"
-		if extended {
-			name = "extended"
-		}
-		b.Run(name, func(b *testing.B) {
+	for _, c := range []struct {
+		name     string
+		extended bool
+		page     int
+	}{{"plain", false, 0}, {"extended", true, 32 << 10}, {"extended-256k", true, 0}} {
+		extended := c.extended
+		b.Run(c.name, func(b *testing.B) {
 			cpu := etltest.ProcessCPU()
 			for b.Loop() {
 				var w *parquetout.Writer
@@ -54,7 +56,7 @@ func BenchmarkWriterNet(b *testing.B) {
 						},
 					}
 					var err error
-					if w, err = parquetout.NewExtendedWriter(io.Discard, nil, x); err != nil {
+					if w, err = parquetout.NewExtendedWriter(io.Discard, &parquetout.Options{PageBufferSize: c.page}, x); err != nil {
 						b.Fatal(err)
 					}
 					w.SetEncoder(enc)
