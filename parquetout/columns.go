@@ -20,12 +20,12 @@ import (
 // rowSet is the records of a chunk laid out field by field: each row's
 // fixed part with its trace start, and where each of its strings is.
 type rowSet struct {
-	raw   []byte             // the records the strings are in
-	fixed []byte             // per row: the fixed part, then the trace start (i64)
-	str   [nStrings][]uint64 // per row: offset in raw << 32 | length, or absentRef
-	ext   []byte             // per row: the extension's values, 8 bytes a column
-	n     int                // rows
-	vals  []parquet.Value    // scratch: one column's values
+	raw   []byte          // the records the strings are in
+	fixed []byte          // per row: the fixed part, then the trace start (i64)
+	str   []uint64        // per row, nStrings: offset in raw << 32 | length, or absentRef
+	ext   []byte          // per row: the extension's values, 8 bytes a column
+	n     int             // rows
+	vals  []parquet.Value // scratch: one column's values
 }
 
 const (
@@ -38,9 +38,7 @@ var rowSets = sync.Pool{New: func() any { return new(rowSet) }}
 // reset empties s for records in raw.
 func (s *rowSet) reset(raw []byte) {
 	s.raw, s.fixed, s.ext, s.n = raw, s.fixed[:0], s.ext[:0], 0
-	for i := range s.str {
-		s.str[i] = s.str[i][:0]
-	}
+	s.str = s.str[:0]
 }
 
 // add adds record r, at offset off of s.raw, whose rel_ms counts from
@@ -48,8 +46,8 @@ func (s *rowSet) reset(raw []byte) {
 func (s *rowSet) add(r *rec, off int, start int64) {
 	s.fixed = append(s.fixed, r.fixed...)
 	s.fixed = binary.LittleEndian.AppendUint64(s.fixed, uint64(start))
-	for i := range s.str {
-		s.str[i] = append(s.str[i], strRef(r, i, off))
+	for i := range nStrings {
+		s.str = append(s.str, strRef(r, i, off))
 	}
 	s.n++
 }
@@ -63,7 +61,10 @@ func (s *rowSet) addRecord(b []byte, off int, start int64, r *rec) ([]frame, err
 		return nil, errRecord
 	}
 	pos := fixedSize
-	for i := range s.str {
+	at := len(s.str)
+	s.str = slices.Grow(s.str, nStrings)[:at+nStrings]
+	refs := s.str[at : at+nStrings]
+	for i := range refs {
 		if len(b)-pos < 4 {
 			return nil, errRecord
 		}
@@ -77,7 +78,7 @@ func (s *rowSet) addRecord(b []byte, off int, start int64, r *rec) ([]frame, err
 			ref = uint64(off+pos)<<32 | uint64(n)
 			pos += int(n)
 		}
-		s.str[i] = append(s.str[i], ref)
+		refs[i] = ref
 	}
 	var ok bool
 	if r.frames, pos, ok = parseFrames(b, pos, r.frames); !ok {
@@ -287,9 +288,10 @@ func (s *rowSet) appendColumn(vals []parquet.Value, col int, k *chunk) []parquet
 // appendStrings fills out with the values of string column spec (present
 // values at definition level def).
 func (s *rowSet) appendStrings(out []parquet.Value, spec *colSpec, def int, k *chunk) {
-	refs := s.str[spec.str][:len(out)]
+	refs := s.str[:len(out)*nStrings]
 	raw := s.raw
-	for i, ref := range refs {
+	for i := range out {
+		ref := refs[i*nStrings+int(spec.str)]
 		var b []byte
 		if ref == absentRef {
 			if spec.optional {

@@ -56,7 +56,7 @@ func checkSame(t *testing.T, raw []byte, off int) {
 		t.Fatalf("fixed part: %d rows, %x", s.n, s.fixed)
 	}
 	for i := range nStrings {
-		ref := s.str[i][0]
+		ref := s.str[i]
 		switch {
 		case !r.has[i]:
 			if ref != absentRef {
