@@ -3,6 +3,7 @@ package parquetout
 import (
 	"encoding/binary"
 	"math"
+	"slices"
 	"sync"
 
 	"github.com/parquet-go/parquet-go"
@@ -19,11 +20,12 @@ import (
 // rowSet is the records of a chunk laid out field by field: each row's
 // fixed part with its trace start, and where each of its strings is.
 type rowSet struct {
-	raw   []byte             // the records the strings are in
-	fixed []byte             // per row: the fixed part, then the trace start (i64)
-	str   [nStrings][]uint64 // per row: offset in raw << 32 | length, or absentRef
-	n     int                // rows
-	vals  []parquet.Value    // scratch: one column's values
+	raw   []byte          // the records the strings are in
+	fixed []byte          // per row: the fixed part, then the trace start (i64)
+	str   []uint64        // per row, nStrings: offset in raw << 32 | length, or absentRef
+	ext   []byte          // per row: the extension's values, 8 bytes a column
+	n     int             // rows
+	vals  []parquet.Value // scratch: one column's values
 }
 
 const (
@@ -35,10 +37,8 @@ var rowSets = sync.Pool{New: func() any { return new(rowSet) }}
 
 // reset empties s for records in raw.
 func (s *rowSet) reset(raw []byte) {
-	s.raw, s.fixed, s.n = raw, s.fixed[:0], 0
-	for i := range s.str {
-		s.str[i] = s.str[i][:0]
-	}
+	s.raw, s.fixed, s.ext, s.n = raw, s.fixed[:0], s.ext[:0], 0
+	s.str = s.str[:0]
 }
 
 // add adds record r, at offset off of s.raw, whose rel_ms counts from
@@ -46,10 +46,53 @@ func (s *rowSet) reset(raw []byte) {
 func (s *rowSet) add(r *rec, off int, start int64) {
 	s.fixed = append(s.fixed, r.fixed...)
 	s.fixed = binary.LittleEndian.AppendUint64(s.fixed, uint64(start))
-	for i := range s.str {
-		s.str[i] = append(s.str[i], strRef(r, i, off))
+	for i := range nStrings {
+		s.str = append(s.str, strRef(r, i, off))
 	}
 	s.n++
+}
+
+// addRecord adds record b, at offset off of s.raw, whose rel_ms counts
+// from start: its fixed part and where its strings are, read from b
+// without a rec; frames gets its frames. A record with more after its
+// frames (typed values) is parsed whole, to check them.
+func (s *rowSet) addRecord(b []byte, off int, start int64, r *rec) ([]frame, error) {
+	if len(b) < fixedSize {
+		return nil, errRecord
+	}
+	pos := fixedSize
+	at := len(s.str)
+	s.str = slices.Grow(s.str, nStrings)[:at+nStrings]
+	refs := s.str[at : at+nStrings]
+	for i := range refs {
+		if len(b)-pos < 4 {
+			return nil, errRecord
+		}
+		n := binary.LittleEndian.Uint32(b[pos:])
+		pos += 4
+		ref := uint64(absentRef)
+		if n != absent {
+			if uint64(n) > uint64(len(b)-pos) {
+				return nil, errRecord
+			}
+			ref = uint64(off+pos)<<32 | uint64(n)
+			pos += int(n)
+		}
+		refs[i] = ref
+	}
+	var ok bool
+	if r.frames, pos, ok = parseFrames(b, pos, r.frames); !ok {
+		return nil, errRecord
+	}
+	if pos != len(b) {
+		if err := r.parse(b); err != nil {
+			return nil, err
+		}
+	}
+	s.fixed = append(s.fixed, b[:fixedSize]...)
+	s.fixed = binary.LittleEndian.AppendUint64(s.fixed, uint64(start))
+	s.n++
+	return r.frames, nil
 }
 
 // setOne makes s the one record r (a sync table's row); past the first
@@ -168,64 +211,104 @@ func fieldAt(f []byte, off, size uint8) uint64 {
 }
 
 // appendColumn appends to vals the values of header column col for the
-// rows of s; byte values go through k.keep.
+// rows of s; byte values go through k.keep. The column's kind, field and
+// presence bit are looked at once, not per row: each kind has its loop.
 func (s *rowSet) appendColumn(vals []parquet.Value, col int, k *chunk) []parquet.Value {
 	spec := &headerCols[col]
-	for i := range s.n {
-		f := s.fixed[i*rowStride : (i+1)*rowStride]
-		if spec.has != 0 && binary.LittleEndian.Uint32(f[offPresent:])&spec.has == 0 {
-			vals = append(vals, parquet.Value{})
-			continue
-		}
-		var v parquet.Value
-		switch spec.kind {
-		case colInt:
-			n := int64(fieldAt(f, spec.off, spec.size))
-			if spec.width == 64 {
-				v = parquet.Int64Value(n)
-			} else {
-				v = parquet.Int32Value(int32(n))
-			}
-		case colUint:
-			n := fieldAt(f, spec.off, spec.size)
-			if spec.width == 64 {
-				v = parquet.Int64Value(int64(n))
-			} else {
-				v = parquet.Int32Value(int32(uint32(n)))
-			}
-		case colString:
-			ref := s.str[spec.str][i]
-			if ref == absentRef {
-				if spec.optional {
-					vals = append(vals, parquet.Value{})
-					continue
-				}
-				v = parquet.ByteArrayValue(k.keep(nil))
-			} else {
-				at, n := ref>>32, ref&math.MaxUint32
-				v = parquet.ByteArrayValue(k.keep(s.raw[at : at+n : at+n]))
-			}
-		case colHeader:
-			v = parquet.ByteArrayValue(k.keep(headerName(f[offHeader])))
-		case colTime:
-			v = parquet.Int64Value(unixMicros(int64(binary.LittleEndian.Uint64(f[offTime:]))))
-		case colTimeNS:
-			ns, ok := unixNanos(int64(binary.LittleEndian.Uint64(f[offTime:])))
-			if !ok {
-				vals = append(vals, parquet.Value{})
+	n0 := len(vals)
+	vals = slices.Grow(vals, s.n)[:n0+s.n]
+	out := vals[n0:]
+	def := 0 // definition level of a present value
+	if spec.optional {
+		def = 1
+	}
+	fixed := s.fixed[:len(out)*rowStride]
+	switch spec.kind {
+	case colInt, colUint:
+		// INT32 values of a signed or an unsigned field are the same:
+		// the field's low 32 bits.
+		off, wide := spec.off, spec.width == 64
+		for i := range out {
+			f := fixed[i*rowStride : (i+1)*rowStride]
+			if spec.has != 0 && binary.LittleEndian.Uint32(f[offPresent:])&spec.has == 0 {
+				out[i] = parquet.Value{}
 				continue
 			}
-			v = parquet.Int64Value(ns)
-		case colRelMS:
+			n := fieldAt(f, off, spec.size)
+			p := &out[i]
+			if wide {
+				*p = parquet.Int64Value(int64(n))
+			} else {
+				*p = parquet.Int32Value(int32(n))
+			}
+			p.SetDefinitionLevel(def)
+		}
+	case colString:
+		s.appendStrings(out, spec, def, k)
+	case colHeader:
+		for i := range out {
+			p := &out[i]
+			*p = parquet.ByteArrayValue(k.keep(headerName(fixed[i*rowStride+offHeader])))
+			p.SetDefinitionLevel(def)
+		}
+	case colTime:
+		for i := range out {
+			ft := int64(binary.LittleEndian.Uint64(fixed[i*rowStride+offTime:]))
+			p := &out[i]
+			*p = parquet.Int64Value(unixMicros(ft))
+			p.SetDefinitionLevel(def)
+		}
+	case colTimeNS:
+		for i := range out {
+			ns, ok := unixNanos(int64(binary.LittleEndian.Uint64(fixed[i*rowStride+offTime:])))
+			if !ok {
+				out[i] = parquet.Value{}
+				continue
+			}
+			p := &out[i]
+			*p = parquet.Int64Value(ns)
+			p.SetDefinitionLevel(def)
+		}
+	case colRelMS:
+		for i := range out {
+			f := fixed[i*rowStride : (i+1)*rowStride]
+			if spec.has != 0 && binary.LittleEndian.Uint32(f[offPresent:])&spec.has == 0 {
+				out[i] = parquet.Value{}
+				continue
+			}
 			ft, start := int64(binary.LittleEndian.Uint64(f[offTime:])), int64(binary.LittleEndian.Uint64(f[fixedSize:]))
-			v = parquet.DoubleValue(relMS(ft, start))
+			p := &out[i]
+			*p = parquet.DoubleValue(relMS(ft, start))
+			p.SetDefinitionLevel(def)
 		}
-		if spec.optional {
-			v.SetDefinitionLevel(1)
-		}
-		vals = append(vals, v)
 	}
 	return vals
+}
+
+// appendStrings fills out with the values of string column spec (present
+// values at definition level def).
+func (s *rowSet) appendStrings(out []parquet.Value, spec *colSpec, def int, k *chunk) {
+	refs := s.str[:len(out)*nStrings]
+	raw := s.raw
+	for i := range out {
+		ref := refs[i*nStrings+int(spec.str)]
+		var b []byte
+		if ref == absentRef {
+			if spec.optional {
+				out[i] = parquet.Value{}
+				continue
+			}
+		} else {
+			at, n := ref>>32, ref&math.MaxUint32
+			b = raw[at : at+n : at+n]
+		}
+		if !k.borrow {
+			b = k.keep(b)
+		}
+		p := &out[i]
+		*p = parquet.ByteArrayValue(b)
+		p.SetDefinitionLevel(def)
+	}
 }
 
 // convertWrite converts the raw records of chunk c (an async table's) and
@@ -253,24 +336,26 @@ func (w *Writer) convertWrite(crg *parquet.ConcurrentRowGroupWriter, c *chunk) e
 	for off := 0; off < len(c.raw); {
 		p := c.raw[off:]
 		n := int(binary.LittleEndian.Uint32(p))
-		if err := c.rec.parse(p[:n]); err != nil {
-			return err
-		}
-		if len(p) < n+t.extra {
+		if n < fixedSize || len(p) < n+t.extra {
 			return errRecord
 		}
-		r := &c.rec
-		r.extra = p[n : n+t.extra]
+		extra := p[n : n+t.extra]
 		start := w.start
 		if w.x != nil {
-			start = int64(binary.LittleEndian.Uint64(r.extra))
+			start = int64(binary.LittleEndian.Uint64(extra))
 		}
-		s.add(r, off, start)
-		c.stack(w.stack, r.frames)
+		frames, err := s.addRecord(p[:n], off, start, &c.rec)
+		if err != nil {
+			return err
+		}
+		c.stack(w.stack, frames)
 		if w.x != nil {
-			w.extend(c, r)
+			s.ext = append(s.ext, extra[8:]...)
 		}
 		off += n + t.extra
+	}
+	if w.x != nil {
+		w.extend(c, s)
 	}
 	for i, cw := range crg.ColumnWriters() {
 		vals := c.cols[i]

@@ -35,6 +35,12 @@ type Encoder struct {
 	infos    map[*tdh.Event]*schemaInfo
 	last     *tdh.Event // the schema of the last lookup
 	lastInfo *schemaInfo
+
+	// The text of the last provider GUID written: runs of events come
+	// from one provider.
+	provider     uuid.UUID
+	providerText [38]byte
+	hasProvider  bool
 }
 
 // schemaInfo is what rendering an event needs of its schema alone.
@@ -220,7 +226,7 @@ func (e *Encoder) AppendEvent(b []byte, ev *etl.Event, res *decode.Result, a *an
 		}
 		return e.appendSplitTail(b, start, info, res, a)
 	}
-	b = e.appendGUIDStr(b, ev.ProviderID, true)
+	b = e.appendProvider(b, ev.ProviderID)
 	b = e.appendGUIDStr(b, ev.ParentGUID, present&hasInstance != 0)
 	b = e.appendGUIDStr(b, ev.ActivityID, ev.ActivityID != uuid.Nil)
 	rel, ok := ev.RelatedActivityID()
@@ -447,6 +453,17 @@ func (e *Encoder) appendGUIDStr(b []byte, g uuid.UUID, ok bool) []byte {
 	}
 	b = binary.LittleEndian.AppendUint32(b, 38)
 	return eventjson.AppendGUID(b, g)
+}
+
+// appendProvider appends provider GUID g as appendGUIDStr does, its text
+// formatted once for a run of events of one provider.
+func (e *Encoder) appendProvider(b []byte, g uuid.UUID) []byte {
+	if !e.hasProvider || g != e.provider {
+		eventjson.AppendGUID(e.providerText[:0], g)
+		e.provider, e.hasProvider = g, true
+	}
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(e.providerText)))
+	return append(b, e.providerText[:]...)
 }
 
 // processOf returns the image name of the process pid names, or "".

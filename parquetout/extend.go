@@ -116,15 +116,31 @@ func (w *Writer) addExtended(b []byte) error {
 	return w.t.addRawExt(b, w.buf)
 }
 
-// extend appends the extension's values of record r to chunk c.
-func (w *Writer) extend(c *chunk, r *rec) {
+// extend appends the extension's values of the rows of s to chunk c,
+// one column at a time.
+func (w *Writer) extend(c *chunk, s *rowSet) {
+	stride := 8 * len(w.x.Columns)
 	for i, col := range w.x.Columns {
-		v := int64(binary.LittleEndian.Uint64(r.extra[8+8*i:]))
-		if col.Optional && v == 0 {
-			c.null(w.cols[i])
-			continue
+		var out []parquet.Value
+		c.cols[w.cols[i]], out = growValues(c.cols[w.cols[i]], s.n)
+		def := 0
+		if col.Optional {
+			def = 1
 		}
-		c.int(w.cols[i], v, col.Bits, col.Optional)
+		for j := range out {
+			v := int64(binary.LittleEndian.Uint64(s.ext[j*stride+8*i:]))
+			if col.Optional && v == 0 {
+				out[j] = parquet.Value{}
+				continue
+			}
+			p := &out[j]
+			if col.Bits == 64 {
+				*p = parquet.Int64Value(v)
+			} else {
+				*p = parquet.Int32Value(int32(v))
+			}
+			p.SetDefinitionLevel(def)
+		}
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
+	"slices"
 )
 
 // The Encoder renders each event into a record, on the pipeline's
@@ -111,7 +112,6 @@ type rec struct {
 	props   []propValue
 	typed   bool
 	present uint32
-	extra   []byte // the extension's values (NewExtendedWriter)
 }
 
 type frame struct {
@@ -143,101 +143,116 @@ func (r *rec) parse(b []byte) error {
 	}
 	r.b, r.fixed = b, b[:fixedSize]
 	r.present = r.u32(offPresent)
-	p := b[fixedSize:]
-	str := func() ([]byte, bool, error) {
-		if len(p) < 4 {
-			return nil, false, errRecord
-		}
-		n := binary.LittleEndian.Uint32(p)
-		p = p[4:]
-		if n == absent {
-			return nil, false, nil
-		}
-		if uint64(n) > uint64(len(p)) {
-			return nil, false, errRecord
-		}
-		s := p[:n:n]
-		p = p[n:]
-		return s, true, nil
-	}
-	var err error
+	pos := fixedSize
 	for i := range r.str {
-		r.at[i] = uint32(len(b) - len(p) + 4)
-		if r.str[i], r.has[i], err = str(); err != nil {
-			return err
-		}
-	}
-	if len(p) < 4 {
-		return errRecord
-	}
-	nf := binary.LittleEndian.Uint32(p)
-	p = p[4:]
-	if uint64(nf)*17 > uint64(len(p)) {
-		return errRecord
-	}
-	r.frames = r.frames[:0]
-	for range nf {
-		if len(p) < 17 {
+		r.at[i] = uint32(pos + 4)
+		var ok bool
+		if r.str[i], r.has[i], pos, ok = recStr(b, pos); !ok {
 			return errRecord
 		}
-		f := frame{address: binary.LittleEndian.Uint64(p), offset: binary.LittleEndian.Uint64(p[8:]), flags: p[16]}
-		p = p[17:]
-		if f.module, _, err = str(); err != nil {
-			return err
-		}
-		if f.method, _, err = str(); err != nil {
-			return err
-		}
-		r.frames = append(r.frames, f)
+	}
+	var ok bool
+	if r.frames, pos, ok = parseFrames(b, pos, r.frames); !ok {
+		return errRecord
 	}
 	r.props = r.props[:0]
-	r.typed = len(p) > 0
+	r.typed = len(b) > pos
 	if !r.typed {
 		return nil
 	}
-	if len(p) < 2 {
+	if len(b)-pos < 2 {
 		return errRecord
 	}
-	np := int(binary.LittleEndian.Uint16(p))
-	p = p[2:]
+	np := int(binary.LittleEndian.Uint16(b[pos:]))
+	pos += 2
 	for range np {
-		if len(p) < 2 {
+		if len(b)-pos < 2 {
 			return errRecord
 		}
-		v := propValue{tag: p[0], named: p[1] != 0}
-		p = p[2:]
+		v := propValue{tag: b[pos], named: b[pos+1] != 0}
+		pos += 2
 		switch v.tag {
 		case tagNull:
 		case tagInt, tagUint, tagFloat, tagTime:
-			if len(p) < 8 {
+			if len(b)-pos < 8 {
 				return errRecord
 			}
-			v.n = binary.LittleEndian.Uint64(p)
-			p = p[8:]
+			v.n = binary.LittleEndian.Uint64(b[pos:])
+			pos += 8
 		case tagBool:
-			if len(p) < 1 {
+			if len(b)-pos < 1 {
 				return errRecord
 			}
-			v.n = uint64(p[0])
-			p = p[1:]
+			v.n = uint64(b[pos])
+			pos++
 		case tagBytes:
-			if v.b, _, err = str(); err != nil {
-				return err
+			if v.b, _, pos, ok = recStr(b, pos); !ok {
+				return errRecord
 			}
 		default:
 			return errRecord
 		}
 		if v.named {
-			if v.name, v.named, err = str(); err != nil {
-				return err
+			if v.name, v.named, pos, ok = recStr(b, pos); !ok {
+				return errRecord
 			}
 		}
 		r.props = append(r.props, v)
 	}
-	if len(p) != 0 {
+	if pos != len(b) {
 		return errRecord
 	}
 	return nil
+}
+
+// parseFrames reads the frames of record b at pos into frames (emptied
+// first); it returns them and where the record goes on, ok false when
+// they are malformed.
+func parseFrames(b []byte, pos int, frames []frame) ([]frame, int, bool) {
+	if len(b)-pos < 4 {
+		return frames, pos, false
+	}
+	nf := binary.LittleEndian.Uint32(b[pos:])
+	pos += 4
+	if uint64(nf)*17 > uint64(len(b)-pos) {
+		return frames, pos, false
+	}
+	// nf is bounded by the record's length: the frames are made in place.
+	frames = slices.Grow(frames[:0], int(nf))[:nf]
+	var ok bool
+	for i := range frames {
+		if len(b)-pos < 17 {
+			return frames, pos, false
+		}
+		f := &frames[i]
+		f.address, f.offset, f.flags = binary.LittleEndian.Uint64(b[pos:]), binary.LittleEndian.Uint64(b[pos+8:]), b[pos+16]
+		if f.module, _, pos, ok = recStr(b, pos+17); !ok {
+			return frames, pos, false
+		}
+		if f.method, _, pos, ok = recStr(b, pos); !ok {
+			return frames, pos, false
+		}
+	}
+	return frames, pos, true
+}
+
+// recStr reads the record string at pos of b: its bytes (nil when
+// absent), whether it is present and where the next field starts; ok is
+// false when b is too short.
+func recStr(b []byte, pos int) (s []byte, has bool, next int, ok bool) {
+	if pos < 0 || len(b)-pos < 4 {
+		return nil, false, pos, false
+	}
+	n := binary.LittleEndian.Uint32(b[pos:])
+	pos += 4
+	if n == absent {
+		return nil, false, pos, true
+	}
+	if uint64(n) > uint64(len(b)-pos) {
+		return nil, false, pos, false
+	}
+	end := pos + int(n)
+	return b[pos:end:end], true, end, true
 }
 
 // Appending records.

@@ -622,13 +622,6 @@ func (k *chunk) put(c int, v parquet.Value, optional bool) {
 	k.cols[c] = append(k.cols[c], v)
 }
 
-// leveled appends a value of the stack list with its levels.
-func leveled(col []parquet.Value, v parquet.Value, rep, def int) []parquet.Value {
-	v.SetRepetitionLevel(rep)
-	v.SetDefinitionLevel(def)
-	return append(col, v)
-}
-
 func (k *chunk) bytes(c int, b []byte, optional bool) {
 	k.put(c, parquet.ByteArrayValue(k.keep(b)), optional)
 }
@@ -701,25 +694,52 @@ func (rg *chunk) stack(s stackColumns, frames []frame) {
 		return
 	}
 	// stack (optional, 1) > list (repeated, 2) > element > optional leaves (3).
+	// The four columns grow once; each value is made in place.
 	rg.values += len(frames)
+	var addr, mod, off, meth []parquet.Value
+	rg.cols[s.address], addr = growValues(rg.cols[s.address], len(frames))
+	rg.cols[s.module], mod = growValues(rg.cols[s.module], len(frames))
+	rg.cols[s.offset], off = growValues(rg.cols[s.offset], len(frames))
+	rg.cols[s.method], meth = growValues(rg.cols[s.method], len(frames))
+	mod, off, meth = mod[:len(frames)], off[:len(frames)], meth[:len(frames)]
 	for i := range frames {
 		f := &frames[i]
 		rep := 1
 		if i == 0 {
 			rep = 0
 		}
-		rg.cols[s.address] = leveled(rg.cols[s.address], parquet.Int64Value(int64(f.address)), rep, 2)
+		a := &addr[i]
+		*a = parquet.Int64Value(int64(f.address))
+		a.SetRepetitionLevel(rep)
+		a.SetDefinitionLevel(2)
+		m, o := &mod[i], &off[i]
 		if f.flags&frameHasModule != 0 {
-			rg.cols[s.module] = leveled(rg.cols[s.module], parquet.ByteArrayValue(rg.keep(f.module)), rep, 3)
-			rg.cols[s.offset] = leveled(rg.cols[s.offset], parquet.Int64Value(int64(f.offset)), rep, 3)
+			*m = parquet.ByteArrayValue(rg.keep(f.module))
+			m.SetDefinitionLevel(3)
+			*o = parquet.Int64Value(int64(f.offset))
+			o.SetDefinitionLevel(3)
 		} else {
-			rg.cols[s.module] = leveled(rg.cols[s.module], parquet.Value{}, rep, 2)
-			rg.cols[s.offset] = leveled(rg.cols[s.offset], parquet.Value{}, rep, 2)
+			*m, *o = parquet.Value{}, parquet.Value{}
+			m.SetDefinitionLevel(2)
+			o.SetDefinitionLevel(2)
 		}
+		m.SetRepetitionLevel(rep)
+		o.SetRepetitionLevel(rep)
+		me := &meth[i]
 		if f.flags&frameHasMethod != 0 {
-			rg.cols[s.method] = leveled(rg.cols[s.method], parquet.ByteArrayValue(rg.keep(f.method)), rep, 3)
+			*me = parquet.ByteArrayValue(rg.keep(f.method))
+			me.SetDefinitionLevel(3)
 		} else {
-			rg.cols[s.method] = leveled(rg.cols[s.method], parquet.Value{}, rep, 2)
+			*me = parquet.Value{}
+			me.SetDefinitionLevel(2)
 		}
+		me.SetRepetitionLevel(rep)
 	}
+}
+
+// growValues returns col grown by n values and the n new ones.
+func growValues(col []parquet.Value, n int) (grown, added []parquet.Value) {
+	k := len(col)
+	col = slices.Grow(col, n)[:k+n]
+	return col, col[k:]
 }

@@ -11,7 +11,7 @@ import (
 
 // BenchmarkCommandsNet runs the analysis commands and the dumps of
 // net.4.5.2.x64 in-process as the command line does (the model pass, and
-// for stacks, report and the dumps the pass after it), output to a
+// for stacks, report, tables and the dumps the pass after it), output to a
 // temporary folder or a buffer. Besides the wall time it reports the CPU
 // time per run (user + system, every goroutine), so that -cpu 1,2 shows
 // what a second core gives (docs/performance.md):
@@ -29,6 +29,7 @@ func BenchmarkCommandsNet(b *testing.B) {
 		{"report", []string{"report", trace, "-o", filepath.Join(dir, "report.html"), "-y"}},
 		{"JSON", []string{trace, "-of", "JSON", "-o", filepath.Join(dir, "dump.json"), "-y", "--quiet"}},
 		{"PARQUET", []string{trace, "-of", "PARQUET", "-o", filepath.Join(dir, "dump.parquet"), "-y", "--quiet"}},
+		{"tables", []string{"tables", trace, "-o", filepath.Join(dir, "tables"), "-y", "--quiet"}},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			var out bytes.Buffer
