@@ -110,6 +110,7 @@ type Enricher struct {
 	match  map[uint64][]int64 // extended-item MatchId → kernel parts awaiting the user part
 
 	scratch []uint64
+	one     pushBatch // Push's record
 	cache   frameCache
 	ann     Annotation
 	frames  []Frame
@@ -172,8 +173,10 @@ func (m *Model) NewEnricher(opts *EnrichOptions) *Enricher {
 
 // NeedsDecode reports whether Push reads the payload of ev; other events
 // may be pushed with a nil result.
-func (e *Enricher) NeedsDecode(ev *etl.Event) bool {
-	k := classify(ev)
+func (e *Enricher) NeedsDecode(ev *etl.Event) bool { return enricherDecodes(ev, classify(ev)) }
+
+// enricherDecodes is NeedsDecode for an event of kind k.
+func enricherDecodes(ev *etl.Event, k kind) bool {
 	switch k {
 	case kClrMethod, kClrGC, kImageID, kImageRSDS:
 		return false
@@ -190,7 +193,15 @@ func (e *Enricher) live(seq int64) bool { return seq >= e.final && seq < e.next 
 // yet (the final annotation comes from Next). res is its decoding, or nil
 // when NeedsDecode says the payload is not needed.
 func (e *Enricher) Push(ev *etl.Event, res *decode.Result) Annotation {
-	m := e.m
+	b := &e.one
+	b.reset()
+	return e.apply(b, e.m.extractPush(b, ev, classify(ev), res, &e.scratch))
+}
+
+// apply adds the event of r (extractPush's record, in b) and returns its
+// annotation as Push does.
+func (e *Enricher) apply(b *pushBatch, r *pushRec) Annotation {
+	e.m.finish(r)
 	seq := e.next
 	if e.out < seq+1-int64(len(e.ring)) {
 		e.out = seq + 1 - int64(len(e.ring)) // annotations not taken are dropped
@@ -203,37 +214,33 @@ func (e *Enricher) Push(ev *etl.Event, res *decode.Result) Annotation {
 	if f := e.next - e.window; f > e.final {
 		e.final = f
 	}
-	k := classify(ev)
-	d := decoded(res)
-	pid, tid := m.attribute(ev, k, d, &e.scratch)
 	s := e.slot(seq)
-	*s = slot{seq: seq, file: ev.File, ts: ev.Timestamp, ft: ev.Time, cpu: ev.Processor, pid: pid, tid: tid,
+	*s = slot{seq: seq, file: r.file, ts: r.ts, ft: r.ft, cpu: r.cpu, pid: r.pid, tid: r.tid, proc: r.proc,
 		kern: part{frames: s.kern.frames[:0]}, user: part{frames: s.user.frames[:0]}}
-	if pid != NoID {
-		s.proc = m.processAt(pid, ev.Time)
-	}
-	s.stid = ev.ThreadID
+	s.stid = r.htid
 	if s.stid == NoID {
-		s.stid = tid
+		s.stid = r.tid
 	}
-	switch k {
+	switch r.k {
 	case kStack, kStackKey, kKeyDef, kImageID, kImageRSDS, kClrStack:
 		s.noStack = true
 	case kClrMethod, kClrGC, kClrRuntime:
 		s.clr = true
 	}
-	if len(ev.Extended) > 0 {
-		e.extended(ev, s)
+	for i := r.x0; i < r.x0+r.xn; i++ {
+		e.extended(b, &b.frags[i], s)
 	}
-	switch k {
-	case kStack:
-		e.stackWalk(ev, d)
-	case kStackKey:
-		e.stackKey(ev, d)
-	case kClrStack:
-		e.clrStack(ev, d, s)
+	if r.ok {
+		switch r.k {
+		case kStack:
+			e.stackWalk(b, r)
+		case kStackKey:
+			e.stackKey(r)
+		case kClrStack:
+			e.clrStack(b.framesOf(r.f0, r.fn), s)
+		}
 	}
-	return Annotation{Seq: seq, PID: pid, TID: tid, Process: s.proc, m: m, ft: ev.Time}
+	return Annotation{Seq: seq, PID: r.pid, TID: r.tid, Process: s.proc, m: e.m, ft: r.ft}
 }
 
 // sweep forgets parked events that have left the window.
@@ -419,33 +426,22 @@ func (e *Enricher) park(tid uint32, seq int64) {
 	e.parked[tid] = append(l[:n], seq)
 }
 
-// stackWalk handles a StackWalk Stack event: frames of the event with
-// timestamp EventTimeStamp on thread StackThread.
-func (e *Enricher) stackWalk(ev *etl.Event, d *tdh.Decoded) {
-	ts, ok1 := getU(d, "EventTimeStamp")
-	tid, ok2 := getU(d, "StackThread")
-	if !ok1 || !ok2 {
-		return
-	}
-	e.scratch = pointersAfter(d, "StackThread", e.scratch[:0])
-	frames := e.scratch
-	if len(frames) == 0 {
-		return
-	}
+// stackWalk handles a StackWalk Stack event (r.ok): frames of the event
+// with timestamp EventTimeStamp on thread StackThread.
+func (e *Enricher) stackWalk(b *pushBatch, r *pushRec) {
+	frames := b.framesOf(r.f0, r.fn)
 	e.Stats.Stacks++
-	t := e.find(ev.File, int64(ts), uint32(tid), ev.Processor)
-	firstKernel := e.m.IsKernelAddress(frames[0])
-	lastKernel := e.m.IsKernelAddress(frames[len(frames)-1])
-	if !firstKernel && !lastKernel {
+	t := e.find(r.file, r.sts, r.stid, r.cpu)
+	if !r.first && !r.last {
 		// User-only: completes the thread's kernel parts waiting for it.
-		used := e.completeParked(uint32(tid), t, func(p *part) { p.setFrames(frames) })
+		used := e.completeParked(r.stid, t, func(p *part) { p.setFrames(frames) })
 		if t == nil && !used {
 			e.Stats.Orphans++
 		}
 		return
 	}
 	// Kernel-only (the user part, if any, comes later) or both.
-	if e.takesKernel(t, uint32(tid), lastKernel) {
+	if e.takesKernel(t, r.stid, r.last) {
 		t.kern.setFrames(frames)
 	}
 }
@@ -493,36 +489,27 @@ func (e *Enricher) completeParked(tid uint32, t *slot, set func(*part)) bool {
 	return used
 }
 
-// stackKey handles StackKeyKernel and StackKeyUser: a reference to a
-// cached stack, defined later by KeyDelete or KeyRundown.
-func (e *Enricher) stackKey(ev *etl.Event, d *tdh.Decoded) {
-	ts, ok1 := getU(d, "EventTimeStamp")
-	tid, ok2 := getU(d, "StackThread")
-	key, ok3 := getU(d, "StackKey")
-	if !ok1 || !ok2 || !ok3 {
-		return
-	}
+// stackKey handles StackKeyKernel and StackKeyUser (r.ok): a reference
+// to a cached stack, defined later by KeyDelete or KeyRundown.
+func (e *Enricher) stackKey(r *pushRec) {
 	e.Stats.Stacks++
-	t := e.find(ev.File, int64(ts), uint32(tid), ev.Processor)
-	if ev.Descriptor.Opcode == opStackKeyKern {
-		if e.takesKernel(t, uint32(tid), true) {
+	t := e.find(r.file, r.sts, r.stid, r.cpu)
+	key := r.key
+	if r.kernKey {
+		if e.takesKernel(t, r.stid, true) {
 			t.kern.setKey(key, 1)
 		}
 		return
 	}
-	if !e.completeParked(uint32(tid), t, func(p *part) { p.setKey(key, 0) }) && t == nil {
+	if !e.completeParked(r.stid, t, func(p *part) { p.setKey(key, 0) }) && t == nil {
 		e.Stats.Orphans++
 	}
 }
 
-// clrStack handles a .NET runtime stack walk: the stack of the latest
-// earlier runtime event of the same thread that has none.
-func (e *Enricher) clrStack(ev *etl.Event, d *tdh.Decoded, self *slot) {
-	frames := clrFrames(d, e.scratch[:0])
-	e.scratch = frames
-	if len(frames) == 0 {
-		return
-	}
+// clrStack handles a .NET runtime stack walk of frames (at least one):
+// the stack of the latest earlier runtime event of the same thread that
+// has none.
+func (e *Enricher) clrStack(frames []uint64, self *slot) {
 	e.Stats.Stacks++
 	for j := self.seq - 1; j >= e.final; j-- {
 		s := e.slot(j)
@@ -564,54 +551,17 @@ func clrFrames(d *tdh.Decoded, dst []uint64) []uint64 {
 	return dst
 }
 
-// extended attaches the stacks carried by the event's extended items.
-func (e *Enricher) extended(ev *etl.Event, s *slot) {
-	le := binary.LittleEndian
-	for _, x := range ev.Extended {
-		switch x.Type {
-		case etl.ExtStackTrace32, etl.ExtStackTrace64:
-			if len(x.Data) < 8 {
-				continue
-			}
-			match := le.Uint64(x.Data)
-			w := 8
-			if x.Type == etl.ExtStackTrace32 {
-				w = 4
-			}
-			rest := x.Data[8:]
-			e.scratch = e.scratch[:0]
-			for i := 0; i+w <= len(rest); i += w {
-				if w == 4 {
-					e.scratch = append(e.scratch, uint64(le.Uint32(rest[i:])))
-				} else {
-					e.scratch = append(e.scratch, le.Uint64(rest[i:]))
-				}
-			}
-			if len(e.scratch) == 0 {
-				continue
-			}
-			e.Stats.Stacks++
-			e.extFragment(s, match, func(p *part) { p.setFrames(e.scratch) },
-				e.m.IsKernelAddress(e.scratch[0]), e.m.IsKernelAddress(e.scratch[len(e.scratch)-1]))
-		case etl.ExtStackKey32, etl.ExtStackKey64:
-			var match, key uint64
-			switch {
-			case x.Type == etl.ExtStackKey32 && len(x.Data) >= 12:
-				match, key = le.Uint64(x.Data), uint64(le.Uint32(x.Data[8:]))
-			case x.Type == etl.ExtStackKey64 && len(x.Data) >= 16:
-				match, key = le.Uint64(x.Data), le.Uint64(x.Data[8:])
-			default:
-				continue
-			}
-			e.Stats.Stacks++
-			defs := e.m.keyFrames(key, -1, ev.Time)
-			first, last := false, false
-			if len(defs) > 0 {
-				first, last = e.m.IsKernelAddress(defs[0]), e.m.IsKernelAddress(defs[len(defs)-1])
-			}
-			e.extFragment(s, match, func(p *part) { p.setKey(key, -1) }, first, last)
-		}
+// extended attaches a stack fragment an extended item of s's event
+// carried (extractExtended's).
+func (e *Enricher) extended(b *pushBatch, f *extFrag, s *slot) {
+	e.Stats.Stacks++
+	if f.keyed {
+		key := f.key
+		e.extFragment(s, f.match, func(p *part) { p.setKey(key, -1) }, f.first, f.last)
+		return
 	}
+	frames := b.framesOf(f.f0, f.fn)
+	e.extFragment(s, f.match, func(p *part) { p.setFrames(frames) }, f.first, f.last)
 }
 
 // extFragment attaches a stack fragment carried by an extended item.
