@@ -12,11 +12,11 @@ import (
 // methods' maps): the model pass reads each method event's fields into
 // a methodRec (takeMethod), and adds the method to its process
 // (addMethod) at once, or with more than one processor on a goroutine
-// of its own (methodQueue), which only adds methods: the model pass
-// reads nothing of them.
+// of its own (methodQueue, with a copy of the names' bytes), which only
+// adds methods: the model pass reads nothing of them.
 
-// methodRec is what the model takes of a .NET method event. Its names
-// are in its methodBatch's text.
+// methodRec is what the model takes of a .NET method event. Its names,
+// queued, are in its methodBatch's text.
 type methodRec struct {
 	p            *Process
 	id, start    uint64
@@ -39,20 +39,23 @@ type methodBatch struct {
 	text []byte
 }
 
-func (b *methodBatch) reset() {
-	clear(b.recs) // records point to processes
-	b.recs, b.text = b.recs[:0], b.text[:0]
-}
+// reset empties b. The records it keeps point to processes, which the
+// model keeps alive anyway.
+func (b *methodBatch) reset() { b.recs, b.text = b.recs[:0], b.text[:0] }
 
-// takeMethod adds to mb the record of a .NET method event, decoded as
-// d, and reports whether there is one (the sync path of method).
-func (b *Builder) takeMethod(mb *methodBatch, ev *etl.Event, d *tdh.Decoded) bool {
+// methodNames are the properties of a method's names, in the order of
+// methodRec.names.
+var methodNames = [3]string{"MethodNamespace", "MethodName", "MethodSignature"}
+
+// takeMethod returns the record of a .NET method event decoded as d, but
+// its names, and whether there is one.
+func (b *Builder) takeMethod(ev *etl.Event, d *tdh.Decoded) (methodRec, bool) {
 	if d == nil || ev.ProcessID == NoID {
-		return false
+		return methodRec{}, false
 	}
 	start, ok := getU(d, "MethodStartAddress")
 	if !ok {
-		return false
+		return methodRec{}, false
 	}
 	id, _ := getU(d, "MethodID")
 	id16 := ev.Descriptor.ID
@@ -71,11 +74,7 @@ func (b *Builder) takeMethod(mb *methodBatch, ev *etl.Event, d *tdh.Decoded) boo
 	if v, ok := getU(d, "MethodFlags"); ok {
 		r.flags = uint32(v)
 	}
-	for i, name := range [...]string{"MethodNamespace", "MethodName", "MethodSignature"} {
-		r.names[i] = mb.textOf(d, name)
-	}
-	mb.recs = append(mb.recs, r)
-	return true
+	return r, true
 }
 
 // textOf copies the string property called name into b's text ("" when
@@ -119,8 +118,10 @@ func (b *methodBatch) textString(r textRef, names *interner) string {
 	return names.intern(b.text[r.off:r.off+r.n], r.wide)
 }
 
-// addMethod records the method of r (in mb) in its process.
-func addMethod(mb *methodBatch, r *methodRec, names *interner) {
+// addMethod records the method of r in its process; name(i) returns its
+// name i (of methodNames), interned, called only for a method not known
+// yet.
+func addMethod(r *methodRec, name func(i int) string) {
 	p := r.p
 	if p.methodByID == nil {
 		p.methodByID = map[methodKey]*Method{}
@@ -133,9 +134,7 @@ func addMethod(mb *methodBatch, r *methodRec, names *interner) {
 		if r.load {
 			mt.load = r.ft
 		}
-		mt.Namespace = mb.textString(r.names[0], names)
-		mt.Name = mb.textString(r.names[1], names)
-		mt.Signature = mb.textString(r.names[2], names)
+		mt.Namespace, mt.Name, mt.Signature = name(0), name(1), name(2)
 		p.methodByID[key] = mt
 		p.methods.add(mt)
 	}
@@ -180,7 +179,8 @@ func newMethodQueue() *methodQueue {
 		var names interner
 		for mb := range q.full {
 			for i := range mb.recs {
-				addMethod(mb, &mb.recs[i], &names)
+				r := &mb.recs[i]
+				addMethod(r, func(i int) string { return mb.textString(r.names[i], &names) })
 			}
 			mb.reset()
 			q.free <- mb
@@ -189,9 +189,18 @@ func newMethodQueue() *methodQueue {
 	return q
 }
 
-// add queues the method of a .NET method event decoded as d, if any.
+// add queues the method of a .NET method event decoded as d, if any,
+// with a copy of its names' bytes.
 func (q *methodQueue) add(b *Builder, ev *etl.Event, d *tdh.Decoded) {
-	if b.takeMethod(q.cur, ev, d) && len(q.cur.recs) == methodBatchEvents {
+	r, ok := b.takeMethod(ev, d)
+	if !ok {
+		return
+	}
+	for i, name := range methodNames {
+		r.names[i] = q.cur.textOf(d, name)
+	}
+	q.cur.recs = append(q.cur.recs, r)
+	if len(q.cur.recs) == methodBatchEvents {
 		q.full <- q.cur
 		q.cur = <-q.free
 	}

@@ -57,10 +57,9 @@ type Builder struct {
 	names   interner
 	done    bool
 
-	// The .NET methods: added at once through oneMethod, or with
-	// methods set on its goroutine.
-	methods   *methodQueue
-	oneMethod methodBatch
+	// With more than one processor, the queue that adds the .NET
+	// methods on a goroutine of its own.
+	methods *methodQueue
 
 	// frameSets holds the arena offsets of the key definitions' frame
 	// lists by a hash of the frames: a list logged again (each rundown
@@ -608,10 +607,8 @@ func (b *Builder) method(ev *etl.Event, d *tdh.Decoded) {
 		b.methods.add(b, ev, d)
 		return
 	}
-	mb := &b.oneMethod
-	mb.reset()
-	if b.takeMethod(mb, ev, d) {
-		addMethod(mb, &mb.recs[0], &b.names)
+	if r, ok := b.takeMethod(ev, d); ok {
+		addMethod(&r, func(i int) string { return b.text(d, methodNames[i]) })
 	}
 }
 

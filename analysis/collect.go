@@ -138,6 +138,9 @@ func (m *Model) walkSelected(e *Enricher, files []*etl.File, dec *decode.Decoder
 		if sel.selects(ev, res, a.PID) {
 			queue = append(queue, a.Seq)
 		}
+		if e.out >= e.final {
+			return nil // nothing final yet
+		}
 		return e.drainSelected(&queue, take)
 	})
 	if err != nil {

@@ -91,7 +91,9 @@ func (e *Enricher) enrichSelected(full <-chan *pushBatch, free chan<- *pushBatch
 			if r.selected {
 				queue = append(queue, a.Seq)
 			}
-			_ = e.drainSelected(&queue, take)
+			if e.out < e.final {
+				_ = e.drainSelected(&queue, take)
+			}
 		}
 		b.reset()
 		free <- b

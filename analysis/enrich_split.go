@@ -56,10 +56,9 @@ type pushBatch struct {
 	frags  []extFrag
 }
 
-func (b *pushBatch) reset() {
-	clear(b.recs) // records point to processes
-	b.recs, b.frames, b.frags = b.recs[:0], b.frames[:0], b.frags[:0]
-}
+// reset empties b. The records it keeps point to processes, which the
+// model keeps alive anyway.
+func (b *pushBatch) reset() { b.recs, b.frames, b.frags = b.recs[:0], b.frames[:0], b.frags[:0] }
 
 // framesOf returns the frames f0, fn name.
 func (b *pushBatch) framesOf(f0, fn int32) []uint64 { return b.frames[f0 : f0+fn] }
@@ -71,9 +70,14 @@ func (b *pushBatch) framesOf(f0, fn int32) []uint64 { return b.frames[f0 : f0+fn
 func (m *Model) extractPush(b *pushBatch, ev *etl.Event, k kind, res *decode.Result, scratch *[]uint64) *pushRec {
 	d := decoded(res)
 	pid, tid := m.namedIDs(ev, k, d, scratch)
-	b.recs = append(b.recs, pushRec{k: k, cpu: ev.Processor, file: ev.File, ts: ev.Timestamp, ft: ev.Time,
-		htid: ev.ThreadID, pid: pid, tid: tid, x0: int32(len(b.frags))})
-	r := &b.recs[len(b.recs)-1]
+	n := len(b.recs)
+	if n == cap(b.recs) {
+		b.recs = append(b.recs, pushRec{})
+	}
+	b.recs = b.recs[:n+1]
+	r := &b.recs[n]
+	*r = pushRec{k: k, cpu: ev.Processor, file: ev.File, ts: ev.Timestamp, ft: ev.Time,
+		htid: ev.ThreadID, pid: pid, tid: tid, x0: int32(len(b.frags))}
 	if len(ev.Extended) > 0 {
 		m.extractExtended(b, ev)
 		r.xn = int32(len(b.frags)) - r.x0
