@@ -132,9 +132,7 @@ func (o *CollectOptions) window() int {
 func (m *Model) walkSelected(e *Enricher, files []*etl.File, dec *decode.Decoder, opts *CollectOptions, take func(s *slot) error) error {
 	var queue []int64 // sequence numbers of the selected events not taken yet
 	readErr, err := m.readSelected(files, dec, opts, func(ev *etl.Event, k kind, res *decode.Result, sel *selector) error {
-		b := &e.one
-		b.reset()
-		a := e.apply(b, m.extractPush(b, ev, k, res, &e.scratch))
+		a := e.Push(ev, res)
 		if sel.selects(ev, res, a.PID) {
 			queue = append(queue, a.Seq)
 		}

@@ -110,7 +110,7 @@ type Enricher struct {
 	match  map[uint64][]int64 // extended-item MatchId → kernel parts awaiting the user part
 
 	scratch []uint64
-	one     pushBatch // Push's record
+	ext     pushBatch // the fragments of an event's extended items
 	cache   frameCache
 	ann     Annotation
 	frames  []Frame
@@ -193,27 +193,46 @@ func (e *Enricher) live(seq int64) bool { return seq >= e.final && seq < e.next 
 // yet (the final annotation comes from Next). res is its decoding, or nil
 // when NeedsDecode says the payload is not needed.
 func (e *Enricher) Push(ev *etl.Event, res *decode.Result) Annotation {
-	b := &e.one
-	b.reset()
-	return e.apply(b, e.m.extractPush(b, ev, classify(ev), res, &e.scratch))
+	m := e.m
+	seq := e.advance()
+	k := classify(ev)
+	d := decoded(res)
+	pid, tid := m.attribute(ev, k, d, &e.scratch)
+	s := e.slot(seq)
+	*s = slot{seq: seq, file: ev.File, ts: ev.Timestamp, ft: ev.Time, cpu: ev.Processor, pid: pid, tid: tid,
+		kern: part{frames: s.kern.frames[:0]}, user: part{frames: s.user.frames[:0]}}
+	if pid != NoID {
+		s.proc = m.processAt(pid, ev.Time)
+	}
+	s.stid = ev.ThreadID
+	if s.stid == NoID {
+		s.stid = tid
+	}
+	switch k {
+	case kStack, kStackKey, kKeyDef, kImageID, kImageRSDS, kClrStack:
+		s.noStack = true
+	case kClrMethod, kClrGC, kClrRuntime:
+		s.clr = true
+	}
+	if len(ev.Extended) > 0 {
+		e.extended(ev, s)
+	}
+	switch k {
+	case kStack:
+		e.stackWalk(ev, d)
+	case kStackKey:
+		e.stackKey(ev, d)
+	case kClrStack:
+		e.clrStack(ev, d, s)
+	}
+	return Annotation{Seq: seq, PID: pid, TID: tid, Process: s.proc, m: m, ft: ev.Time}
 }
 
 // apply adds the event of r (extractPush's record, in b) and returns its
 // annotation as Push does.
 func (e *Enricher) apply(b *pushBatch, r *pushRec) Annotation {
 	e.m.finish(r)
-	seq := e.next
-	if e.out < seq+1-int64(len(e.ring)) {
-		e.out = seq + 1 - int64(len(e.ring)) // annotations not taken are dropped
-	}
-	e.next++
-	e.Stats.Events++
-	if seq%e.window == 0 {
-		e.sweep()
-	}
-	if f := e.next - e.window; f > e.final {
-		e.final = f
-	}
+	seq := e.advance()
 	s := e.slot(seq)
 	*s = slot{seq: seq, file: r.file, ts: r.ts, ft: r.ft, cpu: r.cpu, pid: r.pid, tid: r.tid, proc: r.proc,
 		kern: part{frames: s.kern.frames[:0]}, user: part{frames: s.user.frames[:0]}}
@@ -228,19 +247,37 @@ func (e *Enricher) apply(b *pushBatch, r *pushRec) Annotation {
 		s.clr = true
 	}
 	for i := r.x0; i < r.x0+r.xn; i++ {
-		e.extended(b, &b.frags[i], s)
+		e.extFrag(b, &b.frags[i], s)
 	}
 	if r.ok {
 		switch r.k {
 		case kStack:
-			e.stackWalk(b, r)
+			e.attachWalk(r.file, r.sts, r.stid, r.cpu, b.framesOf(r.f0, r.fn), r.first, r.last)
 		case kStackKey:
-			e.stackKey(r)
+			e.attachKey(r.file, r.sts, r.stid, r.cpu, r.key, r.kernKey)
 		case kClrStack:
-			e.clrStack(b.framesOf(r.f0, r.fn), s)
+			e.attachClr(b.framesOf(r.f0, r.fn), s)
 		}
 	}
 	return Annotation{Seq: seq, PID: r.pid, TID: r.tid, Process: s.proc, m: e.m, ft: r.ft}
+}
+
+// advance returns the sequence number of the event pushed now and moves
+// the window on.
+func (e *Enricher) advance() int64 {
+	seq := e.next
+	if e.out < seq+1-int64(len(e.ring)) {
+		e.out = seq + 1 - int64(len(e.ring)) // annotations not taken are dropped
+	}
+	e.next++
+	e.Stats.Events++
+	if seq%e.window == 0 {
+		e.sweep()
+	}
+	if f := e.next - e.window; f > e.final {
+		e.final = f
+	}
+	return seq
 }
 
 // sweep forgets parked events that have left the window.
@@ -426,22 +463,39 @@ func (e *Enricher) park(tid uint32, seq int64) {
 	e.parked[tid] = append(l[:n], seq)
 }
 
-// stackWalk handles a StackWalk Stack event (r.ok): frames of the event
-// with timestamp EventTimeStamp on thread StackThread.
-func (e *Enricher) stackWalk(b *pushBatch, r *pushRec) {
-	frames := b.framesOf(r.f0, r.fn)
+// stackWalk handles a StackWalk Stack event: frames of the event with
+// timestamp EventTimeStamp on thread StackThread.
+func (e *Enricher) stackWalk(ev *etl.Event, d *tdh.Decoded) {
+	ts, ok1 := getU(d, "EventTimeStamp")
+	tid, ok2 := getU(d, "StackThread")
+	if !ok1 || !ok2 {
+		return
+	}
+	e.scratch = pointersAfter(d, "StackThread", e.scratch[:0])
+	frames := e.scratch
+	if len(frames) == 0 {
+		return
+	}
+	e.attachWalk(ev.File, int64(ts), uint32(tid), ev.Processor, frames,
+		e.m.IsKernelAddress(frames[0]), e.m.IsKernelAddress(frames[len(frames)-1]))
+}
+
+// attachWalk attaches the frames of a StackWalk event (at least one;
+// whether the first and last are kernel addresses): the stack of the
+// event of file with raw timestamp ts on thread tid (or processor cpu).
+func (e *Enricher) attachWalk(file int, ts int64, tid uint32, cpu uint16, frames []uint64, firstKernel, lastKernel bool) {
 	e.Stats.Stacks++
-	t := e.find(r.file, r.sts, r.stid, r.cpu)
-	if !r.first && !r.last {
+	t := e.find(file, ts, tid, cpu)
+	if !firstKernel && !lastKernel {
 		// User-only: completes the thread's kernel parts waiting for it.
-		used := e.completeParked(r.stid, t, func(p *part) { p.setFrames(frames) })
+		used := e.completeParked(tid, t, func(p *part) { p.setFrames(frames) })
 		if t == nil && !used {
 			e.Stats.Orphans++
 		}
 		return
 	}
 	// Kernel-only (the user part, if any, comes later) or both.
-	if e.takesKernel(t, r.stid, r.last) {
+	if e.takesKernel(t, tid, lastKernel) {
 		t.kern.setFrames(frames)
 	}
 }
@@ -489,27 +543,49 @@ func (e *Enricher) completeParked(tid uint32, t *slot, set func(*part)) bool {
 	return used
 }
 
-// stackKey handles StackKeyKernel and StackKeyUser (r.ok): a reference
-// to a cached stack, defined later by KeyDelete or KeyRundown.
-func (e *Enricher) stackKey(r *pushRec) {
+// stackKey handles StackKeyKernel and StackKeyUser: a reference to a
+// cached stack, defined later by KeyDelete or KeyRundown.
+func (e *Enricher) stackKey(ev *etl.Event, d *tdh.Decoded) {
+	ts, ok1 := getU(d, "EventTimeStamp")
+	tid, ok2 := getU(d, "StackThread")
+	key, ok3 := getU(d, "StackKey")
+	if !ok1 || !ok2 || !ok3 {
+		return
+	}
+	e.attachKey(ev.File, int64(ts), uint32(tid), ev.Processor, key, ev.Descriptor.Opcode == opStackKeyKern)
+}
+
+// attachKey attaches a stack key of a StackKey event (kern: the kernel
+// part) to the event of file with raw timestamp ts on thread tid (or
+// processor cpu).
+func (e *Enricher) attachKey(file int, ts int64, tid uint32, cpu uint16, key uint64, kern bool) {
 	e.Stats.Stacks++
-	t := e.find(r.file, r.sts, r.stid, r.cpu)
-	key := r.key
-	if r.kernKey {
-		if e.takesKernel(t, r.stid, true) {
+	t := e.find(file, ts, tid, cpu)
+	if kern {
+		if e.takesKernel(t, tid, true) {
 			t.kern.setKey(key, 1)
 		}
 		return
 	}
-	if !e.completeParked(r.stid, t, func(p *part) { p.setKey(key, 0) }) && t == nil {
+	if !e.completeParked(tid, t, func(p *part) { p.setKey(key, 0) }) && t == nil {
 		e.Stats.Orphans++
 	}
 }
 
-// clrStack handles a .NET runtime stack walk of frames (at least one):
-// the stack of the latest earlier runtime event of the same thread that
-// has none.
-func (e *Enricher) clrStack(frames []uint64, self *slot) {
+// clrStack handles a .NET runtime stack walk: the stack of the latest
+// earlier runtime event of the same thread that has none.
+func (e *Enricher) clrStack(ev *etl.Event, d *tdh.Decoded, self *slot) {
+	frames := clrFrames(d, e.scratch[:0])
+	e.scratch = frames
+	if len(frames) > 0 {
+		e.attachClr(frames, self)
+	}
+}
+
+// attachClr attaches the frames of a .NET runtime stack walk (at least
+// one) to the latest earlier runtime event of the same thread that has
+// no stack.
+func (e *Enricher) attachClr(frames []uint64, self *slot) {
 	e.Stats.Stacks++
 	for j := self.seq - 1; j >= e.final; j-- {
 		s := e.slot(j)
@@ -551,9 +627,19 @@ func clrFrames(d *tdh.Decoded, dst []uint64) []uint64 {
 	return dst
 }
 
-// extended attaches a stack fragment an extended item of s's event
+// extended attaches the stacks carried by the event's extended items.
+func (e *Enricher) extended(ev *etl.Event, s *slot) {
+	b := &e.ext
+	b.reset()
+	e.m.extractExtended(b, ev)
+	for i := range b.frags {
+		e.extFrag(b, &b.frags[i], s)
+	}
+}
+
+// extFrag attaches a stack fragment an extended item of s's event
 // carried (extractExtended's).
-func (e *Enricher) extended(b *pushBatch, f *extFrag, s *slot) {
+func (e *Enricher) extFrag(b *pushBatch, f *extFrag, s *slot) {
 	e.Stats.Stacks++
 	if f.keyed {
 		key := f.key
