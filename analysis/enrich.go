@@ -234,7 +234,7 @@ func (e *Enricher) apply(b *pushBatch, r *pushRec) Annotation {
 	e.m.finish(r)
 	seq := e.advance()
 	s := e.slot(seq)
-	*s = slot{seq: seq, file: r.file, ts: r.ts, ft: r.ft, cpu: r.cpu, pid: r.pid, tid: r.tid, proc: r.proc,
+	*s = slot{seq: seq, file: int(r.file), ts: r.ts, ft: r.ft, cpu: r.cpu, pid: r.pid, tid: r.tid, proc: r.proc,
 		kern: part{frames: s.kern.frames[:0]}, user: part{frames: s.user.frames[:0]}}
 	s.stid = r.htid
 	if s.stid == NoID {
@@ -252,9 +252,9 @@ func (e *Enricher) apply(b *pushBatch, r *pushRec) Annotation {
 	if r.ok {
 		switch r.k {
 		case kStack:
-			e.attachWalk(r.file, r.sts, r.stid, r.cpu, b.framesOf(r.f0, r.fn), r.first, r.last)
+			e.attachWalk(int(r.file), r.sts, r.stid, r.cpu, b.framesOf(r.f0, r.fn), r.first, r.last)
 		case kStackKey:
-			e.attachKey(r.file, r.sts, r.stid, r.cpu, r.key, r.kernKey)
+			e.attachKey(int(r.file), r.sts, r.stid, r.cpu, r.key, r.kernKey)
 		case kClrStack:
 			e.attachClr(b.framesOf(r.f0, r.fn), s)
 		}

@@ -18,25 +18,28 @@ import (
 // pushRec is what the enricher reads of one event. Its stack fragments'
 // frames are in its pushBatch.
 type pushRec struct {
-	k        kind
-	ok       bool // kStack, kStackKey, kClrStack: a fragment to attach
-	kernKey  bool // kStackKey: StackKeyKernel
-	selected bool // eachSelectedAsync: the event is selected
-	done     bool // finish ran: pid and proc are attribute's
-	cpu      uint16
-	file     int
-	ts, ft   int64  // raw timestamp and FILETIME
-	htid     uint32 // the header's thread
-	pid, tid uint32 // attribute's (the event's own until finish)
+	// (Fields ordered by size: the records cross from one core to the
+	// other, ~180,000 of them for net.4.5.2.)
+	ts, ft   int64 // raw timestamp and FILETIME
 	proc     *Process
-	// Stack carriers: EventTimeStamp, StackThread, and StackKey; whether
-	// the frames' first and last are kernel addresses (kStack).
-	sts         int64
-	stid        uint32
-	key         uint64
+	pid, tid uint32 // attribute's (the event's own until finish)
+	htid     uint32 // the header's thread
+	file     int32
+	// Stack carriers: EventTimeStamp, StackThread, and StackKey; the
+	// frames (kStack, kClrStack) in the batch's frames.
+	sts    int64
+	key    uint64
+	stid   uint32
+	f0, fn int32
+	x0, xn int32 // extended items' fragments in the batch's frags
+	cpu    uint16
+	k      kind
+	ok     bool // kStack, kStackKey, kClrStack: a fragment to attach
+	// kStack: whether the frames' first and last are kernel addresses.
 	first, last bool
-	f0, fn      int32 // frames (kStack, kClrStack) in the batch's frames
-	x0, xn      int32 // extended items' fragments in the batch's frags
+	kernKey     bool // kStackKey: StackKeyKernel
+	selected    bool // eachSelectedAsync: the event is selected
+	done        bool // finish ran: pid and proc are attribute's
 }
 
 // extFrag is a stack fragment an extended item carries: frames (in the
@@ -76,7 +79,7 @@ func (m *Model) extractPush(b *pushBatch, ev *etl.Event, k kind, res *decode.Res
 	}
 	b.recs = b.recs[:n+1]
 	r := &b.recs[n]
-	*r = pushRec{k: k, cpu: ev.Processor, file: ev.File, ts: ev.Timestamp, ft: ev.Time,
+	*r = pushRec{k: k, cpu: ev.Processor, file: int32(ev.File), ts: ev.Timestamp, ft: ev.Time,
 		htid: ev.ThreadID, pid: pid, tid: tid, x0: int32(len(b.frags))}
 	if len(ev.Extended) > 0 {
 		m.extractExtended(b, ev)
