@@ -47,15 +47,21 @@ func (m *Model) EventProcessBuf(ev *etl.Event, res *decode.Result, buf *[]uint64
 }
 
 func (m *Model) attribute(ev *etl.Event, k kind, d *tdh.Decoded, scratch *[]uint64) (pid, tid uint32) {
-	if k == kKeyDef {
-		pid, tid = ev.ProcessID, ev.ThreadID
-		if pid == NoID {
-			pid = m.keyDefOwner(d, scratch)
-		}
-	} else {
-		pid, tid = idsOf(ev, k, d)
-	}
+	pid, tid = m.namedIDs(ev, k, d, scratch)
 	return m.orThreadPID(pid, tid, ev.Time), tid
+}
+
+// namedIDs returns the process and thread ids the event names, as
+// attribute does before it looks up the thread's process.
+func (m *Model) namedIDs(ev *etl.Event, k kind, d *tdh.Decoded, scratch *[]uint64) (pid, tid uint32) {
+	if k != kKeyDef {
+		return idsOf(ev, k, d)
+	}
+	pid, tid = ev.ProcessID, ev.ThreadID
+	if pid == NoID {
+		pid = m.keyDefOwner(d, scratch)
+	}
+	return pid, tid
 }
 
 // orThreadPID returns pid, or when it is NoID the process thread tid

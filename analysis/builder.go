@@ -3,7 +3,6 @@ package analysis
 import (
 	"slices"
 
-	"github.com/etwkit/etw/catalog"
 	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
 	"github.com/etwkit/etw/internal/cores"
@@ -55,9 +54,12 @@ type Builder struct {
 
 	gc      map[*Process]*gcState
 	scratch []uint64
-	strs    map[string]string // interned names (method namespaces repeat)
-	sbuf    []byte
+	names   interner
 	done    bool
+
+	// With more than one processor, the queue that adds the .NET
+	// methods on a goroutine of its own.
+	methods *methodQueue
 
 	// frameSets holds the arena offsets of the key definitions' frame
 	// lists by a hash of the frames: a list logged again (each rundown
@@ -76,7 +78,6 @@ func NewBuilder(opts *Options) *Builder {
 		joinStamp:  map[uint64]uint32{},
 		pending:    map[uint32]*pendingCount{},
 		gc:         map[*Process]*gcState{},
-		strs:       map[string]string{},
 	}
 	if opts != nil {
 		b.m.ptrSize = opts.PointerSize
@@ -111,6 +112,10 @@ func Build(files []*etl.File, dec *decode.Decoder, opts *Options) (*Model, error
 	}
 	r := etl.NewReader(files, ropts)
 	defer r.Close()
+	if cores.Several() {
+		b.methods = newMethodQueue()
+		defer b.methods.close() // on a panic too
+	}
 	for r.Next() {
 		ev := r.Event()
 		if o.Observe != nil {
@@ -128,6 +133,10 @@ func Build(files []*etl.File, dec *decode.Decoder, opts *Options) (*Model, error
 			res = dec.Decode(ev)
 		}
 		b.observe(ev, k, res)
+	}
+	if b.methods != nil {
+		b.methods.close()
+		b.methods = nil
 	}
 	return b.Model(), r.Errors().Err()
 }
@@ -595,50 +604,15 @@ func (b *Builder) storeFrames(frames []uint64) int32 {
 	return off
 }
 
-// method records a .NET method from the runtime's verbose method events.
+// method records a .NET method from the runtime's verbose method events:
+// at once, or on the method queue's goroutine.
 func (b *Builder) method(ev *etl.Event, d *tdh.Decoded) {
-	if d == nil || ev.ProcessID == NoID {
+	if b.methods != nil {
+		b.methods.add(b, ev, d)
 		return
 	}
-	start, ok := getU(d, "MethodStartAddress")
-	if !ok {
-		return
-	}
-	id, _ := getU(d, "MethodID")
-	ft := ev.Time
-	p := b.m.processFor(ev.ProcessID, ft)
-	if p.methodByID == nil {
-		p.methodByID = map[methodKey]*Method{}
-	}
-	key := methodKey{id, start}
-	mt := p.methodByID[key]
-	id16 := ev.Descriptor.ID
-	load := ev.ProviderID == catalog.DotNETRuntimeGUID && id16 == catalog.DotNETMethodLoadVerbose
-	unload := ev.ProviderID == catalog.DotNETRuntimeGUID && id16 == catalog.DotNETMethodUnloadVerbose
-	if mt == nil {
-		mt = &Method{ID: id, Start: start, load: minTime, unload: maxTime}
-		if load {
-			mt.load = ft
-		}
-		if v, ok := getU(d, "MethodSize"); ok {
-			mt.Size = uint32(v)
-		}
-		mt.ModuleID, _ = getU(d, "ModuleID")
-		if v, ok := getU(d, "MethodToken"); ok {
-			mt.Token = uint32(v)
-		}
-		if v, ok := getU(d, "MethodFlags"); ok {
-			mt.Flags = uint32(v)
-		}
-		mt.Namespace = b.text(d, "MethodNamespace")
-		mt.Name = b.text(d, "MethodName")
-		mt.Signature = b.text(d, "MethodSignature")
-		p.methodByID[key] = mt
-		p.methods.add(mt)
-	}
-	if unload {
-		mt.unload = ft
-		delete(p.methodByID, key) // a later load at this address is another method
+	if r, ok := b.takeMethod(ev, d); ok {
+		addMethod(&r, func(i int) string { return b.text(d, methodNames[i]) })
 	}
 }
 
@@ -649,13 +623,7 @@ func (b *Builder) text(d *tdh.Decoded, name string) string {
 	if !ok || v.Prop == nil || v.Kind != tdh.Scalar || !v.Prop.InType.IsString() {
 		return ""
 	}
-	b.sbuf = tdh.AppendString(b.sbuf[:0], v.Data, v.Prop.InType.IsWide())
-	if s, ok := b.strs[string(b.sbuf)]; ok {
-		return s
-	}
-	s := string(b.sbuf)
-	b.strs[s] = s
-	return s
+	return b.names.intern(v.Data, v.Prop.InType.IsWide())
 }
 
 // placeholder reports whether p was made for events naming its pid, with

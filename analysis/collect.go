@@ -148,6 +148,77 @@ func (m *Model) walkSelected(e *Enricher, files []*etl.File, dec *decode.Decoder
 	return r.Errors().Err()
 }
 
+// drainSelected hands the slots whose annotations are final to take if
+// their events are the next of queue (the selected events' sequence
+// numbers, in order), and counts the others' stacks (skip). It stops at
+// take's error.
+func (e *Enricher) drainSelected(queue *[]int64, take func(s *slot) error) error {
+	for s := e.nextSlot(); s != nil; s = e.nextSlot() {
+		if q := *queue; len(q) == 0 || q[0] != s.seq {
+			e.skip(s)
+			continue
+		}
+		*queue = (*queue)[1:]
+		if err := take(s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readSelected reads files in time order for a walk of the selected
+// events: it decodes each event as opts and the enricher need, calls
+// opts.Observe, then each with the event, its kind, its decoding (or
+// nil) and the selection of opts. If each returns an error the walk
+// stops and err is that error; readErr is the [etl.ErrorList] of the
+// damaged buffers and records the reader met, if any.
+func (m *Model) readSelected(files []*etl.File, dec *decode.Decoder, opts *CollectOptions, each func(ev *etl.Event, k kind, res *decode.Result, sel *selector) error) (readErr, err error) {
+	var o CollectOptions
+	if opts != nil {
+		o = *opts
+	}
+	sel := newSelector(&o)
+	r := etl.NewReader(files, nil)
+	defer r.Close()
+	for r.Next() {
+		ev := r.Event()
+		k := classify(ev)
+		var res *decode.Result
+		if o.NeedsSchema || enricherDecodes(ev, k) || (o.Decode != nil && o.Decode(ev)) {
+			res = dec.Decode(ev)
+		}
+		if o.Observe != nil {
+			o.Observe(ev, res)
+		}
+		if err := each(ev, k, res, sel); err != nil {
+			return nil, err
+		}
+	}
+	return r.Errors().Err(), nil
+}
+
+// selector is the selection of [CollectOptions]: PIDs, then Select.
+type selector struct {
+	pids []uint32
+	sel  EventFilter
+}
+
+// newSelector returns the selection of o (CPU samples without Select).
+func newSelector(o *CollectOptions) *selector {
+	s := &selector{pids: o.PIDs, sel: o.Select}
+	if s.sel == nil {
+		s.sel = IsCPUSample
+	}
+	return s
+}
+
+// selects reports whether the event is selected, its process being pid
+// (an event's process is known when it is pushed and does not change:
+// the PIDs filter applies before Select).
+func (s *selector) selects(ev *etl.Event, res *decode.Result, pid uint32) bool {
+	return (len(s.pids) == 0 || containsPID(s.pids, pid)) && s.sel(ev, res)
+}
+
 // count adds a selected event to the counts.
 func (st *CollectStats) count(a *Annotation) {
 	st.Selected++

@@ -4,56 +4,61 @@ import (
 	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
 	"github.com/etwkit/etw/internal/cores"
+	"github.com/etwkit/etw/internal/panicerr"
 )
 
-// selectedBatch carries selected events from the reading goroutine of
-// [Model.eachSelectedAsync] to the goroutine that resolves their stacks:
-// each event's annotation but the stack, and its stack's addresses,
-// consecutive in addrs. Batches are reused, so a run allocates a few.
-type selectedBatch struct {
-	events []selectedEvent
-	addrs  []uint64
-}
-
-type selectedEvent struct {
-	seq      int64
-	ft       int64
-	proc     *Process
-	pid, tid uint32
-	n        int32 // addresses of the stack, in the batch's addrs
-}
-
 // Batches of selectedBatchEvents events, selectedBatches of them in
-// flight: the reading goroutine runs ahead of the resolving one by at
-// most that many events.
+// flight: the reading goroutine of [Model.eachSelectedAsync] runs ahead
+// of the enricher's by at most that many events.
 const (
 	selectedBatchEvents = 256
 	selectedBatches     = 4
 )
 
-// eachSelectedAsync is EachSelected with the stacks resolved and fn
-// called on a goroutine of its own (in time order, one call at a time),
-// while this one reads, decodes and enriches the events that follow:
-// with more than one processor the two run at once. The walk does not
-// stop early: fn has no error to return.
+// eachSelectedAsync is EachSelected with the enricher and fn on a
+// goroutine of their own: this one reads and decodes the events, calls
+// opts' Observe and Select, and takes what the enricher reads of each
+// (extractPush: the model is complete, so only read); the other adds
+// the records to the enricher's window, resolves the selected events'
+// stacks and calls fn with their annotations (in time order, one call
+// at a time). With more than one processor the two run at once. The
+// walk does not stop early: fn has no error to return.
 func (m *Model) eachSelectedAsync(files []*etl.File, dec *decode.Decoder, opts *CollectOptions, fn func(a *Annotation)) (EnrichStats, error) {
-	full := make(chan *selectedBatch, selectedBatches)
-	free := make(chan *selectedBatch, selectedBatches+1)
+	full := make(chan *pushBatch, selectedBatches)
+	free := make(chan *pushBatch, selectedBatches+1)
 	for range selectedBatches + 1 {
-		free <- &selectedBatch{events: make([]selectedEvent, 0, selectedBatchEvents)}
+		free <- &pushBatch{recs: make([]pushRec, 0, selectedBatchEvents)}
 	}
+	e := m.NewEnricher(&EnrichOptions{Window: opts.window()})
 	done := make(chan struct{})
+	var perr error
 	go func() {
 		defer close(done)
-		m.resolveSelected(full, free, fn)
+		defer func() {
+			for b := range full { // after a panic: let the reading end
+				b.reset()
+				free <- b
+			}
+		}()
+		defer panicerr.Recover(&perr)
+		e.enrichSelected(full, free, fn)
 	}()
-	e := m.NewEnricher(&EnrichOptions{Window: opts.window()})
+	closed := false
+	defer func() {
+		if !closed { // the reading panicked: end the enricher's goroutine
+			close(full)
+			<-done
+		}
+	}()
 	b := <-free
-	err := m.walkSelected(e, files, dec, opts, func(s *slot) error {
-		n := len(b.addrs)
-		b.addrs = e.stackAddrs(s, b.addrs)
-		b.events = append(b.events, selectedEvent{seq: s.seq, ft: s.ft, proc: s.proc, pid: s.pid, tid: s.tid, n: int32(len(b.addrs) - n)})
-		if len(b.events) == selectedBatchEvents {
+	var scratch []uint64
+	readErr, _ := m.readSelected(files, dec, opts, func(ev *etl.Event, k kind, res *decode.Result, sel *selector) error {
+		r := m.extractPush(b, ev, k, res, &scratch)
+		if len(sel.pids) > 0 {
+			m.finish(r) // the PIDs filter needs the process now
+		}
+		r.selected = sel.selects(ev, res, r.pid)
+		if len(b.recs) == selectedBatchEvents {
 			full <- b
 			b = <-free
 		}
@@ -61,35 +66,43 @@ func (m *Model) eachSelectedAsync(files []*etl.File, dec *decode.Decoder, opts *
 	})
 	full <- b
 	close(full)
+	closed = true
 	<-done
-	return e.Stats, err
+	if perr != nil {
+		panic(perr) // raised again where the caller can recover it
+	}
+	return e.Stats, readErr
 }
 
-// resolveSelected resolves the stacks of the batches from full and
-// calls fn with each event's annotation, handing each batch back to
-// free when done.
-func (m *Model) resolveSelected(full <-chan *selectedBatch, free chan<- *selectedBatch, fn func(a *Annotation)) {
-	var cache frameCache
-	var frames []Frame
+// enrichSelected adds the records of the batches from full to e, calls
+// fn with the annotation of each selected event once it is final, and
+// hands each batch back to free when done.
+func (e *Enricher) enrichSelected(full <-chan *pushBatch, free chan<- *pushBatch, fn func(a *Annotation)) {
+	var queue []int64 // sequence numbers of the selected events not taken yet
+	take := func(s *slot) error {
+		fn(e.annotate(s))
+		return nil
+	}
 	for b := range full {
-		addrs := b.addrs
-		for i := range b.events {
-			ev := &b.events[i]
-			frames = cache.resolveAll(m, ev.proc, addrs[:ev.n], ev.ft, frames[:0])
-			addrs = addrs[ev.n:]
-			a := Annotation{Seq: ev.seq, PID: ev.pid, TID: ev.tid, Process: ev.proc, m: m, ft: ev.ft}
-			if len(frames) > 0 {
-				a.Stack = frames
+		for i := range b.recs {
+			r := &b.recs[i]
+			a := e.apply(b, r)
+			if r.selected {
+				queue = append(queue, a.Seq)
 			}
-			fn(&a)
+			if e.out < e.final {
+				_ = e.drainSelected(&queue, take)
+			}
 		}
-		b.events, b.addrs = b.events[:0], b.addrs[:0]
+		b.reset()
 		free <- b
 	}
+	e.Flush()
+	_ = e.drainSelected(&queue, take)
 }
 
-// splitCollect reports whether the collecting passes resolve and
-// aggregate the selected events' stacks on a goroutine of their own:
-// with more than one processor to run it on. With one, the handoff
-// would only cost.
+// splitCollect reports whether the collecting passes run the enricher
+// and aggregate the selected events' stacks on a goroutine of their own:
+// with more than one processor to run it on. With one, the handoff would
+// only cost.
 func splitCollect() bool { return cores.Several() }

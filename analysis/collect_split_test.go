@@ -54,14 +54,9 @@ func collectReference(files []*etl.File, dec *decode.Decoder, m *Model, sel Even
 	return prof, st
 }
 
-// TestCollectMatchesEnricher checks, on every corpus trace, that the
-// profile and the counts of CollectWeighted (which resolves only the
-// selected events' stacks, and with more than one processor resolves
-// and adds them on a goroutine of its own) equal those of the public
-// Enricher with every stack resolved: for the CPU samples, and for every
-// other event (so that selected and skipped stacks alternate), at
-// GOMAXPROCS 1 and 2.
-func TestCollectMatchesEnricher(t *testing.T) {
+// eachCorpusTrace runs test on every .etl file of the corpus, opened, in
+// a subtest named by its path.
+func eachCorpusTrace(t *testing.T, test func(t *testing.T, files []*etl.File)) {
 	var paths []string
 	dir := etltest.CorpusDir(t)
 	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
@@ -73,8 +68,6 @@ func TestCollectMatchesEnricher(t *testing.T) {
 	if len(paths) == 0 {
 		t.Fatal("no .etl file in the corpus")
 	}
-	dec := clrDecoder(t)
-	stacks := 0
 	for _, p := range paths {
 		rel, _ := filepath.Rel(dir, p)
 		t.Run(rel, func(t *testing.T) {
@@ -83,47 +76,61 @@ func TestCollectMatchesEnricher(t *testing.T) {
 				t.Skip(err)
 			}
 			defer f.Close()
-			files := []*etl.File{f}
-			m, _ := Build(files, dec, nil)
-			var n int64
-			odd := func(*etl.Event, *decode.Result) bool { n++; return n%2 == 1 }
-			weight := func(a *Annotation) int64 { return 1 + int64(len(a.Stack)) + a.ft%7 }
-			for _, c := range []struct {
-				name   string
-				sel    EventFilter
-				weight func(*Annotation) int64
-			}{{"samples", nil, nil}, {"odd", odd, weight}} {
-				sel := c.sel
-				if sel == nil {
-					sel = IsCPUSample
-				}
-				n = 0
-				want, wst := collectReference(files, dec, m, sel, c.weight)
-				var wb bytes.Buffer
-				if err := want.WriteFolded(&wb); err != nil {
-					t.Fatal(err)
-				}
-				stacks += wst.WithStack
-				for _, procs := range []int{1, 2} {
-					prev := runtime.GOMAXPROCS(procs)
-					n = 0
-					got, gst, _ := m.CollectWeighted(files, dec, &CollectOptions{Select: c.sel}, c.weight)
-					runtime.GOMAXPROCS(prev)
-					var gb bytes.Buffer
-					if err := got.WriteFolded(&gb); err != nil {
-						t.Fatal(err)
-					}
-					if gst != wst {
-						t.Errorf("%s, GOMAXPROCS %d: stats %+v, want %+v", c.name, procs, gst, wst)
-					}
-					if !bytes.Equal(gb.Bytes(), wb.Bytes()) || got.Total != want.Total {
-						t.Errorf("%s, GOMAXPROCS %d: folded profile differs (%d bytes, total %d; want %d bytes, total %d)",
-							c.name, procs, gb.Len(), got.Total, wb.Len(), want.Total)
-					}
-				}
-			}
+			test(t, []*etl.File{f})
 		})
 	}
+}
+
+// TestCollectMatchesEnricher checks, on every corpus trace, that the
+// profile and the counts of CollectWeighted (which resolves only the
+// selected events' stacks, and with more than one processor resolves
+// and adds them on a goroutine of its own) equal those of the public
+// Enricher with every stack resolved: for the CPU samples, and for every
+// other event (so that selected and skipped stacks alternate), at
+// GOMAXPROCS 1 and 2.
+func TestCollectMatchesEnricher(t *testing.T) {
+	dec := clrDecoder(t)
+	stacks := 0
+	eachCorpusTrace(t, func(t *testing.T, files []*etl.File) {
+		m, _ := Build(files, dec, nil)
+		var n int64
+		odd := func(*etl.Event, *decode.Result) bool { n++; return n%2 == 1 }
+		weight := func(a *Annotation) int64 { return 1 + int64(len(a.Stack)) + a.ft%7 }
+		for _, c := range []struct {
+			name   string
+			sel    EventFilter
+			weight func(*Annotation) int64
+		}{{"samples", nil, nil}, {"odd", odd, weight}} {
+			sel := c.sel
+			if sel == nil {
+				sel = IsCPUSample
+			}
+			n = 0
+			want, wst := collectReference(files, dec, m, sel, c.weight)
+			var wb bytes.Buffer
+			if err := want.WriteFolded(&wb); err != nil {
+				t.Fatal(err)
+			}
+			stacks += wst.WithStack
+			for _, procs := range []int{1, 2} {
+				prev := runtime.GOMAXPROCS(procs)
+				n = 0
+				got, gst, _ := m.CollectWeighted(files, dec, &CollectOptions{Select: c.sel}, c.weight)
+				runtime.GOMAXPROCS(prev)
+				var gb bytes.Buffer
+				if err := got.WriteFolded(&gb); err != nil {
+					t.Fatal(err)
+				}
+				if gst != wst {
+					t.Errorf("%s, GOMAXPROCS %d: stats %+v, want %+v", c.name, procs, gst, wst)
+				}
+				if !bytes.Equal(gb.Bytes(), wb.Bytes()) || got.Total != want.Total {
+					t.Errorf("%s, GOMAXPROCS %d: folded profile differs (%d bytes, total %d; want %d bytes, total %d)",
+						c.name, procs, gb.Len(), got.Total, wb.Len(), want.Total)
+				}
+			}
+		}
+	})
 	if stacks == 0 {
 		t.Error("no selected event had a stack: the test compared nothing")
 	}

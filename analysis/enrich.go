@@ -110,6 +110,7 @@ type Enricher struct {
 	match  map[uint64][]int64 // extended-item MatchId → kernel parts awaiting the user part
 
 	scratch []uint64
+	ext     pushBatch // the fragments of an event's extended items
 	cache   frameCache
 	ann     Annotation
 	frames  []Frame
@@ -172,8 +173,10 @@ func (m *Model) NewEnricher(opts *EnrichOptions) *Enricher {
 
 // NeedsDecode reports whether Push reads the payload of ev; other events
 // may be pushed with a nil result.
-func (e *Enricher) NeedsDecode(ev *etl.Event) bool {
-	k := classify(ev)
+func (e *Enricher) NeedsDecode(ev *etl.Event) bool { return enricherDecodes(ev, classify(ev)) }
+
+// enricherDecodes is NeedsDecode for an event of kind k.
+func enricherDecodes(ev *etl.Event, k kind) bool {
 	switch k {
 	case kClrMethod, kClrGC, kImageID, kImageRSDS:
 		return false
@@ -191,18 +194,7 @@ func (e *Enricher) live(seq int64) bool { return seq >= e.final && seq < e.next 
 // when NeedsDecode says the payload is not needed.
 func (e *Enricher) Push(ev *etl.Event, res *decode.Result) Annotation {
 	m := e.m
-	seq := e.next
-	if e.out < seq+1-int64(len(e.ring)) {
-		e.out = seq + 1 - int64(len(e.ring)) // annotations not taken are dropped
-	}
-	e.next++
-	e.Stats.Events++
-	if seq%e.window == 0 {
-		e.sweep()
-	}
-	if f := e.next - e.window; f > e.final {
-		e.final = f
-	}
+	seq := e.advance()
 	k := classify(ev)
 	d := decoded(res)
 	pid, tid := m.attribute(ev, k, d, &e.scratch)
@@ -234,6 +226,58 @@ func (e *Enricher) Push(ev *etl.Event, res *decode.Result) Annotation {
 		e.clrStack(ev, d, s)
 	}
 	return Annotation{Seq: seq, PID: pid, TID: tid, Process: s.proc, m: m, ft: ev.Time}
+}
+
+// apply adds the event of r (extractPush's record, in b) and returns its
+// annotation as Push does.
+func (e *Enricher) apply(b *pushBatch, r *pushRec) Annotation {
+	e.m.finish(r)
+	seq := e.advance()
+	s := e.slot(seq)
+	*s = slot{seq: seq, file: int(r.file), ts: r.ts, ft: r.ft, cpu: r.cpu, pid: r.pid, tid: r.tid, proc: r.proc,
+		kern: part{frames: s.kern.frames[:0]}, user: part{frames: s.user.frames[:0]}}
+	s.stid = r.htid
+	if s.stid == NoID {
+		s.stid = r.tid
+	}
+	switch r.k {
+	case kStack, kStackKey, kKeyDef, kImageID, kImageRSDS, kClrStack:
+		s.noStack = true
+	case kClrMethod, kClrGC, kClrRuntime:
+		s.clr = true
+	}
+	for i := r.x0; i < r.x0+r.xn; i++ {
+		e.extFrag(b, &b.frags[i], s)
+	}
+	if r.ok {
+		switch r.k {
+		case kStack:
+			e.attachWalk(int(r.file), r.sts, r.stid, r.cpu, b.framesOf(r.f0, r.fn), r.first, r.last)
+		case kStackKey:
+			e.attachKey(int(r.file), r.sts, r.stid, r.cpu, r.key, r.kernKey)
+		case kClrStack:
+			e.attachClr(b.framesOf(r.f0, r.fn), s)
+		}
+	}
+	return Annotation{Seq: seq, PID: r.pid, TID: r.tid, Process: s.proc, m: e.m, ft: r.ft}
+}
+
+// advance returns the sequence number of the event pushed now and moves
+// the window on.
+func (e *Enricher) advance() int64 {
+	seq := e.next
+	if e.out < seq+1-int64(len(e.ring)) {
+		e.out = seq + 1 - int64(len(e.ring)) // annotations not taken are dropped
+	}
+	e.next++
+	e.Stats.Events++
+	if seq%e.window == 0 {
+		e.sweep()
+	}
+	if f := e.next - e.window; f > e.final {
+		e.final = f
+	}
+	return seq
 }
 
 // sweep forgets parked events that have left the window.
@@ -432,20 +476,26 @@ func (e *Enricher) stackWalk(ev *etl.Event, d *tdh.Decoded) {
 	if len(frames) == 0 {
 		return
 	}
+	e.attachWalk(ev.File, int64(ts), uint32(tid), ev.Processor, frames,
+		e.m.IsKernelAddress(frames[0]), e.m.IsKernelAddress(frames[len(frames)-1]))
+}
+
+// attachWalk attaches the frames of a StackWalk event (at least one;
+// whether the first and last are kernel addresses): the stack of the
+// event of file with raw timestamp ts on thread tid (or processor cpu).
+func (e *Enricher) attachWalk(file int, ts int64, tid uint32, cpu uint16, frames []uint64, firstKernel, lastKernel bool) {
 	e.Stats.Stacks++
-	t := e.find(ev.File, int64(ts), uint32(tid), ev.Processor)
-	firstKernel := e.m.IsKernelAddress(frames[0])
-	lastKernel := e.m.IsKernelAddress(frames[len(frames)-1])
+	t := e.find(file, ts, tid, cpu)
 	if !firstKernel && !lastKernel {
 		// User-only: completes the thread's kernel parts waiting for it.
-		used := e.completeParked(uint32(tid), t, func(p *part) { p.setFrames(frames) })
+		used := e.completeParked(tid, t, func(p *part) { p.setFrames(frames) })
 		if t == nil && !used {
 			e.Stats.Orphans++
 		}
 		return
 	}
 	// Kernel-only (the user part, if any, comes later) or both.
-	if e.takesKernel(t, uint32(tid), lastKernel) {
+	if e.takesKernel(t, tid, lastKernel) {
 		t.kern.setFrames(frames)
 	}
 }
@@ -502,15 +552,22 @@ func (e *Enricher) stackKey(ev *etl.Event, d *tdh.Decoded) {
 	if !ok1 || !ok2 || !ok3 {
 		return
 	}
+	e.attachKey(ev.File, int64(ts), uint32(tid), ev.Processor, key, ev.Descriptor.Opcode == opStackKeyKern)
+}
+
+// attachKey attaches a stack key of a StackKey event (kern: the kernel
+// part) to the event of file with raw timestamp ts on thread tid (or
+// processor cpu).
+func (e *Enricher) attachKey(file int, ts int64, tid uint32, cpu uint16, key uint64, kern bool) {
 	e.Stats.Stacks++
-	t := e.find(ev.File, int64(ts), uint32(tid), ev.Processor)
-	if ev.Descriptor.Opcode == opStackKeyKern {
-		if e.takesKernel(t, uint32(tid), true) {
+	t := e.find(file, ts, tid, cpu)
+	if kern {
+		if e.takesKernel(t, tid, true) {
 			t.kern.setKey(key, 1)
 		}
 		return
 	}
-	if !e.completeParked(uint32(tid), t, func(p *part) { p.setKey(key, 0) }) && t == nil {
+	if !e.completeParked(tid, t, func(p *part) { p.setKey(key, 0) }) && t == nil {
 		e.Stats.Orphans++
 	}
 }
@@ -520,9 +577,15 @@ func (e *Enricher) stackKey(ev *etl.Event, d *tdh.Decoded) {
 func (e *Enricher) clrStack(ev *etl.Event, d *tdh.Decoded, self *slot) {
 	frames := clrFrames(d, e.scratch[:0])
 	e.scratch = frames
-	if len(frames) == 0 {
-		return
+	if len(frames) > 0 {
+		e.attachClr(frames, self)
 	}
+}
+
+// attachClr attaches the frames of a .NET runtime stack walk (at least
+// one) to the latest earlier runtime event of the same thread that has
+// no stack.
+func (e *Enricher) attachClr(frames []uint64, self *slot) {
 	e.Stats.Stacks++
 	for j := self.seq - 1; j >= e.final; j-- {
 		s := e.slot(j)
@@ -566,52 +629,25 @@ func clrFrames(d *tdh.Decoded, dst []uint64) []uint64 {
 
 // extended attaches the stacks carried by the event's extended items.
 func (e *Enricher) extended(ev *etl.Event, s *slot) {
-	le := binary.LittleEndian
-	for _, x := range ev.Extended {
-		switch x.Type {
-		case etl.ExtStackTrace32, etl.ExtStackTrace64:
-			if len(x.Data) < 8 {
-				continue
-			}
-			match := le.Uint64(x.Data)
-			w := 8
-			if x.Type == etl.ExtStackTrace32 {
-				w = 4
-			}
-			rest := x.Data[8:]
-			e.scratch = e.scratch[:0]
-			for i := 0; i+w <= len(rest); i += w {
-				if w == 4 {
-					e.scratch = append(e.scratch, uint64(le.Uint32(rest[i:])))
-				} else {
-					e.scratch = append(e.scratch, le.Uint64(rest[i:]))
-				}
-			}
-			if len(e.scratch) == 0 {
-				continue
-			}
-			e.Stats.Stacks++
-			e.extFragment(s, match, func(p *part) { p.setFrames(e.scratch) },
-				e.m.IsKernelAddress(e.scratch[0]), e.m.IsKernelAddress(e.scratch[len(e.scratch)-1]))
-		case etl.ExtStackKey32, etl.ExtStackKey64:
-			var match, key uint64
-			switch {
-			case x.Type == etl.ExtStackKey32 && len(x.Data) >= 12:
-				match, key = le.Uint64(x.Data), uint64(le.Uint32(x.Data[8:]))
-			case x.Type == etl.ExtStackKey64 && len(x.Data) >= 16:
-				match, key = le.Uint64(x.Data), le.Uint64(x.Data[8:])
-			default:
-				continue
-			}
-			e.Stats.Stacks++
-			defs := e.m.keyFrames(key, -1, ev.Time)
-			first, last := false, false
-			if len(defs) > 0 {
-				first, last = e.m.IsKernelAddress(defs[0]), e.m.IsKernelAddress(defs[len(defs)-1])
-			}
-			e.extFragment(s, match, func(p *part) { p.setKey(key, -1) }, first, last)
-		}
+	b := &e.ext
+	b.reset()
+	e.m.extractExtended(b, ev)
+	for i := range b.frags {
+		e.extFrag(b, &b.frags[i], s)
 	}
+}
+
+// extFrag attaches a stack fragment an extended item of s's event
+// carried (extractExtended's).
+func (e *Enricher) extFrag(b *pushBatch, f *extFrag, s *slot) {
+	e.Stats.Stacks++
+	if f.keyed {
+		key := f.key
+		e.extFragment(s, f.match, func(p *part) { p.setKey(key, -1) }, f.first, f.last)
+		return
+	}
+	frames := b.framesOf(f.f0, f.fn)
+	e.extFragment(s, f.match, func(p *part) { p.setFrames(frames) }, f.first, f.last)
 }
 
 // extFragment attaches a stack fragment carried by an extended item.

@@ -14,7 +14,7 @@ import (
 type selectedWalk struct {
 	e     *Enricher
 	o     CollectOptions
-	sel   EventFilter
+	sel   *selector
 	queue []int64 // sequence numbers of the selected events not taken yet
 	take  func(s *slot) error
 }
@@ -24,10 +24,7 @@ func newSelectedWalk(e *Enricher, opts *CollectOptions, take func(s *slot) error
 	if opts != nil {
 		w.o = *opts
 	}
-	w.sel = w.o.Select
-	if w.sel == nil {
-		w.sel = IsCPUSample
-	}
+	w.sel = newSelector(&w.o)
 	return w
 }
 
@@ -43,10 +40,8 @@ func (w *selectedWalk) push(ev *etl.Event, res *decode.Result) error {
 	if w.o.Observe != nil {
 		w.o.Observe(ev, res)
 	}
-	// An event's process is known when it is pushed and does not
-	// change: the PIDs filter applies before Select.
 	a := w.e.Push(ev, res)
-	if (len(w.o.PIDs) == 0 || containsPID(w.o.PIDs, a.PID)) && w.sel(ev, res) {
+	if w.sel.selects(ev, res, a.PID) {
 		w.queue = append(w.queue, a.Seq)
 	}
 	return w.drain()
@@ -60,20 +55,7 @@ func (w *selectedWalk) flush() error {
 
 // drain hands the slots whose annotation is final to take (the selected
 // events) or to Enricher.skip (the others).
-func (w *selectedWalk) drain() error {
-	e := w.e
-	for s := e.nextSlot(); s != nil; s = e.nextSlot() {
-		if len(w.queue) == 0 || w.queue[0] != s.seq {
-			e.skip(s)
-			continue
-		}
-		w.queue = w.queue[1:]
-		if err := w.take(s); err != nil {
-			return err
-		}
-	}
-	return nil
-}
+func (w *selectedWalk) drain() error { return w.e.drainSelected(&w.queue, w.take) }
 
 // SelectedWalker is the pass of [Model.EachSelected] for a caller that
 // reads the events itself (one reading shared with other work, say):

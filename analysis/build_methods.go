@@ -1,0 +1,222 @@
+package analysis
+
+import (
+	"github.com/etwkit/etw/catalog"
+	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/internal/panicerr"
+	"github.com/etwkit/etw/tdh"
+)
+
+// The .NET method events are most of the model pass's work after
+// reading and decoding (their names' conversion and interning, the
+// methods' maps): the model pass reads each method event's fields into
+// a methodRec (takeMethod), and adds the method to its process
+// (addMethod) at once, or with more than one processor on a goroutine
+// of its own (methodQueue, with a copy of the names' bytes), which only
+// adds methods: the model pass reads nothing of them.
+
+// methodRec is what the model takes of a .NET method event. Its names,
+// queued, are in its methodBatch's text.
+type methodRec struct {
+	p            *Process
+	id, start    uint64
+	ft           int64
+	load, unload bool
+	size         uint32
+	moduleID     uint64
+	token, flags uint32
+	names        [3]textRef // namespace, name, signature
+}
+
+// textRef is a string property's bytes in a methodBatch's text.
+type textRef struct {
+	off, n int32
+	wide   bool
+}
+
+type methodBatch struct {
+	recs []methodRec
+	text []byte
+}
+
+// reset empties b. The records it keeps point to processes, which the
+// model keeps alive anyway.
+func (b *methodBatch) reset() { b.recs, b.text = b.recs[:0], b.text[:0] }
+
+// methodNames are the properties of a method's names, in the order of
+// methodRec.names.
+var methodNames = [3]string{"MethodNamespace", "MethodName", "MethodSignature"}
+
+// takeMethod returns the record of a .NET method event decoded as d, but
+// its names, and whether there is one.
+func (b *Builder) takeMethod(ev *etl.Event, d *tdh.Decoded) (methodRec, bool) {
+	if d == nil || ev.ProcessID == NoID {
+		return methodRec{}, false
+	}
+	start, ok := getU(d, "MethodStartAddress")
+	if !ok {
+		return methodRec{}, false
+	}
+	id, _ := getU(d, "MethodID")
+	id16 := ev.Descriptor.ID
+	r := methodRec{
+		p: b.m.processFor(ev.ProcessID, ev.Time), id: id, start: start, ft: ev.Time,
+		load:   ev.ProviderID == catalog.DotNETRuntimeGUID && id16 == catalog.DotNETMethodLoadVerbose,
+		unload: ev.ProviderID == catalog.DotNETRuntimeGUID && id16 == catalog.DotNETMethodUnloadVerbose,
+	}
+	if v, ok := getU(d, "MethodSize"); ok {
+		r.size = uint32(v)
+	}
+	r.moduleID, _ = getU(d, "ModuleID")
+	if v, ok := getU(d, "MethodToken"); ok {
+		r.token = uint32(v)
+	}
+	if v, ok := getU(d, "MethodFlags"); ok {
+		r.flags = uint32(v)
+	}
+	return r, true
+}
+
+// textOf copies the string property called name into b's text ("" when
+// there is none).
+func (b *methodBatch) textOf(d *tdh.Decoded, name string) textRef {
+	v, ok := d.Get(name)
+	if !ok || v.Prop == nil || v.Kind != tdh.Scalar || !v.Prop.InType.IsString() {
+		return textRef{}
+	}
+	off := len(b.text)
+	b.text = append(b.text, v.Data...)
+	return textRef{off: int32(off), n: int32(len(v.Data)), wide: v.Prop.InType.IsWide()}
+}
+
+// interner interns the strings of names (of methods, types and files),
+// which repeat across events and processes.
+type interner struct {
+	strs map[string]string
+	sbuf []byte
+}
+
+// intern returns the string of data, UTF-16 if wide.
+func (t *interner) intern(data []byte, wide bool) string {
+	t.sbuf = tdh.AppendString(t.sbuf[:0], data, wide)
+	if s, ok := t.strs[string(t.sbuf)]; ok {
+		return s
+	}
+	s := string(t.sbuf)
+	if t.strs == nil {
+		t.strs = map[string]string{}
+	}
+	t.strs[s] = s
+	return s
+}
+
+// textString returns the string r names in b's text, interned.
+func (b *methodBatch) textString(r textRef, names *interner) string {
+	if r.n == 0 {
+		return ""
+	}
+	return names.intern(b.text[r.off:r.off+r.n], r.wide)
+}
+
+// addMethod records the method of r in its process; name(i) returns its
+// name i (of methodNames), interned, called only for a method not known
+// yet.
+func addMethod(r *methodRec, name func(i int) string) {
+	p := r.p
+	if p.methodByID == nil {
+		p.methodByID = map[methodKey]*Method{}
+	}
+	key := methodKey{r.id, r.start}
+	mt := p.methodByID[key]
+	if mt == nil {
+		mt = &Method{ID: r.id, Start: r.start, load: minTime, unload: maxTime,
+			Size: r.size, ModuleID: r.moduleID, Token: r.token, Flags: r.flags}
+		if r.load {
+			mt.load = r.ft
+		}
+		mt.Namespace, mt.Name, mt.Signature = name(0), name(1), name(2)
+		p.methodByID[key] = mt
+		p.methods.add(mt)
+	}
+	if r.unload {
+		mt.unload = r.ft
+		delete(p.methodByID, key) // a later load at this address is another method
+	}
+}
+
+// Batches of methodBatchEvents method events, methodBatches of them in
+// flight.
+const (
+	methodBatchEvents = 256
+	methodBatches     = 4
+)
+
+// methodQueue adds methods on a goroutine of its own, in the order of
+// their events.
+type methodQueue struct {
+	full, free chan *methodBatch
+	cur        *methodBatch
+	done       chan struct{}
+	closed     bool
+	err        error // a panic of the goroutine
+}
+
+func newMethodQueue() *methodQueue {
+	q := &methodQueue{full: make(chan *methodBatch, methodBatches), free: make(chan *methodBatch, methodBatches+1), done: make(chan struct{})}
+	for range methodBatches + 1 {
+		q.free <- &methodBatch{recs: make([]methodRec, 0, methodBatchEvents)}
+	}
+	q.cur = <-q.free
+	go func() {
+		defer close(q.done)
+		defer func() {
+			for mb := range q.full { // after a panic: let the model pass end
+				mb.reset()
+				q.free <- mb
+			}
+		}()
+		defer panicerr.Recover(&q.err)
+		var names interner
+		for mb := range q.full {
+			for i := range mb.recs {
+				r := &mb.recs[i]
+				addMethod(r, func(i int) string { return mb.textString(r.names[i], &names) })
+			}
+			mb.reset()
+			q.free <- mb
+		}
+	}()
+	return q
+}
+
+// add queues the method of a .NET method event decoded as d, if any,
+// with a copy of its names' bytes.
+func (q *methodQueue) add(b *Builder, ev *etl.Event, d *tdh.Decoded) {
+	r, ok := b.takeMethod(ev, d)
+	if !ok {
+		return
+	}
+	for i, name := range methodNames {
+		r.names[i] = q.cur.textOf(d, name)
+	}
+	q.cur.recs = append(q.cur.recs, r)
+	if len(q.cur.recs) == methodBatchEvents {
+		q.full <- q.cur
+		q.cur = <-q.free
+	}
+}
+
+// close waits until every method queued is added, and raises a panic of
+// the goroutine again. Safe to call more than once.
+func (q *methodQueue) close() {
+	if q.closed {
+		return
+	}
+	q.closed = true
+	q.full <- q.cur
+	close(q.full)
+	<-q.done
+	if q.err != nil {
+		panic(q.err)
+	}
+}
