@@ -152,15 +152,19 @@ func (p *run[E]) renderBatch(b *batch[E], d *decode.Decoder, enc Encoder[E]) {
 		ev := &b.events[i]
 		a := b.annotation(i)
 		b.newChunk(p.chunks)
-		n := len(b.out)
+		old := b.out
 		var s *tdh.Event
 		var ok bool
 		if b.out, s, ok = p.render(b.out, d, enc, ev, a); !ok {
+			b.out = old // what it holds is unchanged, and it is the pool's chunk
 			b.ends = append(b.ends, -1)
 			b.schema = append(b.schema, nil)
 			continue
 		}
-		size := p.size(b.out[n:])
+		size := p.size(b.out[len(old):])
+		if cap(b.out) != cap(old) {
+			b.spill(old, p.chunks)
+		}
 		b.held += size
 		b.outHeld += size
 		if b.rendered() > math.MaxInt32 {

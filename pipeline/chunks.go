@@ -6,73 +6,91 @@ import (
 	"github.com/etwkit/etw/analysis"
 )
 
-// A batch's rendering is a list of chunks of about chunkBytes, taken from
-// a pool shared by the workers and the writer and given back once
+// A batch's rendering is a list of chunks of chunkCap elements, taken
+// from a pool shared by the workers and the writer and given back once
 // written. The memory the renderings hold is then bounded by the pool,
 // not by the largest rendering a batch ever had times the batches in
 // flight: a batch holds no rendering storage while it waits for its
 // annotations or for a worker, and workers wait for the writer (a slow
-// output) once the pool's chunks are all in use.
+// output) once the pool's chunks are all in use. Small chunks fit a
+// batch's rendering closely (a JSON batch of net.4.5.2 renders about
+// 480 KiB: 9 chunks, where 256 KiB chunks filled to 192 KiB took 3 of
+// 768 KiB), which lets the pool hold less for the same batches in flight.
 const (
-	// chunkBytes is when a chunk is full: the event rendered last may
-	// end past it.
-	chunkBytes = 192 << 10
-	// chunkCap is the capacity of a new chunk: room for one more event
-	// of usual size after chunkBytes, so that a chunk seldom grows.
-	chunkCap = 256 << 10
-	// chunksPerWorker bounds the chunks in use or idle (times the
-	// workers): 2 MiB per worker.
+	// chunkCap is the capacity of a chunk.
+	chunkCap = 64 << 10
+	// chunkBytes is when a chunk is full: the room left after it is for
+	// one more event (almost all renderings are under 16 KiB). An event
+	// whose rendering does not fit moves to a chunk of its own (spill).
+	chunkBytes = chunkCap - 16<<10
+	// chunksPerWorker bounds the chunks in use (times the workers),
+	// but for the batch the writer waits for: 512 KiB per worker, about
+	// a batch's rendering in JSON.
 	chunksPerWorker = 8
+	// reserveChunks are the chunks kept beyond that for the batch the
+	// writer waits for (1 MiB): a batch's rendering (XML, the largest,
+	// about 640 KiB in 14 chunks of net.4.5.2), so that the chunks it
+	// takes beyond the bound, when the batches after it hold them all,
+	// are seldom new ones, dropped once written.
+	reserveChunks = 16
 )
 
-// chunkPool hands out chunks, at most limit at a time, except to the
-// batch the writer waits for (next), which always gets one: the batches
-// ahead of it may wait, it never does, so the pipeline cannot stall. It
-// is safe for concurrent use.
+// chunkPool hands out chunks, at most limit in use at a time, except to
+// the batch the writer waits for (next), which always gets one: the
+// batches ahead of it may wait, it never does, so the pipeline cannot
+// stall. The chunks next gets beyond the bound come from the idle ones
+// first, which the pool keeps up to reserve more than limit: a batch that
+// renders ahead of next must not leave next to allocate chunks that are
+// dropped once written (a worker slow on next, the other rendering the
+// batches after it, did that on every such wait). It is safe for
+// concurrent use.
 type chunkPool[E any] struct {
 	mu    sync.Mutex
 	cond  sync.Cond
 	idle  [][]E // empty chunks for reuse
-	n     int   // chunks handed out or idle
-	limit int
-	next  int  // sequence number of the batch the writer waits for
-	open  bool // the run is stopping: no bound
+	inUse int   // chunks handed out
+	limit int   // on inUse, except for next
+	keep  int   // on inUse + idle when a chunk comes back
+	next  int   // sequence number of the batch the writer waits for
+	open  bool  // the run is stopping: no bound
 }
 
 func newChunkPool[E any](workers int) *chunkPool[E] {
-	c := &chunkPool[E]{limit: chunksPerWorker * max(workers, 1)}
+	limit := chunksPerWorker * max(workers, 1)
+	c := &chunkPool[E]{limit: limit, keep: limit + reserveChunks}
 	c.cond.L = &c.mu
 	return c
 }
 
 // get returns an empty chunk for the batch of sequence number seq,
-// waiting while the pool's chunks are all in use, unless seq is the
-// batch the writer waits for.
+// waiting while limit chunks are in use, unless seq is the batch the
+// writer waits for.
 func (c *chunkPool[E]) get(seq int) []E {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for {
-		if k := len(c.idle); k > 0 {
-			s := c.idle[k-1]
-			c.idle[k-1] = nil
-			c.idle = c.idle[:k-1]
-			return s
-		}
-		if c.n < c.limit || seq == c.next || c.open {
-			c.n++
-			return make([]E, 0, chunkCap)
-		}
+	for c.inUse >= c.limit && seq != c.next && !c.open {
 		c.cond.Wait()
 	}
+	c.inUse++
+	if k := len(c.idle); k > 0 {
+		s := c.idle[k-1]
+		c.idle[k-1] = nil
+		c.idle = c.idle[:k-1]
+		return s
+	}
+	return make([]E, 0, chunkCap)
 }
 
-// put gives s back; a chunk that grew past chunkCap (a large rendering)
-// or that is beyond the pool's bound is left to the garbage collector.
+// put gives s back; it is kept for reuse unless the pool holds keep
+// chunks. A rendering larger than a chunk (not the pool's: see spill) is
+// left to the garbage collector.
 func (c *chunkPool[E]) put(s []E) {
+	if cap(s) != chunkCap {
+		return
+	}
 	c.mu.Lock()
-	if cap(s) != chunkCap || c.n > c.limit {
-		c.n--
-	} else {
+	c.inUse--
+	if c.inUse+len(c.idle) < c.keep {
 		c.idle = append(c.idle, s[:0])
 	}
 	c.mu.Unlock()
@@ -108,6 +126,28 @@ func (b *batch[E]) newChunk(pool *chunkPool[E]) {
 		b.partsLen += len(b.out)
 	}
 	b.out, b.outHeld = pool.get(b.seq), 0
+}
+
+// spill is called when rendering an event into b.out grew it past its
+// chunk (old, the chunk before the event, is unchanged: append copied
+// it): the event's rendering moves to a chunk of its own, from pool if it
+// fits in one, and old, which keeps the renderings before it, ends. The
+// grown copy is dropped, and no pooled chunk with it: the pool's chunks
+// never grow.
+func (b *batch[E]) spill(old []E, pool *chunkPool[E]) {
+	ev := b.out[len(old):]
+	if len(old) > 0 {
+		b.parts = append(b.parts, old)
+		b.partsLen += len(old)
+	} else {
+		pool.put(old)
+	}
+	// Capacity cut to the length: a rendering larger than a chunk never
+	// passes for one of the pool's.
+	b.out, b.outHeld = ev[:len(ev):len(ev)], 0
+	if len(ev) <= chunkCap {
+		b.out = append(pool.get(b.seq), ev...)
+	}
 }
 
 // rendered returns how many elements b's rendering holds.
@@ -149,12 +189,20 @@ func (b *batch[E]) releaseOut(pool *chunkPool[E]) {
 type stackSpan struct{ chunk, off, n int32 }
 
 const (
-	// frameChunk is the frames in a chunk of stacks (160 KiB).
-	frameChunk = 4096
-	// arenaChunk is the bytes in a chunk of payloads.
+	// frameChunk is the frames in a chunk of stacks (40 KiB): a batch of
+	// net.4.5.2 holds a few hundred to a few thousand.
+	frameChunk = 1024
+	// arenaChunk is the bytes in a chunk of payloads: a batch of
+	// net.4.5.2 holds 43 KiB of payloads on average.
 	arenaChunk = 64 << 10
-	// idleSlabs bounds the chunks a slabPool keeps for reuse.
-	idleSlabs = 32
+	// idleArena and idleFrames bound the chunks a slabPool keeps for
+	// reuse. The reading goroutine gives a batch's chunks back just before
+	// it fills the batch again, so a batch's usual need suffices (of
+	// net.4.5.2: one or two chunks of payloads; up to six of frames over
+	// 16 inputs); the chunks of a batch of large payloads (up to
+	// batchBytes, 16 chunks) are not all kept for batches that need one.
+	idleArena  = 4
+	idleFrames = 8
 )
 
 // slabPool holds the chunks that batches keep their events' payloads and
@@ -164,9 +212,10 @@ const (
 // the batches in flight hold what their events need instead of each the
 // most any batch ever needed.
 type slabPool[T any] struct {
-	size  int  // elements in a chunk
-	clear bool // clear chunks given back (elements with pointers)
-	idle  [][]T
+	size    int  // elements in a chunk
+	clear   bool // clear chunks given back (elements with pointers)
+	maxIdle int
+	idle    [][]T
 }
 
 // get returns an empty chunk with room for n elements.
@@ -186,7 +235,7 @@ func (p *slabPool[T]) get(n int) []T {
 // put gives s back for reuse (cleared if p.clear: frames point into the
 // model).
 func (p *slabPool[T]) put(s []T) {
-	if cap(s) != p.size || len(p.idle) >= idleSlabs {
+	if cap(s) != p.size || len(p.idle) >= p.maxIdle {
 		return
 	}
 	if p.clear {
@@ -222,5 +271,6 @@ type slabs struct {
 }
 
 func newSlabs() *slabs {
-	return &slabs{arena: slabPool[byte]{size: arenaChunk}, frames: slabPool[analysis.Frame]{size: frameChunk, clear: true}}
+	return &slabs{arena: slabPool[byte]{size: arenaChunk, maxIdle: idleArena},
+		frames: slabPool[analysis.Frame]{size: frameChunk, clear: true, maxIdle: idleFrames}}
 }
