@@ -142,12 +142,16 @@ func (b *batch[E]) spill(old []E, pool *chunkPool[E]) {
 	} else {
 		pool.put(old)
 	}
-	// Capacity cut to the length: a rendering larger than a chunk never
-	// passes for one of the pool's.
-	b.out, b.outHeld = ev[:len(ev):len(ev)], 0
+	b.outHeld = 0
 	if len(ev) <= chunkCap {
 		b.out = append(pool.get(b.seq), ev...)
+		return
 	}
+	// A rendering larger than a chunk is copied to its own size: the
+	// grown copy also holds the chunk's renderings before it, and room
+	// for growth. Its capacity, its length, never passes for a chunk of
+	// the pool's.
+	b.out = append(make([]E, 0, len(ev)), ev...)
 }
 
 // rendered returns how many elements b's rendering holds.
