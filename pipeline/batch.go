@@ -54,8 +54,11 @@ const (
 	// batchOutBytes bounds a batch's rendering: a worker stops there (one
 	// event's rendering is bounded by tdh.MaxTextBytes and
 	// tdh.MaxMessageBytes) and the writer renders the rest of the batch
-	// in parts of this size, in order.
-	batchOutBytes = 16 << 20
+	// in parts of this size, in order. A batch renders 250–650 KiB of
+	// net.4.5.2 (CSV to XML); the batch the writer waits for is not held
+	// to the chunk pool's bound, and its large events (a run of them
+	// rendered 4 MiB of JSON in one batch) are held to this one.
+	batchOutBytes = 2 << 20
 )
 
 func (b *batch[E]) reset(pool *chunkPool[E], slabs *slabs) {

@@ -68,9 +68,7 @@ func newChunkPool[E any](workers int) *chunkPool[E] {
 func (c *chunkPool[E]) get(seq int) []E {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for c.inUse >= c.limit && seq != c.next && !c.open {
-		c.cond.Wait()
-	}
+	c.wait(seq, 1)
 	c.inUse++
 	if k := len(c.idle); k > 0 {
 		s := c.idle[k-1]
@@ -81,20 +79,39 @@ func (c *chunkPool[E]) get(seq int) []E {
 	return make([]E, 0, chunkCap)
 }
 
-// put gives s back; it is kept for reuse unless the pool holds keep
-// chunks. A rendering larger than a chunk (not the pool's: see spill) is
-// left to the garbage collector.
-func (c *chunkPool[E]) put(s []E) {
-	if cap(s) != chunkCap {
-		return
+// wait waits, c.mu held, until k more chunks may be in use for the batch
+// of sequence number seq.
+func (c *chunkPool[E]) wait(seq, k int) {
+	for c.inUse+k > c.limit && seq != c.next && !c.open {
+		c.cond.Wait()
 	}
+}
+
+// charge counts a rendering of n elements larger than a chunk (see spill)
+// as chunks in use, waiting as get does: renderings of large events,
+// which are not the pool's chunks, are bounded with them.
+func (c *chunkPool[E]) charge(seq, n int) {
 	c.mu.Lock()
-	c.inUse--
-	if c.inUse+len(c.idle) < c.keep {
+	c.wait(seq, chunksOf(n))
+	c.inUse += chunksOf(n)
+	c.mu.Unlock()
+}
+
+// chunksOf returns the chunks n elements count for.
+func chunksOf(n int) int { return max(1, (n+chunkCap-1)/chunkCap) }
+
+// put gives s back: a chunk is kept for reuse unless the pool holds keep
+// chunks; a rendering larger than a chunk (charged: see spill) is left to
+// the garbage collector.
+func (c *chunkPool[E]) put(s []E) {
+	c.mu.Lock()
+	if cap(s) != chunkCap {
+		c.inUse -= chunksOf(cap(s))
+	} else if c.inUse--; c.inUse+len(c.idle) < c.keep {
 		c.idle = append(c.idle, s[:0])
 	}
 	c.mu.Unlock()
-	c.cond.Signal()
+	c.cond.Broadcast()
 }
 
 // advance records that the writer now waits for the batch of sequence
@@ -133,7 +150,8 @@ func (b *batch[E]) newChunk(pool *chunkPool[E]) {
 // it): the event's rendering moves to a chunk of its own, from pool if it
 // fits in one, and old, which keeps the renderings before it, ends. The
 // grown copy is dropped, and no pooled chunk with it: the pool's chunks
-// never grow.
+// never grow, and what the renderings in flight hold stays within the
+// pool's bound, whatever the size of the events.
 func (b *batch[E]) spill(old []E, pool *chunkPool[E]) {
 	ev := b.out[len(old):]
 	if len(old) > 0 {
@@ -147,10 +165,11 @@ func (b *batch[E]) spill(old []E, pool *chunkPool[E]) {
 		b.out = append(pool.get(b.seq), ev...)
 		return
 	}
-	// A rendering larger than a chunk is copied to its own size: the
+	// A rendering larger than a chunk is copied to its own size (the
 	// grown copy also holds the chunk's renderings before it, and room
-	// for growth. Its capacity, its length, never passes for a chunk of
-	// the pool's.
+	// for growth), and counted in the pool as the chunks it would fill.
+	// Its capacity, its length, never passes for a chunk of the pool's.
+	pool.charge(b.seq, len(ev))
 	b.out = append(make([]E, 0, len(ev)), ev...)
 }
 

@@ -84,7 +84,8 @@ func TestChunkPool(t *testing.T) {
 
 // An event whose rendering does not fit in the room its chunk has left
 // moves to a chunk of its own: the chunk keeps what was before it and goes
-// back to the pool, and the rendering reads the same.
+// back to the pool, and the rendering reads the same. One larger than a
+// chunk counts in the pool's bound as the chunks it would fill.
 func TestChunkSpill(t *testing.T) {
 	pool := newChunkPool[byte](1)
 	b := &batch[byte]{}
@@ -111,7 +112,10 @@ func TestChunkSpill(t *testing.T) {
 	if cap(b.out) != chunkCap || len(b.out) != spilled {
 		t.Fatalf("spilled event: %d bytes in a chunk of cap %d; want %d in %d", len(b.out), cap(b.out), spilled, chunkCap)
 	}
-	render(chunkCap+1, 'c') // larger than a chunk: kept as rendered
+	render(chunkCap+1, 'c') // larger than a chunk: a copy of its own, counted as 2 chunks
+	if pool.inUse != 4 || cap(b.out) != chunkCap+1 {
+		t.Fatalf("a rendering of a chunk and a byte: %d chunks in use, cap %d; want 4, %d", pool.inUse, cap(b.out), chunkCap+1)
+	}
 	render(5, 'd')
 	if b.rendered() != len(want) {
 		t.Fatalf("rendered %d bytes, want %d", b.rendered(), len(want))
