@@ -54,11 +54,8 @@ const (
 	// batchOutBytes bounds a batch's rendering: a worker stops there (one
 	// event's rendering is bounded by tdh.MaxTextBytes and
 	// tdh.MaxMessageBytes) and the writer renders the rest of the batch
-	// in parts of this size, in order. A batch renders 250–650 KiB of
-	// net.4.5.2 (CSV to XML); the batch the writer waits for is not held
-	// to the chunk pool's bound, and its large events (a run of them
-	// rendered 4 MiB of JSON in one batch) are held to this one.
-	batchOutBytes = 2 << 20
+	// in parts of this size, in order.
+	batchOutBytes = 16 << 20
 )
 
 func (b *batch[E]) reset(pool *chunkPool[E], slabs *slabs) {
@@ -155,19 +152,15 @@ func (p *run[E]) renderBatch(b *batch[E], d *decode.Decoder, enc Encoder[E]) {
 		ev := &b.events[i]
 		a := b.annotation(i)
 		b.newChunk(p.chunks)
-		old := b.out
+		n := len(b.out)
 		var s *tdh.Event
 		var ok bool
 		if b.out, s, ok = p.render(b.out, d, enc, ev, a); !ok {
-			b.out = old // what it holds is unchanged, and it is the pool's chunk
 			b.ends = append(b.ends, -1)
 			b.schema = append(b.schema, nil)
 			continue
 		}
-		size := p.size(b.out[len(old):])
-		if cap(b.out) != cap(old) {
-			b.spill(old, p.chunks)
-		}
+		size := p.size(b.out[n:])
 		b.held += size
 		b.outHeld += size
 		if b.rendered() > math.MaxInt32 {
