@@ -788,12 +788,18 @@ func (f *File) scanCompressed(from, end int64) int64 {
 
 var storePool sync.Pool // of *[]byte
 
+// storeUnit is what a store's capacity is a multiple of: the usual buffer
+// size. A buffer's data, and more so its compressed bytes, are often
+// shorter; stores made to their exact size were dropped whenever the
+// pool handed one to a longer buffer, and made again.
+const storeUnit = 64 << 10
+
 func getStore(n int) *[]byte {
 	if p, ok := storePool.Get().(*[]byte); ok && cap(*p) >= n {
 		*p = (*p)[:n]
 		return p
 	}
-	b := make([]byte, n)
+	b := make([]byte, n, (n+storeUnit-1)/storeUnit*storeUnit)
 	return &b
 }
 
