@@ -41,7 +41,7 @@ func newEventsTable(out io.Writer, opts *Options, next func() (io.Writer, error)
 	if opts.MaxFileRows > 0 {
 		x.MaxFileRows, x.NextFile = opts.MaxFileRows, next
 	}
-	pw, err := parquetout.NewExtendedWriter(out, &parquetout.Options{PageBufferSize: pageBufferSize}, x)
+	pw, err := parquetout.NewExtendedWriter(out, &parquetout.Options{PageBufferSize: pageBufferSize, TempDir: opts.TempDir}, x)
 	if err != nil {
 		return nil, err
 	}

@@ -57,6 +57,11 @@ type Options struct {
 	// FirstTrace is the trace id of the first trace added (default 1):
 	// the fleet numbers the traces of all its writers.
 	FirstTrace int32
+	// TempDir, when set, is where the events table's compressed pages
+	// wait for their row group to be written, in a temporary file
+	// (parquetout.Options.TempDir), instead of in memory; the files'
+	// bytes do not change.
+	TempDir string
 }
 
 // table writes the rows of one table.

@@ -55,7 +55,9 @@ each file: a table goes on in NAME-2.parquet, NAME-3.parquet, ….`,
 				return err
 			}
 			defer syms.finish(cmd)
-			topts := &tables.Options{MaxFileRows: maxRows}
+			// The events table's pages wait in a temporary file
+			// beside the tables, as the Parquet dump's do.
+			topts := &tables.Options{MaxFileRows: maxRows, TempDir: out}
 			if syms != nil {
 				topts.Symbolizer = syms
 			}
