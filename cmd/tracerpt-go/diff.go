@@ -10,8 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/etwkit/etw/analysis"
-	"github.com/etwkit/etw/decode"
-	"github.com/etwkit/etw/etl"
 	"github.com/etwkit/etw/report"
 )
 
@@ -70,11 +68,7 @@ func runStacksDiff(cmd *cobra.Command, o *analysisOptions, args []string, d *sta
 		if format != "pprof" && !copts.NeedsSchema {
 			// The intervals, read in the model's pass, weigh the
 			// samples of the pass that follows.
-			t.observe = func(ev *etl.Event, dec *decode.Decoder) {
-				if s.iv.NeedsDecode(ev) {
-					s.iv.Observe(ev, dec.Decode(ev))
-				}
-			}
+			t.observe = observeIntervals(&s.iv)
 		}
 		files, dec, m, err := o.buildModel(cmd, inputs[i], &t, copts.NeedsSchema)
 		defer closeAll(files)

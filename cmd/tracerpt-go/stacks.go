@@ -216,11 +216,7 @@ does not go with --baseline (pids differ between traces).`,
 			if diff.weight == "ms" {
 				// The intervals, read in the model's pass, weigh the
 				// samples of the pass that follows.
-				t.observe = func(ev *etl.Event, dec *decode.Decoder) {
-					if intervals.NeedsDecode(ev) {
-						intervals.Observe(ev, dec.Decode(ev))
-					}
-				}
+				t.observe = observeIntervals(&intervals)
 			}
 			files, dec, m, err := o.buildModel(cmd, args, &t, copts.NeedsSchema)
 			defer closeAll(files)

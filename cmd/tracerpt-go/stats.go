@@ -85,13 +85,12 @@ after "cpu_ms"): its threads' time from switch-in to switch-out.`,
 			t := traceOptions{passes: 1}
 			tt := analysis.NewThreadTime(nil, 1)
 			var intervals analysis.SampleIntervals
+			observeIv := observeIntervals(&intervals)
 			t.observe = func(ev *etl.Event, dec *decode.Decoder) {
 				if tt.Wants(ev) {
 					tt.Observe(ev, dec.Decode(ev))
 				}
-				if intervals.NeedsDecode(ev) {
-					intervals.Observe(ev, dec.Decode(ev))
-				}
+				observeIv(ev, dec)
 			}
 			files, _, m, err := o.buildModel(cmd, args, &t, false)
 			defer closeAll(files)
