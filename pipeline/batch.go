@@ -155,7 +155,7 @@ func (p *run[E]) renderBatch(b *batch[E], d *decode.Decoder, enc Encoder[E]) {
 		n := len(b.out)
 		var s *tdh.Event
 		var ok bool
-		if b.out, s, ok = p.render(b.out, d, enc, ev, a); !ok {
+		if b.out, s, ok = p.render(b.out, d, enc, ev, nil, a); !ok {
 			b.ends = append(b.ends, -1)
 			b.schema = append(b.schema, nil)
 			continue

@@ -14,7 +14,9 @@ import (
 //     time order, before the filter: the n-th call (from 0) is the event
 //     whose annotation has Seq n. res is the event's decoding when the
 //     enricher (Config.Analysis) or ObserveDecode asked for it, else nil;
-//     both are valid until Observe returns.
+//     both are valid until Observe returns. Observe must not decode with
+//     Config.Decoder: with one worker and no analysis, the event it asked
+//     to be decoded is rendered from res, decoded once.
 //   - Written is called on the goroutine that writes to Config.Output, in
 //     output order, with every event written (just before its rendering
 //     goes to Output) and its final annotation (nil without
@@ -29,10 +31,19 @@ func (p *run[E]) observe(ev *etl.Event, d *decode.Decoder, res *decode.Result) e
 	if p.c.Observe == nil {
 		return nil
 	}
-	if res == nil && p.c.ObserveDecode != nil && p.c.ObserveDecode(ev) {
-		res = d.Decode(ev)
+	if res == nil {
+		res = p.observeDecoded(ev, d)
 	}
 	return p.c.Observe(ev, res)
+}
+
+// observeDecoded returns ev decoded with d when Config.Observe asks for
+// its decoding (ObserveDecode), else nil.
+func (p *run[E]) observeDecoded(ev *etl.Event, d *decode.Decoder) *decode.Result {
+	if p.c.Observe == nil || p.c.ObserveDecode == nil || !p.c.ObserveDecode(ev) {
+		return nil
+	}
+	return d.Decode(ev)
 }
 
 // written calls Config.Written.

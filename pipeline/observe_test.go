@@ -13,17 +13,23 @@ import (
 	"github.com/etwkit/etw/pipeline"
 )
 
+// openObserved opens the trace the observer tests read.
+func openObserved(t *testing.T) *etl.File {
+	t.Helper()
+	f, err := etl.Open(etltest.CorpusFile(t, "microsoft+perfview/src/TraceEvent/TraceEvent.Tests/inputs/net.4.5.2.x64.etl.zip.unzipped/net.4.5.2.x64.etl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
+}
+
 // Observe sees every event read, in time order, decoded when asked;
 // Written sees every event written, in output order, each just before its
 // rendering, with its annotation (Seq: its number in read order). Neither
 // depends on the number of workers.
 func TestObservers(t *testing.T) {
-	path := etltest.CorpusFile(t, "microsoft+perfview/src/TraceEvent/TraceEvent.Tests/inputs/net.4.5.2.x64.etl.zip.unzipped/net.4.5.2.x64.etl")
-	f, err := etl.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f := openObserved(t)
 	files := []*etl.File{f}
 	dec := decode.New()
 	m, _, _ := pipeline.Prepare(files, dec)
@@ -85,5 +91,43 @@ func TestObservers(t *testing.T) {
 	kept := run(2, &pipeline.Filter{MaxEvents: 1000})
 	if len(kept.seqs) != 1000 || len(kept.read) < 1000 || !slices.Equal(kept.seqs, one.seqs[:1000]) {
 		t.Errorf("MaxEvents 1000: %d written, %d observed", len(kept.seqs), len(kept.read))
+	}
+}
+
+// One worker and no analysis (the sequential run): Observe sees every
+// event read, decoded when asked, and the dump is the one a run without
+// observers writes, the events decoded for Observe rendered from that
+// decoding.
+func TestObserveSequential(t *testing.T) {
+	f := openObserved(t)
+	files := []*etl.File{f}
+	run := func(decodeAll, observe bool) (got []row, read, decoded int) {
+		out := &rows{}
+		c := &pipeline.Config[row]{Files: files, Workers: 1, Encoder: rowEncoder{clones: &atomic.Int32{}}, Output: out}
+		if observe {
+			c.ObserveDecode = func(ev *etl.Event) bool { return decodeAll || ev.Descriptor.Opcode == 46 }
+			c.Observe = func(ev *etl.Event, res *decode.Result) error {
+				read++
+				if res != nil && res.Schema != nil {
+					decoded++
+				}
+				return nil
+			}
+		}
+		if _, err := pipeline.Run(context.Background(), c); err != nil {
+			t.Fatal(err)
+		}
+		return out.got, read, decoded
+	}
+	want, _, _ := run(false, false)
+	n := int(f.Scan().Events)
+	for _, all := range []bool{false, true} {
+		got, read, decoded := run(all, true)
+		if read != n || decoded == 0 {
+			t.Errorf("decode all %v: observed %d (%d decoded), want %d", all, read, decoded, n)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("decode all %v: %d rows, %d without observers, or other rows", all, len(got), len(want))
+		}
 	}
 }

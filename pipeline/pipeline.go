@@ -282,12 +282,15 @@ func (p *run[E]) checkErrors() error {
 	return nil
 }
 
-// render decodes ev with d, checks the filter's schema criteria and
-// renders it with enc (annotated with a) at the end of out. It returns
-// the event's schema and whether the event is to be written. Sequential
-// and parallel runs render every event through it.
-func (p *run[E]) render(out []E, d *decode.Decoder, enc Encoder[E], ev *etl.Event, a *analysis.Annotation) ([]E, *tdh.Event, bool) {
-	res := d.Decode(ev)
+// render decodes ev with d (unless res, its decoding with d, is given),
+// checks the filter's schema criteria and renders it with enc (annotated
+// with a) at the end of out. It returns the event's schema and whether the
+// event is to be written. Sequential and parallel runs render every event
+// through it.
+func (p *run[E]) render(out []E, d *decode.Decoder, enc Encoder[E], ev *etl.Event, res *decode.Result, a *analysis.Annotation) ([]E, *tdh.Event, bool) {
+	if res == nil {
+		res = d.Decode(ev)
+	}
 	var s *tdh.Event
 	if res != nil {
 		s = res.Schema
@@ -325,7 +328,10 @@ func (p *run[E]) runSequential(ctx context.Context, dec *decode.Decoder) error {
 		if err := p.tick(ctx, ev); err != nil {
 			return err
 		}
-		if err := p.observe(ev, dec, nil); err != nil {
+		// An event Observe asked to be decoded is decoded once: nothing
+		// decodes with dec between observe and render.
+		res := p.observeDecoded(ev, dec)
+		if err := p.observe(ev, dec, res); err != nil {
 			return err
 		}
 		if !p.f.MatchHeader(ev) {
@@ -334,7 +340,7 @@ func (p *run[E]) runSequential(ctx context.Context, dec *decode.Decoder) error {
 		var s *tdh.Event
 		var ok bool
 		n := len(p.out)
-		if p.out, s, ok = p.render(p.out, dec, enc, ev, nil); !ok {
+		if p.out, s, ok = p.render(p.out, dec, enc, ev, res, nil); !ok {
 			continue
 		}
 		held += p.size(p.out[n:])
