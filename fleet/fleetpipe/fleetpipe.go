@@ -125,6 +125,22 @@ const DefaultMaxFileRows = 1 << 20
 // with the imports shipped. It returns the files and errors outputs (JSON
 // lines, one per element and one per error).
 func Build(s beam.Scope, globs []string, outDir string, o *Options) (files, errs beam.PCollection) {
+	return build(s, globs, false, outDir, o)
+}
+
+// BuildListed is Build over names, the files List returned for the globs:
+// a caller that has listed them already (etl-fleet, for its progress bar)
+// spares the pipeline a second listing of the stores.
+func BuildListed(s beam.Scope, names []string, outDir string, o *Options) (files, errs beam.PCollection) {
+	if names == nil {
+		names = []string{}
+	}
+	return build(s, names, true, outDir, o)
+}
+
+// build is Build (listed false: in are globs) and BuildListed (listed:
+// in are List's names).
+func build(s beam.Scope, in []string, listed bool, outDir string, o *Options) (files, errs beam.PCollection) {
 	s = s.Scope("etl-fleet")
 	var opts Options
 	if o != nil {
@@ -133,21 +149,29 @@ func Build(s beam.Scope, globs []string, outDir string, o *Options) (files, errs
 	if opts.MaxFileRows <= 0 {
 		opts.MaxFileRows = DefaultMaxFileRows
 	}
-	// One element with every glob: the traces are numbered across them.
-	groups := beam.ParDo(s, &expandFn{}, beam.Create(s, globs))
+	// One element with every glob (or every name): the traces are
+	// numbered across them.
+	groups := beam.ParDo(s, &expandFn{Listed: listed}, beam.Create(s, in))
 	groups = beam.Reshuffle(s, groups)
 	return beam.ParDo2(s, &convertFn{Output: outDir, Imports: opts.Imports, MaxFileRows: opts.MaxFileRows, Symbols: opts.Symbols}, groups)
 }
 
-type expandFn struct{}
+type expandFn struct {
+	// Listed says the element holds the files List returned for the
+	// globs rather than the globs.
+	Listed bool
+}
 
-// ProcessElement lists the globs and emits one element per file, the
-// members of an .etl.NNN set (and its .etl) together, sorted, numbered in
-// the order of their names.
+// ProcessElement lists the globs (unless Listed) and emits one element per
+// file, the members of an .etl.NNN set (and its .etl) together, sorted,
+// numbered in the order of their names.
 func (f *expandFn) ProcessElement(ctx context.Context, globs []string, emit func(Element)) error {
-	names, err := List(ctx, globs)
-	if err != nil {
-		return err
+	names := globs
+	if !f.Listed {
+		var err error
+		if names, err = List(ctx, globs); err != nil {
+			return err
+		}
 	}
 	for i, g := range tracerpt.GroupSequences(names) {
 		emit(Element{Trace: int32(i + 1), Files: g})

@@ -67,11 +67,19 @@ func run(ctx context.Context, inputs []string, output string, imports []string, 
 	if err != nil {
 		return err
 	}
+	// The progress bar lists the inputs (on a terminal): the pipeline
+	// takes its listing rather than list the stores again.
+	report := newProgress(ctx, os.Stderr, inputs, every)
 	p, s := beam.NewPipelineWithRoot()
-	files, errs := fleetpipe.Build(s, inputs, output, &fleetpipe.Options{Imports: ims, MaxFileRows: maxRows, Symbols: symbols})
+	opts := &fleetpipe.Options{Imports: ims, MaxFileRows: maxRows, Symbols: symbols}
+	var files, errs beam.PCollection
+	if report.listed {
+		files, errs = fleetpipe.BuildListed(s, report.names, output, opts)
+	} else {
+		files, errs = fleetpipe.Build(s, inputs, output, opts)
+	}
 	textio.Write(s, strings.TrimRight(output, "/")+"/files.jsonl", files)
 	textio.Write(s, strings.TrimRight(output, "/")+"/errors.jsonl", errs)
-	report := newProgress(ctx, os.Stderr, inputs, every)
 	_, err = fleetpipe.Run(ctx, p, report.interval, report.show)
 	return err
 }

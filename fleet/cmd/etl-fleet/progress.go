@@ -21,6 +21,10 @@ type progress struct {
 	interval time.Duration
 	start    time.Time
 	bar      *progressbar.ProgressBar
+	// names are the files the inputs name, when the bar listed them
+	// (listed): the pipeline takes them rather than list them again.
+	names  []string
+	listed bool
 }
 
 // newProgress returns the progress of a run over inputs on w (every 0: the
@@ -31,6 +35,7 @@ func newProgress(ctx context.Context, w io.Writer, inputs []string, every time.D
 		total := -1
 		if names, err := fleetpipe.List(ctx, inputs); err == nil {
 			total = len(tracerpt.GroupSequences(names))
+			p.names, p.listed = names, true
 		}
 		p.interval = 500 * time.Millisecond
 		p.bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(w),
