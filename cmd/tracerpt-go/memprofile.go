@@ -31,7 +31,6 @@ func memProfiled(f func() int) int {
 // nothing was freed before it, so every byte allocated was in the heap.
 func memProfiledTo(path string, stderr io.Writer, f func() int) int {
 	runtime.MemProfileRate = 64 << 10
-	stop, done := make(chan struct{}), make(chan struct{})
 	var best []byte
 	var bestLive uint64
 	var buf bytes.Buffer
@@ -54,22 +53,9 @@ func memProfiledTo(path string, stderr io.Writer, f func() int) int {
 			}
 		}
 	}
-	go func() {
-		defer close(done)
-		tick := time.NewTicker(2 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			select {
-			case <-stop:
-				return
-			case <-tick.C:
-			}
-			sample()
-		}
-	}()
+	stop := ticking(2*time.Millisecond, sample)
 	code := f()
-	close(stop)
-	<-done
+	stop()
 	sample() // a collection in the last tick
 	total := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
 	metrics.Read(total)

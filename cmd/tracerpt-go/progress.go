@@ -53,26 +53,13 @@ func passProgress(w io.Writer, quiet bool, files []*etl.File, passes int) (done 
 		progressbar.OptionThrottle(100*time.Millisecond),
 		progressbar.OptionClearOnFinish(),
 	)
-	stop := make(chan struct{})
-	ticked := make(chan struct{})
-	go func() {
-		defer close(ticked)
-		t := time.NewTicker(100 * time.Millisecond)
-		defer t.Stop()
-		for {
-			select {
-			case <-stop:
-				return
-			case <-t.C:
-				bar.Set64(min(read.Load(), total) / int64(passes))
-			}
-		}
-	}()
+	stop := ticking(100*time.Millisecond, func() {
+		bar.Set64(min(read.Load(), total) / int64(passes))
+	})
 	var once sync.Once
 	return func() {
 		once.Do(func() {
-			close(stop)
-			<-ticked
+			stop()
 			for _, f := range files {
 				f.SetReadHook(nil)
 			}
