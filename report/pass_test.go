@@ -11,11 +11,11 @@ import (
 	"github.com/etwkit/etw/etl"
 )
 
-// TestPassSplitSame: the second pass over several goroutines (passShared,
+// TestPassSharedSame: the second pass over several goroutines (passShared,
 // with more than one core) gives the report the pass on one goroutine gives,
 // on traces with stacks (.NET and kernel), a packet capture and a
 // synthetic trace.
-func TestPassSplitSame(t *testing.T) {
+func TestPassSharedSame(t *testing.T) {
 	build := func(t *testing.T, open func(*testing.T) *etl.File, procs int) []byte {
 		t.Helper()
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
