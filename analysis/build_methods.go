@@ -80,13 +80,23 @@ func (b *Builder) takeMethod(ev *etl.Event, d *tdh.Decoded) (methodRec, bool) {
 // textOf copies the string property called name into b's text ("" when
 // there is none).
 func (b *methodBatch) textOf(d *tdh.Decoded, name string) textRef {
-	v, ok := d.Get(name)
-	if !ok || v.Prop == nil || v.Kind != tdh.Scalar || !v.Prop.InType.IsString() {
+	data, wide, ok := stringProp(d, name)
+	if !ok {
 		return textRef{}
 	}
 	off := len(b.text)
-	b.text = append(b.text, v.Data...)
-	return textRef{off: int32(off), n: int32(len(v.Data)), wide: v.Prop.InType.IsWide()}
+	b.text = append(b.text, data...)
+	return textRef{off: int32(off), n: int32(len(data)), wide: wide}
+}
+
+// stringProp returns the bytes of the scalar string property called
+// name, whether they are UTF-16, and whether there is one.
+func stringProp(d *tdh.Decoded, name string) (data []byte, wide, ok bool) {
+	v, ok := d.Get(name)
+	if !ok || v.Prop == nil || v.Kind != tdh.Scalar || !v.Prop.InType.IsString() {
+		return nil, false, false
+	}
+	return v.Data, v.Prop.InType.IsWide(), true
 }
 
 // interner interns the strings of names (of methods, types and files),
