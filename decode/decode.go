@@ -303,7 +303,7 @@ func (d *Decoder) candidates(ev *etl.Event) ([]tdh.Candidate, bool, error) {
 		if ev.Flags&etl.FlagStringOnly != 0 {
 			return d.strings.candidates(ev.ProviderID, d.Registry), true, nil
 		}
-		if ev.Descriptor.ID == eventSourceManifestID && ev.Descriptor.Opcode == eventSourceManifestOpcode {
+		if isManifest(ev) {
 			if err := d.es.add(d.Registry, ev); err != nil {
 				return nil, false, err
 			}

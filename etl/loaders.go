@@ -62,6 +62,19 @@ func (l *loaders) work() {
 	}
 }
 
+// cancel drops the loads not yet started: each one's channel gets an
+// empty result at once (Reader.Close then waits only for the loads under
+// way, not for buffers nobody will read).
+func (l *loaders) cancel() {
+	l.mu.Lock()
+	for i, q := range l.pending {
+		q.ch <- loadResult{}
+		l.pending[i] = nil
+	}
+	l.pending = l.pending[:0]
+	l.mu.Unlock()
+}
+
 // loadHeap is a min-heap of loads by (need, seq) (container/heap).
 type loadHeap []*loadReq
 

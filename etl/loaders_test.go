@@ -24,14 +24,21 @@ func (o *loadOrder) Prepare(b *Buffer, file int) Prepared {
 	return noPrep{}
 }
 
-// TestLoadersMostUrgentFirst: pending loads run by need, then by the
-// order they were asked for, whatever that order was.
-func TestLoadersMostUrgentFirst(t *testing.T) {
+// openCompressed opens testdata's compressed.etl for t (closed when t
+// ends).
+func openCompressed(t *testing.T) *File {
 	f, err := Open(filepath.Join("..", "testdata", "etl", "compressed.etl"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
+	t.Cleanup(func() { f.Close() })
+	return f
+}
+
+// TestLoadersMostUrgentFirst: pending loads run by need, then by the
+// order they were asked for, whatever that order was.
+func TestLoadersMostUrgentFirst(t *testing.T) {
+	f := openCompressed(t)
 	bufs := f.Buffers()
 	if len(bufs) < 6 {
 		t.Fatalf("%d buffers: the test wants 6", len(bufs))
@@ -63,5 +70,32 @@ func TestLoadersMostUrgentFirst(t *testing.T) {
 			t.Fatalf("load %d: %v", i, res.err)
 		}
 		res.buf.Release()
+	}
+}
+
+// TestLoadersCancel: the loads not yet started end at once with an empty
+// result, and none of them is read.
+func TestLoadersCancel(t *testing.T) {
+	f := openCompressed(t)
+	bufs := f.Buffers()
+	var o loadOrder
+	l := &loaders{n: 0, prep: &o} // no worker starts: the loads stay pending
+	var chs []chan loadResult
+	for i := range min(len(bufs), 4) {
+		chs = append(chs, l.add(bufRef{file: f, info: bufs[i]}, int64(i)))
+	}
+	l.cancel()
+	for i, ch := range chs {
+		select {
+		case res := <-ch:
+			if res.buf != nil || res.prep != nil || res.err != nil {
+				t.Errorf("load %d after cancel: %+v, want an empty result", i, res)
+			}
+		default:
+			t.Fatalf("load %d: no result after cancel", i)
+		}
+	}
+	if len(l.pending) != 0 || len(o.order) != 0 {
+		t.Errorf("after cancel: %d pending, %d loaded", len(l.pending), len(o.order))
 	}
 }

@@ -338,6 +338,7 @@ func (r *Reader) Close() error {
 		return nil
 	}
 	r.closed = true
+	r.loads.cancel()
 	for _, s := range r.streams {
 		if s.cur != nil {
 			s.release()

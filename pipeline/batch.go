@@ -79,15 +79,12 @@ func (b *batch[E]) resetOut(pool *chunkPool[E]) {
 func (b *batch[E]) annotate(i int, a *analysis.Annotation, pool *slabPool[analysis.Frame]) {
 	b.ann[i] = *a
 	b.ann[i].Stack = nil
-	n := len(a.Stack)
-	if n == 0 {
-		b.stack[i] = stackSpan{}
-		b.annotated++
-		return
+	b.stack[i] = stackSpan{}
+	if n := len(a.Stack); n > 0 {
+		k := pool.take(&b.frames, n)
+		b.stack[i] = stackSpan{int32(k), int32(len(b.frames[k])), int32(n)}
+		b.frames[k] = append(b.frames[k], a.Stack...)
 	}
-	k := pool.take(&b.frames, n)
-	b.stack[i] = stackSpan{int32(k), int32(len(b.frames[k])), int32(n)}
-	b.frames[k] = append(b.frames[k], a.Stack...)
 	b.annotated++
 }
 

@@ -52,10 +52,7 @@ func (c *chunkPool[E]) get(seq int) []E {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for {
-		if k := len(c.idle); k > 0 {
-			s := c.idle[k-1]
-			c.idle[k-1] = nil
-			c.idle = c.idle[:k-1]
+		if s, ok := popIdle(&c.idle); ok {
 			return s
 		}
 		if c.n < c.limit || seq == c.next || c.open {
@@ -174,13 +171,22 @@ func (p *slabPool[T]) get(n int) []T {
 	if n > p.size {
 		return make([]T, 0, n)
 	}
-	if k := len(p.idle); k > 0 {
-		s := p.idle[k-1]
-		p.idle[k-1] = nil
-		p.idle = p.idle[:k-1]
+	if s, ok := popIdle(&p.idle); ok {
 		return s
 	}
 	return make([]T, 0, p.size)
+}
+
+// popIdle takes the last chunk of idle, if there is one.
+func popIdle[T any](idle *[][]T) ([]T, bool) {
+	k := len(*idle)
+	if k == 0 {
+		return nil, false
+	}
+	s := (*idle)[k-1]
+	(*idle)[k-1] = nil
+	*idle = (*idle)[:k-1]
+	return s, true
 }
 
 // put gives s back for reuse (cleared if p.clear: frames point into the

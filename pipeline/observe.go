@@ -28,11 +28,17 @@ import (
 // observe calls Config.Observe with ev, decoding it with d unless res is
 // given or nothing asks for it.
 func (p *run[E]) observe(ev *etl.Event, d *decode.Decoder, res *decode.Result) error {
-	if p.c.Observe == nil {
-		return nil
-	}
 	if res == nil {
 		res = p.observeDecoded(ev, d)
+	}
+	return p.observed(ev, res)
+}
+
+// observed calls Config.Observe with ev and its decoding res, as given
+// (nil: not decoded).
+func (p *run[E]) observed(ev *etl.Event, res *decode.Result) error {
+	if p.c.Observe == nil {
+		return nil
 	}
 	return p.c.Observe(ev, res)
 }

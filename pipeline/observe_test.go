@@ -104,8 +104,9 @@ func TestObserveSequential(t *testing.T) {
 	run := func(decodeAll, observe bool) (got []row, read, decoded int) {
 		out := &rows{}
 		c := &pipeline.Config[row]{Files: files, Workers: 1, Encoder: rowEncoder{clones: &atomic.Int32{}}, Output: out}
+		asked := 0
 		if observe {
-			c.ObserveDecode = func(ev *etl.Event) bool { return decodeAll || ev.Descriptor.Opcode == 46 }
+			c.ObserveDecode = func(ev *etl.Event) bool { asked++; return decodeAll || ev.Descriptor.Opcode == 46 }
 			c.Observe = func(ev *etl.Event, res *decode.Result) error {
 				read++
 				if res != nil && res.Schema != nil {
@@ -116,6 +117,9 @@ func TestObserveSequential(t *testing.T) {
 		}
 		if _, err := pipeline.Run(context.Background(), c); err != nil {
 			t.Fatal(err)
+		}
+		if asked != read {
+			t.Errorf("decode all %v: ObserveDecode asked %d times for %d events observed", decodeAll, asked, read)
 		}
 		return out.got, read, decoded
 	}

@@ -331,7 +331,7 @@ func (p *run[E]) runSequential(ctx context.Context, dec *decode.Decoder) error {
 		// An event Observe asked to be decoded is decoded once: nothing
 		// decodes with dec between observe and render.
 		res := p.observeDecoded(ev, dec)
-		if err := p.observe(ev, dec, res); err != nil {
+		if err := p.observed(ev, res); err != nil {
 			return err
 		}
 		if !p.f.MatchHeader(ev) {
