@@ -65,20 +65,15 @@ func (s *rowSet) addRecord(b []byte, off int, start int64, r *rec) ([]frame, err
 	s.str = slices.Grow(s.str, nStrings)[:at+nStrings]
 	refs := s.str[at : at+nStrings]
 	for i := range refs {
-		if len(b)-pos < 4 {
+		str, has, next, ok := recStr(b, pos)
+		if !ok {
 			return nil, errRecord
 		}
-		n := binary.LittleEndian.Uint32(b[pos:])
-		pos += 4
-		ref := uint64(absentRef)
-		if n != absent {
-			if uint64(n) > uint64(len(b)-pos) {
-				return nil, errRecord
-			}
-			ref = uint64(off+pos)<<32 | uint64(n)
-			pos += int(n)
+		refs[i] = absentRef
+		if has {
+			refs[i] = uint64(off+next-len(str))<<32 | uint64(len(str))
 		}
-		refs[i] = ref
+		pos = next
 	}
 	var ok bool
 	if r.frames, pos, ok = parseFrames(b, pos, r.frames); !ok {
