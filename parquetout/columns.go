@@ -229,11 +229,7 @@ func (s *rowSet) appendColumn(vals []parquet.Value, col int, k *chunk) []parquet
 			}
 			n := fieldAt(f, off, spec.size)
 			p := &out[i]
-			if wide {
-				*p = parquet.Int64Value(int64(n))
-			} else {
-				*p = parquet.Int32Value(int32(n))
-			}
+			*p = intValue(int64(n), wide)
 			p.SetDefinitionLevel(def)
 		}
 	case colString:
