@@ -58,9 +58,7 @@ func (s *rowSet) addRecord(b []byte, off int, start int64, r *rec) ([]frame, err
 		return nil, errRecord
 	}
 	pos := fixedSize
-	at := len(s.str)
-	s.str = slices.Grow(s.str, nStrings)[:at+nStrings]
-	refs := s.str[at : at+nStrings]
+	var refs [nStrings]uint64
 	for i := range refs {
 		str, has, next, ok := recStr(b, pos)
 		if !ok {
@@ -81,6 +79,8 @@ func (s *rowSet) addRecord(b []byte, off int, start int64, r *rec) ([]frame, err
 			return nil, err
 		}
 	}
+	// A row is added whole, once the record is read.
+	s.str = append(s.str, refs[:]...)
 	s.addFixed(b[:fixedSize], start)
 	return r.frames, nil
 }
