@@ -41,14 +41,11 @@ func (s *rowSet) reset(raw []byte) {
 	s.str = s.str[:0]
 }
 
-// add adds record r, at offset off of s.raw, whose rel_ms counts from
-// start.
-func (s *rowSet) add(r *rec, off int, start int64) {
-	s.fixed = append(s.fixed, r.fixed...)
+// addFixed ends adding a row, its strings' refs added: its fixed part,
+// whose rel_ms counts from start.
+func (s *rowSet) addFixed(fixed []byte, start int64) {
+	s.fixed = append(s.fixed, fixed...)
 	s.fixed = binary.LittleEndian.AppendUint64(s.fixed, uint64(start))
-	for i := range nStrings {
-		s.str = append(s.str, strRef(r, i, off))
-	}
 	s.n++
 }
 
@@ -61,24 +58,17 @@ func (s *rowSet) addRecord(b []byte, off int, start int64, r *rec) ([]frame, err
 		return nil, errRecord
 	}
 	pos := fixedSize
-	at := len(s.str)
-	s.str = slices.Grow(s.str, nStrings)[:at+nStrings]
-	refs := s.str[at : at+nStrings]
+	var refs [nStrings]uint64
 	for i := range refs {
-		if len(b)-pos < 4 {
+		str, has, next, ok := recStr(b, pos)
+		if !ok {
 			return nil, errRecord
 		}
-		n := binary.LittleEndian.Uint32(b[pos:])
-		pos += 4
-		ref := uint64(absentRef)
-		if n != absent {
-			if uint64(n) > uint64(len(b)-pos) {
-				return nil, errRecord
-			}
-			ref = uint64(off+pos)<<32 | uint64(n)
-			pos += int(n)
+		refs[i] = absentRef
+		if has {
+			refs[i] = uint64(off+next-len(str))<<32 | uint64(len(str))
 		}
-		refs[i] = ref
+		pos = next
 	}
 	var ok bool
 	if r.frames, pos, ok = parseFrames(b, pos, r.frames); !ok {
@@ -89,9 +79,9 @@ func (s *rowSet) addRecord(b []byte, off int, start int64, r *rec) ([]frame, err
 			return nil, err
 		}
 	}
-	s.fixed = append(s.fixed, b[:fixedSize]...)
-	s.fixed = binary.LittleEndian.AppendUint64(s.fixed, uint64(start))
-	s.n++
+	// A row is added whole, once the record is read.
+	s.str = append(s.str, refs[:]...)
+	s.addFixed(b[:fixedSize], start)
 	return r.frames, nil
 }
 
@@ -99,15 +89,18 @@ func (s *rowSet) addRecord(b []byte, off int, start int64, r *rec) ([]frame, err
 // row, s's slices have room and it does not allocate.
 func (s *rowSet) setOne(r *rec, start int64) {
 	s.reset(r.b)
-	s.add(r, 0, start)
+	for i := range nStrings {
+		s.str = append(s.str, strRef(r, i))
+	}
+	s.addFixed(r.fixed, start)
 }
 
-// strRef is where string i of record r (at offset off) is.
-func strRef(r *rec, i, off int) uint64 {
+// strRef is where string i of record r is in r.b.
+func strRef(r *rec, i int) uint64 {
 	if !r.has[i] {
 		return absentRef
 	}
-	return uint64(off+int(r.at[i]))<<32 | uint64(len(r.str[i]))
+	return uint64(r.at[i])<<32 | uint64(len(r.str[i]))
 }
 
 // colKind is how a header column's value is made.
@@ -236,11 +229,7 @@ func (s *rowSet) appendColumn(vals []parquet.Value, col int, k *chunk) []parquet
 			}
 			n := fieldAt(f, off, spec.size)
 			p := &out[i]
-			if wide {
-				*p = parquet.Int64Value(int64(n))
-			} else {
-				*p = parquet.Int32Value(int32(n))
-			}
+			*p = intValue(int64(n), wide)
 			p.SetDefinitionLevel(def)
 		}
 	case colString:

@@ -134,11 +134,7 @@ func (w *Writer) extend(c *chunk, s *rowSet) {
 				continue
 			}
 			p := &out[j]
-			if col.Bits == 64 {
-				*p = parquet.Int64Value(v)
-			} else {
-				*p = parquet.Int32Value(int32(v))
-			}
+			*p = intValue(v, col.Bits == 64)
 			p.SetDefinitionLevel(def)
 		}
 	}

@@ -133,6 +133,10 @@ func TestMalformedRecords(t *testing.T) {
 		if _, err := s.addRecord(b, 0, 0, &r); err != errRecord {
 			t.Errorf("%d: addRecord: %v", i, err)
 		}
+		// A record it rejects adds nothing to the row set.
+		if s.n != 0 || len(s.str) != 0 || len(s.fixed) != 0 {
+			t.Errorf("%d: a rejected record left %d rows, %d string refs, %d fixed bytes", i, s.n, len(s.str), len(s.fixed))
+		}
 	}
 }
 

@@ -645,11 +645,16 @@ func (k *chunk) uint(c int, n uint64, width int, optional bool) {
 
 // int appends a signed integer to an INT(width) column.
 func (k *chunk) int(c int, n int64, width int, optional bool) {
-	if width == 64 {
-		k.put(c, parquet.Int64Value(n), optional)
-	} else {
-		k.put(c, parquet.Int32Value(int32(n)), optional)
+	k.put(c, intValue(n, width == 64), optional)
+}
+
+// intValue is n as the value of an INT64 column (wide) or an INT32 one
+// (its low 32 bits).
+func intValue(n int64, wide bool) parquet.Value {
+	if wide {
+		return parquet.Int64Value(n)
 	}
+	return parquet.Int32Value(int32(n))
 }
 
 // stackFields is the "stack" column: a list of frames.
