@@ -3,6 +3,7 @@ package analysis
 import (
 	"github.com/etwkit/etw/catalog"
 	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/internal/panicerr"
 	"github.com/etwkit/etw/tdh"
 )
 
@@ -79,23 +80,13 @@ func (b *Builder) takeMethod(ev *etl.Event, d *tdh.Decoded) (methodRec, bool) {
 // textOf copies the string property called name into b's text ("" when
 // there is none).
 func (b *methodBatch) textOf(d *tdh.Decoded, name string) textRef {
-	data, wide, ok := stringProp(d, name)
-	if !ok {
+	v, ok := d.Get(name)
+	if !ok || v.Prop == nil || v.Kind != tdh.Scalar || !v.Prop.InType.IsString() {
 		return textRef{}
 	}
 	off := len(b.text)
-	b.text = append(b.text, data...)
-	return textRef{off: int32(off), n: int32(len(data)), wide: wide}
-}
-
-// stringProp returns the bytes of the scalar string property called
-// name, whether they are UTF-16, and whether there is one.
-func stringProp(d *tdh.Decoded, name string) (data []byte, wide, ok bool) {
-	v, ok := d.Get(name)
-	if !ok || v.Prop == nil || v.Kind != tdh.Scalar || !v.Prop.InType.IsString() {
-		return nil, false, false
-	}
-	return v.Data, v.Prop.InType.IsWide(), true
+	b.text = append(b.text, v.Data...)
+	return textRef{off: int32(off), n: int32(len(v.Data)), wide: v.Prop.InType.IsWide()}
 }
 
 // interner interns the strings of names (of methods, types and files),
@@ -163,25 +154,38 @@ const (
 // methodQueue adds methods on a goroutine of its own, in the order of
 // their events.
 type methodQueue struct {
-	pipe *batchPipe[methodBatch]
-	cur  *methodBatch
+	full, free chan *methodBatch
+	cur        *methodBatch
+	done       chan struct{}
+	closed     bool
+	err        error // a panic of the goroutine
 }
 
 func newMethodQueue() *methodQueue {
-	q := &methodQueue{pipe: startPipe(methodBatches, func() *methodBatch {
-		return &methodBatch{recs: make([]methodRec, 0, methodBatchEvents)}
-	}, (*methodBatch).reset, func(full <-chan *methodBatch, free chan<- *methodBatch) {
+	q := &methodQueue{full: make(chan *methodBatch, methodBatches), free: make(chan *methodBatch, methodBatches+1), done: make(chan struct{})}
+	for range methodBatches + 1 {
+		q.free <- &methodBatch{recs: make([]methodRec, 0, methodBatchEvents)}
+	}
+	q.cur = <-q.free
+	go func() {
+		defer close(q.done)
+		defer func() {
+			for mb := range q.full { // after a panic: let the model pass end
+				mb.reset()
+				q.free <- mb
+			}
+		}()
+		defer panicerr.Recover(&q.err)
 		var names interner
-		for mb := range full {
+		for mb := range q.full {
 			for i := range mb.recs {
 				r := &mb.recs[i]
 				addMethod(r, func(i int) string { return mb.textString(r.names[i], &names) })
 			}
 			mb.reset()
-			free <- mb
+			q.free <- mb
 		}
-	})}
-	q.cur = <-q.pipe.free
+	}()
 	return q
 }
 
@@ -197,10 +201,22 @@ func (q *methodQueue) add(b *Builder, ev *etl.Event, d *tdh.Decoded) {
 	}
 	q.cur.recs = append(q.cur.recs, r)
 	if len(q.cur.recs) == methodBatchEvents {
-		q.cur = q.pipe.next(q.cur)
+		q.full <- q.cur
+		q.cur = <-q.free
 	}
 }
 
 // close waits until every method queued is added, and raises a panic of
 // the goroutine again. Safe to call more than once.
-func (q *methodQueue) close() { q.pipe.close(q.cur) }
+func (q *methodQueue) close() {
+	if q.closed {
+		return
+	}
+	q.closed = true
+	q.full <- q.cur
+	close(q.full)
+	<-q.done
+	if q.err != nil {
+		panic(q.err)
+	}
+}

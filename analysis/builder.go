@@ -619,11 +619,11 @@ func (b *Builder) method(ev *etl.Event, d *tdh.Decoded) {
 // text returns the string property called name, interned: names of
 // methods, types and files repeat across events and processes.
 func (b *Builder) text(d *tdh.Decoded, name string) string {
-	data, wide, ok := stringProp(d, name)
-	if !ok {
+	v, ok := d.Get(name)
+	if !ok || v.Prop == nil || v.Kind != tdh.Scalar || !v.Prop.InType.IsString() {
 		return ""
 	}
-	return b.names.intern(data, wide)
+	return b.names.intern(v.Data, v.Prop.InType.IsWide())
 }
 
 // placeholder reports whether p was made for events naming its pid, with

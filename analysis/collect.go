@@ -130,16 +130,22 @@ func (o *CollectOptions) window() int {
 // error, the walk stops with it.
 func (m *Model) walkSelected(e *Enricher, files []*etl.File, dec *decode.Decoder, opts *CollectOptions, take func(s *slot) error) error {
 	w := newSelectedWalk(e, opts, take)
-	readErr, err := m.readSelected(files, dec, opts, func(ev *etl.Event, _ kind, res *decode.Result, _ *selector) error {
-		return w.add(ev, res)
-	})
-	if err != nil {
-		return err
+	r := etl.NewReader(files, nil)
+	defer r.Close()
+	for r.Next() {
+		ev := r.Event()
+		var res *decode.Result
+		if w.needsDecode(ev) {
+			res = dec.Decode(ev)
+		}
+		if err := w.push(ev, res); err != nil {
+			return err
+		}
 	}
 	if err := w.flush(); err != nil {
 		return err
 	}
-	return readErr
+	return r.Errors().Err()
 }
 
 // drainSelected hands the slots whose annotations are final to take if
@@ -178,7 +184,7 @@ func (m *Model) readSelected(files []*etl.File, dec *decode.Decoder, opts *Colle
 		ev := r.Event()
 		k := classify(ev)
 		var res *decode.Result
-		if o.decodes(ev, k) {
+		if o.NeedsSchema || enricherDecodes(ev, k) || (o.Decode != nil && o.Decode(ev)) {
 			res = dec.Decode(ev)
 		}
 		if o.Observe != nil {
@@ -189,13 +195,6 @@ func (m *Model) readSelected(files []*etl.File, dec *decode.Decoder, opts *Colle
 		}
 	}
 	return r.Errors().Err(), nil
-}
-
-// decodes reports whether a walk of the selected events decodes ev, of
-// kind k: every event with NeedsSchema, else those the enricher or
-// Decode ask for.
-func (o *CollectOptions) decodes(ev *etl.Event, k kind) bool {
-	return o.NeedsSchema || enricherDecodes(ev, k) || (o.Decode != nil && o.Decode(ev))
 }
 
 // selector is the selection of [CollectOptions]: PIDs, then Select.

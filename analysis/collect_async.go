@@ -4,6 +4,7 @@ import (
 	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
 	"github.com/etwkit/etw/internal/cores"
+	"github.com/etwkit/etw/internal/panicerr"
 )
 
 // Batches of selectedBatchEvents events, selectedBatches of them in
@@ -23,14 +24,33 @@ const (
 // at a time). With more than one processor the two run at once. The
 // walk does not stop early: fn has no error to return.
 func (m *Model) eachSelectedAsync(files []*etl.File, dec *decode.Decoder, opts *CollectOptions, fn func(a *Annotation)) (EnrichStats, error) {
+	full := make(chan *pushBatch, selectedBatches)
+	free := make(chan *pushBatch, selectedBatches+1)
+	for range selectedBatches + 1 {
+		free <- &pushBatch{recs: make([]pushRec, 0, selectedBatchEvents)}
+	}
 	e := m.NewEnricher(&EnrichOptions{Window: opts.window()})
-	pipe := startPipe(selectedBatches, func() *pushBatch {
-		return &pushBatch{recs: make([]pushRec, 0, selectedBatchEvents)}
-	}, (*pushBatch).reset, func(full <-chan *pushBatch, free chan<- *pushBatch) {
+	done := make(chan struct{})
+	var perr error
+	go func() {
+		defer close(done)
+		defer func() {
+			for b := range full { // after a panic: let the reading end
+				b.reset()
+				free <- b
+			}
+		}()
+		defer panicerr.Recover(&perr)
 		e.enrichSelected(full, free, fn)
-	})
-	b := <-pipe.free
-	defer pipe.abort() // the reading panicked: end the enricher's goroutine
+	}()
+	closed := false
+	defer func() {
+		if !closed { // the reading panicked: end the enricher's goroutine
+			close(full)
+			<-done
+		}
+	}()
+	b := <-free
 	var scratch []uint64
 	readErr, _ := m.readSelected(files, dec, opts, func(ev *etl.Event, k kind, res *decode.Result, sel *selector) error {
 		r := m.extractPush(b, ev, k, res, &scratch)
@@ -39,11 +59,18 @@ func (m *Model) eachSelectedAsync(files []*etl.File, dec *decode.Decoder, opts *
 		}
 		r.selected = sel.selects(ev, res, r.pid)
 		if len(b.recs) == selectedBatchEvents {
-			b = pipe.next(b)
+			full <- b
+			b = <-free
 		}
 		return nil
 	})
-	pipe.close(b) // a panic of the enricher's goroutine is raised again here
+	full <- b
+	close(full)
+	closed = true
+	<-done
+	if perr != nil {
+		panic(perr) // raised again where the caller can recover it
+	}
 	return e.Stats, readErr
 }
 

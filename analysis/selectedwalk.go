@@ -30,7 +30,9 @@ func newSelectedWalk(e *Enricher, opts *CollectOptions, take func(s *slot) error
 
 // needsDecode reports whether push reads ev's decoding (every event with
 // NeedsSchema, else those the enricher or opts.Decode ask for).
-func (w *selectedWalk) needsDecode(ev *etl.Event) bool { return w.o.decodes(ev, classify(ev)) }
+func (w *selectedWalk) needsDecode(ev *etl.Event) bool {
+	return w.o.NeedsSchema || w.e.NeedsDecode(ev) || (w.o.Decode != nil && w.o.Decode(ev))
+}
 
 // push takes the next event in time order and res, its decoding (nil
 // when needsDecode says it is not needed); it stops with take's error.
@@ -38,11 +40,6 @@ func (w *selectedWalk) push(ev *etl.Event, res *decode.Result) error {
 	if w.o.Observe != nil {
 		w.o.Observe(ev, res)
 	}
-	return w.add(ev, res)
-}
-
-// add is push once opts.Observe has seen the event.
-func (w *selectedWalk) add(ev *etl.Event, res *decode.Result) error {
 	a := w.e.Push(ev, res)
 	if w.sel.selects(ev, res, a.PID) {
 		w.queue = append(w.queue, a.Seq)
