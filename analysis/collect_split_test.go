@@ -16,7 +16,7 @@ import (
 // collectReference is Model.CollectWeighted as a plain loop over the
 // public Enricher, every stack resolved: the oracle of
 // TestCollectMatchesEnricher.
-func collectReference(files []*etl.File, dec *decode.Decoder, m *Model, sel EventFilter, weight func(*Annotation) int64) (*Profile, CollectStats) {
+func collectReference(files []*etl.File, dec *decode.Decoder, m *Model, pids []uint32, sel EventFilter, weight func(*Annotation) int64) (*Profile, CollectStats) {
 	prof := NewProfile()
 	var st CollectStats
 	e := m.NewEnricher(nil)
@@ -43,7 +43,7 @@ func collectReference(files []*etl.File, dec *decode.Decoder, m *Model, sel Even
 			res = dec.Decode(ev)
 		}
 		a := e.Push(ev, res)
-		if sel(ev, res) {
+		if (len(pids) == 0 || containsPID(pids, a.PID)) && sel(ev, res) {
 			selected[a.Seq] = true
 		}
 		drain()
@@ -86,11 +86,12 @@ func eachCorpusTrace(t *testing.T, test func(t *testing.T, files []*etl.File)) {
 // selected events' stacks, and with more than one processor resolves
 // and adds them on a goroutine of its own) equal those of the public
 // Enricher with every stack resolved: for the CPU samples, and for every
-// other event (so that selected and skipped stacks alternate), at
-// GOMAXPROCS 1 and 2.
+// other event (so that selected and skipped stacks alternate), and for
+// every other event of process 4 (the PIDs filter, which the reading
+// goroutine applies), at GOMAXPROCS 1 and 2.
 func TestCollectMatchesEnricher(t *testing.T) {
 	dec := clrDecoder(t)
-	stacks := 0
+	stacks, pidSelected := 0, 0
 	eachCorpusTrace(t, func(t *testing.T, files []*etl.File) {
 		m, _ := Build(files, dec, nil)
 		var n int64
@@ -100,22 +101,26 @@ func TestCollectMatchesEnricher(t *testing.T) {
 			name   string
 			sel    EventFilter
 			weight func(*Annotation) int64
-		}{{"samples", nil, nil}, {"odd", odd, weight}} {
+			pids   []uint32
+		}{{"samples", nil, nil, nil}, {"odd", odd, weight, nil}, {"odd of pid 4", odd, weight, []uint32{4}}} {
 			sel := c.sel
 			if sel == nil {
 				sel = IsCPUSample
 			}
 			n = 0
-			want, wst := collectReference(files, dec, m, sel, c.weight)
+			want, wst := collectReference(files, dec, m, c.pids, sel, c.weight)
 			var wb bytes.Buffer
 			if err := want.WriteFolded(&wb); err != nil {
 				t.Fatal(err)
 			}
 			stacks += wst.WithStack
+			if c.pids != nil {
+				pidSelected += wst.Selected
+			}
 			for _, procs := range []int{1, 2} {
 				prev := runtime.GOMAXPROCS(procs)
 				n = 0
-				got, gst, _ := m.CollectWeighted(files, dec, &CollectOptions{Select: c.sel}, c.weight)
+				got, gst, _ := m.CollectWeighted(files, dec, &CollectOptions{Select: c.sel, PIDs: c.pids}, c.weight)
 				runtime.GOMAXPROCS(prev)
 				var gb bytes.Buffer
 				if err := got.WriteFolded(&gb); err != nil {
@@ -133,5 +138,8 @@ func TestCollectMatchesEnricher(t *testing.T) {
 	})
 	if stacks == 0 {
 		t.Error("no selected event had a stack: the test compared nothing")
+	}
+	if pidSelected == 0 {
+		t.Error("no trace had an event of process 4: the PIDs filter was not compared")
 	}
 }
