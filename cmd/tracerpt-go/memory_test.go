@@ -14,6 +14,7 @@ import (
 	"github.com/etwkit/etw/etl"
 	"github.com/etwkit/etw/internal/etlgen"
 	"github.com/etwkit/etw/internal/etltest"
+	"github.com/etwkit/etw/internal/memgoal"
 )
 
 // TestHelperPeak runs the command line after "--" when
@@ -26,6 +27,7 @@ func TestHelperPeak(t *testing.T) {
 	if out == "" {
 		t.Skip("subprocess of TestCorpusDumpMemoryFlat")
 	}
+	memgoal.Start(memTarget) // as main does
 	code := run(helperArgs(), os.Stdout, os.Stderr)
 	st, err := os.ReadFile("/proc/self/status")
 	if err == nil {

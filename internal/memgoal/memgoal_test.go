@@ -1,0 +1,92 @@
+package memgoal
+
+import (
+	"math"
+	"runtime"
+	"runtime/debug"
+	"testing"
+	"time"
+)
+
+func TestLimit(t *testing.T) {
+	const mib = 1 << 20
+	for _, c := range []struct{ target, live, other, want uint64 }{
+		{72 * mib, 20 * mib, 8 * mib, 72 * mib},          // small heap: the target
+		{72 * mib, 51 * mib, 8 * mib, 72 * mib},          // 51*1.25+8 = 71.75: still the target
+		{72 * mib, 60 * mib, 8 * mib, 83 * mib},          // 60*1.25+8: a quarter of headroom
+		{0, 100 * mib, 0, 125 * mib},                     // no target: headroom alone
+		{72 * mib, math.MaxUint64 / 2, 0, math.MaxInt64}, // no overflow
+	} {
+		if got := Limit(c.target, c.live, c.other); got != c.want {
+			t.Errorf("Limit(%d, %d, %d) = %d, want %d", c.target/mib, c.live/mib, c.other/mib, got/mib, c.want/mib)
+		}
+	}
+}
+
+func TestStartEnvironment(t *testing.T) {
+	for _, env := range []string{"GOMEMLIMIT", "GOGC"} {
+		t.Run(env, func(t *testing.T) {
+			t.Setenv(env, "100")
+			before := debug.SetMemoryLimit(-1)
+			if tu := Start(1 << 20); tu != nil {
+				tu.Stop()
+				t.Fatalf("%s set: Start tuned", env)
+			}
+			if got := debug.SetMemoryLimit(-1); got != before {
+				t.Errorf("%s set: limit changed to %d", env, got)
+			}
+		})
+	}
+}
+
+// TestFollowsCollections keeps a live heap larger than the target and
+// checks that the limit rises after collections to leave it headroom, and
+// that Stop restores the limit in force before.
+func TestFollowsCollections(t *testing.T) {
+	t.Setenv("GOMEMLIMIT", "")
+	t.Setenv("GOGC", "")
+	before := debug.SetMemoryLimit(-1)
+	const target = 8 << 20
+	tu := Start(target)
+	if tu == nil {
+		t.Fatal("Start returned nil with no GOMEMLIMIT or GOGC")
+	}
+	if got := debug.SetMemoryLimit(-1); got != target {
+		t.Fatalf("limit after Start %d, want the target %d", got, target)
+	}
+	live := make([][]byte, 32)
+	for i := range live {
+		live[i] = make([]byte, 1<<20)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for tu.Limit() < uint64(32<<20)*5/4 && time.Now().Before(deadline) {
+		runtime.GC()
+		time.Sleep(time.Millisecond) // the finalizer runs on its own goroutine
+	}
+	if got := tu.Limit(); got < uint64(32<<20)*5/4 {
+		t.Errorf("limit %d with 32 MiB live, want at least 40 MiB", got)
+	}
+	if got := debug.SetMemoryLimit(-1); uint64(got) != tu.Limit() {
+		t.Errorf("runtime limit %d, tuner says %d", got, tu.Limit())
+	}
+	runtime.KeepAlive(live)
+	live = nil
+	for tu.Limit() != target && time.Now().Before(deadline) {
+		runtime.GC()
+		time.Sleep(time.Millisecond)
+	}
+	if got := tu.Limit(); got != target {
+		t.Errorf("limit %d after the heap was freed, want the target %d", got, target)
+	}
+	tu.Stop()
+	if got := debug.SetMemoryLimit(-1); got != before {
+		t.Errorf("limit after Stop %d, want %d", got, before)
+	}
+	runtime.GC()
+	runtime.GC()
+	if got := debug.SetMemoryLimit(-1); got != before {
+		t.Errorf("limit after Stop and collections %d, want %d", got, before)
+	}
+	var nilTuner *Tuner
+	nilTuner.Stop()
+}
