@@ -14,3 +14,19 @@ func TestPartName(t *testing.T) {
 		}
 	}
 }
+
+// TestPartNumber: PartNumber inverts PartName for the parts after the
+// first and refuses every name PartName does not write.
+func TestPartNumber(t *testing.T) {
+	for n := 2; n < 120; n++ {
+		if got, ok := PartNumber("events", PartName("events", n)); !ok || got != n {
+			t.Errorf("PartNumber(PartName(events, %d)) = %d, %v", n, got, ok)
+		}
+	}
+	for _, name := range []string{"events.parquet", "events-1.parquet", "events-02.parquet", "events-+3.parquet", "events--3.parquet",
+		"events-3.parquet.tmp", "events-x.parquet", "events-.parquet", "stacks-3.parquet", "events-3"} {
+		if n, ok := PartNumber("events", name); ok {
+			t.Errorf("PartNumber(events, %q) = %d, true", name, n)
+		}
+	}
+}

@@ -5,8 +5,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -155,8 +153,7 @@ func tableParts(dir string) []string {
 	for _, n := range tables.Names {
 		ms, _ := filepath.Glob(glob.Escape(filepath.Join(dir, n+"-")) + "*.parquet")
 		for _, m := range ms {
-			num := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(m), n+"-"), ".parquet")
-			if k, err := strconv.Atoi(num); err == nil && k >= 2 && strconv.Itoa(k) == num {
+			if _, ok := tables.PartNumber(n, filepath.Base(m)); ok {
 				parts = append(parts, m)
 			}
 		}
