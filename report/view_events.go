@@ -151,6 +151,7 @@ type eventsCollector struct {
 	c      *collector
 	width  int64 // count bucket width, 100 ns
 	segLen int64 // segment length, 100 ns
+	span   int64 // from the axis start to the last event, 100 ns
 
 	provs   providerIndex
 	nameIdx map[nameKey]int32
@@ -189,8 +190,9 @@ func newEventsCollector(c *collector) *eventsCollector {
 	v := &eventsCollector{c: c, width: max(c.axis.Width, 1), nameIdx: map[nameKey]int32{},
 		nameOf: map[string]int32{}, procIdx: map[procKey]int32{}, groupOf: map[[3]int32]int32{},
 		counts: map[countKey]int32{}, perSeg: maxRowsPerSegment, lastNI: -1, lastPrI: -1, lastG: -1}
+	v.span = etl.SubTime(c.t1, c.axis.Start)
 	if c.axis.Buckets > 0 {
-		v.segLen = max(etl.SubTime(c.t1, c.axis.Start)/eventSegments+1, 1)
+		v.segLen = max(v.span/eventSegments+1, 1)
 	}
 	return v
 }
@@ -249,12 +251,11 @@ func (v *eventsCollector) observe(ev *etl.Event, res *decode.Result) {
 		v.last, v.lastG = key, g
 	}
 	rel := max(etl.SubTime(ev.Time, c.axis.Start), 0)
-	span := etl.SubTime(c.t1, c.axis.Start)
-	if ck := (countKey{g, int32(min(rel, span) / v.width)}); ck == v.lastCK && v.pend > 0 {
+	if ck := (countKey{g, int32(min(rel, v.span) / v.width)}); ck == v.lastCK && v.pend > 0 {
 		v.pend++
 	} else {
 		v.flush() // which may make the buckets wider
-		v.lastCK, v.pend = countKey{g, int32(min(rel, span) / v.width)}, 1
+		v.lastCK, v.pend = countKey{g, int32(min(rel, v.span) / v.width)}, 1
 	}
 	seg := min(int(rel/v.segLen), eventSegments-1)
 	if n := v.held[g][seg]; int(n) < v.perSeg {
@@ -282,7 +283,7 @@ func (v *eventsCollector) flush() {
 	}
 	v.counts[v.lastCK] += v.pend
 	v.pend = 0
-	if len(v.counts) <= maxCountEntries || v.width > etl.SubTime(v.c.t1, v.c.axis.Start) {
+	if len(v.counts) <= maxCountEntries || v.width > v.span {
 		return // few counts, or one bucket a group: no wider bucket has fewer
 	}
 	wider := make(map[countKey]int32, len(v.counts)/4)
@@ -385,7 +386,7 @@ func (v *eventsCollector) finish(d *Data) {
 	}
 	v.flush()
 	v.linkProcesses(d)
-	e := &Events{BucketSec: float64(v.width) / 1e7, Buckets: int(max(etl.SubTime(c.t1, c.axis.Start), 0)/v.width) + 1, Names: v.names, Processes: v.procs,
+	e := &Events{BucketSec: float64(v.width) / 1e7, Buckets: int(max(v.span, 0)/v.width) + 1, Names: v.names, Processes: v.procs,
 		Segments: eventSegments, Counts: make([]int, 0, 3*len(v.counts))}
 	stats := map[uuid.UUID]*decode.ProviderStat{}
 	ps := c.pc.Providers()
