@@ -13,20 +13,28 @@ import (
 func TestStackCache(t *testing.T) {
 	a, b := &analysis.Image{Base: 0x1000}, &analysis.Image{Base: 0x1000}
 	for _, first := range []int64{1, 1001} {
-		w := &Writer{stack: first - 1}
+		w := &Writer{stack: first - 1, frame: 2*first - 1}
 		st := &traceState{w: w, frames: map[frameKey]int64{}, images: map[*analysis.Image]int64{},
-			methods: map[*analysis.Method]int64{}, tree: stackTree{first: first, byEdge: map[stackKey]int64{}}}
-		// Walked by hand (walkStack writes rows): the nodes of stack s.
+			methods: map[*analysis.Method]int64{}, tree: newStackTree(w.stack, w.frame)}
+		// Walked by hand (walkStack writes rows): the frames and nodes
+		// of stack s.
 		walk := func(s []analysis.Frame) int64 {
 			var parent int64
 			for i := len(s) - 1; i >= 0; i-- {
-				k := stackKey{parent, frameKey{s[i].Image, s[i].Method, s[i].Address}}
-				if id, ok := st.tree.byEdge[k]; ok {
+				k := frameKey{s[i].Image, s[i].Method, s[i].Address}
+				fid, isNew := assign(st.frames, k, &w.frame)
+				if isNew {
+					if err := st.tree.addFrame(fid, k); err != nil {
+						t.Fatal(err)
+					}
+				} else if id, ok := st.tree.child(parent, fid); ok {
 					parent = id
 					continue
 				}
 				w.stack++
-				st.tree.add(w.stack, k)
+				if err := st.tree.add(w.stack, parent, fid); err != nil {
+					t.Fatal(err)
+				}
 				parent = w.stack
 			}
 			return parent

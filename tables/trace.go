@@ -63,13 +63,6 @@ type frameKey struct {
 	addr uint64
 }
 
-// stackKey is a node of the prefix tree: its parent and its last frame
-// (the frame's key rather than its id: one lookup a frame).
-type stackKey struct {
-	parent int64
-	frame  frameKey
-}
-
 // Add writes the tables of one trace: files are its .etl files (several
 // files of one trace merge, as the dump merges them), dec decodes its
 // events (nil: decode.New()). It reads the files twice: once to build
@@ -86,7 +79,7 @@ func (w *Writer) Add(name string, files []*etl.File, dec *decode.Decoder) (*Trac
 		w: w, id: w.trace, files: files,
 		upids: map[*analysis.Process]int64{}, utids: map[*analysis.Thread]int64{},
 		images: map[*analysis.Image]int64{}, methods: map[*analysis.Method]int64{},
-		frames: map[frameKey]int64{}, tree: stackTree{first: w.stack + 1, byEdge: map[stackKey]int64{}},
+		frames: map[frameKey]int64{}, tree: newStackTree(w.stack, w.frame),
 		fileIDs: map[uint64]int64{}, names: map[uint64]string{},
 	}
 	st := &TraceStats{Trace: t.id}
@@ -214,19 +207,22 @@ func (t *traceState) stackID(stack []analysis.Frame) (int64, error) {
 	return id, err
 }
 
-// walkStack returns the id of the prefix tree's node of stack, one
-// lookup a frame from the root down to the first node that is new (the
-// nodes below a new one are new too: they are added without a lookup).
+// walkStack returns the id of the prefix tree's node of stack, from the
+// root down to the first node that is new, two lookups a frame (its id,
+// then its node under the parent); the nodes below a new one are new
+// too: they are added without a lookup. Only the stacks the whole-stack
+// cache misses come here.
 func (t *traceState) walkStack(stack []analysis.Frame) (int64, error) {
 	var parent int64
 	fresh := false // parent is a node just added
 	for i := len(stack) - 1; i >= 0; i-- {
 		f := &stack[i]
-		k := stackKey{parent, frameKey{f.Image, f.Method, f.Address}}
 		if !fresh {
-			if id, ok := t.tree.byEdge[k]; ok {
-				parent = id
-				continue
+			if fid, ok := t.frames[frameKey{f.Image, f.Method, f.Address}]; ok {
+				if id, ok := t.tree.child(parent, fid); ok {
+					parent = id
+					continue
+				}
 			}
 			fresh = true
 		}
@@ -236,7 +232,9 @@ func (t *traceState) walkStack(stack []analysis.Frame) (int64, error) {
 		}
 		t.w.stack++
 		id := t.w.stack
-		t.tree.add(id, k)
+		if err := t.tree.add(id, parent, fid); err != nil {
+			return 0, err
+		}
 		depth := int32(len(stack) - 1 - i)
 		if err := t.w.stacks.add(&StackRow{Trace: t.id, StackID: id, ParentID: parent, FrameID: fid, Depth: depth}); err != nil {
 			return 0, err
@@ -248,9 +246,13 @@ func (t *traceState) walkStack(stack []analysis.Frame) (int64, error) {
 
 // frameID returns the id of frame f, writing its row when it is new.
 func (t *traceState) frameID(f *analysis.Frame) (int64, error) {
-	id, isNew := assign(t.frames, frameKey{f.Image, f.Method, f.Address}, &t.w.frame)
+	k := frameKey{f.Image, f.Method, f.Address}
+	id, isNew := assign(t.frames, k, &t.w.frame)
 	if !isNew {
 		return id, nil
+	}
+	if err := t.tree.addFrame(id, k); err != nil {
+		return 0, err
 	}
 	r := FrameRow{Trace: t.id, FrameID: id, Address: f.Address, Name: f.Name()}
 	if f.Image != nil {

@@ -82,7 +82,7 @@ type table[T any] struct {
 // row groups of at most groupRows rows, at most maxRows rows a file (0:
 // one file).
 func newTable[T any](name string, create func() (io.WriteCloser, error), groupRows int, maxRows int64) (*table[T], error) {
-	t := &table[T]{name: name, create: create, groupRows: groupRows, maxRows: maxRows, buf: make([]T, 0, batchRows)}
+	t := &table[T]{name: name, create: create, groupRows: groupRows, maxRows: maxRows}
 	return t, t.open()
 }
 
@@ -95,9 +95,14 @@ func (t *table[T]) open() error {
 	t.out, t.fileRows, t.written = out, 0, 0
 	t.w = parquet.NewGenericWriter[T](out, parquet.Compression(parquetout.Snappy.Codec()),
 		parquet.CreatedBy("etwkit tracerpt-go", "", ""), parquet.MaxRowsPerRowGroup(int64(t.groupRows)),
-		parquet.PageBufferSize(pageBufferSize))
+		parquet.PageBufferSize(pageBufferSize), parquet.WriteBufferSize(0))
 	return nil
 }
+
+// The model tables' writers write to create's writers unbuffered
+// (parquet.WriteBufferSize(0): no 32 KiB buffer of their own in front of
+// the file's, 384 KiB for the twelve): NewWriter asks for buffered
+// writers, as CreateFile's are.
 
 // pageBufferSize is the page size of the model's tables. Each column of
 // a row group being written holds up to a page (parquet-go reserves a
@@ -116,10 +121,16 @@ func (t *table[T]) add(r *T) error {
 			return err
 		}
 	}
+	if t.buf == nil {
+		// Made at the first row: of the twelve tables' batches (1.2 MB
+		// in all) a trace often leaves several empty (packets, gcs,
+		// disk_io, files).
+		t.buf = make([]T, 0, batchRows)
+	}
 	t.buf = append(t.buf, *r)
 	t.rows++
 	t.fileRows++
-	if len(t.buf) == cap(t.buf) {
+	if len(t.buf) == batchRows {
 		return t.flush()
 	}
 	return nil
@@ -181,7 +192,9 @@ type Writer struct {
 
 // NewWriter returns a writer whose tables go to the writers create
 // returns, one per name of Names (each closed by Close), and more for a
-// table whose rows pass Options.MaxFileRows.
+// table whose rows pass Options.MaxFileRows. The tables write to them
+// page by page, small writes: they should be buffered (as CreateFile's
+// are).
 func NewWriter(create func(table string) (io.WriteCloser, error), opts *Options) (*Writer, error) {
 	w := &Writer{}
 	if opts != nil {
