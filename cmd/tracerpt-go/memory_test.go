@@ -70,18 +70,18 @@ func peakRSS(t *testing.T, args ...string) float64 {
 // TestCorpusDumpMemoryFlat: the dumps' peak memory does not grow with
 // the input. net.4.5.2 written 16 times over (compressed, as the input,
 // made in the test's folder), and 16 copies of it given at once, are
-// dumped by a child process whose peak resident memory must stay under
-// the bounds of docs/performance.md ("Memory and many inputs" and the
-// sections after it, which give the measured peaks): 64 MiB for CSV;
-// 96 MiB for JSON over 16 inputs (issue 24's bound); 80 MiB for JSON,
-// which holds the analysis model (issue 24 asks for 64: not yet met
-// reliably). The Parquet dump is held to what it reaches with some room
-// for a loaded machine (measured at load 20-28: 92 MiB for net.4.5.2
-// itself, 124 for the ×16 input, 140 for the 16 inputs; issue 24 asks
-// for 96): 112, 144 and 160 MiB; `tables` to 144 MiB (this child peaked at 122-128 MiB under load
-// 14-22 with the model tables' row groups bounded and the stacks kept
-// once, 129-150 before; the command itself at 108-111 MiB; issue 27 asks
-// for 96).
+// dumped by a child process (with the CLI's memory goal,
+// internal/memgoal) whose peak resident memory must stay under the bounds
+// of docs/performance.md: 64 MiB for CSV; 96 MiB for JSON over 16 inputs
+// (issue 24's bound); 80 MiB for JSON, which holds the analysis model
+// (issue 24 asks for 64: the command peaks at 62-63 MiB, this child,
+// whose test binary maps more, at 72). The Parquet dump and `tables`
+// peak at 86-93 MiB at ×16 and `tables` over 16 inputs (the command, on
+// a quiet machine; this child 89-91, and up to 102 at load 16), the
+// Parquet dump over 16 inputs at 108 (issue 24 asks for 96 for all of
+// them; its live heap is above what the memory goal can hold there):
+// 104 MiB, and 128 for the Parquet dump over 16 inputs, leave room for a
+// loaded machine; net.4.5.2 itself 100 (82 measured).
 func TestCorpusDumpMemoryFlat(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: a dump of 2.9 million events")
@@ -125,11 +125,12 @@ func TestCorpusDumpMemoryFlat(t *testing.T) {
 		max          float64
 		events       int
 	}{{"CSV", "CSV", []string{in}, 64, res.Events}, {"JSON", "JSON", []string{in}, 80, res.Events}, {"JSON-16-inputs", "JSON", many, 96, res.Events},
-		{"PARQUET", "PARQUET", []string{in}, 144, res.Events}, {"PARQUET-16-inputs", "PARQUET", many, 160, res.Events},
-		{"PARQUET-x1", "PARQUET", []string{net}, 112, res.Events / 16}, // the input repeated 16 times
-		{"tables", "tables", []string{in}, 144, res.Events}} {
+		{"PARQUET", "PARQUET", []string{in}, 104, res.Events}, {"PARQUET-16-inputs", "PARQUET", many, 128, res.Events},
+		{"PARQUET-x1", "PARQUET", []string{net}, 100, res.Events / 16}, // the input repeated 16 times
+		{"tables", "tables", []string{in}, 104, res.Events}, {"tables-16-inputs", "tables", many, 104, res.Events}} {
 		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
+			// One child at a time: seven at once on two cores starve
+			// each other's collector, and the heap outgrows its goal.
 			out := filepath.Join(dir, "out."+c.name)
 			defer os.RemoveAll(out) // gigabytes
 			args := slices.Concat(c.inputs, []string{"-of", c.format, "-o", out, "-y", "--quiet"})
