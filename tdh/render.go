@@ -251,11 +251,11 @@ func appendTopJSON(dst []byte, d *Decoded, data bool, pl *JSONPlan) ([]byte, err
 	first := true
 	for i := range props {
 		p := &props[i]
-		var pp *planProp
-		if pl != nil {
-			pp = &pl.props[i]
-		}
-		if (pp != nil && !pp.print) || (pp == nil && !Printable(p)) {
+		if pl == nil {
+			if !Printable(p) {
+				continue
+			}
+		} else if !pl.props[i].print {
 			continue
 		}
 		if b.over(dst) {
@@ -265,17 +265,18 @@ func appendTopJSON(dst []byte, d *Decoded, data bool, pl *JSONPlan) ([]byte, err
 			dst = append(dst, ',')
 		}
 		first = false
-		if pp != nil {
+		if pl != nil {
+			// d is of the plan's schema: its values are all there.
+			pp := &pl.props[i]
 			dst = append(dst, pl.keys[pp.keyStart:pp.keyEnd]...)
-		} else {
-			dst = appendJSONString(dst, p.Name)
-			dst = append(dst, ':')
+			dst = pp.appendData(dst, d, &d.Values[i], &b)
+			continue
 		}
+		dst = appendJSONString(dst, p.Name)
+		dst = append(dst, ':')
 		switch {
 		case i >= len(d.Values):
 			dst = append(dst, "null"...)
-		case pp != nil:
-			dst = pp.appendData(dst, d, &d.Values[i], &b)
 		case data:
 			dst = appendDataJSON(dst, d, &d.Values[i], 0, &b)
 		default:
