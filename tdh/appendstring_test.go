@@ -48,3 +48,36 @@ func TestAppendStringWideRuns(t *testing.T) {
 		}
 	}
 }
+
+// TestNulAt compares nulAt with a walk of one character at a time on
+// random strings: zero bytes at odd and even offsets, zero code units
+// anywhere, odd lengths.
+func TestNulAt(t *testing.T) {
+	naive := func(b []byte, unit int) int {
+		for i := 0; i+unit <= len(b); i += unit {
+			if b[i] == 0 && (unit == 1 || b[i+1] == 0) {
+				return i
+			}
+		}
+		return -1
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	for n := 0; n < 50000; n++ {
+		b := make([]byte, r.IntN(40))
+		for i := range b {
+			switch r.IntN(8) {
+			case 0:
+				b[i] = 0
+			case 1:
+				b[i] = 0x80 + byte(r.IntN(128))
+			default:
+				b[i] = byte(1 + r.IntN(127))
+			}
+		}
+		for _, unit := range []int{1, 2} {
+			if got, want := nulAt(b, unit), naive(b, unit); got != want {
+				t.Fatalf("nulAt(% x, %d) = %d, want %d", b, unit, got, want)
+			}
+		}
+	}
+}

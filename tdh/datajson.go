@@ -64,7 +64,7 @@ func AppendDataJSON(dst []byte, d *Decoded) []byte {
 // [AppendPropertiesJSONErr] does: the object is bounded by [MaxTextBytes]
 // and values nested deeper than [MaxDepth] are null.
 func AppendDataJSONErr(dst []byte, d *Decoded) ([]byte, error) {
-	return appendTopJSON(dst, d, true)
+	return appendTopJSON(dst, d, true, nil)
 }
 
 // AppendValueDataJSON appends v (a scalar, an array or a struct) of d as
@@ -84,7 +84,13 @@ func AppendValueDataJSON(dst []byte, d *Decoded, v *Value) []byte {
 // structs an object of their named members. Like AppendDataJSON, the
 // object is bounded by [MaxTextBytes] (the names past it are left out).
 func AppendMapsJSON(dst []byte, d *Decoded) ([]byte, bool) {
-	if d == nil || d.Schema == nil {
+	return appendMapsJSON(dst, d, nil)
+}
+
+// appendMapsJSON is AppendMapsJSON; pl, when not nil, is the plan of d's
+// schema.
+func appendMapsJSON(dst []byte, d *Decoded, pl *JSONPlan) ([]byte, bool) {
+	if d == nil || d.Schema == nil || (pl != nil && !pl.names) {
 		return dst, false
 	}
 	start := len(dst)
@@ -94,7 +100,11 @@ func AppendMapsJSON(dst []byte, d *Decoded) ([]byte, bool) {
 	dst = append(dst, '{')
 	for i := range props {
 		p := &props[i]
-		if i >= len(d.Values) || !Printable(p) || !mayHaveNames(p, 0) {
+		if pl != nil {
+			if pp := &pl.props[i]; !pp.print || !pp.names {
+				continue
+			}
+		} else if i >= len(d.Values) || !Printable(p) || !mayHaveNames(p, 0) {
 			continue
 		}
 		if bud.over(dst) {
@@ -133,7 +143,7 @@ func mayHaveNames(p *Property, depth int) bool {
 
 // appendDataJSON is AppendValueDataJSON at nesting depth, within bud.
 func appendDataJSON(dst []byte, d *Decoded, v *Value, depth int, bud *budget) []byte {
-	if out, ok := appendJSONContainer(dst, d, v, depth, bud, true); ok {
+	if out, ok := appendJSONContainer(dst, d, v, depth, bud, true, nil); ok {
 		return out
 	}
 	n, ok := intValue(v)

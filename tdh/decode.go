@@ -1,6 +1,7 @@
 package tdh
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"math"
@@ -134,6 +135,16 @@ func (dec *Decoder) decode(schema *Event, payload []byte, ptrSize int) (*Decoded
 func (d *Decoded) level(props []Property, base int, pos int, path string, depth int) (int, error) {
 	for i := range props {
 		p := &props[i]
+		if !p.IsArray && p.LengthIndex < 0 && p.Length == 0 && pos < len(d.Payload) {
+			// A fixed-size scalar the payload holds, the bulk of most
+			// templates: what scalar's fast path gives, without the call.
+			if n := p.InType.FixedSize(d.PointerSize); n > 0 && n <= len(d.Payload)-pos {
+				v := &d.Values[base+i]
+				v.Prop, v.Offset, v.Data = p, pos, d.Payload[pos:pos+n]
+				pos += n
+				continue
+			}
+		}
 		if p.Optional && pos >= len(d.Payload) {
 			// The payload ends before this optional property.
 			if base == 0 {
@@ -175,6 +186,17 @@ func (d *Decoded) level(props []Property, base int, pos int, path string, depth 
 		d.Values = append(d.Values, make([]Value, count)...)
 		v = &d.Values[base+i] // append may have moved the slice
 		v.Kind, v.First, v.N = Array, int32(first), int32(count)
+		if n := p.scalarSize(d.PointerSize); n > 0 && count <= (len(d.Payload)-pos)/n {
+			// Fixed-size scalars that the payload holds: what scalar's
+			// fast path gives each, in one loop.
+			elems := d.Values[first : first+count]
+			for k := range elems {
+				e := &elems[k]
+				e.Prop, e.Offset, e.Data = p, pos, d.Payload[pos:pos+n]
+				pos += n
+			}
+			continue
+		}
 		for k := 0; k < count; k++ {
 			e := &d.Values[first+k]
 			e.Prop, e.Offset = p, pos
@@ -295,6 +317,15 @@ func joinPath(path, name string) string {
 	return path + "." + name
 }
 
+// scalarSize returns the size of a value of scalar property p when it is
+// fixed by its in-type alone (no length), else 0.
+func (p *Property) scalarSize(ptrSize int) int {
+	if p.LengthIndex >= 0 || p.Length != 0 || p.IsStruct() {
+		return 0
+	}
+	return p.InType.FixedSize(ptrSize)
+}
+
 // scalar sizes one scalar value at pos and returns the position after it.
 func (d *Decoded) scalar(v *Value, base, pos int, path string, elem int) (int, error) {
 	p := v.Prop
@@ -336,11 +367,9 @@ func (d *Decoded) scalar(v *Value, base, pos int, path string, elem int) (int, e
 		if length >= 0 {
 			return take(length * unit)
 		}
-		for i := 0; i+unit <= len(b); i += unit {
-			if b[i] == 0 && (unit == 1 || b[i+1] == 0) {
-				v.Data = b[:i]
-				return pos + i + unit, nil
-			}
+		if i := nulAt(b, unit); i >= 0 {
+			v.Data = b[:i]
+			return pos + i + unit, nil
 		}
 		// No NUL before the end of the payload: the string runs to the
 		// end, as TDH renders it (PktMon's event 73 logs its last string
@@ -430,6 +459,30 @@ func (d *Decoded) scalar(v *Value, base, pos int, path string, elem int) (int, e
 	return pos, d.errorf(path, p, elem, pos, "in-type %v cannot be decoded", p.InType)
 }
 
+// nulAt returns the offset of the first NUL character of b (unit 1: a
+// zero byte; 2: a zero UTF-16 code unit at an even offset), or -1.
+func nulAt(b []byte, unit int) int {
+	if unit == 1 {
+		return bytes.IndexByte(b, 0)
+	}
+	i := 0
+	// Four code units at a time: a lane of x is zero iff the lane's top
+	// bit survives x - 1 per lane and not x (the zero-byte test of Hacker's
+	// Delight §6.1, on 16-bit lanes).
+	for ; i+8 <= len(b); i += 8 {
+		x := binary.LittleEndian.Uint64(b[i:])
+		if (x-0x0001000100010001)&^x&0x8000800080008000 != 0 {
+			break
+		}
+	}
+	for ; i+2 <= len(b); i += 2 {
+		if b[i] == 0 && b[i+1] == 0 {
+			return i
+		}
+	}
+	return -1
+}
+
 // Uint returns the value of an integer (or Boolean) scalar.
 func (v *Value) Uint() (uint64, bool) {
 	if v.Prop == nil || v.Kind != Scalar || !v.Prop.InType.IsInteger() {
@@ -515,6 +568,16 @@ func AppendString(dst, b []byte, wide bool) []byte {
 				n := len(dst)
 				dst = slices.Grow(dst, (len(b)-i)/2)
 				out := dst[:cap(dst)]
+				// Four characters at a time while all four are ASCII
+				// (below 0x80, and not NUL: see nulAt).
+				for ; i+8 <= len(b); i += 8 {
+					x := binary.LittleEndian.Uint64(b[i:])
+					if x&0xFF80FF80FF80FF80 != 0 || (x-0x0001000100010001)&^x&0x8000800080008000 != 0 {
+						break
+					}
+					binary.LittleEndian.PutUint32(out[n:], uint32(x&0xFF|x>>8&0xFF00|x>>16&0xFF0000|x>>24&0xFF000000))
+					n += 4
+				}
 				for ; i+1 < len(b) && b[i+1] == 0 && b[i]-1 < utf8.RuneSelf-1; i += 2 {
 					out[n] = b[i]
 					n++

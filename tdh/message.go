@@ -50,85 +50,104 @@ func FormatMessage(msg string, d *Decoded, o *RenderOptions) string {
 // many times, long inserts) is cut at a character boundary and ends with
 // [TruncatedMarker].
 func AppendMessage(dst []byte, msg string, d *Decoded, o *RenderOptions) []byte {
+	return appendMessage(dst, msg, d, o, nil)
+}
+
+// appendMessage is AppendMessage, with the pieces of msg and the inserts
+// from plan pl when it is not nil (msg is then its schema's message).
+func appendMessage(dst []byte, msg string, d *Decoded, o *RenderOptions, pl *JSONPlan) []byte {
 	var top []Value
 	if d != nil && d.Schema != nil && len(d.Values) >= len(d.Schema.Properties) {
 		top = d.Top()
 	}
+	mine := pl.mine(d)
 	out := dst
 	limit := len(dst) + MaxMessageBytes
-	for i := 0; i < len(msg); {
+	for i, k := 0, 0; (pl == nil && i < len(msg)) || (pl != nil && k < len(pl.msg)); {
 		if len(out) >= limit {
 			return cutMessage(out, limit)
 		}
-		c := msg[i]
-		if c != '%' {
-			j := strings.IndexByte(msg[i:], '%')
-			if j < 0 {
-				j = len(msg) - i
-			}
-			out = append(out, msg[i:i+j]...)
-			i += j
-			continue
+		var m msgPiece
+		if pl != nil {
+			m = pl.msg[k]
+			k++
+		} else {
+			m, i = nextPiece(msg, i)
 		}
-		if i+1 == len(msg) {
-			out = append(out, '%')
-			break
-		}
-		c = msg[i+1]
 		switch {
-		case c == '0':
-			if len(out) > limit {
-				return cutMessage(out, limit)
-			}
+		case m.end:
 			return out
-		case c >= '1' && c <= '9':
-			n, j := int(c-'0'), i+2
-			if j < len(msg) && isDigit(msg[j]) {
-				n = n*10 + int(msg[j]-'0')
-				j++
-			}
-			spec, k := "", j
-			if j < len(msg) && msg[j] == '!' {
-				if e := strings.IndexByte(msg[j+1:], '!'); e >= 0 {
-					spec, k = msg[j+1:j+1+e], j+2+e
-				}
-			}
-			if n > len(top) {
-				out = append(out, msg[i:k]...)
-			} else {
-				out = appendInsert(out, d, &top[n-1], spec, o, limit)
-			}
-			i = k
-		case c == '%':
-			j := i + 2
-			for j < len(msg) && isDigit(msg[j]) {
-				j++
-			}
-			if j > i+2 {
-				out = append(out, msg[i:j]...)
-			} else {
-				out = append(out, '%')
-			}
-			i = j
-		case c == 'n':
-			out = append(out, '\r', '\n')
-			i += 2
-		case c == 'r':
-			out = append(out, '\r')
-			i += 2
-		case c == 't':
-			out = append(out, '\t')
-			i += 2
-		default: // %space, %., %! and any other %x give x
-			_, size := utf8.DecodeRuneInString(msg[i+1:])
-			out = append(out, msg[i+1:i+1+size]...)
-			i += 1 + size
+		case m.n == 0 || m.n > len(top):
+			out = append(out, m.text...)
+		case mine:
+			out = pl.appendInsert(out, d, &m, &top[m.n-1], limit)
+		default:
+			out = appendInsert(out, d, &top[m.n-1], m.spec, o, limit)
 		}
 	}
 	if len(out) > limit {
 		return cutMessage(out, limit)
 	}
 	return out
+}
+
+// msgPiece is one piece of a message: literal text, an insert or the end
+// (%0). AppendMessage checks its bound before each piece.
+type msgPiece struct {
+	text string // literal text; for an insert, the insert as written
+	n    int    // insert number (1-based); 0: literal
+	spec string // the insert's !fmt!, without the marks
+	end  bool   // %0: the expansion ends here
+}
+
+// nextPiece returns the piece of msg at i (i < len(msg)) and the index
+// after it.
+func nextPiece(msg string, i int) (msgPiece, int) {
+	if c := msg[i]; c != '%' {
+		j := strings.IndexByte(msg[i:], '%')
+		if j < 0 {
+			j = len(msg) - i
+		}
+		return msgPiece{text: msg[i : i+j]}, i + j
+	}
+	if i+1 == len(msg) {
+		return msgPiece{text: "%"}, i + 1
+	}
+	switch c := msg[i+1]; {
+	case c == '0':
+		return msgPiece{end: true}, len(msg)
+	case c >= '1' && c <= '9':
+		n, j := int(c-'0'), i+2
+		if j < len(msg) && isDigit(msg[j]) {
+			n = n*10 + int(msg[j]-'0')
+			j++
+		}
+		spec, k := "", j
+		if j < len(msg) && msg[j] == '!' {
+			if e := strings.IndexByte(msg[j+1:], '!'); e >= 0 {
+				spec, k = msg[j+1:j+1+e], j+2+e
+			}
+		}
+		return msgPiece{text: msg[i:k], n: n, spec: spec}, k
+	case c == '%':
+		j := i + 2
+		for j < len(msg) && isDigit(msg[j]) {
+			j++
+		}
+		if j > i+2 {
+			return msgPiece{text: msg[i:j]}, j // a parameter insert, kept
+		}
+		return msgPiece{text: "%"}, j
+	case c == 'n':
+		return msgPiece{text: "\r\n"}, i + 2
+	case c == 'r':
+		return msgPiece{text: "\r"}, i + 2
+	case c == 't':
+		return msgPiece{text: "\t"}, i + 2
+	}
+	// %space, %., %! and any other %x give x.
+	_, size := utf8.DecodeRuneInString(msg[i+1:])
+	return msgPiece{text: msg[i+1 : i+1+size]}, i + 1 + size
 }
 
 // cutMessage cuts an expansion that reached limit at a character boundary

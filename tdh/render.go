@@ -233,14 +233,15 @@ func AppendPropertiesJSON(dst []byte, d *Decoded) []byte {
 // JSON); values nested deeper than [MaxDepth] are null. The error is a
 // [*RenderError] then, nil otherwise.
 func AppendPropertiesJSONErr(dst []byte, d *Decoded) ([]byte, error) {
-	return appendTopJSON(dst, d, false)
+	return appendTopJSON(dst, d, false, nil)
 }
 
 // appendTopJSON appends d's top-level printable properties as one JSON
 // object, each value as AppendDataJSON (data) or AppendPropertiesJSON
-// renders it, bounded by [MaxTextBytes]. (A direct call, not a func
-// value: the budget must not escape.)
-func appendTopJSON(dst []byte, d *Decoded, data bool) ([]byte, error) {
+// renders it, bounded by [MaxTextBytes]; pl, when not nil, is the plan of
+// d's schema (data only). (A direct call, not a func value: the budget
+// must not escape.)
+func appendTopJSON(dst []byte, d *Decoded, data bool, pl *JSONPlan) ([]byte, error) {
 	dst = append(dst, '{')
 	if d == nil || d.Schema == nil {
 		return append(dst, '}'), nil
@@ -250,7 +251,11 @@ func appendTopJSON(dst []byte, d *Decoded, data bool) ([]byte, error) {
 	first := true
 	for i := range props {
 		p := &props[i]
-		if !Printable(p) {
+		if pl == nil {
+			if !Printable(p) {
+				continue
+			}
+		} else if !pl.props[i].print {
 			continue
 		}
 		if b.over(dst) {
@@ -260,6 +265,13 @@ func appendTopJSON(dst []byte, d *Decoded, data bool) ([]byte, error) {
 			dst = append(dst, ',')
 		}
 		first = false
+		if pl != nil {
+			// d is of the plan's schema: its values are all there.
+			pp := &pl.props[i]
+			dst = append(dst, pl.keys[pp.keyStart:pp.keyEnd]...)
+			dst = pp.appendData(dst, d, &d.Values[i], &b)
+			continue
+		}
 		dst = appendJSONString(dst, p.Name)
 		dst = append(dst, ':')
 		switch {
@@ -305,17 +317,7 @@ func appendText(dst []byte, d *Decoded, v *Value, o *RenderOptions, depth int, b
 		if isCharArray(v.Prop) {
 			return appendCharArray(dst, d, kids)
 		}
-		dst = append(dst, textArrayOpen...)
-		for i := range kids {
-			if b.over(dst) {
-				break
-			}
-			if i > 0 {
-				dst = append(dst, textArraySep...)
-			}
-			dst = appendText(dst, d, &kids[i], o, depth+1, b)
-		}
-		return append(dst, textArrayClose...)
+		return appendTextArray(dst, d, kids, o, depth, b, nil)
 	case Struct:
 		kids := children(d, v)
 		dst = append(dst, textStructOpen...)
@@ -350,6 +352,30 @@ func appendText(dst []byte, d *Decoded, v *Value, o *RenderOptions, depth int, b
 	return appendScalarText(dst, d, v, o, classify(v))
 }
 
+// appendTextArray appends the text of the elements kids of an array (not
+// of characters) at nesting depth, within b; pp, when not nil, is the plan
+// of the array's property, which renders its integer elements.
+func appendTextArray(dst []byte, d *Decoded, kids []Value, o *RenderOptions, depth int, b *budget, pp *planProp) []byte {
+	dst = append(dst, textArrayOpen...)
+	for i := range kids {
+		if b.over(dst) {
+			break
+		}
+		if i > 0 {
+			dst = append(dst, textArraySep...)
+		}
+		k := &kids[i]
+		if pp != nil && o == nil && k.Prop == pp.prop && k.Kind == Scalar {
+			if out, ok := pp.appendText(dst, k); ok {
+				dst = out
+				continue
+			}
+		}
+		dst = appendText(dst, d, k, o, depth+1, b)
+	}
+	return append(dst, textArrayClose...)
+}
+
 // appendJSON renders v at nesting depth with no size bound.
 func appendJSON(dst []byte, d *Decoded, v *Value, depth int) []byte {
 	return appendJSONB(dst, d, v, depth, nil)
@@ -359,9 +385,10 @@ func appendJSON(dst []byte, d *Decoded, v *Value, depth int) []byte {
 // array of characters) or a struct (an object of its printable members),
 // each element as AppendDataJSON (data) or AppendPropertiesJSON renders
 // it; ok is false for scalars. A missing value, or one nested deeper than
-// maxRenderDepth (noted in bud), is null. (A direct call, not a func
-// value: the budget must not escape.)
-func appendJSONContainer(dst []byte, d *Decoded, v *Value, depth int, bud *budget, data bool) ([]byte, bool) {
+// maxRenderDepth (noted in bud), is null. pp, when not nil, is the plan
+// of an array's property, which renders its integer elements (data
+// only). (A direct call, not a func value: the budget must not escape.)
+func appendJSONContainer(dst []byte, d *Decoded, v *Value, depth int, bud *budget, data bool, pp *planProp) ([]byte, bool) {
 	if v == nil || v.Prop == nil {
 		return append(dst, "null"...), true
 	}
@@ -387,7 +414,14 @@ func appendJSONContainer(dst []byte, d *Decoded, v *Value, depth int, bud *budge
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = appendElemJSON(dst, d, &kids[i], depth+1, bud, data)
+			k := &kids[i]
+			if pp != nil && data && k.Prop == pp.prop && k.Kind == Scalar {
+				if out, ok := pp.appendNumber(dst, k); ok {
+					dst = out
+					continue
+				}
+			}
+			dst = appendElemJSON(dst, d, k, depth+1, bud, data)
 		}
 		return append(dst, ']'), true
 	case Struct:
@@ -425,7 +459,7 @@ func appendElemJSON(dst []byte, d *Decoded, v *Value, depth int, bud *budget, da
 }
 
 func appendJSONB(dst []byte, d *Decoded, v *Value, depth int, bud *budget) []byte {
-	if out, ok := appendJSONContainer(dst, d, v, depth, bud, false); ok {
+	if out, ok := appendJSONContainer(dst, d, v, depth, bud, false, nil); ok {
 		return out
 	}
 	start := len(dst)

@@ -31,6 +31,7 @@ type JSONEncoder struct {
 	dateSec int64
 	frames  *frameJSONCache // rendered stack frames, per worker
 	headers *headerCache    // rendered header keys, per worker
+	plans   *planCache      // schemas' rendering plans, per worker
 	oneShot bool            // AppendEventJSON: one event, no caches
 }
 
@@ -82,7 +83,7 @@ func NewJSONEncoder(files []*etl.File, o *Options) *JSONEncoder {
 // Clone returns an encoder with the same settings for another goroutine.
 func (e *JSONEncoder) Clone() pipeline.Encoder[byte] {
 	c := *e
-	c.msg, c.names, c.procs, c.date, c.frames, c.headers = nil, nil, nil, nil, nil, nil
+	c.msg, c.names, c.procs, c.date, c.frames, c.headers, c.plans = nil, nil, nil, nil, nil, nil, nil
 	return &c
 }
 
@@ -314,16 +315,21 @@ func (e *JSONEncoder) appendEvent(b []byte, ev *etl.Event, res *decode.Result, a
 	}
 	var rerr error // what the properties' size or depth bound left out
 	if decoded {
+		// The plans (nil: none) give what tdh's functions give.
+		pl := e.plan(res.Decoded.Schema)
 		b = append(b, `,"properties":`...)
-		b, rerr = tdh.AppendDataJSONErr(b, res.Decoded)
+		b, rerr = pl.AppendDataJSONErr(b, res.Decoded)
 		n := len(b)
 		var named bool
-		if b, named = tdh.AppendMapsJSON(append(b, `,"maps":`...), res.Decoded); !named {
+		if b, named = pl.AppendMapsJSON(append(b, `,"maps":`...), res.Decoded); !named {
 			b = b[:n]
 		}
 		if res.Schema.Message != "" {
+			if res.Schema != res.Decoded.Schema {
+				pl = e.plan(res.Schema) // the message of the schema that fits, values of an alternate
+			}
 			b = append(b, `,"message":`...)
-			e.msg = tdh.AppendMessage(e.msg[:0], res.Schema.Message, res.Decoded, nil)
+			e.msg = pl.AppendMessage(e.msg[:0], res.Schema.Message, res.Decoded)
 			b = eventjson.AppendString(b, e.msg)
 		}
 	}

@@ -1,13 +1,10 @@
 // Package decimal appends integers in decimal as strconv.AppendUint and
-// strconv.AppendInt do, writing the digits in place two at a time: the
-// renderers (tdh's TDH rendering, the dumps) write several integers per
-// event.
+// strconv.AppendInt do, two digits at a time from a table and no
+// intermediate buffer: the renderers (tdh's TDH rendering, the dumps)
+// write several integers per event.
 package decimal
 
-import (
-	"math/bits"
-	"slices"
-)
+import "math/bits"
 
 // digitPairs holds "00" to "99".
 const digitPairs = "00010203040506070809" +
@@ -36,49 +33,40 @@ func decimalWidth(n uint64) int {
 }
 
 // AppendUint appends the decimal digits of n, as strconv.AppendUint(dst,
-// n, 10) does, writing them in place (two at a time, no intermediate
-// buffer): the dumps write several integers per event.
+// n, 10) does, two at a time from a table, in one append per group of up
+// to eight (no intermediate buffer): the dumps write several integers per
+// event.
 func AppendUint(dst []byte, n uint64) []byte {
-	if n < 10 {
-		return append(dst, byte('0'+n))
+	if n < 10000 {
+		// Most integers of a dump (ids, sizes, counts, flags) are small:
+		// one append of their digits, no width to work out.
+		switch {
+		case n < 10:
+			return append(dst, byte('0'+n))
+		case n < 100:
+			return append(dst, digitPairs[2*n], digitPairs[2*n+1])
+		}
+		hi, lo := 2*(n/100), 2*(n%100)
+		if hi < 20 {
+			return append(dst, digitPairs[hi+1], digitPairs[lo], digitPairs[lo+1])
+		}
+		return append(dst, digitPairs[hi], digitPairs[hi+1], digitPairs[lo], digitPairs[lo+1])
 	}
-	w := decimalWidth(n)
-	dst = slices.Grow(dst, w)
-	l := len(dst)
-	dst = dst[:l+w]
-	out := dst[l:]
-	i := w
-	// Eight digits at a time in 32-bit arithmetic, then pairs.
-	for n >= 1e8 {
-		q := n / 1e8
-		r := uint32(n - q*1e8)
-		n = q
-		hi, lo := r/10000, r%10000
-		i -= 8
-		put4(out[i+4:], lo)
-		put4(out[i:], hi)
+	if n < 1e8 {
+		// The digits above the last four, then those four.
+		dst = AppendUint(dst, n/10000)
+		hi, lo := 2*(n%10000/100), 2*(n%100)
+		return append(dst, digitPairs[hi], digitPairs[hi+1], digitPairs[lo], digitPairs[lo+1])
 	}
-	m := uint32(n)
-	for m >= 100 {
-		q := m / 100
-		r := (m - q*100) * 2
-		i -= 2
-		out[i], out[i+1] = digitPairs[r], digitPairs[r+1]
-		m = q
-	}
-	if m >= 10 {
-		out[0], out[1] = digitPairs[2*m], digitPairs[2*m+1]
-	} else {
-		out[0] = byte('0' + m)
-	}
-	return dst
-}
-
-// put4 writes v (below 10,000) as exactly four digits.
-func put4(b []byte, v uint32) {
-	hi, lo := (v/100)*2, (v%100)*2
-	_ = b[3]
-	b[0], b[1], b[2], b[3] = digitPairs[hi], digitPairs[hi+1], digitPairs[lo], digitPairs[lo+1]
+	// The digits above the last eight, then those eight (in 32-bit
+	// arithmetic).
+	q := n / 1e8
+	dst = AppendUint(dst, q)
+	r := uint32(n - q*1e8)
+	a, b := 2*(r/1000000), 2*(r/10000%100)
+	c, d := 2*(r/100%100), 2*(r%100)
+	return append(dst, digitPairs[a], digitPairs[a+1], digitPairs[b], digitPairs[b+1],
+		digitPairs[c], digitPairs[c+1], digitPairs[d], digitPairs[d+1])
 }
 
 // AppendInt appends the decimal digits of n with its sign, as

@@ -15,6 +15,9 @@ func TestAppendUintMatchesStrconv(t *testing.T) {
 		p := pow10[i]
 		vals = append(vals, p, p-1, p+1)
 	}
+	for v := uint64(0); v <= 100000; v++ {
+		vals = append(vals, v, v*997) // every short number, and some up to 10^8
+	}
 	r := rand.New(rand.NewPCG(1, 2))
 	for i := 0; i < 100000; i++ {
 		vals = append(vals, r.Uint64()>>r.IntN(64))
@@ -43,6 +46,18 @@ func BenchmarkAppendUint(b *testing.B) {
 	buf := make([]byte, 0, 64)
 	for b.Loop() {
 		buf = AppendUint(buf[:0], 132404548206528893)
+	}
+}
+
+// BenchmarkAppendUintSmall appends the small integers most of a dump's
+// are (ids, counts, sizes).
+func BenchmarkAppendUintSmall(b *testing.B) {
+	buf := make([]byte, 0, 64)
+	for b.Loop() {
+		buf = buf[:0]
+		for _, v := range [...]uint64{0, 7, 42, 99, 100, 512, 3988, 9999} {
+			buf = AppendUint(buf, v)
+		}
 	}
 }
 

@@ -1,0 +1,279 @@
+package tdh
+
+import (
+	"encoding/binary"
+
+	"github.com/etwkit/etw/internal/decimal"
+)
+
+// JSONPlan is what rendering events of one schema for programs needs that
+// the schema alone decides, worked out once instead of for every event:
+// each top-level property's JSON key, whether it is printable, whether
+// its values may have names, how its integer values render (a number, a
+// decimal or "0x" text), and the message string parsed into literal text
+// and inserts. Its methods give exactly what [AppendDataJSONErr],
+// [AppendMapsJSON] and [AppendMessage] give (with nil RenderOptions); a
+// value that does not fit its property's plan (another size, undecoded)
+// and a [Decoded] of another schema take those functions' way.
+//
+// A plan is reset in place for another schema ([JSONPlan.Reset]), which
+// reuses its storage: an encoder keeps plans in a cache of its own (they
+// are not safe for concurrent use while being reset).
+type JSONPlan struct {
+	schema *Event
+	props  []planProp
+	keys   []byte // the properties' `"Name":`, back to back
+	names  bool   // a printable top-level property may have names
+	msg    []msgPiece
+}
+
+// planProp is the plan of one top-level property.
+type planProp struct {
+	prop      *Property
+	keyStart  int32 // the key is keys[keyStart:keyEnd]
+	keyEnd    int32
+	print     bool
+	names     bool // mayHaveNames
+	mapped    bool // its map applies to its values (mappable)
+	charArray bool
+	// num[n] is how a scalar integer value of n bytes renders (n <= 8).
+	num [9]numPlan
+}
+
+// numPlan is how an integer scalar of one size renders; zero: not known
+// from the schema (the value is not an integer of that size, or it
+// renders as something else).
+type numPlan struct {
+	json   uint8 // data JSON: jsonUint, jsonInt or 0
+	text   rkind // text: kDec or kHex, or kNone (map text, errors, …)
+	signed bool
+}
+
+const (
+	jsonUint = 1 + iota
+	jsonInt
+)
+
+// NewJSONPlan returns the plan of schema s.
+func NewJSONPlan(s *Event) *JSONPlan {
+	pl := new(JSONPlan)
+	pl.Reset(s)
+	return pl
+}
+
+// Schema returns the schema the plan is for.
+func (pl *JSONPlan) Schema() *Event { return pl.schema }
+
+// Reset makes pl the plan of schema s (nil: of no schema), reusing its
+// storage.
+func (pl *JSONPlan) Reset(s *Event) {
+	pl.schema, pl.names = s, false
+	pl.props, pl.keys, pl.msg = pl.props[:0], pl.keys[:0], pl.msg[:0]
+	if s == nil {
+		return
+	}
+	for i := range s.Properties {
+		p := &s.Properties[i]
+		pp := planProp{prop: p, keyStart: int32(len(pl.keys))}
+		pl.keys = append(appendJSONString(pl.keys, p.Name), ':')
+		pp.keyEnd = int32(len(pl.keys))
+		pp.print = Printable(p)
+		pp.names = mayHaveNames(p, 0)
+		pl.names = pl.names || (pp.print && pp.names)
+		pp.mapped = p.Map != nil && len(p.Map.Entries) > 0 && (p.InType == InTypeUInt8 || p.InType == InTypeUInt16 ||
+			p.InType == InTypeUInt32 || p.InType == InTypeHexInt32 || (s.Source == SourceMOF && p.InType.IsInteger()))
+		pp.charArray = isCharArray(p)
+		for _, n := range [...]int{1, 2, 4, 8} {
+			pp.num[n] = numPlanOf(p, n)
+		}
+		pl.props = append(pl.props, pp)
+	}
+	pl.msg = parseMessage(pl.msg, s.Message)
+}
+
+// numPlanOf returns how a scalar integer value of p of n bytes renders
+// (see intValue, intKind and appendDataJSON).
+func numPlanOf(p *Property, n int) numPlan {
+	in := p.InType
+	switch in {
+	case InTypePointer, InTypeSizeT:
+		if n != 4 && n != 8 {
+			return numPlan{}
+		}
+	default:
+		if !in.IsInteger() || n != in.FixedSize(8) {
+			return numPlan{}
+		}
+	}
+	np := numPlan{signed: in.IsSigned()}
+	switch k := intKind(in, p.EffectiveOutType(), n); k {
+	case kBool, kChar, kIPv4, kFileTime, kPort:
+		// Another kind of value in data JSON, and in text.
+		return np
+	case kDec, kHex:
+		np.text = k
+	}
+	np.json = jsonUint
+	if np.signed {
+		np.json = jsonInt
+	}
+	return np
+}
+
+// parseMessage appends the pieces of msg to dst.
+func parseMessage(dst []msgPiece, msg string) []msgPiece {
+	for i := 0; i < len(msg); {
+		var m msgPiece
+		m, i = nextPiece(msg, i)
+		dst = append(dst, m)
+	}
+	return dst
+}
+
+// mine reports whether d was decoded with the plan's schema, so that its
+// top-level values are the plan's properties'.
+func (pl *JSONPlan) mine(d *Decoded) bool {
+	return pl != nil && pl.schema != nil && d != nil && d.Schema == pl.schema && len(pl.props) == len(pl.schema.Properties)
+}
+
+// AppendDataJSONErr is [AppendDataJSONErr] through the plan (pl may be
+// nil).
+func (pl *JSONPlan) AppendDataJSONErr(dst []byte, d *Decoded) ([]byte, error) {
+	if !pl.mine(d) {
+		pl = nil
+	}
+	return appendTopJSON(dst, d, true, pl)
+}
+
+// appendData appends top-level value v of property pp as appendDataJSON
+// renders it.
+func (pp *planProp) appendData(dst []byte, d *Decoded, v *Value, b *budget) []byte {
+	if v.Prop == pp.prop {
+		switch v.Kind {
+		case Scalar:
+			if out, ok := pp.appendNumber(dst, v); ok {
+				return out
+			}
+		case Array:
+			out, _ := appendJSONContainer(dst, d, v, 0, b, true, pp)
+			return out
+		}
+	}
+	return appendDataJSON(dst, d, v, 0, b)
+}
+
+// appendNumber appends scalar v of property pp as a data-JSON number when
+// its plan says how; ok is false otherwise.
+func (pp *planProp) appendNumber(dst []byte, v *Value) ([]byte, bool) {
+	n := len(v.Data)
+	if n > 8 {
+		return dst, false
+	}
+	switch pp.num[n].json {
+	case jsonUint:
+		return AppendJSONUint(dst, leUint(v.Data)), true
+	case jsonInt:
+		return AppendJSONInt(dst, leInt(v.Data)), true
+	}
+	return dst, false
+}
+
+// appendText appends scalar v of property pp as appendText renders it
+// (no options) when its plan says how; ok is false otherwise.
+func (pp *planProp) appendText(dst []byte, v *Value) ([]byte, bool) {
+	n := len(v.Data)
+	if n > 8 || pp.mapped {
+		return dst, false
+	}
+	np := &pp.num[n]
+	switch np.text {
+	case kDec:
+		if np.signed {
+			return decimal.AppendInt(dst, leInt(v.Data)), true
+		}
+		return decimal.AppendUint(dst, leUint(v.Data)), true
+	case kHex:
+		return appendHex0x(dst, leUint(v.Data)), true
+	}
+	return dst, false
+}
+
+// leUint returns the little-endian integer of b (1, 2, 4 or 8 bytes).
+func leUint(b []byte) uint64 {
+	switch len(b) {
+	case 1:
+		return uint64(b[0])
+	case 2:
+		return uint64(binary.LittleEndian.Uint16(b))
+	case 4:
+		return uint64(binary.LittleEndian.Uint32(b))
+	case 8:
+		return binary.LittleEndian.Uint64(b)
+	}
+	return 0
+}
+
+// leInt returns the little-endian integer of b (1, 2, 4 or 8 bytes),
+// sign-extended.
+func leInt(b []byte) int64 {
+	switch len(b) {
+	case 1:
+		return int64(int8(b[0]))
+	case 2:
+		return int64(int16(binary.LittleEndian.Uint16(b)))
+	case 4:
+		return int64(int32(binary.LittleEndian.Uint32(b)))
+	case 8:
+		return int64(binary.LittleEndian.Uint64(b))
+	}
+	return 0
+}
+
+// AppendMapsJSON is [AppendMapsJSON] through the plan (pl may be nil).
+func (pl *JSONPlan) AppendMapsJSON(dst []byte, d *Decoded) ([]byte, bool) {
+	if !pl.mine(d) {
+		pl = nil
+	}
+	return appendMapsJSON(dst, d, pl)
+}
+
+// AppendMessage is [AppendMessage] of msg with no RenderOptions through
+// the plan (pl may be nil); msg is normally the plan's schema's message.
+func (pl *JSONPlan) AppendMessage(dst []byte, msg string, d *Decoded) []byte {
+	if pl == nil || pl.schema == nil || msg != pl.schema.Message {
+		pl = nil
+	}
+	return appendMessage(dst, msg, d, nil, pl)
+}
+
+// appendInsert appends insert m, value v, as appendInsert does with no
+// RenderOptions; d is of the plan's schema.
+func (pl *JSONPlan) appendInsert(dst []byte, d *Decoded, m *msgPiece, v *Value, limit int) []byte {
+	switch m.spec {
+	case "", "s", "S", "ws", "ls":
+	default:
+		return appendInsert(dst, d, v, m.spec, nil, limit)
+	}
+	if m.n > len(pl.props) || v.Prop != pl.props[m.n-1].prop {
+		return appendInsert(dst, d, v, m.spec, nil, limit)
+	}
+	pp := &pl.props[m.n-1]
+	switch v.Kind {
+	case Scalar:
+		if out, ok := pp.appendText(dst, v); ok {
+			return out
+		}
+	case Array:
+		if pp.charArray {
+			break
+		}
+		// AppendTextLimit of an array, its elements from the plan.
+		b := budget{limit: limit}
+		dst = appendTextArray(dst, d, children(d, v), nil, 0, &b, pp)
+		if b.truncated || b.deep {
+			dst = append(dst, TruncatedMarker...)
+		}
+		return dst
+	}
+	return appendInsert(dst, d, v, m.spec, nil, limit)
+}

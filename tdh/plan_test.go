@@ -1,0 +1,139 @@
+package tdh_test
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/etwkit/etw/decode"
+	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/internal/etltest"
+	"github.com/etwkit/etw/tdh"
+)
+
+// checkPlan compares what plan pl gives for d with what tdh's functions
+// give: data JSON, maps and the message msg.
+func checkPlan(t *testing.T, pl *tdh.JSONPlan, d *tdh.Decoded, msg string) {
+	t.Helper()
+	prefix := []byte("x") // renderings start past the start of dst
+	want, wantErr := tdh.AppendDataJSONErr(prefix, d)
+	got, gotErr := pl.AppendDataJSONErr(prefix, d)
+	if !bytes.Equal(got, want) || fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
+		t.Fatalf("data JSON through the plan:\n got %q, %v\nwant %q, %v", got, gotErr, want, wantErr)
+	}
+	want, wantOK := tdh.AppendMapsJSON(prefix, d)
+	got, gotOK := pl.AppendMapsJSON(prefix, d)
+	if !bytes.Equal(got, want) || gotOK != wantOK {
+		t.Fatalf("maps through the plan:\n got %q, %v\nwant %q, %v", got, gotOK, want, wantOK)
+	}
+	want = tdh.AppendMessage(prefix, msg, d, nil)
+	got = pl.AppendMessage(prefix, msg, d)
+	if !bytes.Equal(got, want) {
+		t.Fatalf("message %q through the plan:\n got %q\nwant %q", msg, got, want)
+	}
+}
+
+// insertsMessage returns a message that inserts each of the n top-level
+// properties of a schema (and one more), between literal text and escapes.
+func insertsMessage(n int) string {
+	var b strings.Builder
+	for i := 1; i <= n+1; i++ {
+		fmt.Fprintf(&b, "P%d=%%%d;%%n", i, i)
+	}
+	return b.String() + "%t%%%r%!"
+}
+
+// FuzzJSONPlan renders fuzz-built schemas and payloads through a plan and
+// without: the outputs must be the same, for the plan's own schema, for a
+// plan of another schema, and with no plan.
+func FuzzJSONPlan(f *testing.F) {
+	f.Add([]byte{0x05, 1, 0, 0, 0, 8, 18, 0x80, 0, 'a', 0, 0, 0, 1, 2, 3, 4}, "%1 %2!d! %3 %%4 %n%0 %5")
+	f.Add([]byte{0x21, 8, 0, 0x31, 3, 1, 2, 3, 7, 0, 0, 0}, "A=%1;%nB=%2;%nC=%3")
+	f.Add([]byte{0x03, 16, 0x8c, 0x81, 2, 9, 0x86, 0x81, 3, 8, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0}, "%1 %2 %3")
+	f.Add([]byte{0x12, 14, 25, 0x84, 16, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, "%1!s! %2!x! %")
+	f.Add([]byte{0x14, 5, 0x11, 0x20, 1, 9, 4, 0x80, 0, 7, 0x0f, 0x80, 0, 8, 0, 0, 0, 0xff, 0xff, 0xff, 0xff}, "%1%2%3%4%5%99")
+	f.Fuzz(func(t *testing.T, data []byte, msg string) {
+		e, payload := fuzzSchema(data)
+		e.Message = msg
+		other, _ := fuzzSchema(append([]byte{0x01}, data...))
+		other.Message = msg
+		own, foreign := tdh.NewJSONPlan(e), tdh.NewJSONPlan(other)
+		var dec tdh.Decoder
+		for _, ptr := range []int{4, 8} {
+			d, _ := dec.Decode(e, payload, ptr)
+			checkPlan(t, own, d, msg)
+			checkPlan(t, own, d, insertsMessage(len(e.Properties)))
+			checkPlan(t, foreign, d, msg)
+			checkPlan(t, nil, d, msg)
+		}
+	})
+}
+
+// TestJSONPlanCorpus renders every decoded event of the corpus through
+// the plan of its schema and without: data JSON, maps, the schema's
+// message and a message inserting every property.
+func TestJSONPlanCorpus(t *testing.T) {
+	dir := etltest.CorpusDir(t)
+	var paths []string
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".etl") {
+			paths = append(paths, p)
+		}
+		return nil
+	})
+	planned := 0
+	for _, p := range paths {
+		files := etltest.OpenFiles(t, p)
+		dec := decode.New()
+		_ = dec.Prescan(files) // schemas that do not register leave their events undecoded
+		plans := map[*tdh.Event]*tdh.JSONPlan{}
+		r := etl.NewReader(files, nil)
+		for r.Next() {
+			res := dec.Decode(r.Event())
+			if res.Decoded == nil || res.Decoded.Schema == nil {
+				continue
+			}
+			s := res.Decoded.Schema
+			pl := plans[s]
+			if pl == nil {
+				pl = tdh.NewJSONPlan(s)
+				plans[s] = pl
+			}
+			checkPlan(t, pl, res.Decoded, s.Message)
+			checkPlan(t, pl, res.Decoded, insertsMessage(len(s.Properties)))
+			planned++
+		}
+		r.Close()
+	}
+	if planned == 0 {
+		t.Fatal("no decoded event in the corpus")
+	}
+	t.Logf("%d events of %d files rendered through plans", planned, len(paths))
+}
+
+// TestJSONPlanDoesNotAllocate: a plan renders without allocating, and a
+// plan reset for a schema of no more properties reuses its storage.
+func TestJSONPlanDoesNotAllocate(t *testing.T) {
+	e, payload := typicalRenderEvent()
+	e.Message = insertsMessage(len(e.Properties))
+	var dec tdh.Decoder
+	d, err := dec.Decode(e, payload, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl := tdh.NewJSONPlan(e)
+	buf := make([]byte, 0, 4096)
+	if n := testing.AllocsPerRun(100, func() {
+		buf, _ = pl.AppendDataJSONErr(buf[:0], d)
+		buf, _ = pl.AppendMapsJSON(buf, d)
+		buf = pl.AppendMessage(buf, e.Message, d)
+	}); n != 0 {
+		t.Errorf("rendering through a plan: %v allocations", n)
+	}
+	if n := testing.AllocsPerRun(100, func() { pl.Reset(e) }); n != 0 {
+		t.Errorf("Reset: %v allocations", n)
+	}
+}
