@@ -1,6 +1,8 @@
 package analysis
 
 import (
+	"sync"
+
 	"github.com/etwkit/etw/catalog"
 	"github.com/etwkit/etw/etl"
 	"github.com/etwkit/etw/internal/panicerr"
@@ -144,29 +146,39 @@ func addMethod(r *methodRec, name func(i int) string) {
 	}
 }
 
-// Batches of methodBatchEvents method events, methodBatches of them in
-// flight.
+// Batches of methodBatchEvents method events, up to methodBatches of
+// them in flight. The method events come in bursts (the JIT's at a
+// process's start, the rundown's at the end of the trace, 16,000 of
+// them in net.4.5.2) in which adding the methods is slower than reading
+// them: with 4 batches in flight the model pass waited for the methods'
+// goroutine most of each burst while the loaders, their read-ahead full,
+// had nothing to do. 64 batches hold the whole rundown of net.4.5.2 and
+// its like (at most ~6 MB with the names' bytes); batches are allocated
+// as the backlog grows, not ahead.
 const (
 	methodBatchEvents = 256
-	methodBatches     = 4
+	methodBatches     = 64
 )
+
+// methodsDoneHook, if set (by tests), is called by the methods'
+// goroutine once it has added them all, before it sorts them.
+var methodsDoneHook func()
 
 // methodQueue adds methods on a goroutine of its own, in the order of
 // their events.
 type methodQueue struct {
 	full, free chan *methodBatch
 	cur        *methodBatch
+	batches    int // allocated
 	done       chan struct{}
-	closed     bool
+	finished   bool
+	waited     sync.Once
 	err        error // a panic of the goroutine
 }
 
 func newMethodQueue() *methodQueue {
-	q := &methodQueue{full: make(chan *methodBatch, methodBatches), free: make(chan *methodBatch, methodBatches+1), done: make(chan struct{})}
-	for range methodBatches + 1 {
-		q.free <- &methodBatch{recs: make([]methodRec, 0, methodBatchEvents)}
-	}
-	q.cur = <-q.free
+	q := &methodQueue{full: make(chan *methodBatch, methodBatches), free: make(chan *methodBatch, methodBatches), done: make(chan struct{})}
+	q.cur = q.newBatch()
 	go func() {
 		defer close(q.done)
 		defer func() {
@@ -177,13 +189,23 @@ func newMethodQueue() *methodQueue {
 		}()
 		defer panicerr.Recover(&q.err)
 		var names interner
+		procs := map[*Process]bool{}
 		for mb := range q.full {
 			for i := range mb.recs {
 				r := &mb.recs[i]
+				procs[r.p] = true
 				addMethod(r, func(i int) string { return mb.textString(r.names[i], &names) })
 			}
 			mb.reset()
 			q.free <- mb
+		}
+		if methodsDoneHook != nil {
+			methodsDoneHook()
+		}
+		// What Builder.Model does of the methods when it adds them.
+		for p := range procs {
+			p.methods.sorted()
+			p.methodByID = nil
 		}
 	}()
 	return q
@@ -202,21 +224,55 @@ func (q *methodQueue) add(b *Builder, ev *etl.Event, d *tdh.Decoded) {
 	q.cur.recs = append(q.cur.recs, r)
 	if len(q.cur.recs) == methodBatchEvents {
 		q.full <- q.cur
-		q.cur = <-q.free
+		select {
+		case q.cur = <-q.free:
+		default:
+			if q.batches < methodBatches {
+				q.cur = q.newBatch()
+			} else {
+				q.cur = <-q.free
+			}
+		}
 	}
 }
 
-// close waits until every method queued is added, and raises a panic of
-// the goroutine again. Safe to call more than once.
-func (q *methodQueue) close() {
-	if q.closed {
+// newBatch allocates a batch, its text sized for the names of most
+// methods (~250 bytes of UTF-16 each), which saves growing it in steps:
+// new batches are allocated in the bursts.
+func (q *methodQueue) newBatch() *methodBatch {
+	q.batches++
+	return &methodBatch{recs: make([]methodRec, 0, methodBatchEvents), text: make([]byte, 0, methodBatchEvents*256)}
+}
+
+// finish queues the last batch and tells the goroutine that no more
+// come: it ends once it has added them (and sorted each process's
+// methods, as Builder.Model does without a queue). It does not wait:
+// every batch fits in full. Safe to call more than once.
+func (q *methodQueue) finish() {
+	if q.finished {
 		return
 	}
-	q.closed = true
+	q.finished = true
 	q.full <- q.cur
 	close(q.full)
-	<-q.done
+}
+
+// wait waits until the goroutine has ended (finish must have been
+// called), and raises a panic of the goroutine again. Safe to call more
+// than once, from any goroutine.
+func (q *methodQueue) wait() {
+	q.waited.Do(func() { <-q.done })
 	if q.err != nil {
 		panic(q.err)
+	}
+}
+
+// pending reports whether methods are still being added (or queued).
+func (q *methodQueue) pending() bool {
+	select {
+	case <-q.done:
+		return false
+	default:
+		return true
 	}
 }

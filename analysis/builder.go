@@ -21,6 +21,16 @@ type Options struct {
 	// schemas the trace carries, so that the dump that follows needs no
 	// pass of its own).
 	Observe func(*etl.Event)
+	// LateMethods lets [Build] return before every .NET method is added
+	// to the model: with more than one processor they are added on a
+	// goroutine of their own, which may then still be adding the last
+	// of them (the rundown's, at the end of the trace) while a pass that
+	// follows reads the trace again. Nothing may read the model's methods
+	// ([Process.Methods], [Model.ResolveFrame], an [Enricher]'s frames)
+	// before [Model.WaitMethods] returns; the collecting passes
+	// ([Model.EachSelected], [Model.Collect], [Model.CollectWeighted],
+	// [Model.CollectPprof]) wait themselves, when they first need them.
+	LateMethods bool
 }
 
 // Builder builds a [Model] from events fed in time order.
@@ -58,8 +68,10 @@ type Builder struct {
 	done    bool
 
 	// With more than one processor, the queue that adds the .NET
-	// methods on a goroutine of its own.
-	methods *methodQueue
+	// methods on a goroutine of its own; methodsSorted says that
+	// goroutine also sorts them when done (Model does not).
+	methods       *methodQueue
+	methodsSorted bool
 
 	// frameSets holds the arena offsets of the key definitions' frame
 	// lists by a hash of the frames: a list logged again (each rundown
@@ -113,8 +125,14 @@ func Build(files []*etl.File, dec *decode.Decoder, opts *Options) (*Model, error
 	r := etl.NewReader(files, ropts)
 	defer r.Close()
 	if cores.Several() {
-		b.methods = newMethodQueue()
-		defer b.methods.close() // on a panic too
+		q := newMethodQueue()
+		b.methods, b.methodsSorted = q, true
+		defer func() { // on a panic too
+			q.finish()
+			if !o.LateMethods || b.m.late == nil {
+				q.wait()
+			}
+		}()
 	}
 	for r.Next() {
 		ev := r.Event()
@@ -134,9 +152,14 @@ func Build(files []*etl.File, dec *decode.Decoder, opts *Options) (*Model, error
 		}
 		b.observe(ev, k, res)
 	}
-	if b.methods != nil {
-		b.methods.close()
+	if q := b.methods; q != nil {
 		b.methods = nil
+		q.finish()
+		if o.LateMethods {
+			b.m.late = q
+		} else {
+			q.wait()
+		}
 	}
 	return b.Model(), r.Errors().Err()
 }
@@ -283,8 +306,10 @@ func (b *Builder) Model() *Model {
 		m.kernel.sorted()
 		for _, p := range m.procs {
 			p.images.sorted()
-			p.methods.sorted()
-			p.methodByID = nil
+			if !b.methodsSorted {
+				p.methods.sorted()
+				p.methodByID = nil
+			}
 		}
 	}
 	return m

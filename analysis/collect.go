@@ -111,6 +111,7 @@ func (m *Model) Collect(files []*etl.File, dec *decode.Decoder, opts *CollectOpt
 // damaged buffers and records the reader met. The stats are
 // the enricher's (every event read counts in Events).
 func (m *Model) EachSelected(files []*etl.File, dec *decode.Decoder, opts *CollectOptions, fn func(a *Annotation) error) (EnrichStats, error) {
+	m.WaitMethods()
 	e := m.NewEnricher(&EnrichOptions{Window: opts.window()})
 	err := m.walkSelected(e, files, dec, opts, func(s *slot) error { return fn(e.annotate(s)) })
 	return e.Stats, err

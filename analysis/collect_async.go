@@ -9,10 +9,15 @@ import (
 
 // Batches of selectedBatchEvents events, selectedBatches of them in
 // flight: the reading goroutine of [Model.eachSelectedAsync] runs ahead
-// of the enricher's by at most that many events.
+// of the enricher's by at most that many events; lateBatches while the
+// model's methods are still being added ([Options.LateMethods]), which
+// the enricher waits for: the reading goes on meanwhile (16,384 events,
+// about 2 MB with their frames: the methods of net.4.5.2's rundown take
+// less time to add than that to read).
 const (
 	selectedBatchEvents = 256
 	selectedBatches     = 4
+	lateBatches         = 64
 )
 
 // eachSelectedAsync is EachSelected with the enricher and fn on a
@@ -24,9 +29,10 @@ const (
 // at a time). With more than one processor the two run at once. The
 // walk does not stop early: fn has no error to return.
 func (m *Model) eachSelectedAsync(files []*etl.File, dec *decode.Decoder, opts *CollectOptions, fn func(a *Annotation)) (EnrichStats, error) {
-	full := make(chan *pushBatch, selectedBatches)
-	free := make(chan *pushBatch, selectedBatches+1)
-	for range selectedBatches + 1 {
+	full := make(chan *pushBatch, lateBatches)
+	free := make(chan *pushBatch, lateBatches+1)
+	batches := selectedBatches + 1
+	for range batches {
 		free <- &pushBatch{recs: make([]pushRec, 0, selectedBatchEvents)}
 	}
 	e := m.NewEnricher(&EnrichOptions{Window: opts.window()})
@@ -41,6 +47,7 @@ func (m *Model) eachSelectedAsync(files []*etl.File, dec *decode.Decoder, opts *
 			}
 		}()
 		defer panicerr.Recover(&perr)
+		m.WaitMethods() // the frames' resolution reads them
 		e.enrichSelected(full, free, fn)
 	}()
 	closed := false
@@ -60,7 +67,7 @@ func (m *Model) eachSelectedAsync(files []*etl.File, dec *decode.Decoder, opts *
 		r.selected = sel.selects(ev, res, r.pid)
 		if len(b.recs) == selectedBatchEvents {
 			full <- b
-			b = <-free
+			b = nextBatch(free, &batches, m.methodsPending)
 		}
 		return nil
 	})
@@ -72,6 +79,22 @@ func (m *Model) eachSelectedAsync(files []*etl.File, dec *decode.Decoder, opts *
 		panic(perr) // raised again where the caller can recover it
 	}
 	return e.Stats, readErr
+}
+
+// nextBatch returns a batch from free, or a new one when none is free
+// and late reports that the model's methods are still being added (up
+// to lateBatches in all, counted in *batches).
+func nextBatch(free chan *pushBatch, batches *int, late func() bool) *pushBatch {
+	select {
+	case b := <-free:
+		return b
+	default:
+	}
+	if *batches < lateBatches && late() {
+		*batches++
+		return &pushBatch{recs: make([]pushRec, 0, selectedBatchEvents)}
+	}
+	return <-free
 }
 
 // enrichSelected adds the records of the batches from full to e, calls

@@ -56,7 +56,24 @@ type Model struct {
 	StackKeys int
 
 	sym Symbolizer // names code in images; nil: none (see SetSymbolizer)
+
+	// late, if not nil, is still adding the .NET methods (Options.LateMethods).
+	late *methodQueue
 }
+
+// WaitMethods waits until every .NET method of the trace is added to the
+// model, which [Options.LateMethods] lets [Build] return before. It
+// returns at once for other models. It may be called more than once,
+// from any goroutine.
+func (m *Model) WaitMethods() {
+	if m.late != nil {
+		m.late.wait()
+	}
+}
+
+// methodsPending reports whether the model's methods are still being
+// added (see WaitMethods).
+func (m *Model) methodsPending() bool { return m.late != nil && m.late.pending() }
 
 func newModel() *Model {
 	return &Model{

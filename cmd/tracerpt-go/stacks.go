@@ -27,6 +27,9 @@ type analysisOptions struct {
 	noFrames bool
 	// quiet hides the progress bar a terminal shows.
 	quiet bool
+	// lateMethods: the pass that follows the model's waits for its .NET
+	// methods itself (analysis.Options.LateMethods).
+	lateMethods bool
 }
 
 // addAnalysisFlags registers the options the analysis commands share.
@@ -62,9 +65,9 @@ func (o *analysisOptions) buildModel(cmd *cobra.Command, args []string, t *trace
 	}
 	var m *analysis.Model
 	if !prescan {
-		var ao *analysis.Options
+		ao := &analysis.Options{LateMethods: o.lateMethods}
 		if t.observe != nil {
-			ao = &analysis.Options{Observe: func(ev *etl.Event) { t.observe(ev, dec) }}
+			ao.Observe = func(ev *etl.Event) { t.observe(ev, dec) }
 		}
 		var err error
 		m, err = analysis.Build(files, dec, ao)
@@ -212,6 +215,9 @@ does not go with --baseline (pids differ between traces).`,
 			// inputs are read twice. --event decodes every event, so the
 			// model's pass registers the schemas the trace carries too.
 			t := traceOptions{outputs: []string{output}, yes: yes, passes: 2}
+			// The .NET methods are added while the stacks' pass starts
+			// reading (it waits for them before resolving frames).
+			o.lateMethods = true
 			var intervals analysis.SampleIntervals
 			if diff.weight == "ms" {
 				// The intervals, read in the model's pass, weigh the
