@@ -20,12 +20,14 @@ import (
 // rowSet is the records of a chunk laid out field by field: each row's
 // fixed part with its trace start, and where each of its strings is.
 type rowSet struct {
-	raw   []byte          // the records the strings are in
-	fixed []byte          // per row: the fixed part, then the trace start (i64)
-	str   []uint64        // per row, nStrings: offset in raw << 32 | length, or absentRef
-	ext   []byte          // per row: the extension's values, 8 bytes a column
-	n     int             // rows
-	vals  []parquet.Value // scratch: one column's values
+	raw     []byte          // the records the strings are in
+	fixed   []byte          // per row: the fixed part, then the trace start (i64)
+	str     []uint64        // per row, nStrings: offset in raw << 32 | length, or absentRef
+	ext     []byte          // per row: the extension's values, 8 bytes a column
+	n       int             // rows
+	vals    []parquet.Value // scratch: one column's values
+	nums    []uint64        // scratch: one integer column's fields
+	present []uint32        // per row: the has* bits of its fixed part
 }
 
 const (
@@ -38,6 +40,7 @@ var rowSets = sync.Pool{New: func() any { return new(rowSet) }}
 // reset empties s for records in raw.
 func (s *rowSet) reset(raw []byte) {
 	s.raw, s.fixed, s.ext, s.n = raw, s.fixed[:0], s.ext[:0], 0
+	s.present = s.present[:0]
 	s.str = s.str[:0]
 }
 
@@ -45,6 +48,7 @@ func (s *rowSet) reset(raw []byte) {
 // whose rel_ms counts from start.
 func (s *rowSet) addFixed(fixed []byte, start int64) {
 	s.fixed = append(s.fixed, fixed...)
+	s.present = append(s.present, binary.LittleEndian.Uint32(fixed[offPresent:]))
 	s.fixed = binary.LittleEndian.AppendUint64(s.fixed, uint64(start))
 	s.n++
 }
@@ -60,15 +64,21 @@ func (s *rowSet) addRecord(b []byte, off int, start int64, r *rec) ([]frame, err
 	pos := fixedSize
 	var refs [nStrings]uint64
 	for i := range refs {
-		str, has, next, ok := recStr(b, pos)
-		if !ok {
+		// A string is its length (absent: 0xFFFFFFFF), then its bytes.
+		if len(b)-pos < 4 {
 			return nil, errRecord
 		}
-		refs[i] = absentRef
-		if has {
-			refs[i] = uint64(off+next-len(str))<<32 | uint64(len(str))
+		n := binary.LittleEndian.Uint32(b[pos:])
+		pos += 4
+		if n == absent {
+			refs[i] = absentRef
+			continue
 		}
-		pos = next
+		if uint64(n) > uint64(len(b)-pos) {
+			return nil, errRecord
+		}
+		refs[i] = uint64(off+pos)<<32 | uint64(n)
+		pos += int(n)
 	}
 	var ok bool
 	if r.frames, pos, ok = parseFrames(b, pos, r.frames); !ok {
@@ -190,19 +200,6 @@ var headerCols = [nMainColumns]colSpec{
 	cDecodeError:       strCol(sDecodeError, true),
 }
 
-// fieldAt returns the little-endian integer of size bytes at off of f.
-func fieldAt(f []byte, off, size uint8) uint64 {
-	switch size {
-	case 1:
-		return uint64(f[off])
-	case 2:
-		return uint64(binary.LittleEndian.Uint16(f[off:]))
-	case 4:
-		return uint64(binary.LittleEndian.Uint32(f[off:]))
-	}
-	return binary.LittleEndian.Uint64(f[off:])
-}
-
 // appendColumn appends to vals the values of header column col for the
 // rows of s; byte values go through k.keep. The column's kind, field and
 // presence bit are looked at once, not per row: each kind has its loop.
@@ -218,20 +215,7 @@ func (s *rowSet) appendColumn(vals []parquet.Value, col int, k *chunk) []parquet
 	fixed := s.fixed[:len(out)*rowStride]
 	switch spec.kind {
 	case colInt, colUint:
-		// INT32 values of a signed or an unsigned field are the same:
-		// the field's low 32 bits.
-		off, wide := spec.off, spec.width == 64
-		for i := range out {
-			f := fixed[i*rowStride : (i+1)*rowStride]
-			if spec.has != 0 && binary.LittleEndian.Uint32(f[offPresent:])&spec.has == 0 {
-				out[i] = parquet.Value{}
-				continue
-			}
-			n := fieldAt(f, off, spec.size)
-			p := &out[i]
-			*p = intValue(int64(n), wide)
-			p.SetDefinitionLevel(def)
-		}
+		s.appendInts(out, spec, def)
 	case colString:
 		s.appendStrings(out, spec, def, k)
 	case colHeader:
@@ -272,6 +256,56 @@ func (s *rowSet) appendColumn(vals []parquet.Value, col int, k *chunk) []parquet
 		}
 	}
 	return vals
+}
+
+// appendInts fills out with the values of integer column spec (present
+// values at definition level def): the column's field is read for every
+// row first, a loop for each size, then the values are made and the rows
+// whose presence bit is clear made null. INT32 values of a signed or an
+// unsigned field are the same: the field's low 32 bits.
+func (s *rowSet) appendInts(out []parquet.Value, spec *colSpec, def int) {
+	nums := slices.Grow(s.nums[:0], len(out))[:len(out)]
+	s.nums = nums
+	// f slides over the rows' fixed parts, from the column's field on.
+	f := s.fixed[spec.off : len(out)*rowStride]
+	switch spec.size {
+	case 1:
+		for i := range nums {
+			nums[i] = uint64(f[0])
+			f = f[min(rowStride, len(f)):]
+		}
+	case 2:
+		for i := range nums {
+			nums[i] = uint64(binary.LittleEndian.Uint16(f))
+			f = f[min(rowStride, len(f)):]
+		}
+	case 4:
+		for i := range nums {
+			nums[i] = uint64(binary.LittleEndian.Uint32(f))
+			f = f[min(rowStride, len(f)):]
+		}
+	default:
+		for i := range nums {
+			nums[i] = binary.LittleEndian.Uint64(f)
+			f = f[min(rowStride, len(f)):]
+		}
+	}
+	out = out[:len(nums)]
+	present := s.present[:len(nums)]
+	wide := spec.width == 64
+	for i, n := range nums {
+		p := &out[i]
+		switch {
+		case spec.has != 0 && present[i]&spec.has == 0:
+			*p = parquet.Value{}
+			continue
+		case wide:
+			*p = parquet.Int64Value(int64(n))
+		default:
+			*p = parquet.Int32Value(int32(n))
+		}
+		p.SetDefinitionLevel(def)
+	}
 }
 
 // appendStrings fills out with the values of string column spec (present

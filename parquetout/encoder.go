@@ -35,6 +35,9 @@ type Encoder struct {
 	infos    map[*tdh.Event]*schemaInfo
 	last     *tdh.Event // the schema of the last lookup
 	lastInfo *schemaInfo
+	// The rendering plans of the schemas met (properties, maps and
+	// message columns).
+	plans tdh.PlanCache
 
 	// The text of the last provider GUID written: runs of events come
 	// from one provider.
@@ -133,6 +136,7 @@ func (e *Encoder) Clone() pipeline.Encoder[byte] {
 	c := *e
 	c.scratch = nil
 	c.infos, c.last, c.lastInfo = nil, nil, nil
+	c.plans = tdh.PlanCache{}
 	return &c
 }
 
@@ -263,17 +267,20 @@ func (e *Encoder) AppendEvent(b []byte, ev *etl.Event, res *decode.Result, a *an
 		b = appendAbsent(b)
 	}
 	if decoded {
+		// The plan (nil: none) gives what tdh's functions give.
+		pl := e.plans.Plan(res.Decoded.Schema)
 		var at int
 		b, at = beginStr(b)
-		b = endStr(tdh.AppendDataJSON(b, res.Decoded), at)
+		b, _ = pl.AppendDataJSONErr(b, res.Decoded)
+		b = endStr(b, at)
 		b, at = beginStr(b)
 		var named bool
-		if b, named = tdh.AppendMapsJSON(b, res.Decoded); named {
+		if b, named = pl.AppendMapsJSON(b, res.Decoded); named {
 			b = endStr(b, at)
 		} else {
 			b = appendAbsent(b[:at])
 		}
-		b = appendMessage(b, s, res.Decoded)
+		b = e.appendMessage(b, s, res.Decoded, pl)
 	} else {
 		b = appendAbsent(appendAbsent(appendAbsent(b)))
 	}
@@ -297,7 +304,7 @@ func (e *Encoder) AppendEvent(b []byte, ev *etl.Event, res *decode.Result, a *an
 // the typed values).
 func (e *Encoder) appendSplitTail(b []byte, start int, in *schemaInfo, res *decode.Result, a *analysis.Annotation) []byte {
 	d := res.Decoded
-	b = appendMessage(b, res.Schema, d)
+	b = e.appendMessage(b, res.Schema, d, nil)
 	b = appendAbsent(appendAbsent(b)) // user data, decode error
 	b = appendFrames(b, a)
 	if d.Schema != res.Schema {
@@ -308,14 +315,18 @@ func (e *Encoder) appendSplitTail(b []byte, start int, in *schemaInfo, res *deco
 	return b
 }
 
-// appendMessage appends the event's message, absent if its schema has
-// none.
-func appendMessage(b []byte, s *tdh.Event, d *tdh.Decoded) []byte {
+// appendMessage appends the message of schema s with the values of d,
+// absent if s has none; pl is the plan of d's schema (nil: none), used
+// if it is s's.
+func (e *Encoder) appendMessage(b []byte, s *tdh.Event, d *tdh.Decoded, pl *tdh.JSONPlan) []byte {
 	if s.Message == "" {
 		return appendAbsent(b)
 	}
+	if pl == nil || pl.Schema() != s {
+		pl = e.plans.Plan(s)
+	}
 	b, at := beginStr(b)
-	return endStr(tdh.AppendMessage(b, s.Message, d, nil), at)
+	return endStr(pl.AppendMessage(b, s.Message, d), at)
 }
 
 // appendFrames appends the frames of a's stack (none if a is nil).
