@@ -31,7 +31,7 @@ type JSONEncoder struct {
 	dateSec int64
 	frames  *frameJSONCache // rendered stack frames, per worker
 	headers *headerCache    // rendered header keys, per worker
-	plans   *planCache      // schemas' rendering plans, per worker
+	plans   tdh.PlanCache   // schemas' rendering plans, per worker
 	oneShot bool            // AppendEventJSON: one event, no caches
 }
 
@@ -83,7 +83,7 @@ func NewJSONEncoder(files []*etl.File, o *Options) *JSONEncoder {
 // Clone returns an encoder with the same settings for another goroutine.
 func (e *JSONEncoder) Clone() pipeline.Encoder[byte] {
 	c := *e
-	c.msg, c.names, c.procs, c.date, c.frames, c.headers, c.plans = nil, nil, nil, nil, nil, nil, nil
+	c.msg, c.names, c.procs, c.date, c.frames, c.headers, c.plans = nil, nil, nil, nil, nil, nil, tdh.PlanCache{}
 	return &c
 }
 
