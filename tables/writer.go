@@ -93,16 +93,15 @@ func (t *table[T]) open() error {
 		return fmt.Errorf("table %s: %w", t.name, err)
 	}
 	t.out, t.fileRows, t.written = out, 0, 0
+	// The model tables' writers write to create's writers unbuffered
+	// (parquet.WriteBufferSize(0): no 32 KiB buffer of their own in front
+	// of the file's, 384 KiB for the twelve): NewWriter asks for buffered
+	// writers, as CreateFile's are.
 	t.w = parquet.NewGenericWriter[T](out, parquet.Compression(parquetout.Snappy.Codec()),
 		parquet.CreatedBy("etwkit tracerpt-go", "", ""), parquet.MaxRowsPerRowGroup(int64(t.groupRows)),
 		parquet.PageBufferSize(pageBufferSize), parquet.WriteBufferSize(0))
 	return nil
 }
-
-// The model tables' writers write to create's writers unbuffered
-// (parquet.WriteBufferSize(0): no 32 KiB buffer of their own in front of
-// the file's, 384 KiB for the twelve): NewWriter asks for buffered
-// writers, as CreateFile's are.
 
 // pageBufferSize is the page size of the model's tables. Each column of
 // a row group being written holds up to a page (parquet-go reserves a
