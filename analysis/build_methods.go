@@ -189,11 +189,13 @@ func newMethodQueue() *methodQueue {
 		}()
 		defer panicerr.Recover(&q.err)
 		var names interner
-		procs := map[*Process]bool{}
+		var procs []*Process // those with methods
 		for mb := range q.full {
 			for i := range mb.recs {
 				r := &mb.recs[i]
-				procs[r.p] = true
+				if r.p.methodByID == nil { // its first method: addMethod makes the index
+					procs = append(procs, r.p)
+				}
 				addMethod(r, func(i int) string { return mb.textString(r.names[i], &names) })
 			}
 			mb.reset()
@@ -203,7 +205,7 @@ func newMethodQueue() *methodQueue {
 			methodsDoneHook()
 		}
 		// What Builder.Model does of the methods when it adds them.
-		for p := range procs {
+		for _, p := range procs {
 			p.methods.sorted()
 			p.methodByID = nil
 		}

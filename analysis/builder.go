@@ -68,10 +68,9 @@ type Builder struct {
 	done    bool
 
 	// With more than one processor, the queue that adds the .NET
-	// methods on a goroutine of its own; methodsSorted says that
-	// goroutine also sorts them when done (Model does not).
-	methods       *methodQueue
-	methodsSorted bool
+	// methods on a goroutine of its own, which also sorts them when done
+	// (Model does not then).
+	methods *methodQueue
 
 	// frameSets holds the arena offsets of the key definitions' frame
 	// lists by a hash of the frames: a list logged again (each rundown
@@ -126,10 +125,10 @@ func Build(files []*etl.File, dec *decode.Decoder, opts *Options) (*Model, error
 	defer r.Close()
 	if cores.Several() {
 		q := newMethodQueue()
-		b.methods, b.methodsSorted = q, true
+		b.methods = q
 		defer func() { // on a panic too
 			q.finish()
-			if !o.LateMethods || b.m.late == nil {
+			if b.m.late == nil { // set below with LateMethods
 				q.wait()
 			}
 		}()
@@ -153,7 +152,6 @@ func Build(files []*etl.File, dec *decode.Decoder, opts *Options) (*Model, error
 		b.observe(ev, k, res)
 	}
 	if q := b.methods; q != nil {
-		b.methods = nil
 		q.finish()
 		if o.LateMethods {
 			b.m.late = q
@@ -306,7 +304,7 @@ func (b *Builder) Model() *Model {
 		m.kernel.sorted()
 		for _, p := range m.procs {
 			p.images.sorted()
-			if !b.methodsSorted {
+			if b.methods == nil {
 				p.methods.sorted()
 				p.methodByID = nil
 			}

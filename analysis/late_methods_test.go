@@ -44,6 +44,9 @@ func TestLateMethods(t *testing.T) {
 		release := make(chan struct{})
 		methodsDoneHook = func() { <-release }
 		late, _ := Build(files, dec, &Options{LateMethods: true})
+		if !late.methodsPending() { // the hook holds them back
+			t.Fatal("Options.LateMethods: Build returned after the methods were added")
+		}
 		read, ahead := 0, min(2000, late.Events)
 		if ahead == 0 {
 			close(release)

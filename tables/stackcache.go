@@ -107,7 +107,7 @@ func (s *stackTree) addFrame(fid int64, k frameKey) error {
 
 // errTreeSize is the error of a trace with more stack nodes or frames
 // than the tree numbers.
-var errTreeSize = errors.New("stack prefix tree: more than 4,294,967,294 nodes or frames in one trace")
+var errTreeSize = errors.New("stack prefix tree: more than 4,294,967,295 nodes or frames in one trace")
 
 // appendBlock appends v to the last block of *b, or to a new one.
 func appendBlock[T any](b *[][]T, v T) {

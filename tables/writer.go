@@ -93,16 +93,15 @@ func (t *table[T]) open() error {
 		return fmt.Errorf("table %s: %w", t.name, err)
 	}
 	t.out, t.fileRows, t.written = out, 0, 0
+	// The model tables' writers write to create's writers unbuffered
+	// (parquet.WriteBufferSize(0): no 32 KiB buffer of their own in front
+	// of the file's, 384 KiB for the twelve): NewWriter asks for buffered
+	// writers, as CreateFile's are.
 	t.w = parquet.NewGenericWriter[T](out, parquet.Compression(parquetout.Snappy.Codec()),
 		parquet.CreatedBy("etwkit tracerpt-go", "", ""), parquet.MaxRowsPerRowGroup(int64(t.groupRows)),
 		parquet.PageBufferSize(pageBufferSize), parquet.WriteBufferSize(0))
 	return nil
 }
-
-// The model tables' writers write to create's writers unbuffered
-// (parquet.WriteBufferSize(0): no 32 KiB buffer of their own in front of
-// the file's, 384 KiB for the twelve): NewWriter asks for buffered
-// writers, as CreateFile's are.
 
 // pageBufferSize is the page size of the model's tables. Each column of
 // a row group being written holds up to a page (parquet-go reserves a
@@ -294,24 +293,38 @@ func CreateDir(dir string, opts *Options) (*Writer, error) {
 	parts := map[string]int{}
 	return NewWriter(func(name string) (io.WriteCloser, error) {
 		parts[name]++
-		return CreateFile(filepath.Join(dir, PartName(name, parts[name])))
+		return createFile(filepath.Join(dir, PartName(name, parts[name])), FileBufferSize(name))
 	}, opts)
 }
 
 // CreateFile creates the file path for NewWriter's create, written
-// through a buffer (Parquet writers write page by page).
+// through a buffer (Parquet writers write page by page) of the largest
+// size FileBufferSize gives, which suits any table.
 func CreateFile(path string) (io.WriteCloser, error) {
+	return createFile(path, FileBufferSize("events"))
+}
+
+// createFile is CreateFile with a buffer of size bytes.
+func createFile(path string, size int) (io.WriteCloser, error) {
 	f, err := os.Create(path)
 	if err != nil {
 		return nil, err
 	}
-	return bufwrite.New(f, fileBufferSize, f.Close), nil
+	return bufwrite.New(f, size, f.Close), nil
 }
 
-// fileBufferSize is the write buffer of a table file: thirteen files are
-// open at once (1 MiB each took 13 MB), and the events table, the only
-// large one, is written a column chunk at a time in 32 KiB pieces.
-const fileBufferSize = 64 << 10
+// FileBufferSize returns the size of the write buffer for a file of table
+// name (one of Names), as NewWriter's create should give it (thirteen
+// files are open at once: 1 MiB each took 13 MB). The events table, the
+// only large one, is written a column chunk at a time in 32 KiB pieces:
+// 64 KiB; each of the twelve others a row group of at most 512 KiB at a
+// time, page by page: 16 KiB (64 KiB each took 0.8 MB for the thirteen).
+func FileBufferSize(name string) int {
+	if name == "events" {
+		return 64 << 10
+	}
+	return 16 << 10
+}
 
 // Rows returns the number of rows written to each table so far, by name.
 func (w *Writer) Rows() map[string]int64 {

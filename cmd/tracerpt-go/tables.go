@@ -15,15 +15,6 @@ import (
 	"github.com/etwkit/etw/tables"
 )
 
-// tableBuffer is the buffer of the events table's file, the only large
-// one, written in 32 KiB pieces; modelTableBuffer that of each of the
-// twelve others, which write a row group of at most 512 KiB at a time,
-// page by page (64 KiB each took 0.8 MB for the thirteen).
-const (
-	tableBuffer      = 64 << 10
-	modelTableBuffer = 16 << 10
-)
-
 func newTablesCmd() *cobra.Command {
 	var o analysisOptions
 	var out string
@@ -107,11 +98,7 @@ each file: a table goes on in NAME-2.parquet, NAME-3.parquet, ….`,
 				// page: 476 writes for net.4.5.2.x64's tables
 				// unbuffered); Close flushes it, and the file is
 				// committed or aborted afterwards.
-				size := modelTableBuffer
-				if name == "events" {
-					size = tableBuffer
-				}
-				return bufwrite.New(a.Writer(), size, nil), nil
+				return bufwrite.New(a.Writer(), tables.FileBufferSize(name), nil), nil
 			}, topts)
 			if err != nil {
 				return err

@@ -66,8 +66,13 @@ func TestFollowsCollections(t *testing.T) {
 	if got := tu.Limit(); got < uint64(32<<20)*5/4 {
 		t.Errorf("limit %d with 32 MiB live, want at least 40 MiB", got)
 	}
-	if got := debug.SetMemoryLimit(-1); uint64(got) != tu.Limit() {
-		t.Errorf("runtime limit %d, tuner says %d", got, tu.Limit())
+	// Both read under the tuner's lock: a collection between the two
+	// reads could move the limit.
+	tu.mu.Lock()
+	got, want := debug.SetMemoryLimit(-1), tu.limit
+	tu.mu.Unlock()
+	if uint64(got) != want {
+		t.Errorf("runtime limit %d, tuner says %d", got, want)
 	}
 	runtime.KeepAlive(live)
 	live = nil
