@@ -226,15 +226,12 @@ func (q *methodQueue) add(b *Builder, ev *etl.Event, d *tdh.Decoded) {
 	q.cur.recs = append(q.cur.recs, r)
 	if len(q.cur.recs) == methodBatchEvents {
 		q.full <- q.cur
-		select {
-		case q.cur = <-q.free:
-		default:
+		q.cur = takeOrGrow(q.free, func() (*methodBatch, bool) {
 			if q.batches < methodBatches {
-				q.cur = q.newBatch()
-			} else {
-				q.cur = <-q.free
+				return q.newBatch(), true
 			}
-		}
+			return nil, false
+		})
 	}
 }
 

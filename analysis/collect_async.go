@@ -85,16 +85,13 @@ func (m *Model) eachSelectedAsync(files []*etl.File, dec *decode.Decoder, opts *
 // and late reports that the model's methods are still being added (up
 // to lateBatches in all, counted in *batches).
 func nextBatch(free chan *pushBatch, batches *int, late func() bool) *pushBatch {
-	select {
-	case b := <-free:
-		return b
-	default:
-	}
-	if *batches < lateBatches && late() {
-		*batches++
-		return &pushBatch{recs: make([]pushRec, 0, selectedBatchEvents)}
-	}
-	return <-free
+	return takeOrGrow(free, func() (*pushBatch, bool) {
+		if *batches < lateBatches && late() {
+			*batches++
+			return &pushBatch{recs: make([]pushRec, 0, selectedBatchEvents)}, true
+		}
+		return nil, false
+	})
 }
 
 // enrichSelected adds the records of the batches from full to e, calls
