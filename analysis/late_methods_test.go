@@ -2,7 +2,9 @@ package analysis
 
 import (
 	"bytes"
+	"fmt"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/etwkit/etw/decode"
@@ -94,4 +96,32 @@ func TestLateMethods(t *testing.T) {
 	if methods == 0 {
 		t.Error("no trace had a .NET method: nothing was compared")
 	}
+}
+
+// TestWaitMethodsPanic: a panic of the goroutine adding the .NET methods
+// of a model built with Options.LateMethods is raised by WaitMethods, on
+// every call, rather than lost; a nil model has nothing to wait for.
+func TestWaitMethodsPanic(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	defer func() { methodsDoneHook = nil }()
+	files := openCorpus(t, netFile)
+	methodsDoneHook = func() { panic("adding the methods failed") }
+	m, err := Build(files, clrDecoder(t), &Options{LateMethods: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 {
+		func() {
+			defer func() {
+				if r := recover(); r == nil {
+					t.Errorf("call %d: WaitMethods returned without the goroutine's panic", i+1)
+				} else if !strings.Contains(fmt.Sprint(r), "adding the methods failed") {
+					t.Errorf("call %d: panic %v, want the goroutine's", i+1, r)
+				}
+			}()
+			m.WaitMethods()
+		}()
+	}
+	var none *Model
+	none.WaitMethods()
 }

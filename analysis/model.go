@@ -63,10 +63,11 @@ type Model struct {
 
 // WaitMethods waits until every .NET method of the trace is added to the
 // model, which [Options.LateMethods] lets [Build] return before. It
-// returns at once for other models. It may be called more than once,
-// from any goroutine.
+// returns at once for other models (and a nil one). It may be called
+// more than once, from any goroutine; a panic of the goroutine adding the
+// methods is raised again on each call.
 func (m *Model) WaitMethods() {
-	if m.late != nil {
+	if m != nil && m.late != nil {
 		m.late.wait()
 	}
 }

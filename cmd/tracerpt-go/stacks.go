@@ -91,6 +91,7 @@ func (o *analysisOptions) buildModel(cmd *cobra.Command, args []string, t *trace
 		m.SetSymbolizer(syms)
 	}
 	if err := o.strict.check(); err != nil {
+		m.WaitMethods() // a panic adding the .NET methods is reported, not lost
 		return files, nil, nil, err
 	}
 	return files, dec, m, nil
@@ -230,6 +231,10 @@ does not go with --baseline (pids differ between traces).`,
 			if err != nil {
 				return err
 			}
+			// The passes below wait for the .NET methods themselves; an
+			// early return (--weight ms without intervals) waits here, so
+			// that a panic adding them is reported, not lost.
+			defer m.WaitMethods()
 			var write func(io.Writer) error
 			var st analysis.CollectStats
 			if format == "pprof" {
