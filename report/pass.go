@@ -54,13 +54,16 @@ func (c *collector) passShared(dec *decode.Decoder, sample func(a *analysis.Anno
 	}
 	var wg sync.WaitGroup
 	var obsPanic, stkPanic, walkErr error
+	// failed tells the reading to stop: a consumer panicked or the walk
+	// failed, and the rest of the trace would be read for nothing.
+	var failed atomic.Bool
 	wg.Go(func() {
-		consumeBatches(toObservers, release, &obsPanic, func(ev *etl.Event) { c.observeWith(ev, dec.Decode(ev), decoded) })
+		consumeBatches(toObservers, release, &obsPanic, &failed, func(ev *etl.Event) { c.observeWith(ev, dec.Decode(ev), decoded) })
 	})
 	walk := c.m.NewSelectedWalker(nil, sample)
 	stacks := dec.Clone() // the same registry, its own decoding state
 	wg.Go(func() {
-		consumeBatches(toStacks, release, &stkPanic, func(ev *etl.Event) {
+		consumeBatches(toStacks, release, &stkPanic, &failed, func(ev *etl.Event) {
 			if walkErr != nil {
 				return
 			}
@@ -68,7 +71,9 @@ func (c *collector) passShared(dec *decode.Decoder, sample func(a *analysis.Anno
 			if walk.NeedsDecode(ev) {
 				res = stacks.Decode(ev)
 			}
-			walkErr = walk.Push(ev, res)
+			if walkErr = walk.Push(ev, res); walkErr != nil {
+				failed.Store(true)
+			}
 			for _, o := range headers {
 				o.observe(ev, nil)
 			}
@@ -88,7 +93,7 @@ func (c *collector) passShared(dec *decode.Decoder, sample func(a *analysis.Anno
 			toObservers <- b
 			toStacks <- b
 		}
-		for r.Next() {
+		for !failed.Load() && r.Next() {
 			b.add(r.Event())
 			if len(b.evs) == sharedBatchEvents {
 				send()
@@ -132,12 +137,18 @@ const (
 
 // consumeBatches calls each with every event of the batches from in, in
 // order, and releases each batch. A panic in each is stored in *perr
-// (a [*panicerr.Error]); the batches that follow are released unread, so
-// that the reading goroutine does not wait for them.
-func consumeBatches(in <-chan *eventBatch, release func(*eventBatch), perr *error, each func(ev *etl.Event)) {
+// (a [*panicerr.Error]) and sets failed, which stops the reading; the
+// batches already sent are released unread, so that the reading
+// goroutine does not wait for them.
+func consumeBatches(in <-chan *eventBatch, release func(*eventBatch), perr *error, failed *atomic.Bool, each func(ev *etl.Event)) {
 	for b := range in {
 		if *perr == nil {
 			func() {
+				defer func() {
+					if *perr != nil {
+						failed.Store(true)
+					}
+				}()
 				defer panicerr.Recover(perr)
 				for i := range b.evs {
 					each(&b.evs[i])

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/etwkit/etw/decode"
@@ -100,3 +101,40 @@ func TestPassSharedPanic(t *testing.T) {
 type headerPanicObserver struct{ panicObserver }
 
 func (*headerPanicObserver) headerOnly() {}
+
+// TestPassSharedPanicStopsReading: after a consumer's panic the shared
+// pass stops reading the trace (a consumer's failure on a large trace is
+// reported at once, not after the rest is read for nothing): on
+// net.4.5.2 it reads far fewer bytes than the model's pass did.
+func TestPassSharedPanicStopsReading(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	f, err := etl.Open(corpusFile(t, netRel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	files := []*etl.File{f}
+	dec := decode.New()
+	var read atomic.Int64
+	f.SetReadHook(func(n int64) { read.Add(n) })
+	m, _, err := pipeline.Prepare(files, dec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole := read.Swap(0)
+	o := (*Options)(nil).withDefaults()
+	c := &collector{o: &o, m: m, files: files}
+	c.prepare()
+	c.observers = append(c.observers, &panicObserver{after: 3})
+	func() {
+		defer func() {
+			if _, ok := recover().(*panicerr.Error); !ok {
+				t.Error("no panic from the pass")
+			}
+		}()
+		c.pass(dec)
+	}()
+	if got := read.Load(); got*4 > whole {
+		t.Errorf("the pass read %d bytes after the panic at the third event, the trace is %d", got, whole)
+	}
+}
