@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -20,13 +19,8 @@ func TestTablePartsGlobFolder(t *testing.T) {
 		other: {"events-2.parquet", "stacks-2.parquet"},
 	}
 	for d, names := range files {
-		if err := os.Mkdir(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
 		for _, n := range names {
-			if err := os.WriteFile(filepath.Join(d, n), nil, 0o644); err != nil {
-				t.Fatal(err)
-			}
+			writeFile(t, filepath.Join(d, n), nil)
 		}
 	}
 	got := tableParts(dir)

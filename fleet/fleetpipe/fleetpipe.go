@@ -320,7 +320,14 @@ func (f *convertFn) convert(ctx context.Context, el Element) (FileResult, []Erro
 	if err := os.Mkdir(tdir, 0o755); err != nil {
 		return res, []ErrorRecord{errorRecord(name, err)}
 	}
-	var written []string // local files, in the order created
+	// The local files, in the order created: each one's table and part
+	// (from 1) of the table.
+	type localFile struct {
+		path, table string
+		part        int
+	}
+	var written []localFile
+	part := map[string]int{}
 	topts := &tables.Options{Aggregates: true, FirstTrace: el.Trace, MaxFileRows: f.MaxFileRows, Workers: 1}
 	var syms *sympath.Symbolizer
 	if f.Symbols != "" {
@@ -333,7 +340,8 @@ func (f *convertFn) convert(ctx context.Context, el Element) (FileResult, []Erro
 	}
 	w, err := tables.NewWriter(func(table string) (io.WriteCloser, error) {
 		p := filepath.Join(tdir, fmt.Sprintf("%03d-%s.parquet", len(written), table))
-		written = append(written, p)
+		part[table]++
+		written = append(written, localFile{p, table, part[table]})
 		return tables.CreateFile(p)
 	}, topts)
 	if err != nil {
@@ -373,15 +381,12 @@ func (f *convertFn) convert(ctx context.Context, el Element) (FileResult, []Erro
 	}
 	res.Events = int(st.Events)
 	base := outputBase(name)
-	part := map[string]int{}
-	for _, p := range written {
-		_, table, _ := strings.Cut(strings.TrimSuffix(filepath.Base(p), ".parquet"), "-")
-		part[table]++
-		dst := joinPath(f.Output, table, "host="+res.Host, "date="+res.Date, tables.PartName(base, part[table]))
-		if err := copyOut(ctx, p, dst); err != nil {
+	for _, lf := range written {
+		dst := joinPath(f.Output, lf.table, "host="+res.Host, "date="+res.Date, tables.PartName(base, lf.part))
+		if err := copyOut(ctx, lf.path, dst); err != nil {
 			return res, append(warned, errorRecord(name, err))
 		}
-		if table == "events" && res.Output == "" {
+		if lf.table == "events" && res.Output == "" {
 			res.Output = dst
 		}
 	}
