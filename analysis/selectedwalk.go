@@ -61,16 +61,16 @@ func (w *selectedWalk) drain() error { return w.e.drainSelected(&w.queue, w.take
 // reads the events itself (one reading shared with other work, say):
 // Push every event in time order, then Flush. fn is called as
 // EachSelected calls it, with the annotations of the selected events.
-type SelectedWalker struct {
-	e *Enricher
-	w *selectedWalk
-}
+type SelectedWalker struct{ w *selectedWalk }
 
 // NewSelectedWalker returns the walk of EachSelected with opts and fn
-// (see [Model.EachSelected]) over events the caller pushes.
+// (see [Model.EachSelected]) over events the caller pushes. Like
+// EachSelected, it first waits for the model's methods (see
+// [Model.WaitMethods]): the walk resolves frames.
 func (m *Model) NewSelectedWalker(opts *CollectOptions, fn func(a *Annotation) error) *SelectedWalker {
+	m.WaitMethods()
 	e := m.NewEnricher(&EnrichOptions{Window: opts.window()})
-	return &SelectedWalker{e: e, w: newSelectedWalk(e, opts, func(s *slot) error { return fn(e.annotate(s)) })}
+	return &SelectedWalker{newSelectedWalk(e, opts, func(s *slot) error { return fn(e.annotate(s)) })}
 }
 
 // NeedsDecode reports whether Push reads ev's decoding: for the others,
@@ -89,4 +89,4 @@ func (sw *SelectedWalker) Flush() error { return sw.w.flush() }
 
 // Stats returns the enricher's counts (every event pushed counts in
 // Events), as EachSelected returns them.
-func (sw *SelectedWalker) Stats() EnrichStats { return sw.e.Stats }
+func (sw *SelectedWalker) Stats() EnrichStats { return sw.w.e.Stats }
