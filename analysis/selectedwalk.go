@@ -34,13 +34,14 @@ func (w *selectedWalk) needsDecode(ev *etl.Event) bool {
 	return w.o.NeedsSchema || w.e.NeedsDecode(ev) || (w.o.Decode != nil && w.o.Decode(ev))
 }
 
-// push takes the next event in time order and res, its decoding (nil
-// when needsDecode says it is not needed); it stops with take's error.
-func (w *selectedWalk) push(ev *etl.Event, res *decode.Result) error {
+// push takes the next event in time order, of kind k, and res, its
+// decoding (nil when needsDecode says it is not needed); it stops with
+// take's error.
+func (w *selectedWalk) push(ev *etl.Event, k kind, res *decode.Result) error {
 	if w.o.Observe != nil {
 		w.o.Observe(ev, res)
 	}
-	a := w.e.Push(ev, res)
+	a := w.e.push(ev, k, res)
 	if w.sel.selects(ev, res, a.PID) {
 		w.queue = append(w.queue, a.Seq)
 	}
@@ -81,7 +82,9 @@ func (sw *SelectedWalker) NeedsDecode(ev *etl.Event) bool { return sw.w.needsDec
 // Push takes the next event, in time order, and res, its decoding (nil
 // when NeedsDecode says it is not needed). Both are valid until Push
 // returns. The error is fn's, after which the walk should stop.
-func (sw *SelectedWalker) Push(ev *etl.Event, res *decode.Result) error { return sw.w.push(ev, res) }
+func (sw *SelectedWalker) Push(ev *etl.Event, res *decode.Result) error {
+	return sw.w.push(ev, classify(ev), res)
+}
 
 // Flush ends the walk: fn gets the events still in the enricher's
 // window. It returns fn's error.
