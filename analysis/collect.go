@@ -131,22 +131,17 @@ func (o *CollectOptions) window() int {
 // error, the walk stops with it.
 func (m *Model) walkSelected(e *Enricher, files []*etl.File, dec *decode.Decoder, opts *CollectOptions, take func(s *slot) error) error {
 	w := newSelectedWalk(e, opts, take)
-	r := etl.NewReader(files, nil)
-	defer r.Close()
-	for r.Next() {
-		ev := r.Event()
-		var res *decode.Result
-		if w.needsDecode(ev) {
-			res = dec.Decode(ev)
-		}
-		if err := w.push(ev, res); err != nil {
-			return err
-		}
+	w.o.Observe = nil // readSelected calls it
+	readErr, err := m.readSelected(files, dec, opts, func(ev *etl.Event, k kind, res *decode.Result, _ *selector) error {
+		return w.push(ev, k, res)
+	})
+	if err != nil {
+		return err
 	}
 	if err := w.flush(); err != nil {
 		return err
 	}
-	return r.Errors().Err()
+	return readErr
 }
 
 // drainSelected hands the slots whose annotations are final to take if

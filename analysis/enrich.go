@@ -193,9 +193,13 @@ func (e *Enricher) live(seq int64) bool { return seq >= e.final && seq < e.next 
 // yet (the final annotation comes from Next). res is its decoding, or nil
 // when NeedsDecode says the payload is not needed.
 func (e *Enricher) Push(ev *etl.Event, res *decode.Result) Annotation {
+	return e.push(ev, classify(ev), res)
+}
+
+// push is Push of an event of kind k.
+func (e *Enricher) push(ev *etl.Event, k kind, res *decode.Result) Annotation {
 	m := e.m
 	seq := e.advance()
-	k := classify(ev)
 	d := decoded(res)
 	pid, tid := m.attribute(ev, k, d, &e.scratch)
 	s := e.slot(seq)

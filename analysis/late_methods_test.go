@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
@@ -124,4 +125,27 @@ func TestWaitMethodsPanic(t *testing.T) {
 	}
 	var none *Model
 	none.WaitMethods()
+}
+
+// TestSelectedWalkerWaitsMethods: NewSelectedWalker, whose walk resolves
+// frames, returns only once the methods of a model built with
+// Options.LateMethods are all added, as EachSelected waits for them.
+func TestSelectedWalkerWaitsMethods(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	defer func() { methodsDoneHook = nil }()
+	files := openCorpus(t, netFile)
+	release := make(chan struct{})
+	methodsDoneHook = func() { <-release }
+	m, err := Build(files, clrDecoder(t), &Options{LateMethods: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !m.methodsPending() { // the hook holds them back
+		t.Fatal("Options.LateMethods: Build returned after the methods were added")
+	}
+	time.AfterFunc(50*time.Millisecond, func() { close(release) })
+	m.NewSelectedWalker(nil, func(*Annotation) error { return nil })
+	if m.methodsPending() {
+		t.Error("NewSelectedWalker returned while the methods were still being added")
+	}
 }

@@ -34,13 +34,14 @@ func (w *selectedWalk) needsDecode(ev *etl.Event) bool {
 	return w.o.NeedsSchema || w.e.NeedsDecode(ev) || (w.o.Decode != nil && w.o.Decode(ev))
 }
 
-// push takes the next event in time order and res, its decoding (nil
-// when needsDecode says it is not needed); it stops with take's error.
-func (w *selectedWalk) push(ev *etl.Event, res *decode.Result) error {
+// push takes the next event in time order, of kind k, and res, its
+// decoding (nil when needsDecode says it is not needed); it stops with
+// take's error.
+func (w *selectedWalk) push(ev *etl.Event, k kind, res *decode.Result) error {
 	if w.o.Observe != nil {
 		w.o.Observe(ev, res)
 	}
-	a := w.e.Push(ev, res)
+	a := w.e.push(ev, k, res)
 	if w.sel.selects(ev, res, a.PID) {
 		w.queue = append(w.queue, a.Seq)
 	}
@@ -61,16 +62,16 @@ func (w *selectedWalk) drain() error { return w.e.drainSelected(&w.queue, w.take
 // reads the events itself (one reading shared with other work, say):
 // Push every event in time order, then Flush. fn is called as
 // EachSelected calls it, with the annotations of the selected events.
-type SelectedWalker struct {
-	e *Enricher
-	w *selectedWalk
-}
+type SelectedWalker struct{ w *selectedWalk }
 
 // NewSelectedWalker returns the walk of EachSelected with opts and fn
-// (see [Model.EachSelected]) over events the caller pushes.
+// (see [Model.EachSelected]) over events the caller pushes. Like
+// EachSelected, it first waits for the model's methods (see
+// [Model.WaitMethods]): the walk resolves frames.
 func (m *Model) NewSelectedWalker(opts *CollectOptions, fn func(a *Annotation) error) *SelectedWalker {
+	m.WaitMethods()
 	e := m.NewEnricher(&EnrichOptions{Window: opts.window()})
-	return &SelectedWalker{e: e, w: newSelectedWalk(e, opts, func(s *slot) error { return fn(e.annotate(s)) })}
+	return &SelectedWalker{newSelectedWalk(e, opts, func(s *slot) error { return fn(e.annotate(s)) })}
 }
 
 // NeedsDecode reports whether Push reads ev's decoding: for the others,
@@ -81,7 +82,9 @@ func (sw *SelectedWalker) NeedsDecode(ev *etl.Event) bool { return sw.w.needsDec
 // Push takes the next event, in time order, and res, its decoding (nil
 // when NeedsDecode says it is not needed). Both are valid until Push
 // returns. The error is fn's, after which the walk should stop.
-func (sw *SelectedWalker) Push(ev *etl.Event, res *decode.Result) error { return sw.w.push(ev, res) }
+func (sw *SelectedWalker) Push(ev *etl.Event, res *decode.Result) error {
+	return sw.w.push(ev, classify(ev), res)
+}
 
 // Flush ends the walk: fn gets the events still in the enricher's
 // window. It returns fn's error.
@@ -89,4 +92,4 @@ func (sw *SelectedWalker) Flush() error { return sw.w.flush() }
 
 // Stats returns the enricher's counts (every event pushed counts in
 // Events), as EachSelected returns them.
-func (sw *SelectedWalker) Stats() EnrichStats { return sw.e.Stats }
+func (sw *SelectedWalker) Stats() EnrichStats { return sw.w.e.Stats }
