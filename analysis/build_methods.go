@@ -148,13 +148,14 @@ func addMethod(r *methodRec, name func(i int) string) {
 
 // Batches of methodBatchEvents method events, up to methodBatches of
 // them in flight. The method events come in bursts (the JIT's at a
-// process's start, the rundown's at the end of the trace, 16,000 of
-// them in net.4.5.2) in which adding the methods is slower than reading
-// them: with 4 batches in flight the model pass waited for the methods'
-// goroutine most of each burst while the loaders, their read-ahead full,
-// had nothing to do. 64 batches hold the whole rundown of net.4.5.2 and
-// its like (at most ~6 MB with the names' bytes); batches are allocated
-// as the backlog grows, not ahead.
+// process's start, the rundown's at the end of the trace, 16,990
+// methods in net.4.5.2) in which adding the methods is slower than
+// reading them: with 4 batches in flight the model pass waited for the
+// methods' goroutine most of each burst while the loaders, their
+// read-ahead full, had nothing to do. 64 batches hold 16,384 method
+// events, nearly all of such a rundown while the goroutine adds the
+// first (about 90 KB a batch with its names' room: ~6 MB at most);
+// batches are allocated as the backlog grows, not ahead.
 const (
 	methodBatchEvents = 256
 	methodBatches     = 64
