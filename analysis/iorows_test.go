@@ -30,11 +30,11 @@ func TestCorpusIORowsOnce(t *testing.T) {
 	}
 	for _, k := range []struct {
 		what string
-		a, b *ioAgg
+		b    *ioAgg // once's aggregate: its rows are built once
 		sum  func(*IOStats, int) *IOSummary
 		ot   func(*IOStats, int) *IOOverTime
-	}{{"disk", &asked.disk, &once.disk, (*IOStats).Disk, (*IOStats).DiskOverTime},
-		{"file", &asked.file, &once.file, (*IOStats).File, (*IOStats).FileOverTime}} {
+	}{{"disk", &once.disk, (*IOStats).Disk, (*IOStats).DiskOverTime},
+		{"file", &once.file, (*IOStats).File, (*IOStats).FileOverTime}} {
 		sa, sb := k.sum(asked, rows), k.sum(once, rows)
 		if k.what == "disk" && (sb == nil || len(sb.ByFile) < 5) { // net.4.5.2 has no FileIo
 			t.Fatalf("%s: summary %+v", k.what, sb)
