@@ -205,9 +205,7 @@ var headerCols = [nMainColumns]colSpec{
 // presence bit are looked at once, not per row: each kind has its loop.
 func (s *rowSet) appendColumn(vals []parquet.Value, col int, k *chunk) []parquet.Value {
 	spec := &headerCols[col]
-	n0 := len(vals)
-	vals = slices.Grow(vals, s.n)[:n0+s.n]
-	out := vals[n0:]
+	vals, out := growValues(vals, s.n)
 	def := 0 // definition level of a present value
 	if spec.optional {
 		def = 1

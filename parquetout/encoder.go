@@ -280,7 +280,7 @@ func (e *Encoder) AppendEvent(b []byte, ev *etl.Event, res *decode.Result, a *an
 		} else {
 			b = appendAbsent(b[:at])
 		}
-		b = e.appendMessage(b, s, res.Decoded, pl)
+		b = e.appendMessage(b, s, res.Decoded, pl, true)
 	} else {
 		b = appendAbsent(appendAbsent(appendAbsent(b)))
 	}
@@ -304,7 +304,7 @@ func (e *Encoder) AppendEvent(b []byte, ev *etl.Event, res *decode.Result, a *an
 // the typed values).
 func (e *Encoder) appendSplitTail(b []byte, start int, in *schemaInfo, res *decode.Result, a *analysis.Annotation) []byte {
 	d := res.Decoded
-	b = e.appendMessage(b, res.Schema, d, nil)
+	b = e.appendMessage(b, res.Schema, d, nil, false)
 	b = appendAbsent(appendAbsent(b)) // user data, decode error
 	b = appendFrames(b, a)
 	if d.Schema != res.Schema {
@@ -316,13 +316,16 @@ func (e *Encoder) appendSplitTail(b []byte, start int, in *schemaInfo, res *deco
 }
 
 // appendMessage appends the message of schema s with the values of d,
-// absent if s has none; pl is the plan of d's schema (nil: none), used
-// if it is s's.
-func (e *Encoder) appendMessage(b []byte, s *tdh.Event, d *tdh.Decoded, pl *tdh.JSONPlan) []byte {
+// absent if s has none. asked says that pl is what the plan cache gave for
+// d's schema for this event (nil: none yet); it is used if d's schema is
+// s. Otherwise the cache is asked for s's plan: asking twice for one
+// schema in one event would plan it on its first event, which the cache
+// leaves for its second.
+func (e *Encoder) appendMessage(b []byte, s *tdh.Event, d *tdh.Decoded, pl *tdh.JSONPlan, asked bool) []byte {
 	if s.Message == "" {
 		return appendAbsent(b)
 	}
-	if pl == nil || pl.Schema() != s {
+	if !asked || d.Schema != s {
 		pl = e.plans.Plan(s)
 	}
 	b, at := beginStr(b)
