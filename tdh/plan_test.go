@@ -3,8 +3,6 @@ package tdh_test
 import (
 	"bytes"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -76,14 +74,7 @@ func FuzzJSONPlan(f *testing.F) {
 // the plan of its schema and without: data JSON, maps, the schema's
 // message and a message inserting every property.
 func TestJSONPlanCorpus(t *testing.T) {
-	dir := etltest.CorpusDir(t)
-	var paths []string
-	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".etl") {
-			paths = append(paths, p)
-		}
-		return nil
-	})
+	paths := etltest.CorpusTraces(t)
 	planned := 0
 	for _, p := range paths {
 		files := etltest.OpenFiles(t, p)

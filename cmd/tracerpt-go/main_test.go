@@ -435,14 +435,7 @@ func TestCorpusDecodeWithManifest(t *testing.T) {
 // info reports no errors and consistent counts, and the dump emits one
 // valid JSON object per event in time order.
 func TestCorpusInfoAndDump(t *testing.T) {
-	dir := etltest.CorpusDir(t)
-	var files []string
-	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".etl") {
-			files = append(files, p)
-		}
-		return nil
-	})
+	files := etltest.CorpusTraces(t)
 	for _, p := range files {
 		out := mustRun(t, "info", "--json", p)
 		var fi fileInfo

@@ -3,6 +3,7 @@ package etltest
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/etwkit/etw/etl"
@@ -64,4 +65,28 @@ func OpenFiles(t testing.TB, paths ...string) []*etl.File {
 		files = append(files, f)
 	}
 	return files
+}
+
+// CorpusTraces returns the paths of every .etl file under [CorpusDir], in
+// lexical order (filepath.WalkDir's). It skips the test without
+// ETL_CORPUS and fails it when the folder cannot be read or holds none.
+func CorpusTraces(t testing.TB) []string {
+	t.Helper()
+	var paths []string
+	err := filepath.WalkDir(CorpusDir(t), func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() && strings.HasSuffix(p, ".etl") {
+			paths = append(paths, p)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("listing the corpus: %v", err)
+	}
+	if len(paths) == 0 {
+		t.Fatal("the corpus holds no .etl file")
+	}
+	return paths
 }
