@@ -25,6 +25,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime/pprof"
+	"runtime/trace"
 	"strings"
 	"syscall"
 	_ "time/tzdata" // -tz with IANA names on machines without a zone database
@@ -114,6 +115,9 @@ func handleInterrupt() {
 // environment variable TRACERPT_GO_CPUPROFILE when it is set (for
 // performance work: go tool pprof tracerpt-go FILE).
 func profiled(f func() int) int {
+	if path := os.Getenv("TRACERPT_GO_TRACE"); path != "" {
+		f = traced(path, f)
+	}
 	path := os.Getenv("TRACERPT_GO_CPUPROFILE")
 	if path == "" {
 		return f()
@@ -130,6 +134,26 @@ func profiled(f func() int) int {
 	}
 	defer pprof.StopCPUProfile()
 	return f()
+}
+
+// traced returns f wrapped to write an execution trace to path (the
+// environment variable TRACERPT_GO_TRACE, for performance work: go tool
+// trace FILE shows what each goroutine did when).
+func traced(path string, f func() int) func() int {
+	return func() int {
+		out, err := os.Create(path)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "tracerpt-go: TRACERPT_GO_TRACE:", err)
+			return f()
+		}
+		defer out.Close()
+		if err := trace.Start(out); err != nil {
+			fmt.Fprintln(os.Stderr, "tracerpt-go: TRACERPT_GO_TRACE:", err)
+			return f()
+		}
+		defer trace.Stop()
+		return f()
+	}
 }
 
 // run executes the command line args and returns the exit status. A
