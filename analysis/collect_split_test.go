@@ -2,10 +2,8 @@ package analysis
 
 import (
 	"bytes"
-	"io/fs"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"testing"
 
 	"github.com/etwkit/etw/decode"
@@ -57,17 +55,8 @@ func collectReference(files []*etl.File, dec *decode.Decoder, m *Model, pids []u
 // eachCorpusTrace runs test on every .etl file of the corpus, opened, in
 // a subtest named by its path.
 func eachCorpusTrace(t *testing.T, test func(t *testing.T, files []*etl.File)) {
-	var paths []string
 	dir := etltest.CorpusDir(t)
-	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".etl") {
-			paths = append(paths, p)
-		}
-		return nil
-	})
-	if len(paths) == 0 {
-		t.Fatal("no .etl file in the corpus")
-	}
+	paths := etltest.CorpusTraces(t)
 	for _, p := range paths {
 		rel, _ := filepath.Rel(dir, p)
 		t.Run(rel, func(t *testing.T) {

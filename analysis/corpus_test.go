@@ -492,19 +492,9 @@ func TestCorpusNetImages(t *testing.T) {
 // with an enricher: nothing panics, every event gets an annotation, and
 // events of CPU samples and stacks are counted.
 func TestCorpusEveryFile(t *testing.T) {
-	dir := os.Getenv("ETL_CORPUS")
-	if dir == "" {
-		t.Skip("ETL_CORPUS not set")
-	}
-	var paths []string
-	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.HasSuffix(strings.ToLower(p), ".etl") {
-			paths = append(paths, p)
-		}
-		return nil
-	})
+	paths := etltest.CorpusTraces(t)
 	if len(paths) < 30 {
-		t.Fatalf("%d .etl files under %s", len(paths), dir)
+		t.Fatalf("%d .etl files under %s", len(paths), etltest.CorpusDir(t))
 	}
 	dec := clrDecoder(t)
 	for _, p := range paths {

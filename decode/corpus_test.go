@@ -209,13 +209,7 @@ var knownLeftovers = map[string]string{
 // at least 99.5 % of all records decode.
 func TestCorpusDecodeRates(t *testing.T) {
 	corpus, _ := corpusDirs(t)
-	var files []string
-	filepath.WalkDir(corpus, func(p string, e os.DirEntry, err error) error {
-		if err == nil && !e.IsDir() && strings.HasSuffix(p, ".etl") {
-			files = append(files, p)
-		}
-		return nil
-	})
+	files := etltest.CorpusTraces(t)
 	if len(files) < 32 {
 		t.Fatalf("%d .etl files under %s, want the 32 of the corpus", len(files), corpus)
 	}

@@ -15,26 +15,6 @@ import (
 	"github.com/etwkit/etw/internal/etltest"
 )
 
-// walkETL calls fn for every .etl file under dir.
-func walkETL(dir string, fn func(path string)) {
-	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".etl") {
-			fn(p)
-		}
-		return nil
-	})
-}
-
-func corpusFiles(t testing.TB) []string {
-	dir := etltest.CorpusDir(t)
-	var files []string
-	walkETL(dir, func(p string) { files = append(files, p) })
-	if len(files) == 0 {
-		t.Fatalf("no .etl files under %s", dir)
-	}
-	return files
-}
-
 func openPath(t testing.TB, p string) *etl.File {
 	t.Helper()
 	f, err := etl.Open(p)
@@ -48,7 +28,7 @@ func openPath(t testing.TB, p string) *etl.File {
 // TestCorpusWalk reads every real file: no errors, the counts agree with
 // each other and with the header, and the merged stream is in time order.
 func TestCorpusWalk(t *testing.T) {
-	files := corpusFiles(t)
+	files := etltest.CorpusTraces(t)
 	total := 0
 	for _, p := range files {
 		rel, _ := filepath.Rel(etltest.CorpusDir(t), p)

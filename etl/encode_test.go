@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/internal/etltest"
 )
 
 // sameEvent compares what a record stores (not its position or time).
@@ -52,7 +53,7 @@ func reparse(t testing.TB, ev *etl.Event) (*etl.Event, []byte) {
 // result parses to the same event, and for nearly all records it is
 // byte-for-byte what Windows wrote.
 func TestCorpusRecordsRoundTrip(t *testing.T) {
-	files := corpusFiles(t)
+	files := etltest.CorpusTraces(t)
 	total, identical := 0, 0
 	for _, p := range files {
 		f := openPath(t, p)

@@ -52,8 +52,8 @@ func FuzzFile(f *testing.F) {
 	tf.Compress = etltest.LiteralLZ77
 	tf.AddBuffer(0, 0, ev64(1, 80000000010), ev64(2, 80000000020))
 	f.Add(tf.Bytes())
-	if dir := os.Getenv("ETL_CORPUS"); dir != "" {
-		for _, p := range corpusFilesFuzz(dir) {
+	if os.Getenv("ETL_CORPUS") != "" {
+		for _, p := range etltest.CorpusTraces(f) {
 			if b, err := os.ReadFile(p); err == nil && len(b) <= 64<<10 {
 				f.Add(b)
 			}
@@ -78,8 +78,8 @@ func FuzzRecord(f *testing.F) {
 	for _, s := range seeds {
 		f.Add(s)
 	}
-	if dir := os.Getenv("ETL_CORPUS"); dir != "" {
-		for _, rec := range corpusRecords(dir, 200) {
+	if os.Getenv("ETL_CORPUS") != "" {
+		for _, rec := range corpusRecords(f, 200) {
 			f.Add(rec)
 		}
 	}
@@ -96,24 +96,16 @@ func FuzzRecord(f *testing.F) {
 	})
 }
 
-func corpusFilesFuzz(dir string) []string {
-	var out []string
-	walkETL(dir, func(p string) { out = append(out, p) })
-	return out
-}
-
 // corpusRecords returns up to max records per header type from the corpus.
-func corpusRecords(dir string, max int) [][]byte {
+func corpusRecords(t testing.TB, max int) [][]byte {
 	var out [][]byte
 	seen := map[etl.HeaderType]int{}
-	walkETL(dir, func(p string) {
+	for _, p := range etltest.CorpusTraces(t) {
 		f, err := etl.Open(p)
 		if err != nil {
-			return
+			continue
 		}
-		defer f.Close()
 		r := etl.NewReader([]*etl.File{f}, &etl.ReaderOptions{Order: etl.FileOrder})
-		defer r.Close()
 		for r.Next() {
 			ev := r.Event()
 			if seen[ev.Header] < max/10 {
@@ -121,6 +113,8 @@ func corpusRecords(dir string, max int) [][]byte {
 				out = append(out, bytes.Clone(ev.Raw))
 			}
 		}
-	})
+		r.Close()
+		f.Close()
+	}
 	return out
 }

@@ -191,7 +191,7 @@ func TestWriterTimeFromFiletime(t *testing.T) {
 // TestCorpusRelog writes every corpus file's events through the writer
 // and reads them back: same events, same order.
 func TestCorpusRelog(t *testing.T) {
-	for _, p := range corpusFiles(t) {
+	for _, p := range etltest.CorpusTraces(t) {
 		rel, _ := filepath.Rel(etltest.CorpusDir(t), p)
 		src := openPath(t, p)
 		want, _ := collect(t, []*etl.File{src}, etl.TimeOrder)

@@ -3,7 +3,6 @@ package manifest_test
 import (
 	"bytes"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/internal/etltest"
 	"github.com/etwkit/etw/manifest"
 	"github.com/etwkit/etw/mof"
 	"github.com/etwkit/etw/pe"
@@ -255,17 +255,8 @@ func logRoundTrip(t *testing.T, name string, r manifest.RoundTripResult) {
 // (what `tracerpt-go schemas trace.etl --export` writes): the TDH
 // metadata of relogged traces and the manifests of EventSource providers.
 func TestExportTraceSchemas(t *testing.T) {
-	corpus := os.Getenv("ETL_CORPUS")
-	if corpus == "" {
-		t.Skip("ETL_CORPUS is not set")
-	}
-	var paths []string
-	filepath.WalkDir(corpus, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.EqualFold(filepath.Ext(p), ".etl") {
-			paths = append(paths, p)
-		}
-		return nil
-	})
+	corpus := etltest.CorpusDir(t)
+	paths := etltest.CorpusTraces(t)
 	total := 0
 	for _, p := range paths {
 		f, err := etl.Open(p)

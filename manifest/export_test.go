@@ -3,7 +3,6 @@ package manifest
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -11,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/internal/etltest"
 	"github.com/etwkit/etw/mof"
 	"github.com/etwkit/etw/tdh"
 	"github.com/etwkit/etw/tracelogging"
@@ -423,14 +423,7 @@ func TestExportKernelClasses(t *testing.T) {
 // corpus traces. TraceLogging events have no id, and a manifest keys
 // events by id and version, so each schema is given its own id first.
 func TestExportCorpusTraceLogging(t *testing.T) {
-	corpus := os.Getenv("ETL_CORPUS")
-	if corpus == "" {
-		t.Skip("ETL_CORPUS is not set")
-	}
-	paths := filesWithExt(t, corpus, ".etl")
-	if len(paths) == 0 {
-		t.Fatalf("no .etl files under %s", corpus)
-	}
+	paths := etltest.CorpusTraces(t)
 	var cache tracelogging.Cache
 	seen := map[*tdh.Event]bool{}
 	var schemas []*tdh.Event

@@ -23,18 +23,6 @@ import (
 
 func corpus(t testing.TB) string { return etltest.CorpusDir(t) }
 
-// corpusPaths returns the .etl files under dir, in lexical order.
-func corpusPaths(dir string) []string {
-	var paths []string
-	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".etl") {
-			paths = append(paths, p)
-		}
-		return nil
-	})
-	return paths
-}
-
 func open(t testing.TB, paths ...string) []*etl.File { return etltest.OpenFiles(t, paths...) }
 
 // dump runs the pipeline and returns what it wrote.
@@ -142,8 +130,7 @@ func TestCorpusAllFormats(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short")
 	}
-	dir := corpus(t)
-	paths := corpusPaths(dir)
+	paths := etltest.CorpusTraces(t)
 	for _, p := range paths {
 		files := open(t, p)
 		st := files[0].Scan()

@@ -34,15 +34,12 @@ func FuzzPipeline(f *testing.F) {
 			}
 		}
 	}
-	if c := os.Getenv("ETL_CORPUS"); c != "" {
-		filepath.WalkDir(c, func(p string, d os.DirEntry, err error) error {
-			if err == nil && !d.IsDir() && strings.HasSuffix(p, ".etl") {
-				if b, err := os.ReadFile(p); err == nil && len(b) <= 32<<10 {
-					f.Add(etltest.Squeeze(b))
-				}
+	if os.Getenv("ETL_CORPUS") != "" {
+		for _, p := range etltest.CorpusTraces(f) {
+			if b, err := os.ReadFile(p); err == nil && len(b) <= 32<<10 {
+				f.Add(etltest.Squeeze(b))
 			}
-			return nil
-		})
+		}
 	}
 	// One decoder for the whole run, with the fixtures' schemas imported.
 	dec := decode.New()

@@ -18,6 +18,7 @@ import (
 	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
 	"github.com/etwkit/etw/eventjson"
+	"github.com/etwkit/etw/internal/etltest"
 	"github.com/etwkit/etw/pipeline"
 	"github.com/etwkit/etw/tdh"
 	"github.com/etwkit/etw/tracerpt"
@@ -33,7 +34,7 @@ import (
 // strings.
 func TestCorpusJSONIntegerRule(t *testing.T) {
 	dir := corpus(t)
-	paths := corpusPaths(dir)
+	paths := etltest.CorpusTraces(t)
 	total := map[string]int{}
 	for _, p := range paths {
 		rel, _ := filepath.Rel(dir, p)

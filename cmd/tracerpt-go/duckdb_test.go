@@ -99,13 +99,7 @@ func sqlString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") 
 func TestCorpusDuckDB(t *testing.T) {
 	dir := etltest.CorpusDir(t)
 	query := duckDB(t)
-	var paths []string
-	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".etl") {
-			paths = append(paths, p)
-		}
-		return nil
-	})
+	paths := etltest.CorpusTraces(t)
 	type expect struct {
 		name                   string
 		events                 int
