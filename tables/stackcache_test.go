@@ -1,6 +1,7 @@
 package tables
 
 import (
+	"io"
 	"testing"
 
 	"github.com/etwkit/etw/analysis"
@@ -13,31 +14,20 @@ import (
 func TestStackCache(t *testing.T) {
 	a, b := &analysis.Image{Base: 0x1000}, &analysis.Image{Base: 0x1000}
 	for _, first := range []int64{1, 1001} {
-		w := &Writer{stack: first - 1, frame: 2*first - 1}
-		st := &traceState{w: w, frames: map[frameKey]int64{}, images: map[*analysis.Image]int64{},
+		w, err := NewWriter(func(string) (io.WriteCloser, error) { return &memFile{}, nil }, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.stack, w.frame = first-1, 2*first-1
+		st := &traceState{w: w, m: &analysis.Model{}, frames: map[frameKey]int64{}, images: map[*analysis.Image]int64{},
 			methods: map[*analysis.Method]int64{}, tree: newStackTree(w.stack, w.frame)}
-		// Walked by hand (walkStack writes rows): the frames and nodes
-		// of stack s.
+		// walk adds stack s as Add does (its rows go to memory).
 		walk := func(s []analysis.Frame) int64 {
-			var parent int64
-			for i := len(s) - 1; i >= 0; i-- {
-				k := frameKey{s[i].Image, s[i].Method, s[i].Address}
-				fid, isNew := assign(st.frames, k, &w.frame)
-				if isNew {
-					if err := st.tree.addFrame(fid, k); err != nil {
-						t.Fatal(err)
-					}
-				} else if id, ok := st.tree.child(parent, fid); ok {
-					parent = id
-					continue
-				}
-				w.stack++
-				if err := st.tree.add(w.stack, parent, fid); err != nil {
-					t.Fatal(err)
-				}
-				parent = w.stack
+			id, err := st.walkStack(s)
+			if err != nil {
+				t.Fatal(err)
 			}
-			return parent
+			return id
 		}
 		var s1, s2 []analysis.Frame
 		for i := range nodeBlock + 10 { // across a block of nodes
@@ -48,6 +38,9 @@ func TestStackCache(t *testing.T) {
 		id1b := walk(s1[1:])
 		if id1 < first || id1b < first {
 			t.Fatalf("ids %d, %d before the trace's first %d", id1, id1b, first)
+		}
+		if n := w.Rows()["stacks"]; n != int64(len(s1)) {
+			t.Fatalf("%d stack nodes written for a stack of %d frames and its caller's", n, len(s1))
 		}
 		var c stackCache
 		_, h1, ok := c.get(&st.tree, s1)
@@ -69,6 +62,9 @@ func TestStackCache(t *testing.T) {
 		}
 		if _, _, ok := c.get(&st.tree, s1[:5]); ok {
 			t.Error("a stack never put was found")
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
 		}
 	}
 }
