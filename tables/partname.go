@@ -1,6 +1,7 @@
 package tables
 
 import (
+	"io"
 	"strconv"
 	"strings"
 )
@@ -14,6 +15,18 @@ func PartName(base string, n int) string {
 		return base + "-" + strconv.Itoa(n) + ".parquet"
 	}
 	return base + ".parquet"
+}
+
+// NumberParts returns a create for [NewWriter] that numbers the files of
+// each table: it calls create with the table's name and the number of the
+// file (from 1: the number for [PartName]), in the order the writer asks
+// for them.
+func NumberParts(create func(table string, part int) (io.WriteCloser, error)) func(table string) (io.WriteCloser, error) {
+	parts := map[string]int{}
+	return func(table string) (io.WriteCloser, error) {
+		parts[table]++
+		return create(table, parts[table])
+	}
 }
 
 // PartNumber returns n when name is PartName(base, n) for a part n after

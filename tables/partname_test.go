@@ -1,6 +1,10 @@
 package tables
 
-import "testing"
+import (
+	"io"
+	"strings"
+	"testing"
+)
 
 // TestPartName: the first part has the bare name, the next ones -N.
 func TestPartName(t *testing.T) {
@@ -28,5 +32,28 @@ func TestPartNumber(t *testing.T) {
 		if n, ok := PartNumber("events", name); ok {
 			t.Errorf("PartNumber(events, %q) = %d, true", name, n)
 		}
+	}
+}
+
+// TestNumberParts: each table's files are numbered from 1 in the order
+// they are asked for, whatever the other tables do, and create's error
+// is the writer's.
+func TestNumberParts(t *testing.T) {
+	var got []string
+	create := NumberParts(func(table string, part int) (io.WriteCloser, error) {
+		got = append(got, PartName(table, part))
+		if table == "bad" {
+			return nil, errFull
+		}
+		return &memFile{}, nil
+	})
+	for _, table := range []string{"events", "stacks", "events", "events", "stacks", "bad"} {
+		if _, err := create(table); (err != nil) != (table == "bad") {
+			t.Errorf("create(%s): %v", table, err)
+		}
+	}
+	want := "events.parquet stacks.parquet events-2.parquet events-3.parquet stacks-2.parquet bad.parquet"
+	if strings.Join(got, " ") != want {
+		t.Errorf("files %s, want %s", strings.Join(got, " "), want)
 	}
 }

@@ -290,11 +290,9 @@ func CreateDir(dir string, opts *Options) (*Writer, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	parts := map[string]int{}
-	return NewWriter(func(name string) (io.WriteCloser, error) {
-		parts[name]++
-		return createFile(filepath.Join(dir, PartName(name, parts[name])), FileBufferSize(name))
-	}, opts)
+	return NewWriter(NumberParts(func(name string, part int) (io.WriteCloser, error) {
+		return createFile(filepath.Join(dir, PartName(name, part)), FileBufferSize(name))
+	}), opts)
 }
 
 // CreateFile creates the file path for NewWriter's create, written

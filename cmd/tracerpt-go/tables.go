@@ -83,11 +83,9 @@ each file: a table goes on in NAME-2.parquet, NAME-3.parquet, ….`,
 					a.Abort()
 				}
 			}()
-			parts := map[string]int{}
 			written := map[string]bool{}
-			w, err := tables.NewWriter(func(name string) (io.WriteCloser, error) {
-				parts[name]++
-				path := filepath.Join(out, tables.PartName(name, parts[name]))
+			w, err := tables.NewWriter(tables.NumberParts(func(name string, part int) (io.WriteCloser, error) {
+				path := filepath.Join(out, tables.PartName(name, part))
 				a, err := atomicfile.Create(path)
 				if err != nil {
 					return nil, err
@@ -99,7 +97,7 @@ each file: a table goes on in NAME-2.parquet, NAME-3.parquet, ….`,
 				// unbuffered); Close flushes it, and the file is
 				// committed or aborted afterwards.
 				return bufwrite.New(a.Writer(), tables.FileBufferSize(name), nil), nil
-			}, topts)
+			}), topts)
 			if err != nil {
 				return err
 			}

@@ -327,7 +327,6 @@ func (f *convertFn) convert(ctx context.Context, el Element) (FileResult, []Erro
 		part        int
 	}
 	var written []localFile
-	part := map[string]int{}
 	topts := &tables.Options{Aggregates: true, FirstTrace: el.Trace, MaxFileRows: f.MaxFileRows, Workers: 1}
 	var syms *sympath.Symbolizer
 	if f.Symbols != "" {
@@ -338,12 +337,11 @@ func (f *convertFn) convert(ctx context.Context, el Element) (FileResult, []Erro
 		syms = sympath.NewSymbolizer(ctx, &sympath.Resolver{Locator: &sympath.Locator{Path: sp}})
 		topts.Symbolizer = syms
 	}
-	w, err := tables.NewWriter(func(table string) (io.WriteCloser, error) {
+	w, err := tables.NewWriter(tables.NumberParts(func(table string, part int) (io.WriteCloser, error) {
 		p := filepath.Join(tdir, fmt.Sprintf("%03d-%s.parquet", len(written), table))
-		part[table]++
-		written = append(written, localFile{p, table, part[table]})
+		written = append(written, localFile{p, table, part})
 		return tables.CreateFile(p)
-	}, topts)
+	}), topts)
 	if err != nil {
 		return res, []ErrorRecord{errorRecord(name, err)}
 	}
