@@ -291,24 +291,19 @@ func CreateDir(dir string, opts *Options) (*Writer, error) {
 		return nil, err
 	}
 	return NewWriter(NumberParts(func(name string, part int) (io.WriteCloser, error) {
-		return createFile(filepath.Join(dir, PartName(name, part)), FileBufferSize(name))
+		return CreateFile(filepath.Join(dir, PartName(name, part)), name)
 	}), opts)
 }
 
-// CreateFile creates the file path for NewWriter's create, written
-// through a buffer (Parquet writers write page by page) of the largest
-// size FileBufferSize gives, which suits any table.
-func CreateFile(path string) (io.WriteCloser, error) {
-	return createFile(path, FileBufferSize("events"))
-}
-
-// createFile is CreateFile with a buffer of size bytes.
-func createFile(path string, size int) (io.WriteCloser, error) {
+// CreateFile creates the file path of table name (one of Names) for
+// NewWriter's create, written through a buffer (Parquet writers write
+// page by page) of FileBufferSize(name) bytes.
+func CreateFile(path, name string) (io.WriteCloser, error) {
 	f, err := os.Create(path)
 	if err != nil {
 		return nil, err
 	}
-	return bufwrite.New(f, size, f.Close), nil
+	return bufwrite.New(f, FileBufferSize(name), f.Close), nil
 }
 
 // FileBufferSize returns the size of the write buffer for a file of table

@@ -340,7 +340,7 @@ func (f *convertFn) convert(ctx context.Context, el Element) (FileResult, []Erro
 	w, err := tables.NewWriter(tables.NumberParts(func(table string, part int) (io.WriteCloser, error) {
 		p := filepath.Join(tdir, fmt.Sprintf("%03d-%s.parquet", len(written), table))
 		written = append(written, localFile{p, table, part})
-		return tables.CreateFile(p)
+		return tables.CreateFile(p, table)
 	}), topts)
 	if err != nil {
 		return res, []ErrorRecord{errorRecord(name, err)}
