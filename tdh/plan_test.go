@@ -53,17 +53,23 @@ func FuzzJSONPlan(f *testing.F) {
 	f.Add([]byte{0x03, 16, 0x8c, 0x81, 2, 9, 0x86, 0x81, 3, 8, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0}, "%1 %2 %3")
 	f.Add([]byte{0x12, 14, 25, 0x84, 16, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, "%1!s! %2!x! %")
 	f.Add([]byte{0x14, 5, 0x11, 0x20, 1, 9, 4, 0x80, 0, 7, 0x0f, 0x80, 0, 8, 0, 0, 0, 0xff, 0xff, 0xff, 0xff}, "%1%2%3%4%5%99")
+	addCorpusPlanSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte, msg string) {
 		e, payload := fuzzSchema(data)
-		e.Message = msg
 		other, _ := fuzzSchema(append([]byte{0x01}, data...))
 		other.Message = msg
-		own, foreign := tdh.NewJSONPlan(e), tdh.NewJSONPlan(other)
+		own, foreign := new(tdh.JSONPlan), tdh.NewJSONPlan(other)
 		var dec tdh.Decoder
 		for _, ptr := range []int{4, 8} {
 			d, _ := dec.Decode(e, payload, ptr)
+			// A plan renders the inserts of its own schema's message
+			// only: each message is the schema's in turn.
+			for _, m := range []string{msg, insertsMessage(len(e.Properties))} {
+				e.Message = m
+				own.Reset(e)
+				checkPlan(t, own, d, m)
+			}
 			checkPlan(t, own, d, msg)
-			checkPlan(t, own, d, insertsMessage(len(e.Properties)))
 			checkPlan(t, foreign, d, msg)
 			checkPlan(t, nil, d, msg)
 		}
@@ -76,6 +82,7 @@ func FuzzJSONPlan(f *testing.F) {
 func TestJSONPlanCorpus(t *testing.T) {
 	paths := etltest.CorpusTraces(t)
 	planned := 0
+	var inserts tdh.JSONPlan
 	for _, p := range paths {
 		files := etltest.OpenFiles(t, p)
 		dec := decode.New()
@@ -95,6 +102,14 @@ func TestJSONPlanCorpus(t *testing.T) {
 			}
 			checkPlan(t, pl, res.Decoded, s.Message)
 			checkPlan(t, pl, res.Decoded, insertsMessage(len(s.Properties)))
+			// A plan renders the inserts of its own schema's message only:
+			// the schema's message is, for a moment, one inserting every
+			// property.
+			msg := s.Message
+			s.Message = insertsMessage(len(s.Properties))
+			inserts.Reset(s)
+			checkPlan(t, &inserts, res.Decoded, s.Message)
+			s.Message = msg
 			planned++
 		}
 		r.Close()

@@ -1,0 +1,153 @@
+package tdh_test
+
+import (
+	"math/bits"
+	"os"
+	"slices"
+	"testing"
+
+	"github.com/etwkit/etw/decode"
+	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/internal/etltest"
+	"github.com/etwkit/etw/tdh"
+)
+
+// addCorpusPlanSeeds adds to f (FuzzJSONPlan's inputs: fuzzSchema's
+// bytes, then the payload; the message) one input per schema the corpus
+// traces decode with, from the first event of each: the schema as near as
+// fuzzSchema's bytes can say it, the event's payload and the schema's
+// message. It adds nothing without ETL_CORPUS.
+func addCorpusPlanSeeds(f *testing.F) {
+	if os.Getenv("ETL_CORPUS") == "" {
+		return
+	}
+	seen := map[string]bool{}
+	for _, p := range etltest.CorpusTraces(f) {
+		files := etltest.OpenFiles(f, p)
+		dec := decode.New()
+		_ = dec.Prescan(files) // schemas that do not register leave their events undecoded
+		schemas := map[*tdh.Event]bool{}
+		r := etl.NewReader(files, nil)
+		for r.Next() {
+			res := dec.Decode(r.Event())
+			if res.Decoded == nil || res.Decoded.Schema == nil || schemas[res.Decoded.Schema] {
+				continue
+			}
+			s := res.Decoded.Schema
+			schemas[s] = true
+			b, ok := fuzzSchemaBytes(s)
+			if !ok || seen[string(b)+"\x00"+s.Message] {
+				continue
+			}
+			seen[string(b)+"\x00"+s.Message] = true
+			f.Add(append(b, res.Decoded.Payload...), s.Message)
+		}
+		r.Close()
+	}
+	if len(seen) == 0 {
+		f.Fatal("no corpus schema for FuzzJSONPlan's seeds")
+	}
+}
+
+// fuzzSchemaBytes returns the bytes fuzzSchema reads to build s, as near
+// as they can say it: the first six top-level properties, nesting two
+// deep, three members a struct, four entries a map, counts, lengths and
+// indexes within the ranges fuzzProp gives. ok is false when s has no
+// property or one of a type fuzzProp does not pick from.
+func fuzzSchemaBytes(s *tdh.Event) (b []byte, ok bool) {
+	n := min(len(s.Properties), 6)
+	if n == 0 {
+		return nil, false
+	}
+	// head: 1+head%6 properties, source head>>4%4.
+	head := 0
+	for h := range 256 { // one of every 16 in a row has n-1 mod 6
+		if h%6 == n-1 && h>>4%4 == int(s.Source)%4 {
+			head = h
+			break
+		}
+	}
+	b = append(b, byte(head))
+	for i := range n {
+		if b, ok = appendFuzzProp(b, &s.Properties[i], i, 0); !ok {
+			return nil, false
+		}
+	}
+	return b, true
+}
+
+// appendFuzzProp appends the bytes fuzzProp reads to build p, property i
+// of a level at depth (see fuzzSchemaBytes).
+func appendFuzzProp(b []byte, p *tdh.Property, i, depth int) ([]byte, bool) {
+	in := slices.Index(fuzzInTypes, p.InType)
+	if len(p.Members) > 0 {
+		if depth >= 2 {
+			return b, false
+		}
+		in = 0 // replaced by the struct's
+	}
+	if in < 0 {
+		return b, false
+	}
+	var flags byte
+	var outRules, paramRules []func(byte) bool
+	if o := slices.Index(fuzzOutTypes, p.OutType); p.OutType != 0 && o >= 0 && len(p.Members) == 0 {
+		flags |= 0x80
+		outRules = append(outRules, func(c byte) bool { return int(c)%len(fuzzOutTypes) == o })
+	}
+	if p.IsArray {
+		flags |= 1
+		paramRules = append(paramRules, func(c byte) bool { return uint16(c%5) == p.Count%5 })
+		if p.CountIndex >= 0 && p.CountIndex < i {
+			flags |= 2
+			paramRules = append(paramRules, func(c byte) bool { return int(c)%i == p.CountIndex })
+		}
+	}
+	if p.Length > 0 && p.Length < 24 {
+		flags |= 4
+		paramRules = append(paramRules, func(c byte) bool { return uint16(c%24) == p.Length })
+	}
+	if p.LengthIndex >= 0 && p.LengthIndex < i {
+		flags |= 8
+		outRules = append(outRules, func(c byte) bool { return int(c)%i == p.LengthIndex })
+	}
+	var entries []byte
+	if m := p.Map; m != nil && len(m.Entries) > 0 && len(p.Members) == 0 {
+		for _, e := range m.Entries[:min(len(m.Entries), 4)] {
+			v := e.Value
+			if m.Kind == tdh.BitMap {
+				v = uint64(bits.TrailingZeros64(v))
+			}
+			entries = append(entries, byte(v))
+		}
+		flags |= byte(len(entries)-1) << 4
+		paramRules = append(paramRules, func(c byte) bool { return tdh.MapKind(c%4) == m.Kind })
+	}
+	if len(p.Members) > 0 {
+		flags |= 0x40
+		k := min(len(p.Members), 3)
+		paramRules = append(paramRules, func(c byte) bool { return int(c)%3 == k-1 })
+	}
+	b = append(b, byte(in), fuzzByte(outRules), flags, fuzzByte(paramRules))
+	b = append(b, entries...)
+	for j := range min(len(p.Members), 3) {
+		var ok bool
+		if b, ok = appendFuzzProp(b, &p.Members[j], j, depth+1); !ok {
+			return b, false
+		}
+	}
+	return b, true
+}
+
+// fuzzByte returns the first byte that meets every rule, else the first
+// that meets the most rules first listed.
+func fuzzByte(rules []func(byte) bool) byte {
+	for n := len(rules); n > 0; n-- {
+		for c := range 256 {
+			if !slices.ContainsFunc(rules[:n], func(r func(byte) bool) bool { return !r(byte(c)) }) {
+				return byte(c)
+			}
+		}
+	}
+	return 0
+}
