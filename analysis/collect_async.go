@@ -11,9 +11,11 @@ import (
 // flight: the reading goroutine of [Model.eachSelectedAsync] runs ahead
 // of the enricher's by at most that many events; lateBatches while the
 // model's methods are still being added ([Options.LateMethods]), which
-// the enricher waits for: the reading goes on meanwhile (16,384 events,
-// about 2 MB with their frames: the methods of net.4.5.2's rundown take
-// less time to add than that to read).
+// the enricher waits for: the reading goes on meanwhile (16,384 events:
+// 1.4 MB of records, 88 bytes each, and their frames, 15-70 KB a batch
+// on net.4.5.2 and scripts/scale.sh's c16, so 2.4-6 MB in all; on
+// net.4.5.2 the methods of the rundown take less time to add than that
+// to read: 0-7 late batches were made).
 const (
 	selectedBatchEvents = 256
 	selectedBatches     = 4
