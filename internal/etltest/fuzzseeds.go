@@ -3,24 +3,21 @@ package etltest
 import (
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 )
 
 // FuzzSeeds adds to f, squeezed ([Squeeze]), the files of the corpus
 // (ETL_CORPUS) of at most maxSize bytes and the named hostile inputs
 // (relative to [AttackDir]), those at hand: without them the target
-// still runs on its other seeds.
+// still runs on its other seeds (a corpus that cannot be listed fails it:
+// [CorpusTraces]).
 func FuzzSeeds(f *testing.F, maxSize int, attack ...string) {
-	if c := os.Getenv("ETL_CORPUS"); c != "" {
-		filepath.WalkDir(c, func(p string, d os.DirEntry, err error) error {
-			if err == nil && !d.IsDir() && strings.HasSuffix(p, ".etl") {
-				if b, err := os.ReadFile(p); err == nil && len(b) <= maxSize {
-					f.Add(Squeeze(b))
-				}
+	if os.Getenv("ETL_CORPUS") != "" {
+		for _, p := range CorpusTraces(f) {
+			if b, err := os.ReadFile(p); err == nil && len(b) <= maxSize {
+				f.Add(Squeeze(b))
 			}
-			return nil
-		})
+		}
 	}
 	if dir, why := sharedDir("ETL_ATTACK", "attack", "hostile inputs"); why == "" {
 		for _, name := range attack {
