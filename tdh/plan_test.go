@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/etwkit/etw/decode"
-	"github.com/etwkit/etw/etl"
 	"github.com/etwkit/etw/internal/etltest"
 	"github.com/etwkit/etw/tdh"
 )
@@ -83,37 +81,26 @@ func TestJSONPlanCorpus(t *testing.T) {
 	paths := etltest.CorpusTraces(t)
 	planned := 0
 	var inserts tdh.JSONPlan
-	for _, p := range paths {
-		files := etltest.OpenFiles(t, p)
-		dec := decode.New()
-		_ = dec.Prescan(files) // schemas that do not register leave their events undecoded
-		plans := map[*tdh.Event]*tdh.JSONPlan{}
-		r := etl.NewReader(files, nil)
-		for r.Next() {
-			res := dec.Decode(r.Event())
-			if res.Decoded == nil || res.Decoded.Schema == nil {
-				continue
-			}
-			s := res.Decoded.Schema
-			pl := plans[s]
-			if pl == nil {
-				pl = tdh.NewJSONPlan(s)
-				plans[s] = pl
-			}
-			checkPlan(t, pl, res.Decoded, s.Message)
-			checkPlan(t, pl, res.Decoded, insertsMessage(len(s.Properties)))
-			// A plan renders the inserts of its own schema's message only:
-			// the schema's message is, for a moment, one inserting every
-			// property.
-			msg := s.Message
-			s.Message = insertsMessage(len(s.Properties))
-			inserts.Reset(s)
-			checkPlan(t, &inserts, res.Decoded, s.Message)
-			s.Message = msg
-			planned++
+	plans := map[*tdh.Event]*tdh.JSONPlan{}
+	eachCorpusDecoded(t, paths, func(d *tdh.Decoded) {
+		s := d.Schema
+		pl := plans[s]
+		if pl == nil {
+			pl = tdh.NewJSONPlan(s)
+			plans[s] = pl
 		}
-		r.Close()
-	}
+		checkPlan(t, pl, d, s.Message)
+		checkPlan(t, pl, d, insertsMessage(len(s.Properties)))
+		// A plan renders the inserts of its own schema's message only:
+		// the schema's message is, for a moment, one inserting every
+		// property.
+		msg := s.Message
+		s.Message = insertsMessage(len(s.Properties))
+		inserts.Reset(s)
+		checkPlan(t, &inserts, d, s.Message)
+		s.Message = msg
+		planned++
+	})
 	if planned == 0 {
 		t.Fatal("no decoded event in the corpus")
 	}

@@ -22,30 +22,39 @@ func addCorpusPlanSeeds(f *testing.F) {
 		return
 	}
 	seen := map[string]bool{}
-	for _, p := range etltest.CorpusTraces(f) {
-		files := etltest.OpenFiles(f, p)
-		dec := decode.New()
-		_ = dec.Prescan(files) // schemas that do not register leave their events undecoded
-		schemas := map[*tdh.Event]bool{}
-		r := etl.NewReader(files, nil)
-		for r.Next() {
-			res := dec.Decode(r.Event())
-			if res.Decoded == nil || res.Decoded.Schema == nil || schemas[res.Decoded.Schema] {
-				continue
-			}
-			s := res.Decoded.Schema
-			schemas[s] = true
-			b, ok := fuzzSchemaBytes(s)
-			if !ok || seen[string(b)+"\x00"+s.Message] {
-				continue
-			}
-			seen[string(b)+"\x00"+s.Message] = true
-			f.Add(append(b, res.Decoded.Payload...), s.Message)
+	schemas := map[*tdh.Event]bool{}
+	eachCorpusDecoded(f, etltest.CorpusTraces(f), func(d *tdh.Decoded) {
+		s := d.Schema
+		if schemas[s] {
+			return
 		}
-		r.Close()
-	}
+		schemas[s] = true
+		b, ok := fuzzSchemaBytes(s)
+		if k := string(b) + "\x00" + s.Message; ok && !seen[k] {
+			seen[k] = true
+			f.Add(append(b, d.Payload...), s.Message)
+		}
+	})
 	if len(seen) == 0 {
 		f.Fatal("no corpus schema for FuzzJSONPlan's seeds")
+	}
+}
+
+// eachCorpusDecoded calls fn with each event of the traces paths that
+// decodes with a schema, each trace decoded by a decoder of its own with
+// the schemas the trace carries.
+func eachCorpusDecoded(tb testing.TB, paths []string, fn func(d *tdh.Decoded)) {
+	for _, p := range paths {
+		files := etltest.OpenFiles(tb, p)
+		dec := decode.New()
+		_ = dec.Prescan(files) // schemas that do not register leave their events undecoded
+		r := etl.NewReader(files, nil)
+		for r.Next() {
+			if res := dec.Decode(r.Event()); res.Decoded != nil && res.Decoded.Schema != nil {
+				fn(res.Decoded)
+			}
+		}
+		r.Close()
 	}
 }
 
