@@ -33,6 +33,19 @@ type lcount struct {
 	n int32
 }
 
+// count counts an event of key k. A run of events of one key is counted
+// when it ends; count reports whether k starts one (the level may then
+// hold one more entry).
+func (l *level) count(k lkey) bool {
+	if k == l.last {
+		l.pend++
+		return false
+	}
+	l.flush()
+	l.last, l.pend = k, 1
+	return true
+}
+
 // flush counts the pending run.
 func (l *level) flush() {
 	if l.pend == 0 {

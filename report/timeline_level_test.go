@@ -35,16 +35,6 @@ func nextKey(rng *rand.Rand, b *int64) lkey {
 	return lkey{*b, int32(rng.IntN(7))}
 }
 
-// count counts k in l as the timeline does (a run of one key pending).
-func (l *level) count(k lkey) {
-	if k == l.last && l.pend > 0 {
-		l.pend++
-		return
-	}
-	l.flush()
-	l.last, l.pend = k, 1
-}
-
 // TestLevelRows: a level's detail rows are those of a map from bucket to
 // the counts by series (what the timeline built before), sorted by bucket:
 // with counts for earlier buckets (the level's map) and without.

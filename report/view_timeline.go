@@ -51,14 +51,7 @@ func (v *timelineCollector) observe(ev *etl.Event, res *decode.Result) {
 	rel := max(etl.SubTime(ev.Time, c.axis.Start), 0)
 	v.perProv[pi][min(int(rel/c.axis.Width), c.axis.Buckets-1)]++
 	for i, l := range v.levels {
-		k := lkey{rel / l.width, pi}
-		if k == l.last {
-			l.pend++
-			continue
-		}
-		l.flush()
-		l.last, l.pend = k, 1
-		if l.entries() > maxLevelEntries {
+		if l.count(lkey{rel / l.width, pi}) && l.entries() > maxLevelEntries {
 			v.levels = v.levels[:i] // this level and the finer ones
 			break
 		}
