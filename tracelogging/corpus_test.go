@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/internal/etlcorpus"
 	"github.com/etwkit/etw/tdh"
 )
 
@@ -22,13 +23,7 @@ import (
 func corpusDir() string { return os.Getenv("ETL_CORPUS") }
 
 // corpus returns the corpus folder, skipping the test without one.
-func corpus(t testing.TB) string {
-	dir := corpusDir()
-	if dir == "" {
-		t.Skip("ETL_CORPUS is not set: no real .etl corpus to test against")
-	}
-	return dir
-}
+func corpus(t testing.TB) string { return etlcorpus.Dir(t) }
 
 // eachEvent calls fn for every event of a corpus file.
 func eachEvent(t testing.TB, path string, fn func(ev *etl.Event)) {
@@ -54,10 +49,7 @@ func TestCorpusEveryTraceLoggingEvent(t *testing.T) {
 	var dec tdh.Decoder
 	total, files := 0, 0
 	schemas := map[*tdh.Event]bool{}
-	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".etl") {
-			return nil
-		}
+	for _, p := range etlcorpus.Traces(t) {
 		n, events := 0, map[string]int{}
 		eachEvent(t, p, func(ev *etl.Event) {
 			s, ok, err := c.Schema(ev)
@@ -89,8 +81,7 @@ func TestCorpusEveryTraceLoggingEvent(t *testing.T) {
 			rel, _ := filepath.Rel(dir, p)
 			t.Logf("%4d TraceLogging events in %s: %v", n, rel, events)
 		}
-		return nil
-	})
+	}
 	t.Logf("%d TraceLogging events in %d files, %d distinct schemas", total, files, len(schemas))
 	if total < 126 || files < 8 {
 		t.Errorf("only %d TraceLogging events in %d files found (126 in 8 expected)", total, files)
@@ -460,15 +451,11 @@ func TestCorpusPrimitiveTypes(t *testing.T) {
 // metadata blob and the payload come out byte for byte as the producer
 // wrote them.
 func TestCorpusReEncode(t *testing.T) {
-	dir := corpus(t)
 	var c Cache
 	var dec tdh.Decoder
 	same, equivalent, total := 0, 0, 0
 	loggedTags := map[string]bool{}
-	filepath.WalkDir(dir, func(p string, de os.DirEntry, err error) error {
-		if err != nil || de.IsDir() || !strings.HasSuffix(p, ".etl") {
-			return nil
-		}
+	for _, p := range etlcorpus.Traces(t) {
 		eachEvent(t, p, func(ev *etl.Event) {
 			s, ok, err := c.Schema(ev)
 			if !ok || err != nil {
@@ -523,8 +510,7 @@ func TestCorpusReEncode(t *testing.T) {
 			}
 			same++
 		})
-		return nil
-	})
+	}
 	t.Logf("%d of %d TraceLogging events re-encoded byte for byte, %d more with equivalent metadata", same, total, equivalent)
 	if same+equivalent != total || total == 0 {
 		t.Errorf("%d of %d events re-encoded", same+equivalent, total)

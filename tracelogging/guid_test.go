@@ -1,8 +1,6 @@
 package tracelogging
 
 import (
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -10,6 +8,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/internal/etlcorpus"
 )
 
 func TestProviderGUID(t *testing.T) {
@@ -41,17 +40,13 @@ func TestProviderGUID(t *testing.T) {
 // corpus, whether its provider GUID is the hash of its provider name, and
 // compares the list with the providers known to use an explicit GUID.
 func TestCorpusProviderGUIDs(t *testing.T) {
-	dir := corpus(t)
 	var c Cache
 	type key struct {
 		name string
 		guid uuid.UUID
 	}
 	events := map[key]int{}
-	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".etl") {
-			return nil
-		}
+	for _, p := range etlcorpus.Traces(t) {
 		eachEvent(t, p, func(ev *etl.Event) {
 			s, ok, err := c.Schema(ev)
 			if !ok || err != nil {
@@ -62,8 +57,7 @@ func TestCorpusProviderGUIDs(t *testing.T) {
 			}
 			events[key{s.ProviderName, ev.ProviderID}]++
 		})
-		return nil
-	})
+	}
 	// Providers registered with an explicit GUID rather than the name hash.
 	explicit := map[string]bool{
 		"AmsiTrace":                          true,

@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -13,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/internal/etlcorpus"
 	"github.com/etwkit/etw/tdh"
 )
 
@@ -265,20 +265,16 @@ func FuzzParseEventMetadata(f *testing.F) {
 	good, _ := EncodeEventMetadata(sampleMeta())
 	f.Add(good)
 	f.Add([]byte{0x2b, 0x00, 0x00, 'A', 0, 'E', 0, 0x01, 'R', 0, 0xc6, 0x02})
-	if dir := os.Getenv("ETL_CORPUS"); dir != "" {
+	if os.Getenv("ETL_CORPUS") != "" {
 		seen := map[string]bool{}
-		filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-			if err != nil || d.IsDir() || !strings.HasSuffix(p, ".etl") {
-				return nil
-			}
+		for _, p := range etlcorpus.Traces(f) {
 			eachEvent(f, p, func(ev *etl.Event) {
 				if m, _ := Items(ev); m != nil && !seen[string(m)] {
 					seen[string(m)] = true
 					f.Add(append([]byte{}, m...))
 				}
 			})
-			return nil
-		})
+		}
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		m, err := ParseEventMetadata(b)

@@ -2,11 +2,11 @@ package compress
 
 import (
 	"encoding/binary"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
+
+	"github.com/etwkit/etw/internal/etlcorpus"
 )
 
 // ETW buffer framing, as far as needed to find compressed buffers: each
@@ -50,29 +50,10 @@ func compressedBuffers(t testing.TB, name string, data []byte) []etlBuffer {
 	return bufs
 }
 
-// corpusFiles returns the paths of the *.etl files under $ETL_CORPUS,
-// skipping the test when the variable is unset.
+// corpusFiles returns $ETL_CORPUS and the paths of the .etl files under
+// it ([etlcorpus.Traces]: skipped when the variable is unset).
 func corpusFiles(t testing.TB) (root string, files []string) {
-	root = os.Getenv("ETL_CORPUS")
-	if root == "" {
-		t.Skip("ETL_CORPUS is not set; set it to a folder of real .etl files (e.g. /work/shared/corpus) to run this test")
-	}
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if !d.IsDir() && strings.HasSuffix(strings.ToLower(d.Name()), ".etl") {
-			files = append(files, path)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatalf("walking ETL_CORPUS=%s: %v", root, err)
-	}
-	if len(files) == 0 {
-		t.Fatalf("no .etl files under ETL_CORPUS=%s", root)
-	}
-	return root, files
+	return etlcorpus.Dir(t), etlcorpus.Traces(t)
 }
 
 // TestCorpus decompresses every compressed buffer of every .etl file under

@@ -3,21 +3,17 @@ package etltest
 import (
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/internal/etlcorpus"
 )
 
 // CorpusDir returns the folder of real traces, $ETL_CORPUS. It skips the
-// test when the variable is not set.
+// test when the variable is not set ([etlcorpus.Dir]).
 func CorpusDir(t testing.TB) string {
 	t.Helper()
-	dir := os.Getenv("ETL_CORPUS")
-	if dir == "" {
-		t.Skip("ETL_CORPUS is not set: no real .etl corpus to test against")
-	}
-	return dir
+	return etlcorpus.Dir(t)
 }
 
 // CorpusFile returns the path of the corpus file rel (slash-separated,
@@ -69,24 +65,9 @@ func OpenFiles(t testing.TB, paths ...string) []*etl.File {
 
 // CorpusTraces returns the paths of every .etl file under [CorpusDir], in
 // lexical order (filepath.WalkDir's). It skips the test without
-// ETL_CORPUS and fails it when the folder cannot be read or holds none.
+// ETL_CORPUS and fails it when the folder cannot be read or holds none
+// ([etlcorpus.Traces]).
 func CorpusTraces(t testing.TB) []string {
 	t.Helper()
-	var paths []string
-	err := filepath.WalkDir(CorpusDir(t), func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if !d.IsDir() && strings.HasSuffix(p, ".etl") {
-			paths = append(paths, p)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatalf("listing the corpus: %v", err)
-	}
-	if len(paths) == 0 {
-		t.Fatal("the corpus holds no .etl file")
-	}
-	return paths
+	return etlcorpus.Traces(t)
 }
