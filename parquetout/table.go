@@ -661,9 +661,9 @@ func intValue(n int64, wide bool) parquet.Value {
 func stackField() field {
 	return field{"stack", parquet.Optional(parquet.List(newGroup([]field{
 		{"address", parquet.Uint(64)},
-		{"module", parquet.Optional(parquet.Encoded(parquet.String(), &parquet.RLEDictionary))},
+		{"module", parquet.Optional(dictString())},
 		{"offset", parquet.Optional(parquet.Uint(64))},
-		{"method", parquet.Optional(parquet.Encoded(parquet.String(), &parquet.RLEDictionary))},
+		{"method", parquet.Optional(dictString())},
 	})))}
 }
 

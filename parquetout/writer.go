@@ -64,7 +64,7 @@ const (
 func opt(n parquet.Node) parquet.Node { return parquet.Optional(n) }
 
 func dictString() parquet.Node {
-	return parquet.Encoded(parquet.String(), &parquet.RLEDictionary)
+	return parquet.Encoded(parquet.Leaf(dictStringType{parquet.String().Type()}), &parquet.RLEDictionary)
 }
 
 // timestampMicros is the type of "time": microseconds since 1970, UTC
