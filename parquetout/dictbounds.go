@@ -55,45 +55,67 @@ func (t boundsIndexedType) NewColumnBuffer(columnIndex, numValues int) parquet.C
 type boundsBuffer struct {
 	parquet.ColumnBuffer
 	dict parquet.Dictionary
-	page dictPage
+	page keptPage
 	seen []uint64 // bitmap of the dictionary's indexes met in a page
 }
 
 // Page returns the buffer's page, its bounds not yet computed.
 func (b *boundsBuffer) Page() parquet.Page {
-	b.page = dictPage{Page: b.ColumnBuffer.Page(), buf: b}
+	b.page = keptPage{Page: b.ColumnBuffer.Page(), dict: b}
 	return &b.page
 }
 
-// dictPage is a page of dictionary indexes with its bounds kept.
-type dictPage struct {
+// keptType is a column type whose pages keep their bounds: parquet-go
+// asks a page for them twice, and finds them by looking at every value.
+type keptType struct{ parquet.Type }
+
+// keepBounds is node n (a leaf without options) with its pages' bounds
+// kept.
+func keepBounds(n parquet.Node) parquet.Node { return parquet.Leaf(keptType{n.Type()}) }
+
+// NewColumnBuffer wraps the type's column buffer.
+func (t keptType) NewColumnBuffer(columnIndex, numValues int) parquet.ColumnBuffer {
+	return &keptBuffer{ColumnBuffer: t.Type.NewColumnBuffer(columnIndex, numValues)}
+}
+
+// keptBuffer is a column buffer whose page keeps its bounds.
+type keptBuffer struct {
+	parquet.ColumnBuffer
+	page keptPage
+}
+
+// Page returns the buffer's page, its bounds not yet computed.
+func (b *keptBuffer) Page() parquet.Page {
+	b.page = keptPage{Page: b.ColumnBuffer.Page()}
+	return &b.page
+}
+
+// keptPage is a page that computes its bounds once (for the values it
+// holds then); over the distinct indexes of a dictionary page.
+type keptPage struct {
 	parquet.Page
-	buf *boundsBuffer
-	// The bounds computed, and for which indexes (the first's address
-	// and their count).
-	done     bool
+	dict     *boundsBuffer // set for a page of dictionary indexes
+	done, ok bool
 	min, max parquet.Value
-	ok       bool
-	first    *int32
-	n        int
+	n        int64 // the values when the bounds were computed
 }
 
 // Bounds returns the least and greatest value of the page, as the
-// library's indexed page does (the values' column index set to the
-// page's).
-func (p *dictPage) Bounds() (min, max parquet.Value, ok bool) {
-	data := p.Page.Data()
-	idx := data.Int32()
-	if len(idx) == 0 {
-		return parquet.Value{}, parquet.Value{}, false
+// wrapped page does (for a page of indexes: the dictionary's values, their
+// column index set to the page's).
+func (p *keptPage) Bounds() (min, max parquet.Value, ok bool) {
+	if n := p.Page.NumValues(); !p.done || p.n != n {
+		p.done, p.n = true, n
+		if p.dict == nil {
+			p.min, p.max, p.ok = p.Page.Bounds()
+		} else if data := p.Page.Data(); len(data.Int32()) == 0 {
+			p.min, p.max, p.ok = parquet.Value{}, parquet.Value{}, false
+		} else {
+			p.min, p.max = p.dict.bounds(data.Int32())
+			col := p.Page.Column()
+			p.min, p.max, p.ok = p.min.Level(0, 0, col), p.max.Level(0, 0, col), true
+		}
 	}
-	if p.done && p.first == &idx[0] && p.n == len(idx) {
-		return p.min, p.max, p.ok
-	}
-	p.min, p.max = p.buf.bounds(idx)
-	col := p.Page.Column()
-	p.min, p.max = p.min.Level(0, 0, col), p.max.Level(0, 0, col)
-	p.ok, p.done, p.first, p.n = true, true, &idx[0], len(idx)
 	return p.min, p.max, p.ok
 }
 

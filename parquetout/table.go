@@ -660,9 +660,9 @@ func intValue(n int64, wide bool) parquet.Value {
 // stackFields is the "stack" column: a list of frames.
 func stackField() field {
 	return field{"stack", parquet.Optional(parquet.List(newGroup([]field{
-		{"address", parquet.Uint(64)},
+		{"address", keepBounds(parquet.Uint(64))},
 		{"module", parquet.Optional(dictString())},
-		{"offset", parquet.Optional(parquet.Uint(64))},
+		{"offset", parquet.Optional(keepBounds(parquet.Uint(64)))},
 		{"method", parquet.Optional(dictString())},
 	})))}
 }
