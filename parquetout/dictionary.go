@@ -152,6 +152,13 @@ func (b *dictBuffer) ReadValuesAt(values []parquet.Value, offset int64) (int, er
 // Page returns the buffer's values as a page, its bounds not yet
 // computed.
 func (b *dictBuffer) Page() parquet.Page {
+	if b.ColumnBuffer.Len() != 0 {
+		// A version of parquet-go that gives a leaf column its values
+		// through its unexported methods: they went to the library's
+		// buffer, not to the page. An error (table.encode), not a file
+		// short of them.
+		panic("parquetout: parquet-go wrote a dictionary column's values past dictBuffer.WriteValues")
+	}
 	b.page = dictPage{Page: b.ColumnBuffer.Page(), buf: b, idx: b.idx}
 	return &b.page
 }

@@ -143,3 +143,22 @@ func TestDictBufferIndexes(t *testing.T) {
 		}
 	}
 }
+
+// TestDictBufferValuesElsewhere checks that values that reached the
+// library's own buffer under a dictBuffer (not through WriteValues) make
+// its page a panic, which the encoder turns into an error, not a page
+// without them.
+func TestDictBufferValuesElsewhere(t *testing.T) {
+	typ := dictStringType{parquet.String().Type()}
+	dict := typ.NewDictionary(0, 0, typ.NewValues(nil, nil))
+	buf := dict.Type().NewColumnBuffer(0, 0).(*dictBuffer)
+	if _, err := buf.ColumnBuffer.WriteValues([]parquet.Value{parquet.ByteArrayValue([]byte("x"))}); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Fatal("no panic for values outside the buffer")
+		}
+	}()
+	buf.Page()
+}
