@@ -264,45 +264,59 @@ func (s *rowSet) appendColumn(vals []parquet.Value, col int, k *chunk) []parquet
 func (s *rowSet) appendInts(out []parquet.Value, spec *colSpec, def int) {
 	nums := slices.Grow(s.nums[:0], len(out))[:len(out)]
 	s.nums = nums
-	// f slides over the rows' fixed parts, from the column's field on.
+	// Row i's field is at f[i*rowStride:].
 	f := s.fixed[spec.off : len(out)*rowStride]
 	switch spec.size {
 	case 1:
 		for i := range nums {
-			nums[i] = uint64(f[0])
-			f = f[min(rowStride, len(f)):]
+			nums[i] = uint64(f[i*rowStride])
 		}
 	case 2:
 		for i := range nums {
-			nums[i] = uint64(binary.LittleEndian.Uint16(f))
-			f = f[min(rowStride, len(f)):]
+			nums[i] = uint64(binary.LittleEndian.Uint16(f[i*rowStride:]))
 		}
 	case 4:
 		for i := range nums {
-			nums[i] = uint64(binary.LittleEndian.Uint32(f))
-			f = f[min(rowStride, len(f)):]
+			nums[i] = uint64(binary.LittleEndian.Uint32(f[i*rowStride:]))
 		}
 	default:
 		for i := range nums {
-			nums[i] = binary.LittleEndian.Uint64(f)
-			f = f[min(rowStride, len(f)):]
+			nums[i] = binary.LittleEndian.Uint64(f[i*rowStride:])
 		}
 	}
 	out = out[:len(nums)]
-	present := s.present[:len(nums)]
+	// One loop for each kind of value and whether rows may be null.
 	wide := spec.width == 64
+	if has := spec.has; has != 0 {
+		present := s.present[:len(nums)]
+		for i, n := range nums {
+			p := &out[i]
+			switch {
+			case present[i]&has == 0:
+				*p = parquet.Value{}
+				continue
+			case wide:
+				*p = parquet.Int64Value(int64(n))
+			default:
+				*p = parquet.Int32Value(int32(n))
+			}
+			p.SetDefinitionLevel(def)
+		}
+		return
+	}
+	level := byte(def) // a byte: SetDefinitionLevel's range check goes
+	if wide {
+		for i, n := range nums {
+			p := &out[i]
+			*p = parquet.Int64Value(int64(n))
+			p.SetDefinitionLevel(int(level))
+		}
+		return
+	}
 	for i, n := range nums {
 		p := &out[i]
-		switch {
-		case spec.has != 0 && present[i]&spec.has == 0:
-			*p = parquet.Value{}
-			continue
-		case wide:
-			*p = parquet.Int64Value(int64(n))
-		default:
-			*p = parquet.Int32Value(int32(n))
-		}
-		p.SetDefinitionLevel(def)
+		*p = parquet.Int32Value(int32(n))
+		p.SetDefinitionLevel(int(level))
 	}
 }
 

@@ -297,7 +297,7 @@ func (w *SplitWriter) table(s *tdh.Event) (*splitTable, error) {
 			node = parquet.JSON()
 		}
 		name := unique(p.Name)
-		fields = append(fields, field{name, opt(node)})
+		fields = append(fields, field{name, opt(keepBounds(node))})
 		fmt.Fprintf(&sig, "%s:%s;", name, node.Type())
 		if hasNameColumn(p) {
 			pc.nameCol = len(fields)
@@ -306,7 +306,7 @@ func (w *SplitWriter) table(s *tdh.Event) (*splitTable, error) {
 		props = append(props, pc)
 	}
 	msgCol := len(fields)
-	fields = append(fields, field{"message", opt(parquet.String())}, stackField())
+	fields = append(fields, field{"message", opt(keepBounds(parquet.String()))}, stackField())
 	key := fileName(s.ProviderName, s.ProviderGUID.String()) + "/" + fileName(eventName(s), "")
 	for _, st := range w.byName[key] {
 		if st.sig == sig.String() {

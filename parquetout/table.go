@@ -660,10 +660,10 @@ func intValue(n int64, wide bool) parquet.Value {
 // stackFields is the "stack" column: a list of frames.
 func stackField() field {
 	return field{"stack", parquet.Optional(parquet.List(newGroup([]field{
-		{"address", parquet.Uint(64)},
-		{"module", parquet.Optional(parquet.Encoded(parquet.String(), &parquet.RLEDictionary))},
-		{"offset", parquet.Optional(parquet.Uint(64))},
-		{"method", parquet.Optional(parquet.Encoded(parquet.String(), &parquet.RLEDictionary))},
+		{"address", keepBounds(parquet.Uint(64))},
+		{"module", parquet.Optional(dictString())},
+		{"offset", parquet.Optional(keepBounds(parquet.Uint(64)))},
+		{"method", parquet.Optional(dictString())},
 	})))}
 }
 

@@ -1,0 +1,164 @@
+package parquetout
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/parquet-go/parquet-go"
+)
+
+// TestDictPageBounds checks that a dictionary column's page bounds are
+// the library's, over random dictionaries and pages, and that a page's
+// bounds follow the values written after they were first asked.
+func TestDictPageBounds(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	typ := dictStringType{parquet.String().Type()}
+	for round := range 200 {
+		dict := typ.NewDictionary(3, 0, typ.NewValues(nil, nil))
+		buf := dict.Type().NewColumnBuffer(3, 0)
+		if _, ok := buf.(*dictBuffer); !ok {
+			t.Fatalf("column buffer %T, want *dictBuffer", buf)
+		}
+		distinct := 1 + rng.IntN(300)
+		words := make([][]byte, distinct)
+		for i := range words {
+			w := make([]byte, rng.IntN(6))
+			for j := range w {
+				w[j] = byte('a' + rng.IntN(4))
+			}
+			words[i] = w
+		}
+		for step := range 3 {
+			values := make([]parquet.Value, 1+rng.IntN(2000))
+			for i := range values {
+				values[i] = parquet.ByteArrayValue(words[rng.IntN(len(words))])
+			}
+			if _, err := buf.WriteValues(values); err != nil {
+				t.Fatal(err)
+			}
+			page := buf.Page()
+			data := page.Data()
+			idx := data.Int32()
+			wantMin, wantMax := dict.Bounds(idx)
+			for range 2 { // computed, then kept
+				gotMin, gotMax, ok := page.Bounds()
+				if !ok || !bytes.Equal(gotMin.ByteArray(), wantMin.ByteArray()) || !bytes.Equal(gotMax.ByteArray(), wantMax.ByteArray()) {
+					t.Fatalf("round %d step %d: bounds %q %q %v, want %q %q", round, step,
+						gotMin.ByteArray(), gotMax.ByteArray(), ok, wantMin.ByteArray(), wantMax.ByteArray())
+				}
+				if gotMin.Column() != 3 || gotMax.Column() != 3 {
+					t.Fatalf("bounds' column %d %d, want 3", gotMin.Column(), gotMax.Column())
+				}
+			}
+		}
+		buf.Reset()
+		if _, _, ok := buf.Page().Bounds(); ok {
+			t.Fatal("bounds of an empty page")
+		}
+	}
+}
+
+// TestDictStringSchema checks that the wrapped dictionary string type
+// leaves the schema as the library's.
+func TestDictStringSchema(t *testing.T) {
+	want := parquet.NewSchema("t", parquet.Group{"s": parquet.Optional(parquet.Encoded(parquet.String(), &parquet.RLEDictionary))})
+	got := parquet.NewSchema("t", parquet.Group{"s": parquet.Optional(dictString())})
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("schema\n%v\nwant\n%v", got, want)
+	}
+}
+
+// TestDictBufferIndexes checks that a dictionary column's buffer gives the
+// values the indexes, and the dictionary the values in the order, that the
+// library's indexed buffer does: over random values, after the dictionary
+// is reset (as for each row group) and after values were inserted into the
+// dictionary behind the cache's back.
+func TestDictBufferIndexes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	typ := dictStringType{parquet.String().Type()}
+	lib := parquet.String().Type()
+	for round := range 50 {
+		dict := typ.NewDictionary(0, 0, typ.NewValues(nil, nil))
+		want := lib.NewDictionary(0, 0, lib.NewValues(nil, nil))
+		buf, wantBuf := dict.Type().NewColumnBuffer(0, 0), want.Type().NewColumnBuffer(0, 0)
+		words := make([][]byte, 1+rng.IntN(500))
+		for i := range words {
+			words[i] = fmt.Appendf(nil, "w%d", rng.IntN(1000))
+		}
+		for step := range 6 {
+			switch step {
+			case 2:
+				dict.Reset()
+				want.Reset()
+			case 4:
+				extra := []parquet.Value{parquet.ByteArrayValue([]byte("extra")), parquet.ByteArrayValue(words[0])}
+				dict.Insert(make([]int32, 2), extra)
+				want.Insert(make([]int32, 2), extra)
+			}
+			buf.Reset()
+			wantBuf.Reset()
+			for range 1 + rng.IntN(20) {
+				values := make([]parquet.Value, rng.IntN(300))
+				for i := range values {
+					w := words[rng.IntN(len(words))]
+					if rng.IntN(4) == 0 {
+						w = words[0]
+					}
+					values[i] = parquet.ByteArrayValue(append([]byte(nil), w...))
+				}
+				if _, err := buf.WriteValues(values); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := wantBuf.WriteValues(values); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got, exp := buf.Page().Data(), wantBuf.Page().Data()
+			if !slices.Equal(got.Int32(), exp.Int32()) {
+				t.Fatalf("round %d step %d: indexes differ", round, step)
+			}
+			if buf.Len() != wantBuf.Len() || buf.Size() != wantBuf.Size() || buf.Page().NumValues() != wantBuf.Page().NumValues() {
+				t.Fatalf("round %d step %d: len %d size %d, want %d %d", round, step, buf.Len(), buf.Size(), wantBuf.Len(), wantBuf.Size())
+			}
+			gd, wd := dict.Page().Data(), want.Page().Data()
+			gv, _ := gd.ByteArray()
+			wv, _ := wd.ByteArray()
+			if dict.Len() != want.Len() || !bytes.Equal(gv, wv) {
+				t.Fatalf("round %d step %d: dictionaries differ (%d, %d values)", round, step, dict.Len(), want.Len())
+			}
+			read := make([]parquet.Value, buf.Len()+1)
+			n, err := buf.ReadValuesAt(read, 0)
+			if n != buf.Len() || (err != io.EOF && n < len(read)) {
+				t.Fatalf("ReadValuesAt: %d values, %v", n, err)
+			}
+			for i, k := range got.Int32() {
+				if !bytes.Equal(read[i].ByteArray(), want.Index(k).ByteArray()) {
+					t.Fatalf("value %d read %q, want %q", i, read[i].ByteArray(), want.Index(k).ByteArray())
+				}
+			}
+		}
+	}
+}
+
+// TestDictBufferValuesElsewhere checks that values that reached the
+// library's own buffer under a dictBuffer (not through WriteValues) make
+// its page a panic, which the encoder turns into an error, not a page
+// without them.
+func TestDictBufferValuesElsewhere(t *testing.T) {
+	typ := dictStringType{parquet.String().Type()}
+	dict := typ.NewDictionary(0, 0, typ.NewValues(nil, nil))
+	buf := dict.Type().NewColumnBuffer(0, 0).(*dictBuffer)
+	if _, err := buf.ColumnBuffer.WriteValues([]parquet.Value{parquet.ByteArrayValue([]byte("x"))}); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Fatal("no panic for values outside the buffer")
+		}
+	}()
+	buf.Page()
+}
