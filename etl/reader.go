@@ -98,7 +98,7 @@ type stream struct {
 	bufs   []bufPos
 	next   int // next buffer to request
 	queue  []chan loadResult
-	early  int // of queue, loads made ahead of need (Reader.ahead)
+	early  int // the last of queue, loads made ahead of need (Reader.ahead)
 	cur    *Buffer
 	curRef bufRef
 	rr     RecordReader
@@ -276,11 +276,17 @@ func (r *Reader) advance(s *stream) bool {
 			return false
 		}
 		res := <-s.queue[0]
-		s.queue = s.queue[1:]
-		if s.early > 0 {
+		// The loads made ahead of need are the queue's last s.early: the
+		// one before them (if any) was needed when it was asked for, and
+		// its arrival leaves the bound's count as it is. Counting it off
+		// instead let the streams' queues grow past maxAhead whenever many
+		// streams moved to their next buffer together (the 16 copies of a
+		// trace: up to 105 buffers queued, 5 MB).
+		if len(s.queue) == s.early {
 			s.early--
 			r.ahead--
 		}
+		s.queue = s.queue[1:]
 		s.curRef = r.ref(s.bufs[s.next-len(s.queue)-1])
 		r.request(s, true)
 		if pe, ok := res.err.(*panicerr.Error); ok {
