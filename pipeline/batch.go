@@ -149,6 +149,7 @@ func (p *run[E]) renderBatch(b *batch[E], d *decode.Decoder, enc Encoder[E]) {
 		ev := &b.events[i]
 		a := b.annotation(i)
 		b.newChunk(p.chunks)
+		chunk := b.out
 		n := len(b.out)
 		var s *tdh.Event
 		var ok bool
@@ -160,6 +161,9 @@ func (p *run[E]) renderBatch(b *batch[E], d *decode.Decoder, enc Encoder[E]) {
 		size := p.size(b.out[n:])
 		b.held += size
 		b.outHeld += size
+		if cap(b.out) != cap(chunk) {
+			b.oversize(p.chunks, chunk, b.out, n)
+		}
 		if b.rendered() > math.MaxInt32 {
 			b.err = fmt.Errorf("pipeline: the rendering of %d events passed 2 GiB", i+1-b.base)
 			return
