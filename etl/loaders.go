@@ -19,7 +19,8 @@ import (
 // pending: a Reader that is not read holds none.
 type loaders struct {
 	mu      sync.Mutex
-	pending loadHeap // by (need, seq)
+	pending loadHeap   // by (need, seq)
+	free    []*loadReq // requests done, for reuse: a long trace has many buffers
 	running int
 	n       int
 	seq     int64
@@ -33,18 +34,24 @@ type loadReq struct {
 	ch   chan loadResult
 }
 
-// add queues a load of ref and returns the channel its result comes on.
-func (l *loaders) add(ref bufRef, need int64) chan loadResult {
-	ch := make(chan loadResult, 1)
+// add queues a load of ref whose result comes on ch (buffered, empty).
+func (l *loaders) add(ref bufRef, need int64, ch chan loadResult) {
 	l.mu.Lock()
 	l.seq++
-	heap.Push(&l.pending, &loadReq{ref: ref, need: need, seq: l.seq, ch: ch})
+	var q *loadReq
+	if k := len(l.free); k > 0 {
+		q = l.free[k-1]
+		l.free = l.free[:k-1]
+	} else {
+		q = new(loadReq)
+	}
+	*q = loadReq{ref: ref, need: need, seq: l.seq, ch: ch}
+	heap.Push(&l.pending, q)
 	if l.running < l.n {
 		l.running++
 		go l.work()
 	}
 	l.mu.Unlock()
-	return ch
 }
 
 // work loads pending buffers, most urgent first, until none is left.
@@ -57,8 +64,11 @@ func (l *loaders) work() {
 			return
 		}
 		q := heap.Pop(&l.pending).(*loadReq)
+		ref, ch := q.ref, q.ch
+		*q = loadReq{}
+		l.free = append(l.free, q)
 		l.mu.Unlock()
-		q.ch <- load(q.ref, l.prep)
+		ch <- load(ref, l.prep)
 	}
 }
 

@@ -48,7 +48,8 @@ func TestLoadersMostUrgentFirst(t *testing.T) {
 	needs := []int64{50, 10, 30, 10, -5, 40}
 	var chs []chan loadResult
 	for i, need := range needs {
-		chs = append(chs, l.add(bufRef{file: f, info: bufs[i]}, need))
+		chs = append(chs, make(chan loadResult, 1))
+		l.add(bufRef{file: f, info: bufs[i]}, need, chs[i])
 	}
 	l.running = 1
 	l.work()
@@ -82,7 +83,8 @@ func TestLoadersCancel(t *testing.T) {
 	l := &loaders{n: 0, prep: &o} // no worker starts: the loads stay pending
 	var chs []chan loadResult
 	for i := range min(len(bufs), 4) {
-		chs = append(chs, l.add(bufRef{file: f, info: bufs[i]}, int64(i)))
+		chs = append(chs, make(chan loadResult, 1))
+		l.add(bufRef{file: f, info: bufs[i]}, int64(i), chs[i])
 	}
 	l.cancel()
 	for i, ch := range chs {

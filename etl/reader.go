@@ -62,6 +62,7 @@ type Reader struct {
 	heap    []*stream
 	last    *stream
 	errs    ErrorList
+	chans   []chan loadResult // received from, for the next loads
 	started bool
 	closed  bool
 	// ahead counts the buffers loaded ahead of need (a stream's next
@@ -238,7 +239,15 @@ func (r *Reader) request(s *stream, ahead bool) {
 			r.ahead++
 			s.early++
 		}
-		s.queue = append(s.queue, r.loads.add(r.ref(s.bufs[s.next]), r.need(s, s.next)))
+		var ch chan loadResult
+		if k := len(r.chans); k > 0 {
+			ch = r.chans[k-1]
+			r.chans = r.chans[:k-1]
+		} else {
+			ch = make(chan loadResult, 1)
+		}
+		r.loads.add(r.ref(s.bufs[s.next]), r.need(s, s.next), ch)
+		s.queue = append(s.queue, ch)
 		s.next++
 	}
 }
@@ -282,11 +291,18 @@ func (r *Reader) advance(s *stream) bool {
 		// instead let the streams' queues grow past maxAhead whenever many
 		// streams moved to their next buffer together (the 16 copies of a
 		// trace: up to 105 buffers queued, 5 MB).
-		if len(s.queue) == s.early {
+		early := len(s.queue) == s.early
+		// The loader sent its one result: the channel is free again. The
+		// queue moves down (it holds at most depth channels) rather than
+		// along, which would make it grow a new array every few loads.
+		r.chans = append(r.chans, s.queue[0])
+		n := copy(s.queue, s.queue[1:])
+		s.queue[n] = nil
+		s.queue = s.queue[:n]
+		if early {
 			s.early--
 			r.ahead--
 		}
-		s.queue = s.queue[1:]
 		s.curRef = r.ref(s.bufs[s.next-len(s.queue)-1])
 		r.request(s, true)
 		if pe, ok := res.err.(*panicerr.Error); ok {

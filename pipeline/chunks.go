@@ -63,11 +63,15 @@ func (c *chunkPool[E]) get(seq int) []E {
 	}
 }
 
-// put gives s back; a chunk that grew past chunkCap (a large rendering)
-// or that is beyond the pool's bound is left to the garbage collector.
+// put gives s back; a chunk beyond the pool's bound is left to the
+// garbage collector, and so is an oversize part (see batch.oversize),
+// which is not the pool's.
 func (c *chunkPool[E]) put(s []E) {
+	if cap(s) != chunkCap {
+		return
+	}
 	c.mu.Lock()
-	if cap(s) != chunkCap || c.n > c.limit {
+	if c.n > c.limit {
 		c.n--
 	} else {
 		c.idle = append(c.idle, s[:0])
@@ -105,6 +109,30 @@ func (b *batch[E]) newChunk(pool *chunkPool[E]) {
 		b.partsLen += len(b.out)
 	}
 	b.out, b.outHeld = pool.get(b.seq), 0
+}
+
+// oversize is called when the rendering of one event did not fit in the
+// room left in b's chunk chunk (whose first n elements hold the events
+// before it) and grew it into out, a copy. The chunk goes on as a part of
+// its own (or back to the pool if it holds nothing), so that the pool
+// keeps its chunks: the event's rendering, out[n:], becomes a part that
+// is not the pool's (its capacity differs from chunkCap), and the next
+// event starts a new chunk.
+func (b *batch[E]) oversize(pool *chunkPool[E], chunk, out []E, n int) {
+	if n > 0 {
+		b.parts = append(b.parts, chunk[:n])
+		b.partsLen += n
+	} else {
+		pool.put(chunk)
+	}
+	big := out[n:len(out):len(out)]
+	if cap(big) == chunkCap {
+		// The pool would take it for one of its own.
+		big = append(make([]E, 0, chunkCap+1), big...)
+	}
+	b.parts = append(b.parts, big)
+	b.partsLen += len(big)
+	b.out, b.outHeld = nil, 0
 }
 
 // rendered returns how many elements b's rendering holds.

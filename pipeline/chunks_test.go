@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"bytes"
 	"testing"
 	"time"
 )
@@ -57,5 +58,46 @@ func TestChunkPool(t *testing.T) {
 	case <-got:
 	case <-time.After(5 * time.Second):
 		t.Fatal("batch 7 still waits after the run stopped")
+	}
+}
+
+// An event whose rendering does not fit in the room its chunk has left
+// (a rendering larger than chunkCap-chunkBytes) becomes a part of its
+// own: the chunk stays the pool's, and the rendering is written in order.
+func TestChunkOversize(t *testing.T) {
+	pool := newChunkPool[byte](1)
+	b := &batch[byte]{seq: 0}
+	var want []byte
+	for i, size := range []int{1000, chunkCap + 5, 10, chunkBytes, 3*chunkCap - 1, 7} {
+		b.newChunk(pool)
+		chunk, n := b.out, len(b.out)
+		for k := range size {
+			b.out = append(b.out, byte(i+k))
+			want = append(want, byte(i+k))
+		}
+		b.outHeld += size
+		if cap(b.out) != cap(chunk) {
+			b.oversize(pool, chunk, b.out, n)
+		}
+	}
+	if b.rendered() != len(want) {
+		t.Fatalf("rendered %d elements, want %d", b.rendered(), len(want))
+	}
+	var got bytes.Buffer
+	if err := b.writeRendered(&got, len(want)); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got.Bytes(), want) {
+		t.Error("the rendering written differs from the events rendered")
+	}
+	out := pool.n
+	b.releaseOut(pool)
+	if pool.n != out || len(pool.idle) != out {
+		t.Errorf("after the batch: %d chunks counted, %d idle; want the %d handed out back", pool.n, len(pool.idle), out)
+	}
+	for _, s := range pool.idle {
+		if cap(s) != chunkCap {
+			t.Errorf("the pool holds a chunk of capacity %d", cap(s))
+		}
 	}
 }

@@ -377,6 +377,9 @@ func dumpInputs(cmd *cobra.Command, args []string, o *dumpOptions, format driver
 		d.Symbolizer = syms
 	}
 	d.Compression, _ = parquetout.ParseCompression(o.compression)
+	if dump && format != driver.Parquet {
+		goal.SetTarget(textDumpTarget)
+	}
 	res, err := driver.Dump(context.Background(), d)
 	t.endProgress()
 	syms.finish(cmd)

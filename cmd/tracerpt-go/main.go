@@ -81,7 +81,7 @@ func main() {
 	// instead of killing the process; the dump then ends quietly.
 	signal.Ignore(syscall.SIGPIPE)
 	handleInterrupt()
-	memgoal.Start(memTarget)
+	goal = memgoal.Start(memTarget)
 	os.Exit(memProfiled(func() int { return profiled(func() int { return run(os.Args[1:], os.Stdout, os.Stderr) }) }))
 }
 
@@ -92,6 +92,18 @@ func main() {
 // live heap gets a quarter of itself to grow into (internal/memgoal,
 // docs/performance.md). GOMEMLIMIT or GOGC in the environment override it.
 const memTarget = 72 << 20
+
+// textDumpTarget replaces memTarget for the XML, CSV and JSON dumps
+// (dump.go): what they hold live (the analysis model, the batches in
+// flight) is most of their memory and they allocate little once
+// running, so that a lower target costs a few collections and keeps their
+// peak resident memory under 64 MB at any input size (docs/cli.md,
+// "Memory"; docs/performance.md has the cost).
+const textDumpTarget = 40 << 20
+
+// goal is the memory goal main starts (nil when GOMEMLIMIT or GOGC is
+// set).
+var goal *memgoal.Tuner
 
 // exitInterrupted is the exit status after SIGINT or SIGTERM (128+2, as
 // shells report a process killed by SIGINT).

@@ -33,6 +33,7 @@ type Tuner struct {
 	done   bool
 	prev   int64 // memory limit before Start
 	limit  uint64
+	need   uint64 // the live heap's need at the last collection (Limit without a target)
 	sample []metrics.Sample
 }
 
@@ -64,6 +65,26 @@ func (t *Tuner) Limit() uint64 {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.limit
+}
+
+// SetTarget changes the target, for the rest of the process: a command
+// whose memory is mostly what it holds live, and that allocates little
+// while it runs, may keep nearer to it at the cost of a few more
+// collections. The limit follows at once (with the live heap of the last
+// collection) and after every collection. SetTarget on a nil Tuner does
+// nothing.
+func (t *Tuner) SetTarget(target uint64) {
+	if t == nil {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.done {
+		return
+	}
+	t.target = target
+	t.limit = max(target, t.need)
+	debug.SetMemoryLimit(int64(t.limit))
 }
 
 // Stop ends the tuning and restores the limit that was in force before
@@ -113,7 +134,8 @@ func (t *Tuner) adjust() bool {
 	if total > released+heap {
 		other = total - released - heap
 	}
-	t.limit = Limit(t.target, live, other)
+	t.need = Limit(0, live, other)
+	t.limit = max(t.target, t.need)
 	debug.SetMemoryLimit(int64(t.limit))
 	return true
 }

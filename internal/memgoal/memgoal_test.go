@@ -83,9 +83,23 @@ func TestFollowsCollections(t *testing.T) {
 	if got := tu.Limit(); got != target {
 		t.Errorf("limit %d after the heap was freed, want the target %d", got, target)
 	}
+	// A new target takes effect at once, and after collections.
+	tu.SetTarget(2 * target)
+	if got := debug.SetMemoryLimit(-1); got != 2*target {
+		t.Errorf("limit after SetTarget %d, want %d", got, 2*target)
+	}
+	runtime.GC()
+	time.Sleep(time.Millisecond)
+	if got := tu.Limit(); got != 2*target {
+		t.Errorf("limit %d after SetTarget and a collection, want %d", got, 2*target)
+	}
 	tu.Stop()
 	if got := debug.SetMemoryLimit(-1); got != before {
 		t.Errorf("limit after Stop %d, want %d", got, before)
+	}
+	tu.SetTarget(target) // stopped: no effect
+	if got := debug.SetMemoryLimit(-1); got != before {
+		t.Errorf("limit after Stop and SetTarget %d, want %d", got, before)
 	}
 	runtime.GC()
 	runtime.GC()
@@ -94,4 +108,5 @@ func TestFollowsCollections(t *testing.T) {
 	}
 	var nilTuner *Tuner
 	nilTuner.Stop()
+	nilTuner.SetTarget(target)
 }
