@@ -328,7 +328,7 @@ func (e *Enricher) nextSlot() *slot {
 // stack resolved. It and its Stack are valid until the next call to
 // annotate, Next or Push.
 func (e *Enricher) annotate(s *slot) *Annotation {
-	e.ann = Annotation{Seq: s.seq, PID: s.pid, TID: s.tid, Process: s.proc, m: e.m, ft: s.ft}
+	e.ann = s.annotation(e.m)
 	e.addrs = e.stackAddrs(s, e.addrs[:0]) // counts the stack
 	e.frames = e.cache.resolveAll(e.m, s.proc, e.addrs, s.ft, e.frames[:0])
 	if len(e.frames) > 0 {
