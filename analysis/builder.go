@@ -82,8 +82,10 @@ type pendingCount struct{ events, samples int }
 
 // NewBuilder returns an empty builder.
 func NewBuilder(opts *Options) *Builder {
+	m := newModel()
+	m.build = new(idCache)
 	b := &Builder{
-		m:          newModel(),
+		m:          m,
 		joinImages: map[uint64]*Image{},
 		joinPDB:    map[uint64]PDB{},
 		joinStamp:  map[uint64]uint32{},
@@ -282,6 +284,7 @@ func (b *Builder) Model() *Model {
 	m := b.m
 	if !b.done {
 		b.done = true
+		m.build = nil // lookups from any goroutine from now on
 		for tid, pc := range b.pending {
 			recs := m.byTID[tid]
 			if len(recs) == 0 {
@@ -329,6 +332,9 @@ func (m *Model) newProcess(pid uint32, start int64) *Process {
 	}
 	m.procs = append(m.procs, p)
 	m.byPID[pid] = append(m.byPID[pid], p)
+	if m.build != nil {
+		store(&m.build.procs, pid, m.byPID[pid])
+	}
 	return p
 }
 
@@ -431,10 +437,11 @@ func (b *Builder) thread(ev *etl.Event, d *tdh.Decoded) {
 // always take precedence.
 func (b *Builder) learnThread(tid, pid uint32, ft int64) {
 	m := b.m
-	th := m.threadAt(tid, ft)
+	recs := m.tidRecs(m.build, tid)
+	th := threadIn(recs, ft)
 	switch {
 	case th == nil:
-		if len(m.byTID[tid]) > 0 {
+		if len(recs) > 0 {
 			return // a Thread event starts it later
 		}
 		th = &Thread{TID: tid, PID: pid, start: minTime, end: maxTime, learned: true}
@@ -451,6 +458,9 @@ func (m *Model) addThread(th *Thread, ft int64) {
 	th.Process = p
 	p.threads = append(p.threads, th)
 	m.byTID[th.TID] = append(m.byTID[th.TID], th)
+	if m.build != nil {
+		store(&m.build.threads, th.TID, m.byTID[th.TID])
+	}
 }
 
 // image handles Image Load, UnLoad, DCStart and DCEnd.

@@ -110,6 +110,7 @@ type Enricher struct {
 	match  map[uint64][]int64 // extended-item MatchId → kernel parts awaiting the user part
 
 	scratch []uint64
+	ids     *idCache  // Push's lookups once the model is built (see idCache)
 	ext     pushBatch // the fragments of an event's extended items
 	cache   frameCache
 	ann     Annotation
@@ -201,12 +202,14 @@ func (e *Enricher) push(ev *etl.Event, k kind, res *decode.Result) Annotation {
 	m := e.m
 	seq := e.advance()
 	d := decoded(res)
-	pid, tid := m.attribute(ev, k, d, &e.scratch)
+	c := e.idCache()
+	pid, tid := m.namedIDs(ev, k, d, &e.scratch)
+	pid = m.orThreadPIDIn(c, pid, tid, ev.Time) // what attribute gives
 	s := e.slot(seq)
 	*s = slot{seq: seq, file: ev.File, ts: ev.Timestamp, ft: ev.Time, cpu: ev.Processor, pid: pid, tid: tid,
 		kern: part{frames: s.kern.frames[:0]}, user: part{frames: s.user.frames[:0]}}
 	if pid != NoID {
-		s.proc = m.processAt(pid, ev.Time)
+		s.proc = processIn(m.pidRecs(c, pid), ev.Time)
 	}
 	s.stid = ev.ThreadID
 	if s.stid == NoID {
