@@ -35,14 +35,17 @@ type StackResolver struct {
 
 // Resolve appends to dst the frames of addrs, the stack of the event a
 // annotates, as [Enricher.NextAddrs] returned them: the Stack that
-// [Enricher.Next] gives. The model's .NET methods must be complete
-// ([Model.WaitMethods]).
+// [Enricher.Next] gives. It waits for the model's .NET methods
+// ([Model.WaitMethods]) when it has stack addresses to resolve.
 func (r *StackResolver) Resolve(a *Annotation, addrs []uint64, dst []Frame) []Frame {
 	if a.m == nil {
 		for _, x := range addrs {
 			dst = append(dst, Frame{Address: x})
 		}
 		return dst
+	}
+	if len(addrs) > 0 {
+		a.m.WaitMethods()
 	}
 	return r.cache.resolveAll(a.m, a.Process, addrs, a.ft, dst)
 }

@@ -1,0 +1,65 @@
+package pipeline_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/etwkit/etw/analysis"
+	"github.com/etwkit/etw/decode"
+	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/internal/etltest"
+	"github.com/etwkit/etw/pipeline"
+)
+
+// stackEncoder renders each event's stack as text: its frames' modules
+// and .NET methods.
+type stackEncoder struct{}
+
+func (stackEncoder) Begin(dst []byte) []byte       { return dst }
+func (stackEncoder) End(dst []byte) []byte         { return dst }
+func (stackEncoder) Clone() pipeline.Encoder[byte] { return stackEncoder{} }
+func (e stackEncoder) AppendEvent(dst []byte, ev *etl.Event, _ *decode.Result, a *analysis.Annotation) []byte {
+	if a == nil {
+		return append(dst, "-\n"...)
+	}
+	for i := range a.Stack {
+		f := &a.Stack[i]
+		if f.Image != nil {
+			dst = append(dst, f.Image.FileName()...)
+		}
+		if f.Method != nil {
+			dst = append(dst, '!')
+			dst = f.AppendFunction(dst)
+		}
+		dst = append(dst, ' ')
+	}
+	return append(dst, '\n')
+}
+
+// TestPrepareLateSameStacks: the model PrepareLate returns, whose .NET
+// methods may still be being added when Run starts, gives the events of
+// net.4.5.2 the stacks Prepare's gives, .NET methods included.
+func TestPrepareLateSameStacks(t *testing.T) {
+	path := etltest.CorpusFile(t, "microsoft+perfview/src/TraceEvent/TraceEvent.Tests/inputs/net.4.5.2.x64.etl.zip.unzipped/net.4.5.2.x64.etl")
+	var outs [2]strings.Builder
+	for i, prepare := range []func([]*etl.File, *decode.Decoder) (*analysis.Model, error, error){pipeline.Prepare, pipeline.PrepareLate} {
+		files := etltest.OpenFiles(t, path)
+		dec := decode.New()
+		m, _, _ := prepare(files, dec)
+		_, err := pipeline.Run(context.Background(), &pipeline.Config[byte]{
+			Files: files, Workers: 2, Decoder: dec, Prescanned: true,
+			Encoder: stackEncoder{}, Output: &outs[i], Analysis: m,
+		})
+		m.WaitMethods()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if outs[0].String() != outs[1].String() {
+		t.Fatal("PrepareLate's stacks differ from Prepare's")
+	}
+	if n := strings.Count(outs[0].String(), "!"); n < 10000 {
+		t.Errorf("%d .NET frames: want net.4.5.2's", n)
+	}
+}
