@@ -126,7 +126,7 @@ func Build(files []*etl.File, dec *decode.Decoder, opts *Options) (*Model, error
 	r := etl.NewReader(files, ropts)
 	defer r.Close()
 	if cores.Several() {
-		q := newMethodQueue()
+		q := newMethodQueue(dec)
 		b.methods = q
 		defer func() { // on a panic too
 			q.finish()
@@ -146,6 +146,14 @@ func Build(files []*etl.File, dec *decode.Decoder, opts *Options) (*Model, error
 			if ad != nil && idsOnly(k) {
 				if x, ok := ad.Get(r, ev); ok {
 					b.observeIDs(ev, k, x)
+					continue
+				}
+			}
+			if k == kClrMethod && b.methods != nil && o.LateMethods {
+				// The pass that follows waits for the methods: their
+				// goroutine may take the decoding too, and finish later.
+				if pin, ok := dec.Pin(ev); ok {
+					b.observePinned(ev, k, pin)
 					continue
 				}
 			}
@@ -207,6 +215,17 @@ func (b *Builder) observe(ev *etl.Event, k kind, res *decode.Result) {
 	if k == kSample && IsCPUSample(ev, res) {
 		m.CPUSamples++
 	}
+	b.count(k, pid, tid, ev.Time)
+}
+
+// observePinned adds a .NET method event (kClrMethod) that the method
+// queue's goroutine decodes, with pin, the schemas Decode would decode it
+// with now: what observe does of it, but the decoding. (The model reads
+// nothing else of its payload: its ids are the header's.)
+func (b *Builder) observePinned(ev *etl.Event, k kind, pin decode.Pinned) {
+	b.begin(ev, k)
+	b.methods.addPinned(b, ev, pin)
+	pid, tid := b.m.attribute(ev, k, nil, &b.scratch)
 	b.count(k, pid, tid, ev.Time)
 }
 
@@ -651,12 +670,15 @@ func (b *Builder) method(ev *etl.Event, d *tdh.Decoded) {
 
 // text returns the string property called name, interned: names of
 // methods, types and files repeat across events and processes.
-func (b *Builder) text(d *tdh.Decoded, name string) string {
+func (b *Builder) text(d *tdh.Decoded, name string) string { return textIn(d, name, &b.names) }
+
+// textIn returns the string property called name, interned in names.
+func textIn(d *tdh.Decoded, name string, names *interner) string {
 	v, ok := d.Get(name)
 	if !ok || v.Prop == nil || v.Kind != tdh.Scalar || !v.Prop.InType.IsString() {
 		return ""
 	}
-	return b.names.intern(v.Data, v.Prop.InType.IsWide())
+	return names.intern(v.Data, v.Prop.InType.IsWide())
 }
 
 // placeholder reports whether p was made for events naming its pid, with
