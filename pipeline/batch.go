@@ -44,6 +44,11 @@ type batch[E any] struct {
 	stack     []stackSpan
 	addrs     [][]uint64 // chunks from a slabPool
 	annotated int
+	// With Config.Written too: the stacks the goroutine that rendered
+	// the events resolved, kept for the writer (event i's in frames at
+	// resolved[i]).
+	resolved []stackSpan
+	frames   [][]analysis.Frame // chunks from a sharedFrames
 }
 
 type eventSpan struct {
@@ -67,6 +72,10 @@ func (b *batch[E]) reset(pool *chunkPool[E], slabs *slabs) {
 	b.base, b.err = 0, nil
 	clear(b.ann)
 	b.addrs = slabs.addrs.putAll(b.addrs)
+	if slabs.frames != nil {
+		b.frames = slabs.frames.putAll(b.frames)
+	}
+	b.resolved = b.resolved[:0]
 	b.ann, b.stack, b.annotated = b.ann[:0], b.stack[:0], 0
 }
 
@@ -102,6 +111,34 @@ func (b *batch[E]) annotation(i int, r *stackResolver) *analysis.Annotation {
 	if sp := b.stack[i]; sp.n > 0 {
 		r.frames = r.r.Resolve(&r.ann, b.addrs[sp.chunk][sp.off:sp.off+sp.n], r.frames)
 		r.ann.Stack = r.frames
+	}
+	return &r.ann
+}
+
+// keep keeps a, the annotation of the batch's event i as the rendering
+// goroutine resolved it, for writtenAnnotation: its stack in frames from
+// pool.
+func (b *batch[E]) keep(i int, a *analysis.Annotation, pool *sharedFrames) {
+	for len(b.resolved) <= i {
+		b.resolved = append(b.resolved, stackSpan{})
+	}
+	if n := len(a.Stack); n > 0 {
+		k := pool.take(&b.frames, n)
+		b.resolved[i] = stackSpan{int32(k), int32(len(b.frames[k])), int32(n)}
+		b.frames[k] = append(b.frames[k], a.Stack...)
+	}
+}
+
+// writtenAnnotation returns the annotation of the batch's event i for
+// Config.Written: with the stack keep kept when there is one, else
+// resolved by r.
+func (b *batch[E]) writtenAnnotation(i int, r *stackResolver) *analysis.Annotation {
+	if len(b.resolved) <= i {
+		return b.annotation(i, r)
+	}
+	r.ann = b.ann[i]
+	if sp := b.resolved[i]; sp.n > 0 {
+		r.ann.Stack = b.frames[sp.chunk][sp.off : sp.off+sp.n : sp.off+sp.n]
 	}
 	return &r.ann
 }
@@ -168,6 +205,9 @@ func (p *run[E]) renderBatch(b *batch[E], w *worker[E]) {
 	for i := b.base + len(b.ends); i < len(b.events) && b.held < batchOutBytes; i++ {
 		ev := &b.events[i]
 		a := b.annotation(i, &w.stacks)
+		if a != nil && p.slabs.frames != nil {
+			b.keep(i, a, p.slabs.frames)
+		}
 		b.newChunk(p.chunks)
 		n := len(b.out)
 		var s *tdh.Event
@@ -232,7 +272,7 @@ func (p *run[E]) writeBatch(b *batch[E], r *stackResolver) error {
 			continue
 		}
 		if p.c.Written != nil {
-			if err := p.written(&b.events[b.base+i], b.annotation(b.base+i, r)); err != nil {
+			if err := p.written(&b.events[b.base+i], b.writtenAnnotation(b.base+i, r)); err != nil {
 				return err
 			}
 		}

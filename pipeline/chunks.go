@@ -1,6 +1,10 @@
 package pipeline
 
-import "sync"
+import (
+	"sync"
+
+	"github.com/etwkit/etw/analysis"
+)
 
 // A batch's rendering is a list of chunks of about chunkBytes, taken from
 // a pool shared by the workers and the writer and given back once
@@ -144,6 +148,8 @@ type stackSpan struct{ chunk, off, n int32 }
 const (
 	// addrChunk is the addresses in a chunk of stacks (64 KiB).
 	addrChunk = 8192
+	// frameChunk is the frames in a chunk of resolved stacks (160 KiB).
+	frameChunk = 4096
 	// arenaChunk is the bytes in a chunk of payloads.
 	arenaChunk = 64 << 10
 	// idleSlabs bounds the chunks a slabPool keeps for reuse.
@@ -214,8 +220,36 @@ func (p *slabPool[T]) take(list *[][]T, n int) int {
 
 // slabs are a run's pools of payload and stack chunks.
 type slabs struct {
-	arena  slabPool[byte]
-	addrs  slabPool[uint64]
+	arena slabPool[byte]
+	addrs slabPool[uint64]
+	// frames, with Config.Written and Config.Analysis, holds the stacks
+	// the workers resolved, for the writer (nil otherwise).
+	frames *sharedFrames
+}
+
+// sharedFrames is a slabPool of frames that the goroutines that render
+// take chunks from and the reading goroutine gives them back to.
+type sharedFrames struct {
+	mu sync.Mutex
+	p  slabPool[analysis.Frame]
+}
+
+// take is slabPool.take under the lock.
+func (s *sharedFrames) take(list *[][]analysis.Frame, n int) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.p.take(list, n)
+}
+
+// putAll is slabPool.putAll under the lock, each chunk cleared first
+// (frames point into the model).
+func (s *sharedFrames) putAll(list [][]analysis.Frame) [][]analysis.Frame {
+	for _, c := range list {
+		clear(c)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.p.putAll(list)
 }
 
 func newSlabs() *slabs {
