@@ -63,3 +63,34 @@ func TestPrepareLateSameStacks(t *testing.T) {
 		t.Errorf("%d .NET frames: want net.4.5.2's", n)
 	}
 }
+
+// TestWrittenStacks: Config.Written gets each event's stack as the
+// encoder rendered it (the workers keep the stacks they resolved for
+// the writer), with one worker and with several.
+func TestWrittenStacks(t *testing.T) {
+	path := etltest.CorpusFile(t, "microsoft+perfview/src/TraceEvent/TraceEvent.Tests/inputs/net.4.5.2.x64.etl.zip.unzipped/net.4.5.2.x64.etl")
+	files := etltest.OpenFiles(t, path)
+	dec := decode.New()
+	m, _, _ := pipeline.Prepare(files, dec)
+	for _, workers := range []int{1, 3} {
+		var out strings.Builder
+		var written []byte
+		_, err := pipeline.Run(context.Background(), &pipeline.Config[byte]{
+			Files: files, Workers: workers, Decoder: dec, Prescanned: true,
+			Encoder: stackEncoder{}, Output: &out, Analysis: m,
+			Written: func(ev *etl.Event, a *analysis.Annotation) error {
+				written = stackEncoder{}.AppendEvent(written, ev, nil, a)
+				return nil
+			},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(written) != out.String() {
+			t.Errorf("%d workers: Written's stacks differ from the rendered ones", workers)
+		}
+		if n := strings.Count(out.String(), "!"); n < 10000 {
+			t.Errorf("%d workers: %d .NET frames: want net.4.5.2's", workers, n)
+		}
+	}
+}
