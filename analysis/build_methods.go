@@ -248,6 +248,12 @@ func newMethodQueue(dec *decode.Decoder) *methodQueue {
 			mb.reset()
 			q.free <- mb
 		}
+		// No more batches come (finish closed full): they go, rather
+		// than live on with the model, which keeps the queue with
+		// LateMethods (Model.WaitMethods).
+		for len(q.free) > 0 {
+			<-q.free
+		}
 		if methodsDoneHook != nil {
 			methodsDoneHook()
 		}

@@ -27,11 +27,15 @@ func (s *slot) annotation(m *Model) Annotation {
 }
 
 // StackResolver resolves the addresses of events' stacks to frames
-// through a cache of its own (about 800 KB once used): one per goroutine.
-// The zero value is ready to use.
+// through a cache of its own (about 400 KB once used, half an enricher's:
+// goroutines that share the events between them share the work): one
+// per goroutine. The zero value is ready to use.
 type StackResolver struct {
 	cache frameCache
 }
+
+// stackResolverBits sizes a StackResolver's cache.
+const stackResolverBits = frameCacheBits - 1
 
 // Resolve appends to dst the frames of addrs, the stack of the event a
 // annotates, as [Enricher.NextAddrs] returned them: the Stack that
@@ -46,6 +50,9 @@ func (r *StackResolver) Resolve(a *Annotation, addrs []uint64, dst []Frame) []Fr
 	}
 	if len(addrs) > 0 {
 		a.m.WaitMethods()
+	}
+	if r.cache.bits == 0 {
+		r.cache.bits = stackResolverBits
 	}
 	return r.cache.resolveAll(a.m, a.Process, addrs, a.ft, dst)
 }

@@ -475,6 +475,7 @@ func (m *Model) resolveStable(p *Process, addr uint64, ft int64) (Frame, bool) {
 // slot), so a lookup costs a multiplication and a comparison.
 type frameCache struct {
 	slots []cachedFrame
+	bits  uint8 // 2^bits slots; 0: frameCacheBits
 }
 
 type cachedFrame struct {
@@ -500,9 +501,12 @@ func (c *frameCache) resolve(m *Model, p *Process, addr uint64, ft int64) Frame 
 		h ^= uint64(p.Index+1) * 0xC2B2AE3D27D4EB4F
 	}
 	if c.slots == nil {
-		c.slots = make([]cachedFrame, 1<<frameCacheBits)
+		if c.bits == 0 {
+			c.bits = frameCacheBits
+		}
+		c.slots = make([]cachedFrame, 1<<c.bits)
 	}
-	slot := &c.slots[h>>(64-frameCacheBits)]
+	slot := &c.slots[h>>(64-c.bits)]
 	if slot.frame.Address == addr && slot.p == p {
 		return slot.frame
 	}

@@ -157,12 +157,7 @@ func Dump(ctx context.Context, o *Options) (Result, error) {
 		// One pass builds the analysis model and registers the schemas
 		// the trace carries: the dump needs no prescan of its own. The
 		// reader's warnings come from the dump.
-		prepare := pipeline.Prepare
-		if annotate {
-			prepare = pipeline.PrepareLate // the dump waits for the methods when it needs them
-		}
-		model, _, prescanErr := prepare(o.Files, dec)
-		defer model.WaitMethods() // raises a panic of the goroutine that adds them
+		model, _, prescanErr := pipeline.Prepare(o.Files, dec)
 		if o.Symbolizer != nil {
 			model.SetSymbolizer(o.Symbolizer)
 		}

@@ -37,33 +37,6 @@ func (e stackEncoder) AppendEvent(dst []byte, ev *etl.Event, _ *decode.Result, a
 	return append(dst, '\n')
 }
 
-// TestPrepareLateSameStacks: the model PrepareLate returns, whose .NET
-// methods may still be being added when Run starts, gives the events of
-// net.4.5.2 the stacks Prepare's gives, .NET methods included.
-func TestPrepareLateSameStacks(t *testing.T) {
-	path := etltest.CorpusFile(t, "microsoft+perfview/src/TraceEvent/TraceEvent.Tests/inputs/net.4.5.2.x64.etl.zip.unzipped/net.4.5.2.x64.etl")
-	var outs [2]strings.Builder
-	for i, prepare := range []func([]*etl.File, *decode.Decoder) (*analysis.Model, error, error){pipeline.Prepare, pipeline.PrepareLate} {
-		files := etltest.OpenFiles(t, path)
-		dec := decode.New()
-		m, _, _ := prepare(files, dec)
-		_, err := pipeline.Run(context.Background(), &pipeline.Config[byte]{
-			Files: files, Workers: 2, Decoder: dec, Prescanned: true,
-			Encoder: stackEncoder{}, Output: &outs[i], Analysis: m,
-		})
-		m.WaitMethods()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	if outs[0].String() != outs[1].String() {
-		t.Fatal("PrepareLate's stacks differ from Prepare's")
-	}
-	if n := strings.Count(outs[0].String(), "!"); n < 10000 {
-		t.Errorf("%d .NET frames: want net.4.5.2's", n)
-	}
-}
-
 // TestWrittenStacks: Config.Written gets each event's stack as the
 // encoder rendered it (the workers keep the stacks they resolved for
 // the writer), with one worker and with several.
