@@ -238,7 +238,7 @@ func (e *Enricher) push(ev *etl.Event, k kind, res *decode.Result) Annotation {
 // apply adds the event of r (extractPush's record, in b) and returns its
 // annotation as Push does.
 func (e *Enricher) apply(b *pushBatch, r *pushRec) Annotation {
-	e.m.finish(r)
+	e.m.finishIn(e.idCache(), r)
 	seq := e.advance()
 	s := e.slot(seq)
 	*s = slot{seq: seq, file: int(r.file), ts: r.ts, ft: r.ft, cpu: r.cpu, pid: r.pid, tid: r.tid, proc: r.proc,
