@@ -197,6 +197,19 @@ func (e *Enricher) Push(ev *etl.Event, res *decode.Result) Annotation {
 	return e.push(ev, classify(ev), res)
 }
 
+// PushDecoding is Push of ev decoded with dec when NeedsDecode says so
+// (looking at the event once for both): it returns the decoding (nil
+// when ev was not decoded), valid until dec decodes again, and Push's
+// annotation.
+func (e *Enricher) PushDecoding(ev *etl.Event, dec *decode.Decoder) (*decode.Result, Annotation) {
+	k := classify(ev)
+	var res *decode.Result
+	if enricherDecodes(ev, k) {
+		res = dec.Decode(ev)
+	}
+	return res, e.push(ev, k, res)
+}
+
 // push is Push of an event of kind k.
 func (e *Enricher) push(ev *etl.Event, k kind, res *decode.Result) Annotation {
 	m := e.m

@@ -526,10 +526,7 @@ type keptEvent[E any] struct {
 // payload) and returns the decoding (nil if none), valid until the next
 // push, and the process and thread the enricher attributes ev.
 func (q *enrichQueue[E]) push(ev *etl.Event) (res *decode.Result, pid, tid uint32) {
-	if q.e.NeedsDecode(ev) {
-		res = q.dec.Decode(ev)
-	}
-	a := q.e.Push(ev, res)
+	res, a := q.e.PushDecoding(ev, q.dec)
 	q.seq++
 	return res, a.PID, a.TID
 }
