@@ -67,8 +67,14 @@ func (m *Model) namedIDs(ev *etl.Event, k kind, d *tdh.Decoded, scratch *[]uint6
 // orThreadPID returns pid, or when it is NoID the process thread tid
 // belonged to at ft (NoID if none is known).
 func (m *Model) orThreadPID(pid, tid uint32, ft int64) uint32 {
+	return m.orThreadPIDIn(m.build, pid, tid, ft)
+}
+
+// orThreadPIDIn is orThreadPID looking the thread up through c (nil:
+// none).
+func (m *Model) orThreadPIDIn(c *idCache, pid, tid uint32, ft int64) uint32 {
 	if pid == NoID && tid != NoID {
-		pid, _ = m.threadPID(tid, ft)
+		pid, _ = threadPIDIn(m.tidRecs(c, tid), tid, ft)
 	}
 	return pid
 }

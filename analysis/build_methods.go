@@ -4,21 +4,31 @@ import (
 	"sync"
 
 	"github.com/etwkit/etw/catalog"
+	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
 	"github.com/etwkit/etw/internal/panicerr"
 	"github.com/etwkit/etw/tdh"
 )
 
 // The .NET method events are most of the model pass's work after
-// reading and decoding (their names' conversion and interning, the
-// methods' maps): the model pass reads each method event's fields into
-// a methodRec (takeMethod), and adds the method to its process
-// (addMethod) at once, or with more than one processor on a goroutine
-// of its own (methodQueue, with a copy of the names' bytes), which only
-// adds methods: the model pass reads nothing of them.
+// reading and decoding (their decoding, their names' conversion and
+// interning, the methods' maps): the model pass reads each method event's
+// fields into a methodRec (takeMethod), and adds the method to its
+// process (addMethod) at once, or with more than one processor on a
+// goroutine of its own (methodQueue), which only adds methods: the model
+// pass reads nothing of them. With Options.LateMethods (the pass that
+// follows waits for the methods, while it reads on) the reading goroutine
+// only looks up the event's schemas (decode.Decoder.Pin: what decoding it
+// in turn would use, whatever EventSource manifests register meanwhile)
+// and queues a copy of its payload, which the queue's goroutine decodes
+// (observePinned); otherwise, and for the events it cannot pin, it
+// decodes the event and queues its fields and a copy of its names' bytes
+// (add).
 
 // methodRec is what the model takes of a .NET method event. Its names,
-// queued, are in its methodBatch's text.
+// queued, are in its methodBatch's text. A record queued pinned (see
+// observePinned) holds the event's payload there instead, which the
+// queue's goroutine decodes (with pin) into the record.
 type methodRec struct {
 	p            *Process
 	id, start    uint64
@@ -28,6 +38,10 @@ type methodRec struct {
 	moduleID     uint64
 	token, flags uint32
 	names        [3]textRef // namespace, name, signature
+
+	pinned  bool
+	pin     decode.Pinned
+	payload textRef
 }
 
 // textRef is a string property's bytes in a methodBatch's text.
@@ -55,17 +69,33 @@ func (b *Builder) takeMethod(ev *etl.Event, d *tdh.Decoded) (methodRec, bool) {
 	if d == nil || ev.ProcessID == NoID {
 		return methodRec{}, false
 	}
-	start, ok := getU(d, "MethodStartAddress")
-	if !ok {
+	r := methodHeader(ev)
+	if !r.fields(d) {
 		return methodRec{}, false
 	}
-	id, _ := getU(d, "MethodID")
+	r.p = b.m.processFor(ev.ProcessID, ev.Time)
+	return r, true
+}
+
+// methodHeader returns the record of a .NET method event with what its
+// header says.
+func methodHeader(ev *etl.Event) methodRec {
 	id16 := ev.Descriptor.ID
-	r := methodRec{
-		p: b.m.processFor(ev.ProcessID, ev.Time), id: id, start: start, ft: ev.Time,
+	return methodRec{ft: ev.Time,
 		load:   ev.ProviderID == catalog.DotNETRuntimeGUID && id16 == catalog.DotNETMethodLoadVerbose,
 		unload: ev.ProviderID == catalog.DotNETRuntimeGUID && id16 == catalog.DotNETMethodUnloadVerbose,
 	}
+}
+
+// fields sets r's fields from the decoding d of its event, but its
+// names, and reports whether d is a method's (it has the start address).
+func (r *methodRec) fields(d *tdh.Decoded) bool {
+	start, ok := getU(d, "MethodStartAddress")
+	if !ok {
+		return false
+	}
+	r.start = start
+	r.id, _ = getU(d, "MethodID")
 	if v, ok := getU(d, "MethodSize"); ok {
 		r.size = uint32(v)
 	}
@@ -76,7 +106,7 @@ func (b *Builder) takeMethod(ev *etl.Event, d *tdh.Decoded) (methodRec, bool) {
 	if v, ok := getU(d, "MethodFlags"); ok {
 		r.flags = uint32(v)
 	}
-	return r, true
+	return true
 }
 
 // textOf copies the string property called name into b's text ("" when
@@ -110,6 +140,13 @@ func (t *interner) intern(data []byte, wide bool) string {
 	}
 	t.strs[s] = s
 	return s
+}
+
+// copyText copies data into b's text.
+func (b *methodBatch) copyText(data []byte) textRef {
+	off := len(b.text)
+	b.text = append(b.text, data...)
+	return textRef{off: int32(off), n: int32(len(data))}
 }
 
 // textString returns the string r names in b's text, interned.
@@ -177,9 +214,10 @@ type methodQueue struct {
 	err        error // a panic of the goroutine
 }
 
-func newMethodQueue() *methodQueue {
+func newMethodQueue(dec *decode.Decoder) *methodQueue {
 	q := &methodQueue{full: make(chan *methodBatch, methodBatches), free: make(chan *methodBatch, methodBatches), done: make(chan struct{})}
 	q.cur = q.newBatch()
+	d := dec.Clone() // decodes the records queued pinned
 	go func() {
 		defer close(q.done)
 		defer func() {
@@ -194,13 +232,27 @@ func newMethodQueue() *methodQueue {
 		for mb := range q.full {
 			for i := range mb.recs {
 				r := &mb.recs[i]
+				name := func(i int) string { return mb.textString(r.names[i], &names) }
+				if r.pinned {
+					dd := decoded(d.DecodePinned(mb.text[r.payload.off:r.payload.off+r.payload.n], r.pin))
+					if dd == nil || !r.fields(dd) {
+						continue // not a method: takeMethod would not have queued it
+					}
+					name = func(i int) string { return textIn(dd, methodNames[i], &names) }
+				}
 				if r.p.methodByID == nil { // its first method: addMethod makes the index
 					procs = append(procs, r.p)
 				}
-				addMethod(r, func(i int) string { return mb.textString(r.names[i], &names) })
+				addMethod(r, name)
 			}
 			mb.reset()
 			q.free <- mb
+		}
+		// No more batches come (finish closed full): they go, rather
+		// than live on with the model, which keeps the queue with
+		// LateMethods (Model.WaitMethods).
+		for len(q.free) > 0 {
+			<-q.free
 		}
 		if methodsDoneHook != nil {
 			methodsDoneHook()
@@ -224,7 +276,28 @@ func (q *methodQueue) add(b *Builder, ev *etl.Event, d *tdh.Decoded) {
 	for i, name := range methodNames {
 		r.names[i] = q.cur.textOf(d, name)
 	}
-	q.cur.recs = append(q.cur.recs, r)
+	q.push(&r)
+}
+
+// addPinned queues a .NET method event not decoded, with a copy of its
+// payload, which the queue's goroutine decodes with pin (the schemas
+// Decode would decode it with now: see Builder.observePinned).
+func (q *methodQueue) addPinned(b *Builder, ev *etl.Event, pin decode.Pinned) {
+	if ev.ProcessID == NoID {
+		return
+	}
+	r := methodHeader(ev)
+	// takeMethod's lookup, made even if the event turns out not to be a
+	// method's: observePinned's count makes the same one.
+	r.p = b.m.processFor(ev.ProcessID, ev.Time)
+	r.pinned, r.pin = true, pin
+	r.payload = q.cur.copyText(ev.UserData)
+	q.push(&r)
+}
+
+// push adds r to the current batch, and queues the batch once full.
+func (q *methodQueue) push(r *methodRec) {
+	q.cur.recs = append(q.cur.recs, *r)
 	if len(q.cur.recs) == methodBatchEvents {
 		q.full <- q.cur
 		q.cur = takeOrGrow(q.free, func() (*methodBatch, bool) {

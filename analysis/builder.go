@@ -82,8 +82,10 @@ type pendingCount struct{ events, samples int }
 
 // NewBuilder returns an empty builder.
 func NewBuilder(opts *Options) *Builder {
+	m := newModel()
+	m.build = new(idCache)
 	b := &Builder{
-		m:          newModel(),
+		m:          m,
 		joinImages: map[uint64]*Image{},
 		joinPDB:    map[uint64]PDB{},
 		joinStamp:  map[uint64]uint32{},
@@ -124,7 +126,7 @@ func Build(files []*etl.File, dec *decode.Decoder, opts *Options) (*Model, error
 	r := etl.NewReader(files, ropts)
 	defer r.Close()
 	if cores.Several() {
-		q := newMethodQueue()
+		q := newMethodQueue(dec)
 		b.methods = q
 		defer func() { // on a panic too
 			q.finish()
@@ -144,6 +146,14 @@ func Build(files []*etl.File, dec *decode.Decoder, opts *Options) (*Model, error
 			if ad != nil && idsOnly(k) {
 				if x, ok := ad.Get(r, ev); ok {
 					b.observeIDs(ev, k, x)
+					continue
+				}
+			}
+			if k == kClrMethod && b.methods != nil && o.LateMethods {
+				// The pass that follows waits for the methods: their
+				// goroutine may take the decoding too, and finish later.
+				if pin, ok := dec.Pin(ev); ok {
+					b.observePinned(ev, k, pin)
 					continue
 				}
 			}
@@ -205,6 +215,17 @@ func (b *Builder) observe(ev *etl.Event, k kind, res *decode.Result) {
 	if k == kSample && IsCPUSample(ev, res) {
 		m.CPUSamples++
 	}
+	b.count(k, pid, tid, ev.Time)
+}
+
+// observePinned adds a .NET method event (kClrMethod) that the method
+// queue's goroutine decodes, with pin, the schemas Decode would decode it
+// with now: what observe does of it, but the decoding. (The model reads
+// nothing else of its payload: its ids are the header's.)
+func (b *Builder) observePinned(ev *etl.Event, k kind, pin decode.Pinned) {
+	b.begin(ev, k)
+	b.methods.addPinned(b, ev, pin)
+	pid, tid := b.m.attribute(ev, k, nil, &b.scratch)
 	b.count(k, pid, tid, ev.Time)
 }
 
@@ -282,6 +303,7 @@ func (b *Builder) Model() *Model {
 	m := b.m
 	if !b.done {
 		b.done = true
+		m.build = nil // lookups from any goroutine from now on
 		for tid, pc := range b.pending {
 			recs := m.byTID[tid]
 			if len(recs) == 0 {
@@ -329,6 +351,9 @@ func (m *Model) newProcess(pid uint32, start int64) *Process {
 	}
 	m.procs = append(m.procs, p)
 	m.byPID[pid] = append(m.byPID[pid], p)
+	if m.build != nil {
+		store(&m.build.procs, pid, m.byPID[pid])
+	}
 	return p
 }
 
@@ -431,10 +456,11 @@ func (b *Builder) thread(ev *etl.Event, d *tdh.Decoded) {
 // always take precedence.
 func (b *Builder) learnThread(tid, pid uint32, ft int64) {
 	m := b.m
-	th := m.threadAt(tid, ft)
+	recs := m.tidRecs(m.build, tid)
+	th := threadIn(recs, ft)
 	switch {
 	case th == nil:
-		if len(m.byTID[tid]) > 0 {
+		if len(recs) > 0 {
 			return // a Thread event starts it later
 		}
 		th = &Thread{TID: tid, PID: pid, start: minTime, end: maxTime, learned: true}
@@ -451,6 +477,9 @@ func (m *Model) addThread(th *Thread, ft int64) {
 	th.Process = p
 	p.threads = append(p.threads, th)
 	m.byTID[th.TID] = append(m.byTID[th.TID], th)
+	if m.build != nil {
+		store(&m.build.threads, th.TID, m.byTID[th.TID])
+	}
 }
 
 // image handles Image Load, UnLoad, DCStart and DCEnd.
@@ -641,12 +670,15 @@ func (b *Builder) method(ev *etl.Event, d *tdh.Decoded) {
 
 // text returns the string property called name, interned: names of
 // methods, types and files repeat across events and processes.
-func (b *Builder) text(d *tdh.Decoded, name string) string {
+func (b *Builder) text(d *tdh.Decoded, name string) string { return textIn(d, name, &b.names) }
+
+// textIn returns the string property called name, interned in names.
+func textIn(d *tdh.Decoded, name string, names *interner) string {
 	v, ok := d.Get(name)
 	if !ok || v.Prop == nil || v.Kind != tdh.Scalar || !v.Prop.InType.IsString() {
 		return ""
 	}
-	return b.names.intern(v.Data, v.Prop.InType.IsWide())
+	return names.intern(v.Data, v.Prop.InType.IsWide())
 }
 
 // placeholder reports whether p was made for events naming its pid, with

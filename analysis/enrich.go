@@ -110,6 +110,7 @@ type Enricher struct {
 	match  map[uint64][]int64 // extended-item MatchId → kernel parts awaiting the user part
 
 	scratch []uint64
+	ids     *idCache  // Push's lookups once the model is built (see idCache)
 	ext     pushBatch // the fragments of an event's extended items
 	cache   frameCache
 	ann     Annotation
@@ -196,17 +197,32 @@ func (e *Enricher) Push(ev *etl.Event, res *decode.Result) Annotation {
 	return e.push(ev, classify(ev), res)
 }
 
+// PushDecoding is Push of ev decoded with dec when NeedsDecode says so
+// (looking at the event once for both): it returns the decoding (nil
+// when ev was not decoded), valid until dec decodes again, and Push's
+// annotation.
+func (e *Enricher) PushDecoding(ev *etl.Event, dec *decode.Decoder) (*decode.Result, Annotation) {
+	k := classify(ev)
+	var res *decode.Result
+	if enricherDecodes(ev, k) {
+		res = dec.Decode(ev)
+	}
+	return res, e.push(ev, k, res)
+}
+
 // push is Push of an event of kind k.
 func (e *Enricher) push(ev *etl.Event, k kind, res *decode.Result) Annotation {
 	m := e.m
 	seq := e.advance()
 	d := decoded(res)
-	pid, tid := m.attribute(ev, k, d, &e.scratch)
+	c := e.idCache()
+	pid, tid := m.namedIDs(ev, k, d, &e.scratch)
+	pid = m.orThreadPIDIn(c, pid, tid, ev.Time) // what attribute gives
 	s := e.slot(seq)
 	*s = slot{seq: seq, file: ev.File, ts: ev.Timestamp, ft: ev.Time, cpu: ev.Processor, pid: pid, tid: tid,
 		kern: part{frames: s.kern.frames[:0]}, user: part{frames: s.user.frames[:0]}}
 	if pid != NoID {
-		s.proc = m.processAt(pid, ev.Time)
+		s.proc = processIn(m.pidRecs(c, pid), ev.Time)
 	}
 	s.stid = ev.ThreadID
 	if s.stid == NoID {
@@ -235,7 +251,7 @@ func (e *Enricher) push(ev *etl.Event, k kind, res *decode.Result) Annotation {
 // apply adds the event of r (extractPush's record, in b) and returns its
 // annotation as Push does.
 func (e *Enricher) apply(b *pushBatch, r *pushRec) Annotation {
-	e.m.finish(r)
+	e.m.finishIn(e.idCache(), r)
 	seq := e.advance()
 	s := e.slot(seq)
 	*s = slot{seq: seq, file: int(r.file), ts: r.ts, ft: r.ft, cpu: r.cpu, pid: r.pid, tid: r.tid, proc: r.proc,
@@ -328,7 +344,7 @@ func (e *Enricher) nextSlot() *slot {
 // stack resolved. It and its Stack are valid until the next call to
 // annotate, Next or Push.
 func (e *Enricher) annotate(s *slot) *Annotation {
-	e.ann = Annotation{Seq: s.seq, PID: s.pid, TID: s.tid, Process: s.proc, m: e.m, ft: s.ft}
+	e.ann = s.annotation(e.m)
 	e.addrs = e.stackAddrs(s, e.addrs[:0]) // counts the stack
 	e.frames = e.cache.resolveAll(e.m, s.proc, e.addrs, s.ft, e.frames[:0])
 	if len(e.frames) > 0 {

@@ -119,14 +119,18 @@ func (m *Model) extractPush(b *pushBatch, ev *etl.Event, k kind, res *decode.Res
 
 // finish completes r as attribute does: the process of the thread when
 // the event names none, and the process's record. It reads m.
-func (m *Model) finish(r *pushRec) {
+func (m *Model) finish(r *pushRec) { m.finishIn(m.build, r) }
+
+// finishIn is finish looking processes and threads up through c (nil:
+// none).
+func (m *Model) finishIn(c *idCache, r *pushRec) {
 	if r.done {
 		return
 	}
 	r.done = true
-	r.pid = m.orThreadPID(r.pid, r.tid, r.ft)
+	r.pid = m.orThreadPIDIn(c, r.pid, r.tid, r.ft)
 	if r.pid != NoID {
-		r.proc = m.processAt(r.pid, r.ft)
+		r.proc = processIn(m.pidRecs(c, r.pid), r.ft)
 	}
 }
 

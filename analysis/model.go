@@ -59,6 +59,10 @@ type Model struct {
 
 	// late, if not nil, is still adding the .NET methods (Options.LateMethods).
 	late *methodQueue
+
+	// build is the builder's cache of byPID and byTID while it builds
+	// (see idcache.go); nil once built.
+	build *idCache
 }
 
 // WaitMethods waits until every .NET method of the trace is added to the
@@ -363,7 +367,12 @@ func (m *Model) ProcessAt(pid uint32, t time.Time) *Process {
 }
 
 func (m *Model) processAt(pid uint32, ft int64) *Process {
-	recs := m.byPID[pid]
+	return processIn(m.pidRecs(m.build, pid), ft)
+}
+
+// processIn returns the record of recs (a pid's) at ft: the latest one
+// started by then, else the first.
+func processIn(recs []*Process, ft int64) *Process {
 	for i := len(recs) - 1; i >= 0; i-- {
 		if recs[i].start <= ft {
 			return recs[i]
@@ -382,7 +391,12 @@ func (m *Model) ThreadPID(tid uint32, t time.Time) (uint32, bool) {
 }
 
 func (m *Model) threadPID(tid uint32, ft int64) (uint32, bool) {
-	if th := m.threadAt(tid, ft); th != nil {
+	return threadPIDIn(m.tidRecs(m.build, tid), tid, ft)
+}
+
+// threadPID is Model.threadPID with recs the records of tid.
+func threadPIDIn(recs []*Thread, tid uint32, ft int64) (uint32, bool) {
+	if th := threadIn(recs, ft); th != nil {
 		return th.PID, true
 	}
 	if tid == 0 {
@@ -392,7 +406,11 @@ func (m *Model) threadPID(tid uint32, ft int64) (uint32, bool) {
 }
 
 func (m *Model) threadAt(tid uint32, ft int64) *Thread {
-	recs := m.byTID[tid]
+	return threadIn(m.tidRecs(m.build, tid), ft)
+}
+
+// threadIn returns the record of recs (a tid's) at ft.
+func threadIn(recs []*Thread, ft int64) *Thread {
 	for i := len(recs) - 1; i >= 0; i-- {
 		if recs[i].start <= ft {
 			return recs[i]
@@ -457,6 +475,7 @@ func (m *Model) resolveStable(p *Process, addr uint64, ft int64) (Frame, bool) {
 // slot), so a lookup costs a multiplication and a comparison.
 type frameCache struct {
 	slots []cachedFrame
+	bits  uint8 // 2^bits slots; 0: frameCacheBits
 }
 
 type cachedFrame struct {
@@ -482,9 +501,12 @@ func (c *frameCache) resolve(m *Model, p *Process, addr uint64, ft int64) Frame 
 		h ^= uint64(p.Index+1) * 0xC2B2AE3D27D4EB4F
 	}
 	if c.slots == nil {
-		c.slots = make([]cachedFrame, 1<<frameCacheBits)
+		if c.bits == 0 {
+			c.bits = frameCacheBits
+		}
+		c.slots = make([]cachedFrame, 1<<c.bits)
 	}
-	slot := &c.slots[h>>(64-frameCacheBits)]
+	slot := &c.slots[h>>(64-c.bits)]
 	if slot.frame.Address == addr && slot.p == p {
 		return slot.frame
 	}

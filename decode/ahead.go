@@ -32,10 +32,12 @@ import (
 //	}
 //
 // A value is handed out only if decoding the event on the reading
-// goroutine, at its turn, would give the same result: the registry's
-// generation (which every schema added changes: a pass registers the
-// EventSource manifests it meets) must be the one the loader decoded
-// with, except for TraceLogging events, which carry their own schema.
+// goroutine, at its turn, would give the same result: no schema of the
+// event's provider may have been added to the registry since the loader
+// decoded it (a pass registers the EventSource manifests it meets: the
+// registry's generation changes, but the events of other providers, whose
+// lookups it does not change, keep their values), except for TraceLogging
+// events, which carry their own schema.
 // EventSource manifest events are never decoded ahead (decoding one
 // assembles the manifest), nor the events of a buffer past
 // maxAheadEvents, nor those of buffers loaded while maxAheadLive buffers'
@@ -145,7 +147,7 @@ func (a *Ahead[T]) Get(r *etl.Reader, ev *etl.Event) (T, bool) {
 	p, i := r.Prepared()
 	if ab, ok := p.(*aheadBuf[T]); ok && i >= 0 && i < len(ab.ents) {
 		e := &ab.ents[i]
-		if e.ok && e.off == ev.RecordOffset && (e.tl || e.gen == a.dec.Registry.Generation()) {
+		if e.ok && e.off == ev.RecordOffset && (e.tl || !a.dec.Registry.ChangedSince(ev.ProviderID, e.gen)) {
 			return e.val, true
 		}
 	}

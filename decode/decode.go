@@ -274,25 +274,31 @@ func (d *Decoder) Decode(ev *etl.Event) *Result {
 		r.Err = err
 		return r
 	}
+	d.decodeWith(r, cands, exact, ev.UserData, ev.PointerSize())
+	return r
+}
+
+// decodeWith sets r (empty) to the decoding of payload with the first of
+// cands, the registered schemas an event may have (highest precedence
+// first), that fits it, else the first.
+func (d *Decoder) decodeWith(r *Result, cands []tdh.Candidate, exact bool, payload []byte, ptr int) {
 	if len(cands) == 0 {
-		return r
+		return
 	}
 	r.Exact = exact
-	ptr := ev.PointerSize()
 	first := cands[0]
 	r.Schema, r.Origin = first.Schema, originOf(first.Origin)
-	r.Decoded, r.Err = d.dec.Decode(first.Schema, ev.UserData, ptr)
+	r.Decoded, r.Err = d.dec.Decode(first.Schema, payload, ptr)
 	if len(cands) == 1 || (r.Err == nil && len(r.Decoded.Extra) == 0) {
-		return r
+		return
 	}
 	for _, c := range cands[1:] {
-		if dd, err := d.dec.Decode(c.Schema, ev.UserData, ptr); err == nil && len(dd.Extra) == 0 {
+		if dd, err := d.dec.Decode(c.Schema, payload, ptr); err == nil && len(dd.Extra) == 0 {
 			r.Schema, r.Origin, r.Decoded, r.Err, r.Fallback = c.Schema, originOf(c.Origin), dd, nil, true
-			return r
+			return
 		}
 	}
-	r.Decoded, r.Err = d.dec.Decode(first.Schema, ev.UserData, ptr)
-	return r
+	r.Decoded, r.Err = d.dec.Decode(first.Schema, payload, ptr)
 }
 
 // candidates returns the registered schemas that may describe ev, highest

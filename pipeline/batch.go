@@ -37,11 +37,18 @@ type batch[E any] struct {
 	schema   []*tdh.Event
 	err      error // rendering failed (an overflow)
 
-	// With Config.Analysis: each event's annotation, its stack in frames.
+	// With Config.Analysis: each event's annotation, its stack's
+	// addresses in addrs (resolved by the goroutine that renders or
+	// writes the event: see stackResolver).
 	ann       []analysis.Annotation
 	stack     []stackSpan
-	frames    [][]analysis.Frame // chunks from a slabPool
+	addrs     [][]uint64 // chunks from a slabPool
 	annotated int
+	// With Config.Written too: the stacks the goroutine that rendered
+	// the events resolved, kept for the writer (event i's in frames at
+	// resolved[i]).
+	resolved []stackSpan
+	frames   [][]analysis.Frame // chunks from a sharedFrames
 }
 
 type eventSpan struct {
@@ -69,7 +76,11 @@ func (b *batch[E]) reset(pool *chunkPool[E], slabs *slabs) {
 	b.resetOut(pool)
 	b.base, b.err = 0, nil
 	clear(b.ann)
-	b.frames = slabs.frames.putAll(b.frames)
+	b.addrs = slabs.addrs.putAll(b.addrs)
+	if slabs.frames != nil {
+		b.frames = slabs.frames.putAll(b.frames)
+	}
+	b.resolved = b.resolved[:0]
 	b.ann, b.stack, b.annotated = b.ann[:0], b.stack[:0], 0
 }
 
@@ -79,32 +90,77 @@ func (b *batch[E]) resetOut(pool *chunkPool[E]) {
 	b.ends, b.schema, b.held = b.ends[:0], b.schema[:0], 0
 }
 
-// annotate records the final annotation of the batch's event i, its
-// stack in frames from pool.
-func (b *batch[E]) annotate(i int, a *analysis.Annotation, pool *slabPool[analysis.Frame]) {
+// annotate records the final annotation of the batch's event i and its
+// stack's addresses, in chunks from pool.
+func (b *batch[E]) annotate(i int, a *analysis.Annotation, addrs []uint64, pool *slabPool[uint64]) {
 	b.ann[i] = *a
 	b.ann[i].Stack = nil
 	b.stack[i] = stackSpan{}
-	if n := len(a.Stack); n > 0 {
-		k := pool.take(&b.frames, n)
-		b.stack[i] = stackSpan{int32(k), int32(len(b.frames[k])), int32(n)}
-		b.frames[k] = append(b.frames[k], a.Stack...)
+	if n := len(addrs); n > 0 {
+		k := pool.take(&b.addrs, n)
+		b.stack[i] = stackSpan{int32(k), int32(len(b.addrs[k])), int32(n)}
+		b.addrs[k] = append(b.addrs[k], addrs...)
 	}
 	b.annotated++
 }
 
 // annotation returns the final annotation of the batch's event i with
-// its stack (nil without Config.Analysis).
-func (b *batch[E]) annotation(i int) *analysis.Annotation {
+// its stack, resolved by r (nil without Config.Analysis). It is valid
+// until r's next use.
+func (b *batch[E]) annotation(i int, r *stackResolver) *analysis.Annotation {
 	if len(b.ann) <= i {
 		return nil
 	}
-	a := &b.ann[i]
-	a.Stack = nil
+	r.ann = b.ann[i]
+	r.frames = r.frames[:0]
 	if sp := b.stack[i]; sp.n > 0 {
-		a.Stack = b.frames[sp.chunk][sp.off : sp.off+sp.n : sp.off+sp.n]
+		r.frames = r.r.Resolve(&r.ann, b.addrs[sp.chunk][sp.off:sp.off+sp.n], r.frames)
+		r.ann.Stack = r.frames
 	}
-	return a
+	return &r.ann
+}
+
+// keep keeps a, the annotation of the batch's event i as the rendering
+// goroutine resolved it, for writtenAnnotation: its stack in frames from
+// pool.
+func (b *batch[E]) keep(i int, a *analysis.Annotation, pool *sharedFrames) {
+	for len(b.resolved) <= i {
+		b.resolved = append(b.resolved, stackSpan{})
+	}
+	if n := len(a.Stack); n > 0 {
+		k := pool.take(&b.frames, n)
+		b.resolved[i] = stackSpan{int32(k), int32(len(b.frames[k])), int32(n)}
+		b.frames[k] = append(b.frames[k], a.Stack...)
+	}
+}
+
+// writtenAnnotation returns the annotation of the batch's event i for
+// Config.Written: with the stack keep kept when there is one, else
+// resolved by r.
+func (b *batch[E]) writtenAnnotation(i int, r *stackResolver) *analysis.Annotation {
+	if len(b.resolved) <= i {
+		return b.annotation(i, r)
+	}
+	r.ann = b.ann[i]
+	if sp := b.resolved[i]; sp.n > 0 {
+		r.ann.Stack = b.frames[sp.chunk][sp.off : sp.off+sp.n : sp.off+sp.n]
+	}
+	return &r.ann
+}
+
+// stackResolver resolves the stacks of the annotations that one goroutine
+// (a worker, the writer) renders or writes.
+type stackResolver struct {
+	r      analysis.StackResolver
+	ann    analysis.Annotation
+	frames []analysis.Frame
+}
+
+// worker is what one goroutine decodes, renders and resolves stacks with.
+type worker[E any] struct {
+	d      *decode.Decoder
+	enc    Encoder[E]
+	stacks stackResolver
 }
 
 func (b *batch[E]) full() bool { return len(b.events) >= batchEvents || b.arenaLen >= batchBytes }
@@ -149,10 +205,14 @@ func (b *batch[E]) fix() {
 
 // renderBatch decodes and renders the events of b from event
 // b.base+len(b.ends) on, until the rendering passes batchOutBytes.
-func (p *run[E]) renderBatch(b *batch[E], d *decode.Decoder, enc Encoder[E]) {
+func (p *run[E]) renderBatch(b *batch[E], w *worker[E]) {
+	d, enc := w.d, w.enc
 	for i := b.base + len(b.ends); i < len(b.events) && b.held < batchOutBytes; i++ {
 		ev := &b.events[i]
-		a := b.annotation(i)
+		a := b.annotation(i, &w.stacks)
+		if a != nil && p.slabs.frames != nil {
+			b.keep(i, a, p.slabs.frames)
+		}
 		b.newChunk(p.chunks)
 		chunk := b.out
 		n := len(b.out)
@@ -180,15 +240,15 @@ func (p *run[E]) renderBatch(b *batch[E], d *decode.Decoder, enc Encoder[E]) {
 
 // renderSafe is renderBatch on a worker goroutine: a panic while
 // rendering becomes b's error, which the writer returns.
-func (p *run[E]) renderSafe(b *batch[E], d *decode.Decoder, enc Encoder[E]) {
+func (p *run[E]) renderSafe(b *batch[E], w *worker[E]) {
 	defer panicerr.Recover(&b.err)
-	p.renderBatch(b, d, enc)
+	p.renderBatch(b, w)
 }
 
-// finish writes what is rendered of b, then renders (with d and enc) and
-// writes the rest of it, part by part, in order. It gives b's rendering
-// storage back to the pool, whose chunks then go to the next batch first.
-func (p *run[E]) finish(b *batch[E], d *decode.Decoder, enc Encoder[E]) error {
+// finish writes what is rendered of b, then renders (with w) and writes
+// the rest of it, part by part, in order. It gives b's rendering storage
+// back to the pool, whose chunks then go to the next batch first.
+func (p *run[E]) finish(b *batch[E], w *worker[E]) error {
 	defer func() {
 		p.chunks.advance(b.seq + 1)
 		b.resetOut(p.chunks)
@@ -197,7 +257,7 @@ func (p *run[E]) finish(b *batch[E], d *decode.Decoder, enc Encoder[E]) error {
 		if b.err != nil {
 			return b.err
 		}
-		if err := p.writeBatch(b); err != nil {
+		if err := p.writeBatch(b, &w.stacks); err != nil {
 			return err
 		}
 		if b.base+len(b.ends) == len(b.events) {
@@ -206,13 +266,14 @@ func (p *run[E]) finish(b *batch[E], d *decode.Decoder, enc Encoder[E]) error {
 		// The rendering passed batchOutBytes.
 		b.base += len(b.ends)
 		b.resetOut(p.chunks)
-		p.renderBatch(b, d, enc)
+		p.renderBatch(b, w)
 	}
 }
 
 // writeBatch writes the rendering of b's kept events (they are contiguous
-// in its chunks) up to the event limit, and counts them.
-func (p *run[E]) writeBatch(b *batch[E]) error {
+// in its chunks) up to the event limit, and counts them. r resolves the
+// stacks of the annotations Config.Written takes.
+func (p *run[E]) writeBatch(b *batch[E], r *stackResolver) error {
 	cut := int32(b.rendered())
 	var stopErr error
 	for i, end := range b.ends {
@@ -220,7 +281,7 @@ func (p *run[E]) writeBatch(b *batch[E]) error {
 			continue
 		}
 		if p.c.Written != nil {
-			if err := p.written(&b.events[b.base+i], b.annotation(b.base+i)); err != nil {
+			if err := p.written(&b.events[b.base+i], b.writtenAnnotation(b.base+i, r)); err != nil {
 				return err
 			}
 		}
@@ -247,7 +308,7 @@ func (p *run[E]) writeBatch(b *batch[E]) error {
 func (p *run[E]) readBatches(ctx context.Context, dec *decode.Decoder, stop *atomic.Bool, get func() (*batch[E], bool), send func(*batch[E]) error) error {
 	var en *enrichQueue[E]
 	if p.c.Analysis != nil {
-		en = &enrichQueue[E]{e: p.c.Analysis.NewEnricher(nil), dec: dec.Clone(), send: send, frames: &p.slabs.frames}
+		en = &enrichQueue[E]{e: p.c.Analysis.NewEnricher(nil), dec: dec.Clone(), send: send, addrs: &p.slabs.addrs}
 	}
 	seq := 0
 	var cur *batch[E]
@@ -333,9 +394,10 @@ func (p *run[E]) runBatches(ctx context.Context, dec *decode.Decoder, enc Encode
 		}
 		return &batch[E]{}, true
 	}
+	w := &worker[E]{d: dec, enc: enc}
 	send := func(b *batch[E]) error {
-		p.renderBatch(b, dec, enc)
-		err := p.finish(b, dec, enc)
+		p.renderBatch(b, w)
+		err := p.finish(b, w)
 		free = append(free, b)
 		return err
 	}
@@ -365,13 +427,12 @@ func (p *run[E]) runParallel(ctx context.Context, dec *decode.Decoder, workers i
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
-		d := dec.Clone()
-		enc := p.clone()
+		w := &worker[E]{d: dec.Clone(), enc: p.clone()}
 		go func() {
 			defer wg.Done()
 			for b := range work {
 				if !stop.Load() {
-					p.renderSafe(b, d, enc)
+					p.renderSafe(b, w)
 				}
 				done <- b
 			}
@@ -386,7 +447,7 @@ func (p *run[E]) runParallel(ctx context.Context, dec *decode.Decoder, workers i
 		// Workers waiting for chunks go on once the writer is gone.
 		defer p.chunks.stop()
 		defer panicerr.Recover(&werr)
-		werr = p.write(done, free, &stop, dec.Clone(), p.clone())
+		werr = p.write(done, free, &stop, &worker[E]{d: dec.Clone(), enc: p.clone()})
 	}()
 
 	get := func() (*batch[E], bool) {
@@ -425,13 +486,13 @@ func (p *run[E]) clone() Encoder[E] {
 }
 
 // write takes rendered batches, puts them back in sequence order, writes
-// them and counts their events, then recycles them. d and enc render what
-// the workers left of a batch.
-func (p *run[E]) write(done <-chan *batch[E], free chan<- *batch[E], stop *atomic.Bool, d *decode.Decoder, enc Encoder[E]) error {
+// them and counts their events, then recycles them. w renders what the
+// workers left of a batch.
+func (p *run[E]) write(done <-chan *batch[E], free chan<- *batch[E], stop *atomic.Bool, w *worker[E]) error {
 	var err error
 	inorder.Each(done, func(b *batch[E]) int { return b.seq }, func(b *batch[E]) {
 		if err == nil && !stop.Load() {
-			if err = p.finish(b, d, enc); err != nil {
+			if err = p.finish(b, w); err != nil {
 				stop.Store(true)
 				p.chunks.stop()
 			}
@@ -454,7 +515,8 @@ const maxPendingBatches = 6
 // batches until every event in them has its final annotation.
 type enrichQueue[E any] struct {
 	e       *analysis.Enricher
-	frames  *slabPool[analysis.Frame]
+	addrs   *slabPool[uint64]
+	scratch []uint64 // the addresses of the annotation drain takes
 	dec     *decode.Decoder
 	send    func(*batch[E]) error
 	seq     int64          // sequence number of the next event pushed
@@ -473,10 +535,7 @@ type keptEvent[E any] struct {
 // payload) and returns the decoding (nil if none), valid until the next
 // push, and the process and thread the enricher attributes ev.
 func (q *enrichQueue[E]) push(ev *etl.Event) (res *decode.Result, pid, tid uint32) {
-	if q.e.NeedsDecode(ev) {
-		res = q.dec.Decode(ev)
-	}
-	a := q.e.Push(ev, res)
+	res, a := q.e.PushDecoding(ev, q.dec)
 	q.seq++
 	return res, a.PID, a.TID
 }
@@ -495,14 +554,19 @@ func (q *enrichQueue[E]) drain() error {
 	if len(q.pending) > maxPendingBatches {
 		q.e.Flush()
 	}
-	for a, ok := q.e.Next(); ok; a, ok = q.e.Next() {
+	for {
+		a, addrs, ok := q.e.NextAddrs(q.scratch[:0])
+		if !ok {
+			break
+		}
+		q.scratch = addrs
 		if q.head == len(q.kept) || q.kept[q.head].seq != a.Seq {
 			continue
 		}
 		k := q.kept[q.head]
 		q.kept[q.head] = keptEvent[E]{}
 		q.head++
-		k.b.annotate(k.i, a, q.frames)
+		k.b.annotate(k.i, a, addrs, q.addrs)
 	}
 	if q.head == len(q.kept) {
 		q.kept, q.head = q.kept[:0], 0

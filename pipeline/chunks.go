@@ -169,12 +169,14 @@ func (b *batch[E]) releaseOut(pool *chunkPool[E]) {
 	b.parts, b.partsLen, b.out, b.outHeld = b.parts[:0], 0, nil, 0
 }
 
-// stackSpan is where a batch keeps an event's stack: n frames from off
-// in its frame chunk chunk.
+// stackSpan is where a batch keeps an event's stack: n addresses from
+// off in its address chunk chunk.
 type stackSpan struct{ chunk, off, n int32 }
 
 const (
-	// frameChunk is the frames in a chunk of stacks (160 KiB).
+	// addrChunk is the addresses in a chunk of stacks (64 KiB).
+	addrChunk = 8192
+	// frameChunk is the frames in a chunk of resolved stacks (160 KiB).
 	frameChunk = 4096
 	// arenaChunk is the bytes in a chunk of payloads.
 	arenaChunk = 64 << 10
@@ -185,13 +187,12 @@ const (
 // slabPool holds the chunks that batches keep their events' payloads and
 // stacks in, on the reading goroutine (which fills batches, annotates
 // them and resets them for reuse). What a batch holds varies a lot (its
-// stacks: hundreds to over ten thousand frames of 40 bytes): in chunks,
+// stacks: hundreds to over ten thousand addresses): in chunks,
 // the batches in flight hold what their events need instead of each the
 // most any batch ever needed.
 type slabPool[T any] struct {
-	size  int  // elements in a chunk
-	clear bool // clear chunks given back (elements with pointers)
-	idle  [][]T
+	size int // elements in a chunk
+	idle [][]T
 }
 
 // get returns an empty chunk with room for n elements.
@@ -217,14 +218,10 @@ func popIdle[T any](idle *[][]T) ([]T, bool) {
 	return s, true
 }
 
-// put gives s back for reuse (cleared if p.clear: frames point into the
-// model).
+// put gives s back for reuse.
 func (p *slabPool[T]) put(s []T) {
 	if cap(s) != p.size || len(p.idle) >= idleSlabs {
 		return
-	}
-	if p.clear {
-		clear(s)
 	}
 	p.idle = append(p.idle, s[:0])
 }
@@ -251,10 +248,38 @@ func (p *slabPool[T]) take(list *[][]T, n int) int {
 
 // slabs are a run's pools of payload and stack chunks.
 type slabs struct {
-	arena  slabPool[byte]
-	frames slabPool[analysis.Frame]
+	arena slabPool[byte]
+	addrs slabPool[uint64]
+	// frames, with Config.Written and Config.Analysis, holds the stacks
+	// the workers resolved, for the writer (nil otherwise).
+	frames *sharedFrames
+}
+
+// sharedFrames is a slabPool of frames that the goroutines that render
+// take chunks from and the reading goroutine gives them back to.
+type sharedFrames struct {
+	mu sync.Mutex
+	p  slabPool[analysis.Frame]
+}
+
+// take is slabPool.take under the lock.
+func (s *sharedFrames) take(list *[][]analysis.Frame, n int) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.p.take(list, n)
+}
+
+// putAll is slabPool.putAll under the lock, each chunk cleared first
+// (frames point into the model).
+func (s *sharedFrames) putAll(list [][]analysis.Frame) [][]analysis.Frame {
+	for _, c := range list {
+		clear(c)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.p.putAll(list)
 }
 
 func newSlabs() *slabs {
-	return &slabs{arena: slabPool[byte]{size: arenaChunk}, frames: slabPool[analysis.Frame]{size: frameChunk, clear: true}}
+	return &slabs{arena: slabPool[byte]{size: arenaChunk}, addrs: slabPool[uint64]{size: addrChunk}}
 }

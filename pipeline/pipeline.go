@@ -176,6 +176,10 @@ func Run[E any](ctx context.Context, c *Config[E]) (Stats, error) {
 	defer r.Close()
 	p := &run[E]{c: c, f: f, r: r, needSchema: f.NeedsSchema(), chunks: newChunkPool[E](workers), slabs: newSlabs()}
 	p.sizer, _ = c.Encoder.(Sizer[E])
+	if c.Analysis != nil && c.Written != nil {
+		// The writer takes the stacks the workers resolved.
+		p.slabs.frames = &sharedFrames{p: slabPool[analysis.Frame]{size: frameChunk}}
+	}
 	for _, fl := range c.Files {
 		p.total += fl.Size()
 	}

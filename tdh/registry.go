@@ -111,7 +111,10 @@ type Registry struct {
 	events   map[key][]Candidate    // sorted by precedence; slices are never modified in place
 	versions map[versionKey][]uint8 // versions known per provider+id, ascending; never modified in place
 	names    map[uuid.UUID]string   // provider names, from the schema of highest precedence
-	dropped  int
+	// provGen holds, per provider, the generation its last schema added
+	// made (see ChangedSince).
+	provGen map[uuid.UUID]uint64
+	dropped int
 }
 
 type versionKey struct {
@@ -137,7 +140,12 @@ func (r *Registry) AddFrom(o Origin, events ...*Event) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	defer r.gen.Add(1)
+	next := r.gen.Load() + 1 // the generation this addition makes (adds hold the lock)
 	for _, e := range events {
+		if r.provGen == nil {
+			r.provGen = map[uuid.UUID]uint64{}
+		}
+		r.provGen[e.ProviderGUID] = next
 		k := key{e.ProviderGUID, e.ID, e.Version}
 		old, ok := r.events[k]
 		if !ok {
@@ -172,6 +180,21 @@ func (r *Registry) Clone() *Registry {
 // a caller may keep what [Registry.Candidates] returned for as long as the
 // generation stays the same (a per-goroutine cache that takes no lock).
 func (r *Registry) Generation() uint64 { return r.gen.Load() }
+
+// ChangedSince reports whether schemas of provider were added since
+// generation gen (what [Registry.Generation] returned): what a lookup of
+// one of its keys returns may then differ. Additions of other providers'
+// schemas change nothing of its lookups. (A clone counts its generations
+// anew: gen must be the same registry's.)
+func (r *Registry) ChangedSince(provider uuid.UUID, gen uint64) bool {
+	if r.gen.Load() == gen {
+		return false
+	}
+	r.mu.RLock()
+	g := r.provGen[provider]
+	r.mu.RUnlock()
+	return g > gen
+}
 
 // ProviderName returns the name the schemas of a provider give it, or "".
 func (r *Registry) ProviderName(provider uuid.UUID) string {

@@ -37,3 +37,39 @@ func TestRegistryClone(t *testing.T) {
 		t.Errorf("clone nearest version of 1/5 = %v, %v; want version 0 (5 was added to the original only)", s, exact)
 	}
 }
+
+// TestRegistryChangedSince: an addition changes its providers since the
+// generation before it, not the others, nor anything after it; a clone
+// counts its own generations.
+func TestRegistryChangedSince(t *testing.T) {
+	a := uuid.MustParse("11111111-2222-3333-4444-555555555555")
+	b := uuid.MustParse("66666666-2222-3333-4444-555555555555")
+	r := NewRegistry()
+	g0 := r.Generation()
+	if r.ChangedSince(a, g0) {
+		t.Fatal("changed with no addition")
+	}
+	r.AddFrom(Origin{Kind: OriginTrace}, &Event{ProviderGUID: a, ID: 1})
+	g1 := r.Generation()
+	if !r.ChangedSince(a, g0) {
+		t.Error("a's addition: a not changed since before it")
+	}
+	if r.ChangedSince(b, g0) {
+		t.Error("a's addition changed b")
+	}
+	if r.ChangedSince(a, g1) {
+		t.Error("a changed since after its addition")
+	}
+	r.AddFrom(Origin{Kind: OriginTrace}, &Event{ProviderGUID: b, ID: 1}, &Event{ProviderGUID: a, ID: 2})
+	if !r.ChangedSince(a, g1) || !r.ChangedSince(b, g1) || !r.ChangedSince(b, g0) {
+		t.Error("an addition of both: not both changed")
+	}
+	c := r.Clone()
+	if c.ChangedSince(a, c.Generation()) {
+		t.Error("clone changed since its own generation")
+	}
+	c.AddFrom(Origin{Kind: OriginTrace}, &Event{ProviderGUID: b, ID: 3})
+	if c.ChangedSince(a, 0) || !c.ChangedSince(b, 0) {
+		t.Error("clone: only b's addition after the clone counts")
+	}
+}

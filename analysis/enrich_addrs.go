@@ -1,0 +1,58 @@
+package analysis
+
+// A pass that hands annotations to other goroutines (package pipeline's
+// workers) takes them from [Enricher.NextAddrs] with their stacks'
+// addresses, which are smaller to carry than frames, and has each
+// goroutine resolve them with a [StackResolver] of its own: the reading
+// goroutine, which feeds the enricher in time order, then resolves
+// nothing.
+
+// NextAddrs is [Enricher.Next] without resolving the stack: it returns
+// the annotation (its Stack nil) and appends the addresses of the event's
+// stack, innermost first, to dst. A [StackResolver] gives their frames,
+// the Stack that Next would have set. The annotation is valid until the
+// next call to Next, NextAddrs or Push.
+func (e *Enricher) NextAddrs(dst []uint64) (*Annotation, []uint64, bool) {
+	s := e.nextSlot()
+	if s == nil {
+		return nil, dst, false
+	}
+	e.ann = s.annotation(e.m)
+	return &e.ann, e.stackAddrs(s, dst), true
+}
+
+// annotation returns the annotation of s, without its stack.
+func (s *slot) annotation(m *Model) Annotation {
+	return Annotation{Seq: s.seq, PID: s.pid, TID: s.tid, Process: s.proc, m: m, ft: s.ft}
+}
+
+// StackResolver resolves the addresses of events' stacks to frames
+// through a cache of its own (about 400 KB once used, half an enricher's:
+// goroutines that share the events between them share the work): one
+// per goroutine. The zero value is ready to use.
+type StackResolver struct {
+	cache frameCache
+}
+
+// stackResolverBits sizes a StackResolver's cache.
+const stackResolverBits = frameCacheBits - 1
+
+// Resolve appends to dst the frames of addrs, the stack of the event a
+// annotates, as [Enricher.NextAddrs] returned them: the Stack that
+// [Enricher.Next] gives. It waits for the model's .NET methods
+// ([Model.WaitMethods]) when it has stack addresses to resolve.
+func (r *StackResolver) Resolve(a *Annotation, addrs []uint64, dst []Frame) []Frame {
+	if a.m == nil {
+		for _, x := range addrs {
+			dst = append(dst, Frame{Address: x})
+		}
+		return dst
+	}
+	if len(addrs) > 0 {
+		a.m.WaitMethods()
+	}
+	if r.cache.bits == 0 {
+		r.cache.bits = stackResolverBits
+	}
+	return r.cache.resolveAll(a.m, a.Process, addrs, a.ft, dst)
+}

@@ -1,0 +1,71 @@
+package analysis_test
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/etwkit/etw/analysis"
+	"github.com/etwkit/etw/decode"
+	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/internal/etltest"
+)
+
+// TestNextAddrsResolves: on net.4.5.2 (kernel stacks, stack keys, .NET
+// stack walks), two enrichers fed the same events hand out the same
+// annotations, one through Next, the other through NextAddrs and a
+// StackResolver, stacks included.
+func TestNextAddrsResolves(t *testing.T) {
+	files := etltest.OpenFiles(t, etltest.CorpusFile(t, "microsoft+perfview/src/TraceEvent/TraceEvent.Tests/inputs/net.4.5.2.x64.etl.zip.unzipped/net.4.5.2.x64.etl"))
+	m, err := analysis.Build(files, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec := decode.New()
+	e1, e2 := m.NewEnricher(nil), m.NewEnricher(nil)
+	var r analysis.StackResolver
+	var addrs []uint64
+	var frames []analysis.Frame
+	n, stacks := 0, 0
+	check := func() {
+		for {
+			a1, ok1 := e1.Next()
+			a2, got, ok2 := e2.NextAddrs(addrs[:0])
+			addrs = got
+			if ok1 != ok2 {
+				t.Fatalf("event %d: Next %v, NextAddrs %v", n, ok1, ok2)
+			}
+			if !ok1 {
+				return
+			}
+			if a2.Stack != nil {
+				t.Fatalf("event %d: NextAddrs set the stack", n)
+			}
+			frames = r.Resolve(a2, addrs, frames[:0])
+			if a1.Seq != a2.Seq || a1.PID != a2.PID || a1.TID != a2.TID || a1.Process != a2.Process || !slices.Equal(a1.Stack, frames) {
+				t.Fatalf("event %d: Next %+v, NextAddrs %+v with frames %v", n, *a1, *a2, frames)
+			}
+			if len(frames) > 0 {
+				stacks++
+			}
+			n++
+		}
+	}
+	r0 := etl.NewReader(files, nil)
+	defer r0.Close()
+	for r0.Next() {
+		ev := r0.Event()
+		var res *decode.Result
+		if e1.NeedsDecode(ev) {
+			res = dec.Decode(ev)
+		}
+		e1.Push(ev, res)
+		e2.Push(ev, res)
+		check()
+	}
+	e1.Flush()
+	e2.Flush()
+	check()
+	if stacks < 20000 {
+		t.Errorf("%d of %d events with a stack: want net.4.5.2's 23,000 or so", stacks, n)
+	}
+}
