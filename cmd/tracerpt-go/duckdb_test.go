@@ -22,6 +22,10 @@ import (
 // package (no compiler, no other download).
 const duckDBPackage = "@duckdb/node-api@1.5.6-r.1"
 
+// duckDBScript is the query script, named when the tests start (some run
+// in a folder of their own).
+var duckDBScript, _ = filepath.Abs(filepath.Join("..", "..", "testdata", "duckdb", "query.mjs"))
+
 // duckDB returns a function that runs SQL queries with DuckDB, installing
 // @duckdb/node-api with npm into a cache folder the first time
 // (ETWKIT_DUCKDB_DIR, else the user cache folder). Without node and npm,
@@ -54,7 +58,7 @@ func duckDB(t *testing.T) func(queries []string) []json.RawMessage {
 			t.Skipf("npm install %s failed (%v), DuckDB checks skipped: %s", duckDBPackage, err, lastLines(out, 5))
 		}
 	}
-	script, err := os.ReadFile(filepath.Join("..", "..", "testdata", "duckdb", "query.mjs"))
+	script, err := os.ReadFile(duckDBScript)
 	if err != nil {
 		t.Fatal(err)
 	}
