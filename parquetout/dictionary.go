@@ -237,6 +237,26 @@ func (p *dictPage) Data() encoding.Values { return encoding.Int32Values(p.idx) }
 // Values reads the page's values.
 func (p *dictPage) Values() parquet.ValueReader { return &dictPageValues{p: p} }
 
+// Type is the library's indexed page type, whose Encode refuses any
+// encoding but the dictionary's: parquet-go gives a column up to PLAIN
+// when its dictionary outgrows DictionaryMaxBytes (1 GiB for strings
+// unless set), by unwrapping its own indexed type, which dictIndexType is
+// not; the column would then go on making dictBuffers, and their pages
+// would write their indexes as PLAIN values (a file that does not read).
+func (p *dictPage) Type() parquet.Type { return dictPageType{p.Page.Type()} }
+
+// dictPageType is the type of a dictPage.
+type dictPageType struct{ parquet.Type }
+
+// Encode encodes the page's indexes with enc, which must be the
+// dictionary encoding.
+func (t dictPageType) Encode(dst []byte, src encoding.Values, enc encoding.Encoding) ([]byte, error) {
+	if enc.Encoding() != parquet.RLEDictionary.Encoding() {
+		return dst, fmt.Errorf("parquetout: parquet-go encodes a dictionary column's page as %v, not as indexes into its dictionary", enc)
+	}
+	return t.Type.Encode(dst, src, enc)
+}
+
 // Slice returns the page of values i to j.
 func (p *dictPage) Slice(i, j int64) parquet.Page {
 	return &dictPage{Page: p.Page, buf: p.buf, idx: p.idx[i:j]}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
@@ -161,4 +162,61 @@ func TestDictBufferValuesElsewhere(t *testing.T) {
 		}
 	}()
 	buf.Page()
+}
+
+// TestDictColumnPlainFallback checks that a dictionary column whose
+// dictionary outgrows DictionaryMaxBytes (parquet-go then writes the
+// column's next pages PLAIN, through the column's type, which it cannot
+// unwrap) ends in an error, not in a file of indexes written as strings,
+// and that the library's own column writes the same rows into a file that
+// reads back.
+func TestDictColumnPlainFallback(t *testing.T) {
+	for _, lib := range []bool{false, true} {
+		node := dictString()
+		if lib {
+			node = parquet.Encoded(parquet.String(), &parquet.RLEDictionary)
+		}
+		var out bytes.Buffer
+		schema := parquet.NewSchema("t", parquet.Group{"s": node})
+		w := parquet.NewGenericWriter[any](&out, schema, parquet.DictionaryMaxBytes(64), parquet.PageBufferSize(256))
+		crg := w.BeginRowGroup()
+		cw := crg.ColumnWriters()[0]
+		var err error
+		for i := 0; i < 400 && err == nil; i++ {
+			v := parquet.ByteArrayValue(fmt.Appendf(nil, "value-%d", i%50)).Level(0, 0, 0)
+			_, err = cw.WriteRowValues([]parquet.Value{v})
+		}
+		if err == nil {
+			err = crg.Flush()
+		}
+		if err == nil {
+			_, err = crg.Commit()
+		}
+		if err == nil {
+			err = w.Close()
+		}
+		if !lib {
+			if err == nil || !strings.Contains(err.Error(), "not as indexes into its dictionary") {
+				t.Fatalf("dictString column past DictionaryMaxBytes: error %v, want the PLAIN page refused", err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := parquet.OpenFile(bytes.NewReader(out.Bytes()), int64(out.Len()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows := make([]parquet.Row, 401)
+		n, _ := parquet.NewReader(f).ReadRows(rows)
+		if n != 400 {
+			t.Fatalf("library column: read %d rows, want 400", n)
+		}
+		for i, r := range rows[:n] {
+			if got, want := string(r[0].ByteArray()), fmt.Sprintf("value-%d", i%50); got != want {
+				t.Fatalf("library column: row %d %q, want %q", i, got, want)
+			}
+		}
+	}
 }
