@@ -159,9 +159,21 @@ func (b *dictBuffer) Page() parquet.Page {
 		// short of them.
 		panic("parquetout: parquet-go wrote a dictionary column's values past dictBuffer.WriteValues")
 	}
-	b.page = dictPage{Page: b.ColumnBuffer.Page(), buf: b, idx: b.idx}
+	b.page = dictPage{lib: b.ColumnBuffer.Page(), buf: b, idx: b.idx}
 	return &b.page
 }
+
+// errNoBufferIndex is the answer of a dictBuffer asked for a column or
+// offset index.
+var errNoBufferIndex = errors.New("parquetout: a dictionary column's buffer has no column or offset index (the column writer makes them from its pages)")
+
+// ColumnIndex is an error: the library's, of its empty buffer, would
+// describe no values.
+func (b *dictBuffer) ColumnIndex() (parquet.ColumnIndex, error) { return nil, errNoBufferIndex }
+
+// OffsetIndex is an error: the library's, of its empty buffer, would
+// describe no values.
+func (b *dictBuffer) OffsetIndex() (parquet.OffsetIndex, error) { return nil, errNoBufferIndex }
 
 // Pages returns the buffer's one page.
 func (b *dictBuffer) Pages() parquet.Pages { return &onePage{page: b.Page()} }
@@ -210,14 +222,28 @@ func (p *onePage) SeekToRow(int64) error {
 func (p *onePage) Close() error { return nil }
 
 // dictPage is a page of indexes into a dictionary, which computes its
-// bounds once.
+// bounds once. It declares every method of parquet.Page (it does not
+// embed the interface): a method a later parquet-go adds to Page stops
+// the build instead of being answered by the empty library page.
 type dictPage struct {
-	parquet.Page // the library's empty indexed page: its type, column and dictionary
-	buf          *dictBuffer
-	idx          []int32
-	done, ok     bool
-	min, max     parquet.Value
+	lib      parquet.Page // the library's empty indexed page: its type, column and dictionary
+	buf      *dictBuffer
+	idx      []int32
+	done, ok bool
+	min, max parquet.Value
 }
+
+// Column is the index of the page's column.
+func (p *dictPage) Column() int { return p.lib.Column() }
+
+// Dictionary is the dictionary the page's indexes are into.
+func (p *dictPage) Dictionary() parquet.Dictionary { return p.lib.Dictionary() }
+
+// RepetitionLevels is nil: the levels are those of the page wrapping it.
+func (p *dictPage) RepetitionLevels() []byte { return nil }
+
+// DefinitionLevels is nil: the levels are those of the page wrapping it.
+func (p *dictPage) DefinitionLevels() []byte { return nil }
 
 // NumValues is the number of values in the page.
 func (p *dictPage) NumValues() int64 { return int64(len(p.idx)) }
@@ -243,7 +269,7 @@ func (p *dictPage) Values() parquet.ValueReader { return &dictPageValues{p: p} }
 // unless set), by unwrapping its own indexed type, which dictIndexType is
 // not; the column would then go on making dictBuffers, and their pages
 // would write their indexes as PLAIN values (a file that does not read).
-func (p *dictPage) Type() parquet.Type { return dictPageType{p.Page.Type()} }
+func (p *dictPage) Type() parquet.Type { return dictPageType{p.lib.Type()} }
 
 // dictPageType is the type of a dictPage.
 type dictPageType struct{ parquet.Type }
@@ -259,7 +285,7 @@ func (t dictPageType) Encode(dst []byte, src encoding.Values, enc encoding.Encod
 
 // Slice returns the page of values i to j.
 func (p *dictPage) Slice(i, j int64) parquet.Page {
-	return &dictPage{Page: p.Page, buf: p.buf, idx: p.idx[i:j]}
+	return &dictPage{lib: p.lib, buf: p.buf, idx: p.idx[i:j]}
 }
 
 // Bounds returns the least and greatest value of the page, as the
@@ -268,7 +294,7 @@ func (p *dictPage) Slice(i, j int64) parquet.Page {
 func (p *dictPage) Bounds() (min, max parquet.Value, ok bool) {
 	if !p.done && len(p.idx) > 0 {
 		p.min, p.max = p.buf.bounds(p.idx)
-		col := p.Page.Column()
+		col := p.lib.Column()
 		p.min, p.max, p.ok = p.min.Level(0, 0, col), p.max.Level(0, 0, col), true
 	}
 	p.done = true
@@ -283,7 +309,7 @@ type dictPageValues struct {
 
 // ReadValues reads the next values of the page.
 func (r *dictPageValues) ReadValues(values []parquet.Value) (int, error) {
-	n, err := readIndexed(r.p.buf.dict, r.p.idx, r.p.Page.Column(), values, r.off)
+	n, err := readIndexed(r.p.buf.dict, r.p.idx, r.p.lib.Column(), values, r.off)
 	r.off += int64(n)
 	return n, err
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -218,5 +219,43 @@ func TestDictColumnPlainFallback(t *testing.T) {
 				t.Fatalf("library column: row %d %q, want %q", i, got, want)
 			}
 		}
+	}
+}
+
+// TestDictBufferMethods checks that every exported method of parquet-go's
+// ColumnBuffer is one dictBuffer declares or one it leaves to the library
+// buffer it embeds (empty: only its type, column, dictionary and bloom
+// filter are right), so that a method a later parquet-go adds is looked
+// at before the empty buffer answers it.
+func TestDictBufferMethods(t *testing.T) {
+	declared := []string{"Cap", "Clone", "ColumnIndex", "Len", "Less", "NumValues", "OffsetIndex", "Page", "Pages",
+		"ReadValuesAt", "Reset", "Size", "Swap", "WriteValues"}
+	library := []string{"BloomFilter", "Column", "Dictionary", "Type"}
+	iface := reflect.TypeFor[parquet.ColumnBuffer]()
+	var got []string
+	for i := range iface.NumMethod() {
+		if m := iface.Method(i); m.IsExported() {
+			got = append(got, m.Name)
+		}
+	}
+	want := slices.Sorted(slices.Values(append(declared, library...)))
+	if !slices.Equal(got, want) {
+		t.Fatalf("parquet-go's ColumnBuffer methods %v, dictBuffer knows of %v", got, want)
+	}
+	// The declared methods answer for the values written, not the empty
+	// library buffer.
+	typ := dictStringType{parquet.String().Type()}
+	buf := typ.NewDictionary(0, 0, typ.NewValues(nil, nil)).Type().NewColumnBuffer(0, 0).(*dictBuffer)
+	if _, err := buf.WriteValues([]parquet.Value{parquet.ByteArrayValue([]byte("b")), parquet.ByteArrayValue([]byte("a"))}); err != nil {
+		t.Fatal(err)
+	}
+	if buf.Len() != 2 || buf.NumValues() != 2 || buf.Size() != 8 || buf.Clone().Len() != 2 || buf.Page().NumValues() != 2 || !buf.Less(1, 0) {
+		t.Fatalf("dictBuffer len %d values %d size %d", buf.Len(), buf.NumValues(), buf.Size())
+	}
+	if _, err := buf.ColumnIndex(); err == nil {
+		t.Error("a dictBuffer gave a column index")
+	}
+	if _, err := buf.OffsetIndex(); err == nil {
+		t.Error("a dictBuffer gave an offset index")
 	}
 }
