@@ -84,8 +84,9 @@ type dictBuffer struct {
 	dict                 *cachedDict
 	idx                  []int32
 	page                 dictPage
-	seen                 []uint64 // bitmap of the dictionary's indexes met in a page
-	one                  [1]int32 // scratch for inserting a value
+	seen                 []uint64     // bitmap of the dictionary's indexes met in a page
+	pageType             parquet.Type // its pages' type (dictPageType), made once
+	one                  [1]int32     // scratch for inserting a value
 }
 
 // WriteValues appends the indexes of values (all present) to the buffer.
@@ -159,7 +160,11 @@ func (b *dictBuffer) Page() parquet.Page {
 		// short of them.
 		panic("parquetout: parquet-go wrote a dictionary column's values past dictBuffer.WriteValues")
 	}
-	b.page = dictPage{lib: b.ColumnBuffer.Page(), buf: b, idx: b.idx}
+	lib := b.ColumnBuffer.Page()
+	if b.pageType == nil {
+		b.pageType = dictPageType{lib.Type()}
+	}
+	b.page = dictPage{lib: lib, buf: b, idx: b.idx}
 	return &b.page
 }
 
@@ -269,7 +274,7 @@ func (p *dictPage) Values() parquet.ValueReader { return &dictPageValues{p: p} }
 // unless set), by unwrapping its own indexed type, which dictIndexType is
 // not; the column would then go on making dictBuffers, and their pages
 // would write their indexes as PLAIN values (a file that does not read).
-func (p *dictPage) Type() parquet.Type { return dictPageType{p.lib.Type()} }
+func (p *dictPage) Type() parquet.Type { return p.buf.pageType }
 
 // dictPageType is the type of a dictPage.
 type dictPageType struct{ parquet.Type }
