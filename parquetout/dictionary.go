@@ -116,8 +116,11 @@ func (b *dictBuffer) WriteValues(values []parquet.Value) (int, error) {
 	return len(values), nil
 }
 
-// Len is the number of values (and rows) in the buffer.
-func (b *dictBuffer) Len() int { return len(b.idx) }
+// Len is the number of values (and rows) in the buffer. It counts any
+// that reached the library's buffer under it too (not expected): the
+// column writer then asks for the page, which fails, where a buffer
+// that looked empty would never be written.
+func (b *dictBuffer) Len() int { return len(b.idx) + b.ColumnBuffer.Len() }
 
 // Cap is the number of values the buffer holds without growing.
 func (b *dictBuffer) Cap() int { return cap(b.idx) }

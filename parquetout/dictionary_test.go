@@ -157,6 +157,9 @@ func TestDictBufferValuesElsewhere(t *testing.T) {
 	if _, err := buf.ColumnBuffer.WriteValues([]parquet.Value{parquet.ByteArrayValue([]byte("x"))}); err != nil {
 		t.Fatal(err)
 	}
+	if buf.Len() != 1 {
+		t.Fatalf("Len %d with a value outside the buffer, want 1 (the column writer asks a buffer of none for no page)", buf.Len())
+	}
 	defer func() {
 		if recover() == nil {
 			t.Fatal("no panic for values outside the buffer")
