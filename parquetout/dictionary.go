@@ -437,8 +437,13 @@ func (b *dictBuffer) bounds(idx []int32) (min, max parquet.Value) {
 type keptType struct{ parquet.Type }
 
 // keepBounds is node n (a leaf without options) with its pages' bounds
-// kept.
-func keepBounds(n parquet.Node) parquet.Node { return parquet.Leaf(keptType{n.Type()}) }
+// kept. It panics for a node with options, which the new leaf would lose.
+func keepBounds(n parquet.Node) parquet.Node {
+	if !n.Leaf() || n.Optional() || n.Repeated() || n.Encoding() != nil || n.Compression() != nil {
+		panic(fmt.Sprintf("parquetout: keepBounds(%v) would lose the node's options", n))
+	}
+	return parquet.Leaf(keptType{n.Type()})
+}
 
 // NewColumnBuffer wraps the type's column buffer.
 func (t keptType) NewColumnBuffer(columnIndex, numValues int) parquet.ColumnBuffer {

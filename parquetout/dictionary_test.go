@@ -262,3 +262,22 @@ func TestDictBufferMethods(t *testing.T) {
 		t.Error("a dictBuffer gave an offset index")
 	}
 }
+
+// TestKeepBoundsOptions checks that keepBounds keeps a plain leaf's type
+// and refuses a node whose options it would drop.
+func TestKeepBoundsOptions(t *testing.T) {
+	if got := keepBounds(parquet.Uint(32)); got.Type().String() != parquet.Uint(32).Type().String() || got.Optional() {
+		t.Fatalf("keepBounds(Uint(32)) is %v", got)
+	}
+	for _, n := range []parquet.Node{parquet.Optional(parquet.String()), parquet.Repeated(parquet.Int(64)),
+		parquet.Encoded(parquet.String(), &parquet.RLEDictionary), parquet.Compressed(parquet.String(), &parquet.Zstd)} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("keepBounds(%v) did not panic", n)
+				}
+			}()
+			keepBounds(n)
+		}()
+	}
+}
