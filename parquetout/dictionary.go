@@ -38,6 +38,13 @@ import (
 // and the library's optional and repeated column buffers give a leaf
 // column its values; the embedded library buffer, left empty, is there
 // for the page's type and the interface's unexported methods.
+//
+// What a later parquet-go could do differently fails instead of writing
+// another file: values given to the empty library buffer (dictBuffer.Page
+// panics), a page of indexes encoded other than as indexes (the fallback
+// to PLAIN: dictPageType.Encode), a method added to Page (dictPage
+// declares them all: the build stops) or to ColumnBuffer
+// (TestDictBufferMethods).
 
 // dictStringType is the string type of a dictionary-encoded column.
 type dictStringType struct{ parquet.Type }
