@@ -38,6 +38,13 @@ import (
 // and the library's optional and repeated column buffers give a leaf
 // column its values; the embedded library buffer, left empty, is there
 // for the page's type and the interface's unexported methods.
+//
+// What a later parquet-go could do differently fails instead of writing
+// another file: values given to the empty library buffer (dictBuffer.Page
+// panics), a page of indexes encoded other than as indexes (the fallback
+// to PLAIN: dictPageType.Encode), a method added to Page (dictPage
+// declares them all: the build stops) or to ColumnBuffer
+// (TestDictBufferMethods).
 
 // dictStringType is the string type of a dictionary-encoded column.
 type dictStringType struct{ parquet.Type }
@@ -84,8 +91,9 @@ type dictBuffer struct {
 	dict                 *cachedDict
 	idx                  []int32
 	page                 dictPage
-	seen                 []uint64 // bitmap of the dictionary's indexes met in a page
-	one                  [1]int32 // scratch for inserting a value
+	seen                 []uint64     // bitmap of the dictionary's indexes met in a page
+	pageType             parquet.Type // its pages' type (dictPageType), made once
+	one                  [1]int32     // scratch for inserting a value
 }
 
 // WriteValues appends the indexes of values (all present) to the buffer.
@@ -115,8 +123,11 @@ func (b *dictBuffer) WriteValues(values []parquet.Value) (int, error) {
 	return len(values), nil
 }
 
-// Len is the number of values (and rows) in the buffer.
-func (b *dictBuffer) Len() int { return len(b.idx) }
+// Len is the number of values (and rows) in the buffer. It counts any
+// that reached the library's buffer under it too (not expected): the
+// column writer then asks for the page, which fails, where a buffer
+// that looked empty would never be written.
+func (b *dictBuffer) Len() int { return len(b.idx) + b.ColumnBuffer.Len() }
 
 // Cap is the number of values the buffer holds without growing.
 func (b *dictBuffer) Cap() int { return cap(b.idx) }
@@ -159,9 +170,25 @@ func (b *dictBuffer) Page() parquet.Page {
 		// short of them.
 		panic("parquetout: parquet-go wrote a dictionary column's values past dictBuffer.WriteValues")
 	}
-	b.page = dictPage{Page: b.ColumnBuffer.Page(), buf: b, idx: b.idx}
+	lib := b.ColumnBuffer.Page()
+	if b.pageType == nil {
+		b.pageType = dictPageType{lib.Type()}
+	}
+	b.page = dictPage{lib: lib, buf: b, idx: b.idx}
 	return &b.page
 }
+
+// errNoBufferIndex is the answer of a dictBuffer asked for a column or
+// offset index.
+var errNoBufferIndex = errors.New("parquetout: a dictionary column's buffer has no column or offset index (the column writer makes them from its pages)")
+
+// ColumnIndex is an error: the library's, of its empty buffer, would
+// describe no values.
+func (b *dictBuffer) ColumnIndex() (parquet.ColumnIndex, error) { return nil, errNoBufferIndex }
+
+// OffsetIndex is an error: the library's, of its empty buffer, would
+// describe no values.
+func (b *dictBuffer) OffsetIndex() (parquet.OffsetIndex, error) { return nil, errNoBufferIndex }
 
 // Pages returns the buffer's one page.
 func (b *dictBuffer) Pages() parquet.Pages { return &onePage{page: b.Page()} }
@@ -210,14 +237,28 @@ func (p *onePage) SeekToRow(int64) error {
 func (p *onePage) Close() error { return nil }
 
 // dictPage is a page of indexes into a dictionary, which computes its
-// bounds once.
+// bounds once. It declares every method of parquet.Page (it does not
+// embed the interface): a method a later parquet-go adds to Page stops
+// the build instead of being answered by the empty library page.
 type dictPage struct {
-	parquet.Page // the library's empty indexed page: its type, column and dictionary
-	buf          *dictBuffer
-	idx          []int32
-	done, ok     bool
-	min, max     parquet.Value
+	lib      parquet.Page // the library's empty indexed page: its type, column and dictionary
+	buf      *dictBuffer
+	idx      []int32
+	done, ok bool
+	min, max parquet.Value
 }
+
+// Column is the index of the page's column.
+func (p *dictPage) Column() int { return p.lib.Column() }
+
+// Dictionary is the dictionary the page's indexes are into.
+func (p *dictPage) Dictionary() parquet.Dictionary { return p.lib.Dictionary() }
+
+// RepetitionLevels is nil: the levels are those of the page wrapping it.
+func (p *dictPage) RepetitionLevels() []byte { return nil }
+
+// DefinitionLevels is nil: the levels are those of the page wrapping it.
+func (p *dictPage) DefinitionLevels() []byte { return nil }
 
 // NumValues is the number of values in the page.
 func (p *dictPage) NumValues() int64 { return int64(len(p.idx)) }
@@ -237,9 +278,29 @@ func (p *dictPage) Data() encoding.Values { return encoding.Int32Values(p.idx) }
 // Values reads the page's values.
 func (p *dictPage) Values() parquet.ValueReader { return &dictPageValues{p: p} }
 
+// Type is the library's indexed page type, whose Encode refuses any
+// encoding but the dictionary's: parquet-go gives a column up to PLAIN
+// when its dictionary outgrows DictionaryMaxBytes (1 GiB for strings
+// unless set), by unwrapping its own indexed type, which dictIndexType is
+// not; the column would then go on making dictBuffers, and their pages
+// would write their indexes as PLAIN values (a file that does not read).
+func (p *dictPage) Type() parquet.Type { return p.buf.pageType }
+
+// dictPageType is the type of a dictPage.
+type dictPageType struct{ parquet.Type }
+
+// Encode encodes the page's indexes with enc, which must be the
+// dictionary encoding.
+func (t dictPageType) Encode(dst []byte, src encoding.Values, enc encoding.Encoding) ([]byte, error) {
+	if enc.Encoding() != parquet.RLEDictionary.Encoding() {
+		return dst, fmt.Errorf("parquetout: parquet-go encodes a dictionary column's page as %v, not as indexes into its dictionary", enc)
+	}
+	return t.Type.Encode(dst, src, enc)
+}
+
 // Slice returns the page of values i to j.
 func (p *dictPage) Slice(i, j int64) parquet.Page {
-	return &dictPage{Page: p.Page, buf: p.buf, idx: p.idx[i:j]}
+	return &dictPage{lib: p.lib, buf: p.buf, idx: p.idx[i:j]}
 }
 
 // Bounds returns the least and greatest value of the page, as the
@@ -248,7 +309,7 @@ func (p *dictPage) Slice(i, j int64) parquet.Page {
 func (p *dictPage) Bounds() (min, max parquet.Value, ok bool) {
 	if !p.done && len(p.idx) > 0 {
 		p.min, p.max = p.buf.bounds(p.idx)
-		col := p.Page.Column()
+		col := p.lib.Column()
 		p.min, p.max, p.ok = p.min.Level(0, 0, col), p.max.Level(0, 0, col), true
 	}
 	p.done = true
@@ -263,7 +324,7 @@ type dictPageValues struct {
 
 // ReadValues reads the next values of the page.
 func (r *dictPageValues) ReadValues(values []parquet.Value) (int, error) {
-	n, err := readIndexed(r.p.buf.dict, r.p.idx, r.p.Page.Column(), values, r.off)
+	n, err := readIndexed(r.p.buf.dict, r.p.idx, r.p.lib.Column(), values, r.off)
 	r.off += int64(n)
 	return n, err
 }
@@ -383,8 +444,13 @@ func (b *dictBuffer) bounds(idx []int32) (min, max parquet.Value) {
 type keptType struct{ parquet.Type }
 
 // keepBounds is node n (a leaf without options) with its pages' bounds
-// kept.
-func keepBounds(n parquet.Node) parquet.Node { return parquet.Leaf(keptType{n.Type()}) }
+// kept. It panics for a node with options, which the new leaf would lose.
+func keepBounds(n parquet.Node) parquet.Node {
+	if !n.Leaf() || n.Optional() || n.Repeated() || n.Encoding() != nil || n.Compression() != nil {
+		panic(fmt.Sprintf("parquetout: keepBounds(%v) would lose the node's options", n))
+	}
+	return parquet.Leaf(keptType{n.Type()})
+}
 
 // NewColumnBuffer wraps the type's column buffer.
 func (t keptType) NewColumnBuffer(columnIndex, numValues int) parquet.ColumnBuffer {

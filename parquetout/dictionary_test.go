@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
@@ -155,10 +157,127 @@ func TestDictBufferValuesElsewhere(t *testing.T) {
 	if _, err := buf.ColumnBuffer.WriteValues([]parquet.Value{parquet.ByteArrayValue([]byte("x"))}); err != nil {
 		t.Fatal(err)
 	}
+	if buf.Len() != 1 {
+		t.Fatalf("Len %d with a value outside the buffer, want 1 (the column writer asks a buffer of none for no page)", buf.Len())
+	}
 	defer func() {
 		if recover() == nil {
 			t.Fatal("no panic for values outside the buffer")
 		}
 	}()
 	buf.Page()
+}
+
+// TestDictColumnPlainFallback checks that a dictionary column whose
+// dictionary outgrows DictionaryMaxBytes (parquet-go then writes the
+// column's next pages PLAIN, through the column's type, which it cannot
+// unwrap) ends in an error, not in a file of indexes written as strings,
+// and that the library's own column writes the same rows into a file that
+// reads back.
+func TestDictColumnPlainFallback(t *testing.T) {
+	for _, lib := range []bool{false, true} {
+		node := dictString()
+		if lib {
+			node = parquet.Encoded(parquet.String(), &parquet.RLEDictionary)
+		}
+		var out bytes.Buffer
+		schema := parquet.NewSchema("t", parquet.Group{"s": node})
+		w := parquet.NewGenericWriter[any](&out, schema, parquet.DictionaryMaxBytes(64), parquet.PageBufferSize(256))
+		crg := w.BeginRowGroup()
+		cw := crg.ColumnWriters()[0]
+		var err error
+		for i := 0; i < 400 && err == nil; i++ {
+			v := parquet.ByteArrayValue(fmt.Appendf(nil, "value-%d", i%50)).Level(0, 0, 0)
+			_, err = cw.WriteRowValues([]parquet.Value{v})
+		}
+		if err == nil {
+			err = crg.Flush()
+		}
+		if err == nil {
+			_, err = crg.Commit()
+		}
+		if err == nil {
+			err = w.Close()
+		}
+		if !lib {
+			if err == nil || !strings.Contains(err.Error(), "not as indexes into its dictionary") {
+				t.Fatalf("dictString column past DictionaryMaxBytes: error %v, want the PLAIN page refused", err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := parquet.OpenFile(bytes.NewReader(out.Bytes()), int64(out.Len()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows := make([]parquet.Row, 401)
+		n, _ := parquet.NewReader(f).ReadRows(rows)
+		if n != 400 {
+			t.Fatalf("library column: read %d rows, want 400", n)
+		}
+		for i, r := range rows[:n] {
+			if got, want := string(r[0].ByteArray()), fmt.Sprintf("value-%d", i%50); got != want {
+				t.Fatalf("library column: row %d %q, want %q", i, got, want)
+			}
+		}
+	}
+}
+
+// TestDictBufferMethods checks that every exported method of parquet-go's
+// ColumnBuffer is one dictBuffer declares or one it leaves to the library
+// buffer it embeds (empty: only its type, column, dictionary and bloom
+// filter are right), so that a method a later parquet-go adds is looked
+// at before the empty buffer answers it.
+func TestDictBufferMethods(t *testing.T) {
+	declared := []string{"Cap", "Clone", "ColumnIndex", "Len", "Less", "NumValues", "OffsetIndex", "Page", "Pages",
+		"ReadValuesAt", "Reset", "Size", "Swap", "WriteValues"}
+	library := []string{"BloomFilter", "Column", "Dictionary", "Type"}
+	iface := reflect.TypeFor[parquet.ColumnBuffer]()
+	var got []string
+	for i := range iface.NumMethod() {
+		if m := iface.Method(i); m.IsExported() {
+			got = append(got, m.Name)
+		}
+	}
+	want := slices.Sorted(slices.Values(append(declared, library...)))
+	if !slices.Equal(got, want) {
+		t.Fatalf("parquet-go's ColumnBuffer methods %v, dictBuffer knows of %v", got, want)
+	}
+	// The declared methods answer for the values written, not the empty
+	// library buffer.
+	typ := dictStringType{parquet.String().Type()}
+	buf := typ.NewDictionary(0, 0, typ.NewValues(nil, nil)).Type().NewColumnBuffer(0, 0).(*dictBuffer)
+	if _, err := buf.WriteValues([]parquet.Value{parquet.ByteArrayValue([]byte("b")), parquet.ByteArrayValue([]byte("a"))}); err != nil {
+		t.Fatal(err)
+	}
+	if buf.Len() != 2 || buf.NumValues() != 2 || buf.Size() != 8 || buf.Clone().Len() != 2 || buf.Page().NumValues() != 2 || !buf.Less(1, 0) {
+		t.Fatalf("dictBuffer len %d values %d size %d", buf.Len(), buf.NumValues(), buf.Size())
+	}
+	if _, err := buf.ColumnIndex(); err == nil {
+		t.Error("a dictBuffer gave a column index")
+	}
+	if _, err := buf.OffsetIndex(); err == nil {
+		t.Error("a dictBuffer gave an offset index")
+	}
+}
+
+// TestKeepBoundsOptions checks that keepBounds keeps a plain leaf's type
+// and refuses a node whose options it would drop.
+func TestKeepBoundsOptions(t *testing.T) {
+	if got := keepBounds(parquet.Uint(32)); got.Type().String() != parquet.Uint(32).Type().String() || got.Optional() {
+		t.Fatalf("keepBounds(Uint(32)) is %v", got)
+	}
+	for _, n := range []parquet.Node{parquet.Optional(parquet.String()), parquet.Repeated(parquet.Int(64)),
+		parquet.Encoded(parquet.String(), &parquet.RLEDictionary), parquet.Compressed(parquet.String(), &parquet.Zstd)} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("keepBounds(%v) did not panic", n)
+				}
+			}()
+			keepBounds(n)
+		}()
+	}
 }

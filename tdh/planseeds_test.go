@@ -30,6 +30,9 @@ func addCorpusPlanSeeds(f *testing.F) {
 		}
 		schemas[s] = true
 		b, ok := fuzzSchemaBytes(s)
+		if ok {
+			checkFuzzSchemaBytes(f, s, b)
+		}
 		if k := string(b) + "\x00" + s.Message; ok && !seen[k] {
 			seen[k] = true
 			f.Add(append(b, d.Payload...), s.Message)
@@ -37,6 +40,34 @@ func addCorpusPlanSeeds(f *testing.F) {
 	})
 	if len(seen) == 0 {
 		f.Fatal("no corpus schema for FuzzJSONPlan's seeds")
+	}
+}
+
+// checkFuzzSchemaBytes checks that fuzzSchema reads b, fuzzSchemaBytes'
+// bytes for s, whole, into the properties s's begin with: each one's
+// input type, array, map and members.
+func checkFuzzSchemaBytes(tb testing.TB, s *tdh.Event, b []byte) {
+	e, rest := fuzzSchema(b)
+	if len(rest) != 0 {
+		tb.Errorf("%s/%s: fuzzSchema left %d of fuzzSchemaBytes' %d bytes", s.ProviderName, s.EventName, len(rest), len(b))
+	}
+	var same func(got, want []tdh.Property) bool
+	same = func(got, want []tdh.Property) bool {
+		if len(got) != len(want) {
+			return false
+		}
+		for i, g := range got {
+			w := &want[i]
+			members := w.Members[:min(len(w.Members), 3)]
+			if (len(members) == 0 && g.InType != w.InType) || g.IsArray != w.IsArray ||
+				(len(members) == 0 && (g.Map != nil) != (w.Map != nil && len(w.Map.Entries) > 1)) || !same(g.Members, members) {
+				return false
+			}
+		}
+		return true
+	}
+	if want := s.Properties[:min(len(s.Properties), 6)]; !same(e.Properties, want) {
+		tb.Errorf("%s/%s: fuzzSchema reads fuzzSchemaBytes' bytes into %+v, want %+v", s.ProviderName, s.EventName, e.Properties, want)
 	}
 }
 
@@ -60,8 +91,9 @@ func eachCorpusDecoded(tb testing.TB, paths []string, fn func(d *tdh.Decoded)) {
 
 // fuzzSchemaBytes returns the bytes fuzzSchema reads to build s, as near
 // as they can say it: the first six top-level properties, nesting two
-// deep, three members a struct, four entries a map, counts, lengths and
-// indexes within the ranges fuzzProp gives. ok is false when s has no
+// deep, three members a struct, four entries a map (a map of one entry
+// left out), counts, lengths and indexes within the ranges fuzzProp gives
+// (where the rules for one byte clash, the members' count wins). ok is false when s has no
 // property or one of a type fuzzProp does not pick from.
 func fuzzSchemaBytes(s *tdh.Event) (b []byte, ok bool) {
 	n := min(len(s.Properties), 6)
@@ -121,7 +153,9 @@ func appendFuzzProp(b []byte, p *tdh.Property, i, depth int) ([]byte, bool) {
 		outRules = append(outRules, func(c byte) bool { return int(c)%i == p.LengthIndex })
 	}
 	var entries []byte
-	if m := p.Map; m != nil && len(m.Entries) > 0 && len(p.Members) == 0 {
+	// fuzzProp makes maps of two to four entries: one of a single entry
+	// is left out (its byte would be read as the next property's).
+	if m := p.Map; m != nil && len(m.Entries) > 1 && len(p.Members) == 0 {
 		for _, e := range m.Entries[:min(len(m.Entries), 4)] {
 			v := e.Value
 			if m.Kind == tdh.BitMap {
@@ -133,9 +167,11 @@ func appendFuzzProp(b []byte, p *tdh.Property, i, depth int) ([]byte, bool) {
 		paramRules = append(paramRules, func(c byte) bool { return tdh.MapKind(c%4) == m.Kind })
 	}
 	if len(p.Members) > 0 {
+		// The members' count comes first: the bytes of the members
+		// follow, and a count the other rules win would misread them.
 		flags |= 0x40
 		k := min(len(p.Members), 3)
-		paramRules = append(paramRules, func(c byte) bool { return int(c)%3 == k-1 })
+		paramRules = slices.Insert(paramRules, 0, func(c byte) bool { return int(c)%3 == k-1 })
 	}
 	b = append(b, byte(in), fuzzByte(outRules), flags, fuzzByte(paramRules))
 	b = append(b, entries...)
