@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -147,5 +149,67 @@ func TestSelectedWalkerWaitsMethods(t *testing.T) {
 	m.NewSelectedWalker(nil, func(*Annotation) error { return nil })
 	if m.methodsPending() {
 		t.Error("NewSelectedWalker returned while the methods were still being added")
+	}
+}
+
+// TestStackResolverWaitsMethods: a StackResolver, on a model built with
+// Options.LateMethods, resolves a stack only once the methods are all
+// added, and an annotation without one at once.
+func TestStackResolverWaitsMethods(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	defer func() { methodsDoneHook = nil }()
+	files := openCorpus(t, netFile)
+	dec := clrDecoder(t)
+	release := make(chan struct{})
+	var once sync.Once
+	releaseOnce := func() { once.Do(func() { close(release) }) }
+	defer releaseOnce()
+	methodsDoneHook = func() { <-release }
+	m, err := Build(files, dec, &Options{LateMethods: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !m.methodsPending() { // the hook holds them back
+		t.Fatal("Options.LateMethods: Build returned after the methods were added")
+	}
+	// An annotation without a stack and one with, from an enricher (which
+	// resolves nothing itself).
+	var bare, stacked *Annotation
+	var addrs, stack []uint64
+	e := m.NewEnricher(nil)
+	r := etl.NewReader(files, nil)
+	for r.Next() && stacked == nil {
+		e.PushDecoding(r.Event(), dec)
+		for stacked == nil {
+			a, got, ok := e.NextAddrs(addrs[:0])
+			if !ok {
+				break
+			}
+			addrs = got
+			if len(got) == 0 && bare == nil {
+				bare = new(Annotation)
+				*bare = *a
+			} else if len(got) > 0 {
+				stacked = new(Annotation)
+				*stacked = *a
+				stack = slices.Clone(got)
+			}
+		}
+	}
+	r.Close()
+	if bare == nil || stacked == nil {
+		t.Fatal("no annotation without a stack, or none with one")
+	}
+	var sr StackResolver
+	time.AfterFunc(200*time.Millisecond, releaseOnce)
+	if frames := sr.Resolve(bare, nil, nil); len(frames) != 0 || !m.methodsPending() {
+		t.Errorf("no stack: %d frames, methods pending %v; want none, at once", len(frames), m.methodsPending())
+	}
+	frames := sr.Resolve(stacked, stack, nil)
+	if m.methodsPending() {
+		t.Error("Resolve returned a stack while the methods were still being added")
+	}
+	if len(frames) != len(stack) {
+		t.Errorf("%d frames for %d addresses", len(frames), len(stack))
 	}
 }

@@ -162,21 +162,31 @@ func (w *writes) Write(p []row) (int, error) {
 }
 
 // TestRunSizer: what a Sizer says bounds the rendering held before it is
-// written, on the calling goroutine and on workers (batches of rows that
-// hold 1 MiB each are cut after 16).
+// written, on the calling goroutine and on workers (rows that hold 1 MiB
+// each fill a chunk each, and a batch's rendering passes its bound at
+// every row: the writer renders the rest of each batch, row by row); the
+// rows written are those of a run without the Sizer, in the same order.
 func TestRunSizer(t *testing.T) {
 	path := etltest.CorpusFile(t, "microsoft+perfview/src/TraceEvent/TraceEvent.Tests/inputs/net.4.5.2.x64.etl.zip.unzipped/net.4.5.2.x64.etl")
 	files := etltest.OpenFiles(t, path)
+	var clones atomic.Int32
+	plain := &rows{}
+	if _, err := pipeline.Run(context.Background(), &pipeline.Config[row]{Files: files, Workers: 1, Decoder: decode.New(),
+		Encoder: rowEncoder{&clones}, Output: plain, Filter: &pipeline.Filter{MaxEvents: 2000}}); err != nil {
+		t.Fatal(err)
+	}
 	for _, workers := range []int{1, 2} {
-		var clones atomic.Int32
 		w := &writes{}
 		st, err := pipeline.Run(context.Background(), &pipeline.Config[row]{Files: files, Workers: workers, Decoder: decode.New(),
 			Encoder: heavyEncoder{rowEncoder{&clones}}, Output: w, Filter: &pipeline.Filter{MaxEvents: 2000}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if st.Written != 2000 || len(w.got) != 2002 || w.most > 16 {
-			t.Errorf("workers %d: %d written, %d rows, at most %d rows a write; want 2000, 2002, 16", workers, st.Written, len(w.got), w.most)
+		if st.Written != 2000 || len(w.got) != 2002 || w.most > 1 {
+			t.Errorf("workers %d: %d written, %d rows, at most %d rows a write; want 2000, 2002, 1", workers, st.Written, len(w.got), w.most)
+		}
+		if !reflect.DeepEqual(w.got, plain.got) {
+			t.Errorf("workers %d: the rows differ from those rendered without the Sizer", workers)
 		}
 	}
 }

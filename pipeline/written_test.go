@@ -37,20 +37,33 @@ func (e stackEncoder) AppendEvent(dst []byte, ev *etl.Event, _ *decode.Result, a
 	return append(dst, '\n')
 }
 
+// heavyStackEncoder is a stackEncoder whose renderings say they weigh
+// 4 KiB a byte (Sizer): a batch passes its rendering's bound within a
+// few events, and the writer renders the rest.
+type heavyStackEncoder struct{ stackEncoder }
+
+func (heavyStackEncoder) Clone() pipeline.Encoder[byte] { return heavyStackEncoder{} }
+func (heavyStackEncoder) Size(rendered []byte) int      { return len(rendered) << 12 }
+
 // TestWrittenStacks: Config.Written gets each event's stack as the
 // encoder rendered it (the workers keep the stacks they resolved for
-// the writer), with one worker and with several.
+// the writer), with one worker and with several, and where the writer
+// renders most events (heavyStackEncoder).
 func TestWrittenStacks(t *testing.T) {
 	path := etltest.CorpusFile(t, "microsoft+perfview/src/TraceEvent/TraceEvent.Tests/inputs/net.4.5.2.x64.etl.zip.unzipped/net.4.5.2.x64.etl")
 	files := etltest.OpenFiles(t, path)
 	dec := decode.New()
 	m, _, _ := pipeline.Prepare(files, dec)
-	for _, workers := range []int{1, 3} {
+	for _, c := range []struct {
+		workers int
+		enc     pipeline.Encoder[byte]
+	}{{1, stackEncoder{}}, {3, stackEncoder{}}, {3, heavyStackEncoder{}}} {
+		workers := c.workers
 		var out strings.Builder
 		var written []byte
 		_, err := pipeline.Run(context.Background(), &pipeline.Config[byte]{
 			Files: files, Workers: workers, Decoder: dec, Prescanned: true,
-			Encoder: stackEncoder{}, Output: &out, Analysis: m,
+			Encoder: c.enc, Output: &out, Analysis: m,
 			Written: func(ev *etl.Event, a *analysis.Annotation) error {
 				written = stackEncoder{}.AppendEvent(written, ev, nil, a)
 				return nil
@@ -60,10 +73,10 @@ func TestWrittenStacks(t *testing.T) {
 			t.Fatal(err)
 		}
 		if string(written) != out.String() {
-			t.Errorf("%d workers: Written's stacks differ from the rendered ones", workers)
+			t.Errorf("%d workers, %T: Written's stacks differ from the rendered ones", workers, c.enc)
 		}
 		if n := strings.Count(out.String(), "!"); n < 10000 {
-			t.Errorf("%d workers: %d .NET frames: want net.4.5.2's", workers, n)
+			t.Errorf("%d workers, %T: %d .NET frames: want net.4.5.2's", workers, c.enc, n)
 		}
 	}
 }
