@@ -32,6 +32,9 @@ func DecompressLZ77(dst, src []byte) (int, error) {
 		half    = -1   // input offset of the byte whose high nibble is the next shared length nibble, or -1
 	)
 	for {
+		if len(src)-in >= fastSrcMargin && len(dst)-out >= fastDstMargin {
+			in, out, flags, nflags, half = decodeLZ77Fast(dst, src, in, out, flags, nflags, half)
+		}
 		if nflags == 0 {
 			if len(src)-in < 4 {
 				if in == len(src) {

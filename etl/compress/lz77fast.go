@@ -1,0 +1,111 @@
+package compress
+
+import (
+	"encoding/binary"
+	"math/bits"
+)
+
+// Margins of decodeLZ77Fast: it decodes an item only while at least
+// fastSrcMargin input bytes and fastDstMargin output bytes remain, so that
+// a flag word (4 bytes), a literal run moved in 8-byte words (at most 32
+// bytes) and the longest match header it decodes (2 bytes, a length nibble
+// and a length byte) can be read, and the literal run and the first 16
+// bytes of a match written, without further checks.
+const (
+	fastSrcMargin = 4 + 32 + 4
+	fastDstMargin = 32 + 32
+)
+
+// decodeLZ77Fast decodes the items of a Plain LZ77 stream that lie well
+// inside src and dst, from the decoder state of DecompressLZ77 (input and
+// output offsets, unread flag bits, the pending shared length nibble), and
+// returns the state after them. It stops at an item boundary before
+// anything it leaves to DecompressLZ77: the last bytes of src or dst, a
+// 16- or 32-bit match length, and a match that reaches before the output
+// or past its end, which DecompressLZ77 then decodes or reports with its
+// own checks. It never fails, so the result does not depend on it.
+//
+// Literal runs and matches with offsets of 8 or more are moved 8 bytes at
+// a time; the bytes written past an item are rewritten by the items after
+// it or lie beyond the count DecompressLZ77 returns. A match with offset
+// 8 or more never reads a byte it has not yet written, so word moves
+// repeat the pattern as byte moves would.
+func decodeLZ77Fast(dst, src []byte, in, out int, flags uint32, nflags, half int) (int, int, uint32, int, int) {
+	for {
+		s, d := src[in:], dst[out:]
+		if len(s) < fastSrcMargin || len(d) < fastDstMargin {
+			return in, out, flags, nflags, half
+		}
+		if nflags == 0 {
+			flags = binary.LittleEndian.Uint32(s)
+			in += 4
+			nflags = 32
+			continue
+		}
+
+		// A run of literals: at most 32 bytes, within both margins.
+		if n := bits.LeadingZeros32(flags); n != 0 {
+			n = min(n, nflags)
+			binary.LittleEndian.PutUint64(d, binary.LittleEndian.Uint64(s))
+			if n > 8 {
+				binary.LittleEndian.PutUint64(d[8:], binary.LittleEndian.Uint64(s[8:]))
+				binary.LittleEndian.PutUint64(d[16:], binary.LittleEndian.Uint64(s[16:]))
+				binary.LittleEndian.PutUint64(d[24:], binary.LittleEndian.Uint64(s[24:]))
+			}
+			in += n
+			out += n
+			flags <<= uint(n) // a shift by 32 yields 0
+			nflags -= n
+			continue
+		}
+
+		// A match; the state moves past it only once it is copied.
+		mb := int(binary.LittleEndian.Uint16(s))
+		next := in + 2
+		nextHalf := half
+		offset := mb>>3 + 1
+		length := mb & 7
+		if length == 7 {
+			if half < 0 {
+				length = int(s[2] & 15)
+				nextHalf = next
+				next++
+			} else {
+				length = int(src[half] >> 4)
+				nextHalf = -1
+			}
+			if length == 15 {
+				length = int(src[next])
+				if length == 255 {
+					return in, out, flags, nflags, half // a 16- or 32-bit length
+				}
+				next++
+				length += 15
+			}
+			length += 7
+		}
+		length += 3
+		if offset > out || length > len(d)-8 {
+			return in, out, flags, nflags, half // an error or the end of dst
+		}
+		in, half = next, nextHalf
+		flags <<= 1
+		nflags--
+		from := out - offset
+		switch {
+		case offset >= 8 && length <= 16:
+			w := dst[from : from+16]
+			binary.LittleEndian.PutUint64(d, binary.LittleEndian.Uint64(w))
+			binary.LittleEndian.PutUint64(d[8:], binary.LittleEndian.Uint64(w[8:]))
+		case offset >= 8 && length <= 32:
+			w := dst[from : from+32]
+			binary.LittleEndian.PutUint64(d, binary.LittleEndian.Uint64(w))
+			binary.LittleEndian.PutUint64(d[8:], binary.LittleEndian.Uint64(w[8:]))
+			binary.LittleEndian.PutUint64(d[16:], binary.LittleEndian.Uint64(w[16:]))
+			binary.LittleEndian.PutUint64(d[24:], binary.LittleEndian.Uint64(w[24:]))
+		default:
+			copyMatch(dst, out, offset, length)
+		}
+		out += length
+	}
+}
