@@ -31,21 +31,23 @@ const (
 // 8 or more never reads a byte it has not yet written, so word moves
 // repeat the pattern as byte moves would.
 func decodeLZ77Fast(dst, src []byte, in, out int, flags uint32, nflags, half int) (int, int, uint32, int, int) {
+	// The unread flags in the top nflags bits of f, followed by a 1 bit:
+	// f's leading zeros never run past the flags, and f is 1<<63 when
+	// none are left.
+	f := uint64(flags)<<32 | 1<<(63-nflags)
 	for {
 		s, d := src[in:], dst[out:]
 		if len(s) < fastSrcMargin || len(d) < fastDstMargin {
-			return in, out, flags, nflags, half
+			break
 		}
-		if nflags == 0 {
-			flags = binary.LittleEndian.Uint32(s)
+		if f == 1<<63 {
+			f = uint64(binary.LittleEndian.Uint32(s))<<32 | 1<<31
 			in += 4
-			nflags = 32
 			continue
 		}
 
 		// A run of literals: at most 32 bytes, within both margins.
-		if n := bits.LeadingZeros32(flags); n != 0 {
-			n = min(n, nflags)
+		if n := bits.LeadingZeros64(f); n != 0 {
 			binary.LittleEndian.PutUint64(d, binary.LittleEndian.Uint64(s))
 			if n > 8 {
 				binary.LittleEndian.PutUint64(d[8:], binary.LittleEndian.Uint64(s[8:]))
@@ -54,8 +56,7 @@ func decodeLZ77Fast(dst, src []byte, in, out int, flags uint32, nflags, half int
 			}
 			in += n
 			out += n
-			flags <<= uint(n) // a shift by 32 yields 0
-			nflags -= n
+			f <<= uint(n)
 			continue
 		}
 
@@ -77,7 +78,7 @@ func decodeLZ77Fast(dst, src []byte, in, out int, flags uint32, nflags, half int
 			if length == 15 {
 				length = int(src[next])
 				if length == 255 {
-					return in, out, flags, nflags, half // a 16- or 32-bit length
+					break // a 16- or 32-bit length
 				}
 				next++
 				length += 15
@@ -86,11 +87,10 @@ func decodeLZ77Fast(dst, src []byte, in, out int, flags uint32, nflags, half int
 		}
 		length += 3
 		if offset > out || length > len(d)-8 {
-			return in, out, flags, nflags, half // an error or the end of dst
+			break // an error or the end of dst
 		}
 		in, half = next, nextHalf
-		flags <<= 1
-		nflags--
+		f <<= 1
 		from := out - offset
 		switch {
 		case offset >= 8 && length <= 16:
@@ -108,4 +108,6 @@ func decodeLZ77Fast(dst, src []byte, in, out int, flags uint32, nflags, half int
 		}
 		out += length
 	}
+	// The lowest 1 bit of f is the one after the flags.
+	return in, out, uint32(f & (f - 1) >> 32), 63 - bits.TrailingZeros64(f), half
 }
