@@ -35,6 +35,7 @@ func decodeLZ77Fast(dst, src []byte, in, out int, flags uint32, nflags, half int
 	// f's leading zeros never run past the flags, and f is 1<<63 when
 	// none are left.
 	f := uint64(flags)<<32 | 1<<(63-nflags)
+	src, dst = src[:len(src):len(src)], dst[:len(dst):len(dst)]
 	for {
 		s, d := src[in:], dst[out:]
 		if len(s) < fastSrcMargin || len(d) < fastDstMargin {
@@ -62,34 +63,36 @@ func decodeLZ77Fast(dst, src []byte, in, out int, flags uint32, nflags, half int
 
 		// A match; the state moves past it only once it is copied.
 		mb := int(binary.LittleEndian.Uint16(s))
-		next := in + 2
-		nextHalf := half
 		offset := mb>>3 + 1
-		length := mb & 7
-		if length == 7 {
+		if offset > out {
+			break // before the start of dst
+		}
+		length := mb&7 + 3
+		used, nextHalf := 2, half
+		if length == 7+3 {
 			if half < 0 {
 				length = int(s[2] & 15)
-				nextHalf = next
-				next++
+				nextHalf = in + 2
+				used = 3
 			} else {
 				length = int(src[half] >> 4)
 				nextHalf = -1
 			}
 			if length == 15 {
-				length = int(src[next])
+				length = int(s[used])
 				if length == 255 {
 					break // a 16- or 32-bit length
 				}
-				next++
+				used++
 				length += 15
 			}
-			length += 7
+			length += 7 + 3
+			if length > len(d)-8 {
+				break // the end of dst
+			}
 		}
-		length += 3
-		if offset > out || length > len(d)-8 {
-			break // an error or the end of dst
-		}
-		in, half = next, nextHalf
+		in += used
+		half = nextHalf
 		f <<= 1
 		from := out - offset
 		switch {
