@@ -48,7 +48,8 @@ func decodeLZ77Fast(dst, src []byte, in, out int, flags uint32, nflags, half int
 		}
 
 		// A run of literals: at most 32 bytes, within both margins.
-		if n := bits.LeadingZeros64(f); n != 0 {
+		if int64(f) >= 0 {
+			n := bits.LeadingZeros64(f)
 			binary.LittleEndian.PutUint64(d, binary.LittleEndian.Uint64(s))
 			if n > 8 {
 				binary.LittleEndian.PutUint64(d[8:], binary.LittleEndian.Uint64(s[8:]))
@@ -106,6 +107,8 @@ func decodeLZ77Fast(dst, src []byte, in, out int, flags uint32, nflags, half int
 			binary.LittleEndian.PutUint64(d[8:], binary.LittleEndian.Uint64(w[8:]))
 			binary.LittleEndian.PutUint64(d[16:], binary.LittleEndian.Uint64(w[16:]))
 			binary.LittleEndian.PutUint64(d[24:], binary.LittleEndian.Uint64(w[24:]))
+		case offset >= length:
+			copy(d[:length], dst[from:out])
 		default:
 			copyMatch(dst, out, offset, length)
 		}
