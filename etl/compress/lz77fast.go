@@ -37,10 +37,10 @@ func decodeLZ77Fast(dst, src []byte, in, out int, flags uint32, nflags, half int
 	f := uint64(flags)<<32 | 1<<(63-nflags)
 	src, dst = src[:len(src):len(src)], dst[:len(dst):len(dst)]
 	for {
-		s, d := src[in:], dst[out:]
-		if len(s) < fastSrcMargin || len(d) < fastDstMargin {
+		if in > len(src)-fastSrcMargin || out > len(dst)-fastDstMargin {
 			break
 		}
+		s, d := src[in:], dst[out:]
 		if f == 1<<63 {
 			f = uint64(binary.LittleEndian.Uint32(s))<<32 | 1<<31
 			in += 4
