@@ -98,11 +98,11 @@ func decodeLZ77Fast(dst, src []byte, in, out int, flags uint32, nflags, half int
 		from := out - offset
 		switch {
 		case offset >= 8 && length <= 16:
-			w := dst[from : from+16]
+			w := dst[from : out+16]
 			binary.LittleEndian.PutUint64(d, binary.LittleEndian.Uint64(w))
 			binary.LittleEndian.PutUint64(d[8:], binary.LittleEndian.Uint64(w[8:]))
 		case offset >= 8 && length <= 32:
-			w := dst[from : from+32]
+			w := dst[from : out+32]
 			binary.LittleEndian.PutUint64(d, binary.LittleEndian.Uint64(w))
 			binary.LittleEndian.PutUint64(d[8:], binary.LittleEndian.Uint64(w[8:]))
 			binary.LittleEndian.PutUint64(d[16:], binary.LittleEndian.Uint64(w[16:]))
