@@ -7,10 +7,11 @@ import (
 
 // Margins of decodeLZ77Fast: it decodes an item only while at least
 // fastSrcMargin input bytes and fastDstMargin output bytes remain, so that
-// a flag word (4 bytes), a literal run moved in 8-byte words (at most 32
-// bytes) and the longest match header it decodes (2 bytes, a length nibble
-// and a length byte) can be read, and the literal run and the first 16
-// bytes of a match written, without further checks.
+// a flag word, a literal run moved in 8-byte words (at most 32 bytes) or
+// the longest match header it decodes (2 bytes, a length nibble and a
+// length byte) can be read, and a literal run or a match of up to 32 bytes
+// written in 8-byte words, without further checks (a longer match is
+// checked against the room left).
 const (
 	fastSrcMargin = 4 + 32 + 4
 	fastDstMargin = 32 + 32
@@ -21,9 +22,9 @@ const (
 // output offsets, unread flag bits, the pending shared length nibble), and
 // returns the state after them. It stops at an item boundary before
 // anything it leaves to DecompressLZ77: the last bytes of src or dst, a
-// 16- or 32-bit match length, and a match that reaches before the output
-// or past its end, which DecompressLZ77 then decodes or reports with its
-// own checks. It never fails, so the result does not depend on it.
+// 16- or 32-bit match length, a match that reaches before the output,
+// and a long match that would end within 8 bytes of its end, which
+// DecompressLZ77 then decodes or reports with its own checks. It never fails, so the result does not depend on it.
 //
 // Literal runs and matches with offsets of 8 or more are moved 8 bytes at
 // a time; the bytes written past an item are rewritten by the items after
