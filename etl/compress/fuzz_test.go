@@ -100,6 +100,7 @@ func FuzzDecompressLZ77(f *testing.F) {
 	fuzzSeeds(f, Xpress)
 	f.Fuzz(func(t *testing.T, src []byte, size uint32, plain []byte) {
 		fuzzDecompress(t, Xpress, src, size, plain)
+		checkLZ77FastLoop(t, src, int(size%(fuzzMaxOutput+1)))
 	})
 }
 

@@ -25,6 +25,13 @@ import (
 //
 // [MS-XCA]: https://learn.microsoft.com/en-us/openspecs/windows_protocols/ms-xca/a8b7cb0a-92a6-4187-a23b-5e14273b96f8
 func DecompressLZ77(dst, src []byte) (int, error) {
+	return decompressLZ77(dst, src, true)
+}
+
+// decompressLZ77 is DecompressLZ77, with decodeLZ77Fast taking the items
+// it can when fast is set; without it (the tests' reference) every item
+// goes through the checked loop here.
+func decompressLZ77(dst, src []byte, fast bool) (int, error) {
 	var (
 		in, out int
 		flags   uint32 // unread flag bits, the next one in bit 31
@@ -32,6 +39,9 @@ func DecompressLZ77(dst, src []byte) (int, error) {
 		half    = -1   // input offset of the byte whose high nibble is the next shared length nibble, or -1
 	)
 	for {
+		if fast && len(src)-in >= fastSrcMargin && len(dst)-out >= fastDstMargin {
+			in, out, flags, nflags, half = decodeLZ77Fast(dst, src, in, out, flags, nflags, half)
+		}
 		if nflags == 0 {
 			if len(src)-in < 4 {
 				if in == len(src) {
