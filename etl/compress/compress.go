@@ -53,7 +53,9 @@ var (
 )
 
 // Decompress decompresses src, compressed in format f, into dst, writing at
-// most len(dst) bytes, and returns the number of bytes written.
+// most len(dst) bytes, and returns the number of bytes decompressed. The
+// bytes of dst past that count are left undefined (a decoder may write
+// ahead in whole words, or stop after an error).
 //
 // As with RtlDecompressBufferEx, len(dst) is the expected uncompressed
 // size: input that would decode to more than len(dst) bytes is an error
