@@ -43,3 +43,38 @@ func TestBuildMethodsSplit(t *testing.T) {
 		t.Error("no trace had a .NET method: the test compared nothing")
 	}
 }
+
+// TestBuildNoMethods: a model built with Options.NoMethods (stats) has no
+// .NET method, and every process, its counts, GCs and threads as the full
+// model has them, on every corpus trace at one and two cores.
+func TestBuildNoMethods(t *testing.T) {
+	dec := clrDecoder(t)
+	methods := 0
+	for _, procs := range []int{1, 2} {
+		prev := runtime.GOMAXPROCS(procs)
+		eachCorpusTrace(t, func(t *testing.T, files []*etl.File) {
+			full, _ := Build(files, dec, nil)
+			none, _ := Build(files, dec, &Options{NoMethods: true})
+			if len(full.procs) != len(none.procs) || full.CPUSamples != none.CPUSamples {
+				t.Fatalf("GOMAXPROCS %d: %d processes, %d samples without methods; %d, %d with", procs,
+					len(none.procs), none.CPUSamples, len(full.procs), full.CPUSamples)
+			}
+			for i, p := range full.procs {
+				q := none.procs[i]
+				methods += len(p.Methods())
+				if n := len(q.Methods()); n != 0 {
+					t.Errorf("process %d: %d methods with NoMethods", q.PID, n)
+				}
+				if p.PID != q.PID || p.Name != q.Name || p.CommandLine != q.CommandLine || p.Events != q.Events ||
+					p.CPUSamples != q.CPUSamples || p.start != q.start || p.end != q.end || len(p.threads) != len(q.threads) ||
+					(p.GC == nil) != (q.GC == nil) || p.GC != nil && (p.GC.Count != q.GC.Count || p.GC.PauseTotal != q.GC.PauseTotal) {
+					t.Errorf("GOMAXPROCS %d, process %d: %+v without methods, %+v with", procs, p.PID, *q, *p)
+				}
+			}
+		})
+		runtime.GOMAXPROCS(prev)
+	}
+	if methods == 0 {
+		t.Error("no trace had a .NET method: the test compared nothing")
+	}
+}

@@ -31,6 +31,12 @@ type Options struct {
 	// ([Model.EachSelected], [Model.Collect], [Model.CollectWeighted],
 	// [Model.CollectPprof]) wait themselves, when they first need them.
 	LateMethods bool
+	// NoMethods leaves the .NET methods out of the model, for a command
+	// that resolves no frame ([Process.Methods] stays empty, frames in
+	// JIT-compiled code resolve to no method): [Build] then neither
+	// decodes the method events nor keeps their names. They still count
+	// as events of their process and thread, which their headers name.
+	NoMethods bool
 }
 
 // Builder builds a [Model] from events fed in time order.
@@ -125,7 +131,7 @@ func Build(files []*etl.File, dec *decode.Decoder, opts *Options) (*Model, error
 	}
 	r := etl.NewReader(files, ropts)
 	defer r.Close()
-	if cores.Several() {
+	if cores.Several() && !o.NoMethods {
 		q := newMethodQueue(dec)
 		b.methods = q
 		defer func() { // on a panic too
@@ -141,6 +147,10 @@ func Build(files []*etl.File, dec *decode.Decoder, opts *Options) (*Model, error
 			o.Observe(ev)
 		}
 		k := classify(ev)
+		if k == kClrMethod && o.NoMethods {
+			b.observeHeader(ev, k)
+			continue
+		}
 		var res *decode.Result
 		if needsPayload(ev, k) {
 			if ad != nil && idsOnly(k) {
@@ -225,6 +235,19 @@ func (b *Builder) observe(ev *etl.Event, k kind, res *decode.Result) {
 func (b *Builder) observePinned(ev *etl.Event, k kind, pin decode.Pinned) {
 	b.begin(ev, k)
 	b.methods.addPinned(b, ev, pin)
+	b.countByHeader(ev, k)
+}
+
+// observeHeader adds what the header of ev tells the model, and not its
+// payload: a .NET method event with Options.NoMethods.
+func (b *Builder) observeHeader(ev *etl.Event, k kind) {
+	b.begin(ev, k)
+	b.countByHeader(ev, k)
+}
+
+// countByHeader counts ev for the process and thread its header names
+// (what attribute gives a .NET method event without its payload).
+func (b *Builder) countByHeader(ev *etl.Event, k kind) {
 	pid, tid := b.m.attribute(ev, k, nil, &b.scratch)
 	b.count(k, pid, tid, ev.Time)
 }

@@ -23,7 +23,8 @@ type analysisOptions struct {
 	syms      *pdbSymbolizer
 	strict    strictOption
 	// noFrames is set by the commands that print no frames (stats): they
-	// build no symbolizer, so --symbols and --offline change nothing.
+	// build no symbolizer, so --symbols and --offline change nothing, and
+	// a model without .NET methods (analysis.Options.NoMethods).
 	noFrames bool
 	// quiet hides the progress bar a terminal shows.
 	quiet bool
@@ -65,7 +66,7 @@ func (o *analysisOptions) buildModel(cmd *cobra.Command, args []string, t *trace
 	}
 	var m *analysis.Model
 	if !prescan {
-		ao := &analysis.Options{LateMethods: o.lateMethods}
+		ao := &analysis.Options{LateMethods: o.lateMethods, NoMethods: o.noFrames}
 		if t.observe != nil {
 			ao.Observe = func(ev *etl.Event) { t.observe(ev, dec) }
 		}
