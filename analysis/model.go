@@ -394,7 +394,7 @@ func (m *Model) threadPID(tid uint32, ft int64) (uint32, bool) {
 	return threadPIDIn(m.tidRecs(m.build, tid), tid, ft)
 }
 
-// threadPID is Model.threadPID with recs the records of tid.
+// threadPIDIn is Model.threadPID with recs the records of tid.
 func threadPIDIn(recs []*Thread, tid uint32, ft int64) (uint32, bool) {
 	if th := threadIn(recs, ft); th != nil {
 		return th.PID, true
