@@ -112,13 +112,13 @@ func (r *methodRec) fields(d *tdh.Decoded) bool {
 // textOf copies the string property called name into b's text ("" when
 // there is none).
 func (b *methodBatch) textOf(d *tdh.Decoded, name string) textRef {
-	v, ok := d.Get(name)
-	if !ok || v.Prop == nil || v.Kind != tdh.Scalar || !v.Prop.InType.IsString() {
+	data, wide, ok := stringProp(d, name)
+	if !ok {
 		return textRef{}
 	}
-	off := len(b.text)
-	b.text = append(b.text, v.Data...)
-	return textRef{off: int32(off), n: int32(len(v.Data)), wide: v.Prop.InType.IsWide()}
+	r := b.copyText(data)
+	r.wide = wide
+	return r
 }
 
 // interner interns the strings of names (of methods, types and files),

@@ -697,11 +697,21 @@ func (b *Builder) text(d *tdh.Decoded, name string) string { return textIn(d, na
 
 // textIn returns the string property called name, interned in names.
 func textIn(d *tdh.Decoded, name string, names *interner) string {
-	v, ok := d.Get(name)
-	if !ok || v.Prop == nil || v.Kind != tdh.Scalar || !v.Prop.InType.IsString() {
+	data, wide, ok := stringProp(d, name)
+	if !ok {
 		return ""
 	}
-	return names.intern(v.Data, v.Prop.InType.IsWide())
+	return names.intern(data, wide)
+}
+
+// stringProp returns the bytes of the string property called name and
+// whether they are UTF-16; ok is false when d has no such string.
+func stringProp(d *tdh.Decoded, name string) (data []byte, wide, ok bool) {
+	v, ok := d.Get(name)
+	if !ok || v.Prop == nil || v.Kind != tdh.Scalar || !v.Prop.InType.IsString() {
+		return nil, false, false
+	}
+	return v.Data, v.Prop.InType.IsWide(), true
 }
 
 // placeholder reports whether p was made for events naming its pid, with
