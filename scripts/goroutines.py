@@ -8,7 +8,8 @@
 # ends. Goroutines are named by the first function outside the runtime
 # where they were created; main/N is one that was running when the trace
 # began. Needs Go's `go tool trace` (its -d=parsed dump).
-import sys, subprocess, re, collections
+import sys, subprocess, re, collections, signal
+signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # quiet when piped to head
 out = subprocess.run(["go","tool","trace","-d=parsed",sys.argv[1]],capture_output=True,text=True).stdout
 lines = out.split("\n")
 name = {}; run = collections.defaultdict(int); start = {}; first = {}; last = {}
