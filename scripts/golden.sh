@@ -26,8 +26,10 @@
 # ../shared/corpus beside the repository). About 730 MB of outputs; a
 # compare deletes its own unless KEEP=1.
 set -uo pipefail
-cd "$(dirname "$0")/.."
-: "${ETL_CORPUS:=$(cd ../shared/corpus 2>/dev/null && pwd)}"
+# BIN and DIR are taken from the caller's folder; the corpus defaults to
+# ../shared/corpus beside the repository.
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+: "${ETL_CORPUS:=$(cd "$REPO/../shared/corpus" 2>/dev/null && pwd)}"
 C=$ETL_CORPUS
 [ -d "$C" ] || { echo "golden.sh: no corpus: set ETL_CORPUS" >&2; exit 2; }
 NET=$C/microsoft+perfview/src/TraceEvent/TraceEvent.Tests/inputs/net.4.5.2.x64.etl.zip.unzipped/net.4.5.2.x64.etl
