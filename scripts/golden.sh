@@ -4,6 +4,8 @@
 # it after each speed or memory change).
 #
 #   scripts/golden.sh make BIN DIR       write BIN's outputs into DIR
+#                                        (deleted first, whatever it
+#                                        holds)
 #   scripts/golden.sh compare BIN DIR    make BIN's outputs in a temporary
 #                                        folder and name each file that
 #                                        differs from DIR's; exit status 1
@@ -102,7 +104,7 @@ compare)
 	[ $n -eq 0 ]
 	;;
 *)
-	sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'
 	exit 2
 	;;
 esac

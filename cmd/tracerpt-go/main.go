@@ -125,48 +125,37 @@ func handleInterrupt() {
 }
 
 // profiled runs f, writing a CPU profile to the file named by the
-// environment variable TRACERPT_GO_CPUPROFILE when it is set (for
-// performance work: go tool pprof tracerpt-go FILE).
+// environment variable TRACERPT_GO_CPUPROFILE (go tool pprof tracerpt-go
+// FILE) and an execution trace to the one named by TRACERPT_GO_TRACE (go
+// tool trace FILE shows what each goroutine did when) when they are set,
+// for performance work.
 func profiled(f func() int) int {
-	if path := os.Getenv("TRACERPT_GO_TRACE"); path != "" {
-		f = traced(path, f)
-	}
-	path := os.Getenv("TRACERPT_GO_CPUPROFILE")
+	return recording("TRACERPT_GO_CPUPROFILE", pprof.StartCPUProfile, pprof.StopCPUProfile, func() int {
+		return recording("TRACERPT_GO_TRACE", trace.Start, trace.Stop, f)
+	})
+}
+
+// recording runs f, with start and stop around it writing to the file
+// named by the environment variable env when it is set. A file that
+// cannot be created or started is reported on standard error, and f runs
+// without it.
+func recording(env string, start func(io.Writer) error, stop func(), f func() int) int {
+	path := os.Getenv(env)
 	if path == "" {
 		return f()
 	}
 	out, err := os.Create(path)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "tracerpt-go: TRACERPT_GO_CPUPROFILE:", err)
+		fmt.Fprintf(os.Stderr, "tracerpt-go: %s: %v\n", env, err)
 		return f()
 	}
 	defer out.Close()
-	if err := pprof.StartCPUProfile(out); err != nil {
-		fmt.Fprintln(os.Stderr, "tracerpt-go: TRACERPT_GO_CPUPROFILE:", err)
+	if err := start(out); err != nil {
+		fmt.Fprintf(os.Stderr, "tracerpt-go: %s: %v\n", env, err)
 		return f()
 	}
-	defer pprof.StopCPUProfile()
+	defer stop()
 	return f()
-}
-
-// traced returns f wrapped to write an execution trace to path (the
-// environment variable TRACERPT_GO_TRACE, for performance work: go tool
-// trace FILE shows what each goroutine did when).
-func traced(path string, f func() int) func() int {
-	return func() int {
-		out, err := os.Create(path)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "tracerpt-go: TRACERPT_GO_TRACE:", err)
-			return f()
-		}
-		defer out.Close()
-		if err := trace.Start(out); err != nil {
-			fmt.Fprintln(os.Stderr, "tracerpt-go: TRACERPT_GO_TRACE:", err)
-			return f()
-		}
-		defer trace.Stop()
-		return f()
-	}
 }
 
 // run executes the command line args and returns the exit status. A
