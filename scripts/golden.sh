@@ -33,7 +33,6 @@ set -uo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 : "${ETL_CORPUS:=$(cd "$REPO/../shared/corpus" 2>/dev/null && pwd)}"
 C=$ETL_CORPUS
-[ -d "$C" ] || { echo "golden.sh: no corpus: set ETL_CORPUS" >&2; exit 2; }
 NET=$C/microsoft+perfview/src/TraceEvent/TraceEvent.Tests/inputs/net.4.5.2.x64.etl.zip.unzipped/net.4.5.2.x64.etl
 TRACE_USER=$C/jtbraun+pyetw/history/fc5ad561fea7628e48e3d1771fe6c208c593a6c8/user.etl
 PKTMON=$C/NeoChenjf+Finguard/PktMon.etl
@@ -41,6 +40,7 @@ MYTRACE=$C/Marissa1999+Tracing-Application/mytrace.etl
 
 make_outputs() { # BIN OUT
 	local BIN=$1 OUT=$2 i=0 d f
+	[ -d "$C" ] || { echo "golden.sh: no corpus: set ETL_CORPUS" >&2; exit 2; }
 	rm -rf "$OUT" && mkdir -p "$OUT" || return 2
 	run() { local n=$1; shift; "$BIN" "$@" >"$d/$n.out" 2>"$d/$n.err"; echo $? >"$d/$n.rc"; }
 	while IFS= read -r -d '' f; do
