@@ -95,15 +95,8 @@ func (pl *JSONPlan) Reset(s *Event) {
 // (see intValue, intKind and appendDataJSON).
 func numPlanOf(p *Property, n int) numPlan {
 	in := p.InType
-	switch in {
-	case InTypePointer, InTypeSizeT:
-		if n != 4 && n != 8 {
-			return numPlan{}
-		}
-	default:
-		if !in.IsInteger() || n != in.FixedSize(8) {
-			return numPlan{}
-		}
+	if !intSized(in, n) {
+		return numPlan{}
 	}
 	np := numPlan{signed: in.IsSigned()}
 	switch k := intKind(in, p.EffectiveOutType(), n); k {
