@@ -242,12 +242,7 @@ func (pl *JSONPlan) AppendMessage(dst []byte, msg string, d *Decoded) []byte {
 // appendInsert appends insert m, value v, as appendInsert does with no
 // RenderOptions; d is of the plan's schema.
 func (pl *JSONPlan) appendInsert(dst []byte, d *Decoded, m *msgPiece, v *Value, limit int) []byte {
-	switch m.spec {
-	case "", "s", "S", "ws", "ls":
-	default:
-		return appendInsert(dst, d, v, m.spec, nil, limit)
-	}
-	if m.n > len(pl.props) || v.Prop != pl.props[m.n-1].prop {
+	if !textSpec(m.spec) || m.n > len(pl.props) || v.Prop != pl.props[m.n-1].prop {
 		return appendInsert(dst, d, v, m.spec, nil, limit)
 	}
 	pp := &pl.props[m.n-1]
