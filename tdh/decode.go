@@ -135,10 +135,10 @@ func (dec *Decoder) decode(schema *Event, payload []byte, ptrSize int) (*Decoded
 func (d *Decoded) level(props []Property, base int, pos int, path string, depth int) (int, error) {
 	for i := range props {
 		p := &props[i]
-		if !p.IsArray && p.LengthIndex < 0 && p.Length == 0 && pos < len(d.Payload) {
+		if !p.IsArray && pos < len(d.Payload) {
 			// A fixed-size scalar the payload holds, the bulk of most
 			// templates: what scalar's fast path gives, without the call.
-			if n := p.InType.FixedSize(d.PointerSize); n > 0 && n <= len(d.Payload)-pos {
+			if n := p.scalarSize(d.PointerSize); n > 0 && n <= len(d.Payload)-pos {
 				v := &d.Values[base+i]
 				v.Prop, v.Offset, v.Data = p, pos, d.Payload[pos:pos+n]
 				pos += n
@@ -318,9 +318,10 @@ func joinPath(path, name string) string {
 }
 
 // scalarSize returns the size of a value of scalar property p when it is
-// fixed by its in-type alone (no length), else 0.
+// fixed by its in-type alone (no length), else 0 (a struct's in-type, Null,
+// has no fixed size).
 func (p *Property) scalarSize(ptrSize int) int {
-	if p.LengthIndex >= 0 || p.Length != 0 || p.IsStruct() {
+	if p.LengthIndex >= 0 || p.Length != 0 {
 		return 0
 	}
 	return p.InType.FixedSize(ptrSize)
