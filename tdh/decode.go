@@ -467,12 +467,9 @@ func nulAt(b []byte, unit int) int {
 		return bytes.IndexByte(b, 0)
 	}
 	i := 0
-	// Four code units at a time: a lane of x is zero iff the lane's top
-	// bit survives x - 1 per lane and not x (the zero-byte test of Hacker's
-	// Delight §6.1, on 16-bit lanes).
+	// Four code units at a time.
 	for ; i+8 <= len(b); i += 8 {
-		x := binary.LittleEndian.Uint64(b[i:])
-		if (x-0x0001000100010001)&^x&0x8000800080008000 != 0 {
+		if hasZero16(binary.LittleEndian.Uint64(b[i:])) {
 			break
 		}
 	}
@@ -482,6 +479,13 @@ func nulAt(b []byte, unit int) int {
 		}
 	}
 	return -1
+}
+
+// hasZero16 reports whether one of the four 16-bit lanes of x is zero: a
+// lane is zero iff its top bit survives x - 1 per lane and not x (the
+// zero-byte test of Hacker's Delight §6.1, on 16-bit lanes).
+func hasZero16(x uint64) bool {
+	return (x-0x0001000100010001)&^x&0x8000800080008000 != 0
 }
 
 // Uint returns the value of an integer (or Boolean) scalar.
@@ -570,10 +574,10 @@ func AppendString(dst, b []byte, wide bool) []byte {
 				dst = slices.Grow(dst, (len(b)-i)/2)
 				out := dst[:cap(dst)]
 				// Four characters at a time while all four are ASCII
-				// (below 0x80, and not NUL: see nulAt).
+				// (below 0x80, and not NUL: see hasZero16).
 				for ; i+8 <= len(b); i += 8 {
 					x := binary.LittleEndian.Uint64(b[i:])
-					if x&0xFF80FF80FF80FF80 != 0 || (x-0x0001000100010001)&^x&0x8000800080008000 != 0 {
+					if x&0xFF80FF80FF80FF80 != 0 || hasZero16(x) {
 						break
 					}
 					binary.LittleEndian.PutUint32(out[n:], uint32(x&0xFF|x>>8&0xFF00|x>>16&0xFF0000|x>>24&0xFF000000))
