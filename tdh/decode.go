@@ -135,10 +135,10 @@ func (dec *Decoder) decode(schema *Event, payload []byte, ptrSize int) (*Decoded
 func (d *Decoded) level(props []Property, base int, pos int, path string, depth int) (int, error) {
 	for i := range props {
 		p := &props[i]
-		if !p.IsArray && p.LengthIndex < 0 && p.Length == 0 && pos < len(d.Payload) {
+		if !p.IsArray && pos < len(d.Payload) {
 			// A fixed-size scalar the payload holds, the bulk of most
 			// templates: what scalar's fast path gives, without the call.
-			if n := p.InType.FixedSize(d.PointerSize); n > 0 && n <= len(d.Payload)-pos {
+			if n := p.scalarSize(d.PointerSize); n > 0 && n <= len(d.Payload)-pos {
 				v := &d.Values[base+i]
 				v.Prop, v.Offset, v.Data = p, pos, d.Payload[pos:pos+n]
 				pos += n
@@ -318,9 +318,10 @@ func joinPath(path, name string) string {
 }
 
 // scalarSize returns the size of a value of scalar property p when it is
-// fixed by its in-type alone (no length), else 0.
+// fixed by its in-type alone (no length), else 0 (a struct's in-type, Null,
+// has no fixed size).
 func (p *Property) scalarSize(ptrSize int) int {
-	if p.LengthIndex >= 0 || p.Length != 0 || p.IsStruct() {
+	if p.LengthIndex >= 0 || p.Length != 0 {
 		return 0
 	}
 	return p.InType.FixedSize(ptrSize)
@@ -466,12 +467,9 @@ func nulAt(b []byte, unit int) int {
 		return bytes.IndexByte(b, 0)
 	}
 	i := 0
-	// Four code units at a time: a lane of x is zero iff the lane's top
-	// bit survives x - 1 per lane and not x (the zero-byte test of Hacker's
-	// Delight §6.1, on 16-bit lanes).
+	// Four code units at a time.
 	for ; i+8 <= len(b); i += 8 {
-		x := binary.LittleEndian.Uint64(b[i:])
-		if (x-0x0001000100010001)&^x&0x8000800080008000 != 0 {
+		if hasZero16(binary.LittleEndian.Uint64(b[i:])) {
 			break
 		}
 	}
@@ -481,6 +479,13 @@ func nulAt(b []byte, unit int) int {
 		}
 	}
 	return -1
+}
+
+// hasZero16 reports whether one of the four 16-bit lanes of x is zero: a
+// lane is zero iff its top bit survives x - 1 per lane and not x (the
+// zero-byte test of Hacker's Delight §6.1, on 16-bit lanes).
+func hasZero16(x uint64) bool {
+	return (x-0x0001000100010001)&^x&0x8000800080008000 != 0
 }
 
 // Uint returns the value of an integer (or Boolean) scalar.
@@ -569,10 +574,10 @@ func AppendString(dst, b []byte, wide bool) []byte {
 				dst = slices.Grow(dst, (len(b)-i)/2)
 				out := dst[:cap(dst)]
 				// Four characters at a time while all four are ASCII
-				// (below 0x80, and not NUL: see nulAt).
+				// (below 0x80, and not NUL: see hasZero16).
 				for ; i+8 <= len(b); i += 8 {
 					x := binary.LittleEndian.Uint64(b[i:])
-					if x&0xFF80FF80FF80FF80 != 0 || (x-0x0001000100010001)&^x&0x8000800080008000 != 0 {
+					if x&0xFF80FF80FF80FF80 != 0 || hasZero16(x) {
 						break
 					}
 					binary.LittleEndian.PutUint32(out[n:], uint32(x&0xFF|x>>8&0xFF00|x>>16&0xFF0000|x>>24&0xFF000000))

@@ -218,10 +218,16 @@ func parsePrintf(s string, ptrSize int) (f printfSpec, ok bool) {
 	return f, true
 }
 
+// textSpec reports whether an insert's !fmt! spec (without the marks)
+// asks for the value's text as it is: none, or a string conversion.
+func textSpec(spec string) bool {
+	return spec == "" || spec == "s" || spec == "S" || spec == "ws" || spec == "ls"
+}
+
 // appendInsert appends the value of one insert formatted by spec; limit
 // bounds the text of arrays and structs (see [AppendTextLimit]).
 func appendInsert(dst []byte, d *Decoded, v *Value, spec string, o *RenderOptions, limit int) []byte {
-	if spec == "" || spec == "s" || spec == "S" || spec == "ws" || spec == "ls" {
+	if textSpec(spec) {
 		dst, _ = AppendTextLimit(dst, d, v, o, limit)
 		return dst
 	}

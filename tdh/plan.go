@@ -95,15 +95,8 @@ func (pl *JSONPlan) Reset(s *Event) {
 // (see intValue, intKind and appendDataJSON).
 func numPlanOf(p *Property, n int) numPlan {
 	in := p.InType
-	switch in {
-	case InTypePointer, InTypeSizeT:
-		if n != 4 && n != 8 {
-			return numPlan{}
-		}
-	default:
-		if !in.IsInteger() || n != in.FixedSize(8) {
-			return numPlan{}
-		}
+	if !intSized(in, n) {
+		return numPlan{}
 	}
 	np := numPlan{signed: in.IsSigned()}
 	switch k := intKind(in, p.EffectiveOutType(), n); k {
@@ -249,12 +242,7 @@ func (pl *JSONPlan) AppendMessage(dst []byte, msg string, d *Decoded) []byte {
 // appendInsert appends insert m, value v, as appendInsert does with no
 // RenderOptions; d is of the plan's schema.
 func (pl *JSONPlan) appendInsert(dst []byte, d *Decoded, m *msgPiece, v *Value, limit int) []byte {
-	switch m.spec {
-	case "", "s", "S", "ws", "ls":
-	default:
-		return appendInsert(dst, d, v, m.spec, nil, limit)
-	}
-	if m.n > len(pl.props) || v.Prop != pl.props[m.n-1].prop {
+	if !textSpec(m.spec) || m.n > len(pl.props) || v.Prop != pl.props[m.n-1].prop {
 		return appendInsert(dst, d, v, m.spec, nil, limit)
 	}
 	pp := &pl.props[m.n-1]

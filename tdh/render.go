@@ -607,20 +607,20 @@ func classify(v *Value) rkind {
 // intValue returns the value of an integer scalar whose size fits its
 // in-type (a 1-byte "UInt16" has none), zero-extended.
 func intValue(v *Value) (uint64, bool) {
-	if v.Prop == nil {
+	if v.Prop == nil || !intSized(v.Prop.InType, len(v.Data)) {
 		return 0, false
 	}
-	switch n, in := len(v.Data), v.Prop.InType; in {
-	case InTypePointer, InTypeSizeT:
-		if n != 4 && n != 8 {
-			return 0, false
-		}
-	default:
-		if !in.IsInteger() || n != in.FixedSize(8) {
-			return 0, false
-		}
-	}
 	return v.Uint()
+}
+
+// intSized reports whether n bytes are a value of integer in-type in: its
+// fixed size, or 4 or 8 for a pointer or size_t.
+func intSized(in InType, n int) bool {
+	switch in {
+	case InTypePointer, InTypeSizeT:
+		return n == 4 || n == 8
+	}
+	return in.IsInteger() && n == in.FixedSize(8)
 }
 
 // intKind decides how an integer of the given in-type and size renders
