@@ -86,7 +86,23 @@ const MaxDepth = 64
 // concurrent use; use one per goroutine.
 type Decoder struct {
 	out Decoded
+	// idle counts the calls since the values last needed more than
+	// keptValues: storage grown for a rare large event (an array of
+	// thousands of structs: megabytes) is let go after idleDecodes calls
+	// that did not need it, not kept for the rest of the run by each
+	// goroutine that decoded it (a dump's workers, and its writer, which
+	// decodes only the rest of batches whose rendering is large).
+	idle int
 }
+
+// keptValues is the values a Decoder keeps room for whatever it decoded
+// (56 KiB; most events hold tens of values), and idleDecodes how many
+// calls keep room for more once no event needs it: large events come in
+// runs (a .NET heap dump, the copies of one event in several inputs).
+const (
+	keptValues  = 1024
+	idleDecodes = 16
+)
 
 // Decode lays out payload according to schema. ptrSize (4 or 8) sizes
 // pointer-sized types. The result is valid until the next call. On error
@@ -115,6 +131,9 @@ func (dec *Decoder) decode(schema *Event, payload []byte, ptrSize int) (*Decoded
 	}
 	d := &dec.out
 	d.Schema, d.PointerSize, d.Payload, d.Extra = schema, ptrSize, payload, nil
+	if cap(d.Values) > keptValues {
+		dec.letGo()
+	}
 	n := len(schema.Properties)
 	d.present = n
 	if cap(d.Values) < n {
@@ -128,6 +147,21 @@ func (dec *Decoder) decode(schema *Event, payload []byte, ptrSize int) (*Decoded
 	}
 	d.Extra = payload[pos:]
 	return d, nil
+}
+
+// letGo counts the calls since the values last needed more than
+// keptValues, and lets their storage go after idleDecodes of them. It runs
+// before a call reslices the values, so their length is still the last
+// call's.
+func (dec *Decoder) letGo() {
+	switch {
+	case len(dec.out.Values) > keptValues:
+		dec.idle = 1 // this call is the first that may not need them
+	case dec.idle >= idleDecodes:
+		dec.out.Values, dec.idle = nil, 0
+	default:
+		dec.idle++
+	}
 }
 
 // level decodes props into d.Values[base:base+len(props)] starting at pos;
