@@ -28,6 +28,9 @@ type rowSet struct {
 	vals    []parquet.Value // scratch: one column's values
 	nums    []uint64        // scratch: one integer column's fields
 	present []uint32        // per row: the has* bits of its fixed part
+	// anyHas and anyStr are the has* bits and the strings (bit i: string
+	// i) present in some row: a column present in none is all nulls.
+	anyHas, anyStr uint32
 }
 
 const (
@@ -42,13 +45,16 @@ func (s *rowSet) reset(raw []byte) {
 	s.raw, s.fixed, s.ext, s.n = raw, s.fixed[:0], s.ext[:0], 0
 	s.present = s.present[:0]
 	s.str = s.str[:0]
+	s.anyHas, s.anyStr = 0, 0
 }
 
 // addFixed ends adding a row, its strings' refs added: its fixed part,
 // whose rel_ms counts from start.
 func (s *rowSet) addFixed(fixed []byte, start int64) {
 	s.fixed = append(s.fixed, fixed...)
-	s.present = append(s.present, binary.LittleEndian.Uint32(fixed[offPresent:]))
+	has := binary.LittleEndian.Uint32(fixed[offPresent:])
+	s.present = append(s.present, has)
+	s.anyHas |= has
 	s.fixed = binary.LittleEndian.AppendUint64(s.fixed, uint64(start))
 	s.n++
 }
@@ -63,6 +69,7 @@ func (s *rowSet) addRecord(b []byte, off int, start int64, r *rec) ([]frame, err
 	}
 	pos := fixedSize
 	var refs [nStrings]uint64
+	var strs uint32
 	for i := range refs {
 		// A string is its length (absent: 0xFFFFFFFF), then its bytes.
 		if len(b)-pos < 4 {
@@ -78,6 +85,7 @@ func (s *rowSet) addRecord(b []byte, off int, start int64, r *rec) ([]frame, err
 			return nil, errRecord
 		}
 		refs[i] = uint64(off+pos)<<32 | uint64(n)
+		strs |= 1 << i
 		pos += int(n)
 	}
 	var ok bool
@@ -91,6 +99,7 @@ func (s *rowSet) addRecord(b []byte, off int, start int64, r *rec) ([]frame, err
 	}
 	// A row is added whole, once the record is read.
 	s.str = append(s.str, refs[:]...)
+	s.anyStr |= strs
 	s.addFixed(b[:fixedSize], start)
 	return r.frames, nil
 }
@@ -101,6 +110,9 @@ func (s *rowSet) setOne(r *rec, start int64) {
 	s.reset(r.b)
 	for i := range nStrings {
 		s.str = append(s.str, strRef(r, i))
+		if r.has[i] {
+			s.anyStr |= 1 << i
+		}
 	}
 	s.addFixed(r.fixed, start)
 }
@@ -262,6 +274,10 @@ func (s *rowSet) appendColumn(vals []parquet.Value, col int, k *chunk) []parquet
 // whose presence bit is clear made null. INT32 values of a signed or an
 // unsigned field are the same: the field's low 32 bits.
 func (s *rowSet) appendInts(out []parquet.Value, spec *colSpec, def int) {
+	if spec.has != 0 && s.anyHas&spec.has == 0 {
+		clear(out) // null in every row
+		return
+	}
 	nums := slices.Grow(s.nums[:0], len(out))[:len(out)]
 	s.nums = nums
 	// Row i's field is at f[i*rowStride:].
@@ -323,6 +339,10 @@ func (s *rowSet) appendInts(out []parquet.Value, spec *colSpec, def int) {
 // appendStrings fills out with the values of string column spec (present
 // values at definition level def).
 func (s *rowSet) appendStrings(out []parquet.Value, spec *colSpec, def int, k *chunk) {
+	if spec.optional && s.anyStr&(1<<spec.str) == 0 {
+		clear(out) // null in every row
+		return
+	}
 	refs := s.str[:len(out)*nStrings]
 	raw := s.raw
 	for i := range out {
