@@ -64,8 +64,23 @@ func (s *rowSet) addFixed(fixed []byte, start int64) {
 // without a rec; frames gets its frames. A record with more after its
 // frames (typed values) is parsed whole, to check them.
 func (s *rowSet) addRecord(b []byte, off int, start int64, r *rec) ([]frame, error) {
+	err := s.addRecordWith(b, off, start, r, func(pos int) (int, bool) {
+		var ok bool
+		r.frames, pos, ok = parseFrames(b, pos, r.frames)
+		return pos, ok
+	})
+	if err != nil {
+		return nil, err
+	}
+	return r.frames, nil
+}
+
+// addRecordWith is addRecord with the frames read by frames, given where
+// they start: it returns where the record goes on after them, ok false
+// when they are malformed (then the record is an error and adds no row).
+func (s *rowSet) addRecordWith(b []byte, off int, start int64, r *rec, frames func(pos int) (next int, ok bool)) error {
 	if len(b) < fixedSize {
-		return nil, errRecord
+		return errRecord
 	}
 	pos := fixedSize
 	var refs [nStrings]uint64
@@ -73,7 +88,7 @@ func (s *rowSet) addRecord(b []byte, off int, start int64, r *rec) ([]frame, err
 	for i := range refs {
 		// A string is its length (absent: 0xFFFFFFFF), then its bytes.
 		if len(b)-pos < 4 {
-			return nil, errRecord
+			return errRecord
 		}
 		n := binary.LittleEndian.Uint32(b[pos:])
 		pos += 4
@@ -82,26 +97,26 @@ func (s *rowSet) addRecord(b []byte, off int, start int64, r *rec) ([]frame, err
 			continue
 		}
 		if uint64(n) > uint64(len(b)-pos) {
-			return nil, errRecord
+			return errRecord
 		}
 		refs[i] = uint64(off+pos)<<32 | uint64(n)
 		strs |= 1 << i
 		pos += int(n)
 	}
 	var ok bool
-	if r.frames, pos, ok = parseFrames(b, pos, r.frames); !ok {
-		return nil, errRecord
+	if pos, ok = frames(pos); !ok {
+		return errRecord
 	}
 	if pos != len(b) {
 		if err := r.parse(b); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	// A row is added whole, once the record is read.
 	s.str = append(s.str, refs[:]...)
 	s.anyStr |= strs
 	s.addFixed(b[:fixedSize], start)
-	return r.frames, nil
+	return nil
 }
 
 // setOne makes s the one record r (a sync table's row); past the first
@@ -399,11 +414,15 @@ func (w *Writer) convertWrite(crg *parquet.ConcurrentRowGroupWriter, c *chunk) e
 		if w.x != nil {
 			start = int64(binary.LittleEndian.Uint64(extra))
 		}
-		frames, err := s.addRecord(p[:n], off, start, &c.rec)
+		b := p[:n]
+		// The frames go to the stack columns as they are read; a
+		// malformed record fails the table.
+		err := s.addRecordWith(b, off, start, &c.rec, func(pos int) (int, bool) {
+			return c.stackRecord(w.stack, b, pos)
+		})
 		if err != nil {
 			return err
 		}
-		c.stack(w.stack, frames)
 		if w.x != nil {
 			s.ext = append(s.ext, extra[8:]...)
 		}

@@ -103,15 +103,16 @@ const (
 
 // rec is a parsed record; its slices point into the record's bytes.
 type rec struct {
-	b       []byte // the record
-	fixed   []byte
-	str     [nStrings][]byte
-	has     [nStrings]bool
-	at      [nStrings]uint32 // where each string's bytes start in the record
-	frames  []frame
-	props   []propValue
-	typed   bool
-	present uint32
+	b        []byte // the record
+	fixed    []byte
+	str      [nStrings][]byte
+	has      [nStrings]bool
+	at       [nStrings]uint32 // where each string's bytes start in the record
+	frames   []frame
+	framesAt int // where the frames start in b
+	props    []propValue
+	typed    bool
+	present  uint32
 }
 
 type frame struct {
@@ -152,6 +153,7 @@ func (r *rec) parse(b []byte) error {
 		}
 	}
 	var ok bool
+	r.framesAt = pos
 	if r.frames, pos, ok = parseFrames(b, pos, r.frames); !ok {
 		return errRecord
 	}

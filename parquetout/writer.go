@@ -270,7 +270,9 @@ func (w *Writer) Close() error {
 func (w *Writer) row(r *rec) error {
 	c := w.t.cur
 	w.header(c, r, w.start)
-	c.stack(w.stack, r.frames)
+	if _, ok := c.stackRecord(w.stack, r.b, r.framesAt); !ok {
+		return errRecord // not expected: r was parsed
+	}
 	return w.t.endRow()
 }
 
