@@ -59,25 +59,13 @@ func (s *rowSet) addFixed(fixed []byte, start int64) {
 	s.n++
 }
 
-// addRecord adds record b, at offset off of s.raw, whose rel_ms counts
-// from start: its fixed part and where its strings are, read from b
-// without a rec; frames gets its frames. A record with more after its
-// frames (typed values) is parsed whole, to check them.
-func (s *rowSet) addRecord(b []byte, off int, start int64, r *rec) ([]frame, error) {
-	err := s.addRecordWith(b, off, start, r, func(pos int) (int, bool) {
-		var ok bool
-		r.frames, pos, ok = parseFrames(b, pos, r.frames)
-		return pos, ok
-	})
-	if err != nil {
-		return nil, err
-	}
-	return r.frames, nil
-}
-
-// addRecordWith is addRecord with the frames read by frames, given where
-// they start: it returns where the record goes on after them, ok false
-// when they are malformed (then the record is an error and adds no row).
+// addRecordWith adds record b, at offset off of s.raw, whose rel_ms
+// counts from start: its fixed part and where its strings are, read from
+// b without a rec. Its frames are read by frames, given where they
+// start: it returns where the record goes on after them, ok false when
+// they are malformed (then the record is an error and adds no row). A
+// record with more after its frames (typed values) is parsed whole, to
+// check them.
 func (s *rowSet) addRecordWith(b []byte, off int, start int64, r *rec, frames func(pos int) (next int, ok bool)) error {
 	if len(b) < fixedSize {
 		return errRecord

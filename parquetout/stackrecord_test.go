@@ -7,8 +7,9 @@ import (
 	"github.com/parquet-go/parquet-go"
 )
 
-// checkStackRecord checks that chunk.stackRecord accepts the frames of
-// record b at at when parseFrames does, ends where it does, and makes the
+// checkStackRecord checks that chunk.stackRecord and skipFrames accept
+// the frames of record b at at when parseFrames does and end where it
+// does, and that stackRecord makes the
 // values of the frames it reads: per frame, the address (definition level
 // 2), the module and offset (3 when the frame has a module, else null at
 // 2) and the method (3 or null at 2), the first of a row at repetition
@@ -16,6 +17,9 @@ import (
 func checkStackRecord(t *testing.T, b []byte, at int, borrow bool) {
 	t.Helper()
 	frames, wantNext, wantOK := parseFrames(b, at, nil)
+	if next, ok := skipFrames(b, at); ok != wantOK || (ok && next != wantNext) {
+		t.Fatalf("skipFrames: next %d, ok %v; parseFrames: %d, %v", next, ok, wantNext, wantOK)
+	}
 	cols := stackColumns{0, 1, 2, 3}
 	k := &chunk{cols: make([][]parquet.Value, 4), borrow: borrow}
 	const rows = 2 // a chunk holds many
@@ -95,8 +99,8 @@ func TestStackRecord(t *testing.T) {
 	checkStackRecord(t, none, at, true)
 }
 
-// FuzzStackRecord checks that chunk.stackRecord and parseFrames agree on
-// any bytes after a record's strings.
+// FuzzStackRecord checks that chunk.stackRecord, skipFrames and
+// parseFrames agree on any bytes after a record's strings.
 func FuzzStackRecord(f *testing.F) {
 	b := testRecord(nil)
 	var r rec
