@@ -496,7 +496,7 @@ type keptPage struct {
 func (p *keptPage) Bounds() (min, max parquet.Value, ok bool) {
 	if n := p.Page.NumValues(); !p.done || p.n != n {
 		p.done, p.n = true, n
-		p.min, p.max, p.ok = p.Page.Bounds()
+		p.min, p.max, p.ok = pageBounds(p.Page)
 	}
 	return p.min, p.max, p.ok
 }
