@@ -28,6 +28,9 @@ type rowSet struct {
 	vals    []parquet.Value // scratch: one column's values
 	nums    []uint64        // scratch: one integer column's fields
 	present []uint32        // per row: the has* bits of its fixed part
+	// anyHas and anyStr are the has* bits and the strings (bit i: string
+	// i) present in some row: a column present in none is all nulls.
+	anyHas, anyStr uint32
 }
 
 const (
@@ -42,31 +45,38 @@ func (s *rowSet) reset(raw []byte) {
 	s.raw, s.fixed, s.ext, s.n = raw, s.fixed[:0], s.ext[:0], 0
 	s.present = s.present[:0]
 	s.str = s.str[:0]
+	s.anyHas, s.anyStr = 0, 0
 }
 
 // addFixed ends adding a row, its strings' refs added: its fixed part,
 // whose rel_ms counts from start.
 func (s *rowSet) addFixed(fixed []byte, start int64) {
 	s.fixed = append(s.fixed, fixed...)
-	s.present = append(s.present, binary.LittleEndian.Uint32(fixed[offPresent:]))
+	has := binary.LittleEndian.Uint32(fixed[offPresent:])
+	s.present = append(s.present, has)
+	s.anyHas |= has
 	s.fixed = binary.LittleEndian.AppendUint64(s.fixed, uint64(start))
 	s.n++
 }
 
-// addRecord adds record b, at offset off of s.raw, whose rel_ms counts
-// from start: its fixed part and where its strings are, read from b
-// without a rec; frames gets its frames. A record with more after its
-// frames (typed values) is parsed whole, to check them.
-func (s *rowSet) addRecord(b []byte, off int, start int64, r *rec) ([]frame, error) {
+// addRecordWith adds record b, at offset off of s.raw, whose rel_ms
+// counts from start: its fixed part and where its strings are, read from
+// b without a rec. Its frames are read by frames, given where they
+// start: it returns where the record goes on after them, ok false when
+// they are malformed (then the record is an error and adds no row). A
+// record with more after its frames (typed values) is parsed whole, to
+// check them.
+func (s *rowSet) addRecordWith(b []byte, off int, start int64, r *rec, frames func(pos int) (next int, ok bool)) error {
 	if len(b) < fixedSize {
-		return nil, errRecord
+		return errRecord
 	}
 	pos := fixedSize
 	var refs [nStrings]uint64
+	var strs uint32
 	for i := range refs {
 		// A string is its length (absent: 0xFFFFFFFF), then its bytes.
 		if len(b)-pos < 4 {
-			return nil, errRecord
+			return errRecord
 		}
 		n := binary.LittleEndian.Uint32(b[pos:])
 		pos += 4
@@ -75,24 +85,26 @@ func (s *rowSet) addRecord(b []byte, off int, start int64, r *rec) ([]frame, err
 			continue
 		}
 		if uint64(n) > uint64(len(b)-pos) {
-			return nil, errRecord
+			return errRecord
 		}
 		refs[i] = uint64(off+pos)<<32 | uint64(n)
+		strs |= 1 << i
 		pos += int(n)
 	}
 	var ok bool
-	if r.frames, pos, ok = parseFrames(b, pos, r.frames); !ok {
-		return nil, errRecord
+	if pos, ok = frames(pos); !ok {
+		return errRecord
 	}
 	if pos != len(b) {
 		if err := r.parse(b); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	// A row is added whole, once the record is read.
 	s.str = append(s.str, refs[:]...)
+	s.anyStr |= strs
 	s.addFixed(b[:fixedSize], start)
-	return r.frames, nil
+	return nil
 }
 
 // setOne makes s the one record r (a sync table's row); past the first
@@ -101,6 +113,9 @@ func (s *rowSet) setOne(r *rec, start int64) {
 	s.reset(r.b)
 	for i := range nStrings {
 		s.str = append(s.str, strRef(r, i))
+		if r.has[i] {
+			s.anyStr |= 1 << i
+		}
 	}
 	s.addFixed(r.fixed, start)
 }
@@ -262,6 +277,10 @@ func (s *rowSet) appendColumn(vals []parquet.Value, col int, k *chunk) []parquet
 // whose presence bit is clear made null. INT32 values of a signed or an
 // unsigned field are the same: the field's low 32 bits.
 func (s *rowSet) appendInts(out []parquet.Value, spec *colSpec, def int) {
+	if spec.has != 0 && s.anyHas&spec.has == 0 {
+		clear(out) // null in every row
+		return
+	}
 	nums := slices.Grow(s.nums[:0], len(out))[:len(out)]
 	s.nums = nums
 	// Row i's field is at f[i*rowStride:].
@@ -323,6 +342,10 @@ func (s *rowSet) appendInts(out []parquet.Value, spec *colSpec, def int) {
 // appendStrings fills out with the values of string column spec (present
 // values at definition level def).
 func (s *rowSet) appendStrings(out []parquet.Value, spec *colSpec, def int, k *chunk) {
+	if spec.optional && s.anyStr&(1<<spec.str) == 0 {
+		clear(out) // null in every row
+		return
+	}
 	refs := s.str[:len(out)*nStrings]
 	raw := s.raw
 	for i := range out {
@@ -379,11 +402,15 @@ func (w *Writer) convertWrite(crg *parquet.ConcurrentRowGroupWriter, c *chunk) e
 		if w.x != nil {
 			start = int64(binary.LittleEndian.Uint64(extra))
 		}
-		frames, err := s.addRecord(p[:n], off, start, &c.rec)
+		b := p[:n]
+		// The frames go to the stack columns as they are read; a
+		// malformed record fails the table.
+		err := s.addRecordWith(b, off, start, &c.rec, func(pos int) (int, bool) {
+			return c.stackRecord(w.stack, b, pos)
+		})
 		if err != nil {
 			return err
 		}
-		c.stack(w.stack, frames)
 		if w.x != nil {
 			s.ext = append(s.ext, extra[8:]...)
 		}

@@ -105,19 +105,32 @@ func (b *dictBuffer) WriteValues(values []parquet.Value) (int, error) {
 		// the cache again, from the dictionary's values.
 		c.rebuild(d.Dictionary)
 	}
-	idx := slices.Grow(b.idx, len(values))
+	n := len(b.idx)
+	idx := slices.Grow(b.idx, len(values))[:n+len(values)]
+	out := idx[n:]
+	// The last value found, in locals: most values are the one before.
+	last, lastKey := c.last, ""
+	if last >= 0 {
+		lastKey = c.keys[last]
+	}
 	for i := range values {
 		v := values[i].ByteArray()
-		k := c.last
-		if k < 0 || string(v) != c.keys[k] {
-			var ok bool
-			if k, ok = c.find(v); !ok {
+		if last < 0 || string(v) != lastKey {
+			k, ok := c.find(v)
+			if !ok {
 				d.Dictionary.Insert(b.one[:], values[i:i+1])
 				k = b.one[0]
 				c.add(v, k)
 			}
+			// add may start the cache again (not expected): then
+			// there is no last value.
+			if last = c.last; last >= 0 {
+				lastKey = c.keys[last]
+			}
+			out[i] = k
+			continue
 		}
-		idx = append(idx, k)
+		out[i] = last
 	}
 	b.idx = idx
 	return len(values), nil
@@ -483,7 +496,7 @@ type keptPage struct {
 func (p *keptPage) Bounds() (min, max parquet.Value, ok bool) {
 	if n := p.Page.NumValues(); !p.done || p.n != n {
 		p.done, p.n = true, n
-		p.min, p.max, p.ok = p.Page.Bounds()
+		p.min, p.max, p.ok = pageBounds(p.Page)
 	}
 	return p.min, p.max, p.ok
 }

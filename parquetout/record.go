@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
-	"slices"
 )
 
 // The Encoder renders each event into a record, on the pipeline's
@@ -103,21 +102,15 @@ const (
 
 // rec is a parsed record; its slices point into the record's bytes.
 type rec struct {
-	b       []byte // the record
-	fixed   []byte
-	str     [nStrings][]byte
-	has     [nStrings]bool
-	at      [nStrings]uint32 // where each string's bytes start in the record
-	frames  []frame
-	props   []propValue
-	typed   bool
-	present uint32
-}
-
-type frame struct {
-	address, offset uint64
-	flags           uint8
-	module, method  []byte
+	b        []byte // the record
+	fixed    []byte
+	str      [nStrings][]byte
+	has      [nStrings]bool
+	at       [nStrings]uint32 // where each string's bytes start in the record
+	framesAt int              // where the frames start in b
+	props    []propValue
+	typed    bool
+	present  uint32
 }
 
 type propValue struct {
@@ -152,7 +145,8 @@ func (r *rec) parse(b []byte) error {
 		}
 	}
 	var ok bool
-	if r.frames, pos, ok = parseFrames(b, pos, r.frames); !ok {
+	r.framesAt = pos
+	if pos, ok = skipFrames(b, pos); !ok {
 		return errRecord
 	}
 	r.props = r.props[:0]
@@ -205,35 +199,30 @@ func (r *rec) parse(b []byte) error {
 	return nil
 }
 
-// parseFrames reads the frames of record b at pos into frames (emptied
-// first); it returns them and where the record goes on, ok false when
-// they are malformed.
-func parseFrames(b []byte, pos int, frames []frame) ([]frame, int, bool) {
+// skipFrames checks the frames of record b at pos: it returns where the
+// record goes on after them, ok false when they are malformed (as
+// chunk.stackRecord finds them).
+func skipFrames(b []byte, pos int) (next int, ok bool) {
 	if len(b)-pos < 4 {
-		return frames, pos, false
+		return pos, false
 	}
 	nf := binary.LittleEndian.Uint32(b[pos:])
 	pos += 4
 	if uint64(nf)*17 > uint64(len(b)-pos) {
-		return frames, pos, false
+		return pos, false
 	}
-	// nf is bounded by the record's length: the frames are made in place.
-	frames = slices.Grow(frames[:0], int(nf))[:nf]
-	var ok bool
-	for i := range frames {
+	for range nf {
 		if len(b)-pos < 17 {
-			return frames, pos, false
+			return pos, false
 		}
-		f := &frames[i]
-		f.address, f.offset, f.flags = binary.LittleEndian.Uint64(b[pos:]), binary.LittleEndian.Uint64(b[pos+8:]), b[pos+16]
-		if f.module, _, pos, ok = recStr(b, pos+17); !ok {
-			return frames, pos, false
+		if _, _, pos, ok = recStr(b, pos+17); !ok { // module
+			return pos, false
 		}
-		if f.method, _, pos, ok = recStr(b, pos); !ok {
-			return frames, pos, false
+		if _, _, pos, ok = recStr(b, pos); !ok { // method
+			return pos, false
 		}
 	}
-	return frames, pos, true
+	return pos, true
 }
 
 // recStr reads the record string at pos of b: its bytes (nil when

@@ -41,13 +41,13 @@ func testRecord(tail []byte) []byte {
 func checkSame(t *testing.T, raw []byte, off int) {
 	t.Helper()
 	b := raw[off:]
-	var r rec
+	var r recFrames
 	if err := r.parse(b); err != nil {
 		t.Fatalf("parse: %v", err)
 	}
 	var s rowSet
 	s.reset(raw)
-	var scratch rec
+	var scratch recFrames
 	frames, err := s.addRecord(b, off, 42, &scratch)
 	if err != nil {
 		t.Fatalf("addRecord: %v", err)
@@ -88,7 +88,7 @@ func TestAddRecordMatchesParse(t *testing.T) {
 	// At an offset in the chunk's records: the references count from
 	// the start of raw.
 	checkSame(t, append(append([]byte(nil), testRecord(nil)...), b...), len(b))
-	var r rec
+	var r recFrames
 	if err := r.parse(b); err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +116,7 @@ func TestMalformedRecords(t *testing.T) {
 	putU32(long, fixedSize, uint32(len(long)))
 	// More frames than the record can hold.
 	many := append([]byte(nil), whole...)
-	var r rec
+	var r recFrames
 	if err := r.parse(whole); err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +150,7 @@ func FuzzRecord(f *testing.F) {
 		perr := r.parse(b)
 		var s rowSet
 		s.reset(b)
-		_, aerr := s.addRecord(b, 0, 0, new(rec))
+		_, aerr := s.addRecord(b, 0, 0, new(recFrames))
 		if (perr == nil) != (aerr == nil) {
 			t.Fatalf("parse: %v, addRecord: %v", perr, aerr)
 		}

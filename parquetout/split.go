@@ -181,7 +181,9 @@ func (w *SplitWriter) row(r *rec) error {
 		}
 	}
 	optStr(c, st.msgCol, r, sMessage)
-	c.stack(st.stack, r.frames)
+	if _, ok := c.stackRecord(st.stack, r.b, r.framesAt); !ok {
+		return errRecord // not expected: r was parsed
+	}
 	w.held += c.arena.size - before
 	rows := t.cur.rows
 	if err := t.endRow(); err != nil {

@@ -690,58 +690,6 @@ func (t *table) stackColumns() stackColumns {
 	return s
 }
 
-// stack appends the frames of the current row (null when none).
-func (rg *chunk) stack(s stackColumns, frames []frame) {
-	if len(frames) == 0 {
-		for _, c := range [...]int{s.address, s.module, s.offset, s.method} {
-			rg.cols[c] = append(rg.cols[c], parquet.Value{})
-		}
-		return
-	}
-	// stack (optional, 1) > list (repeated, 2) > element > optional leaves (3).
-	// The four columns grow once; each value is made in place.
-	rg.values += len(frames)
-	var addr, mod, off, meth []parquet.Value
-	rg.cols[s.address], addr = growValues(rg.cols[s.address], len(frames))
-	rg.cols[s.module], mod = growValues(rg.cols[s.module], len(frames))
-	rg.cols[s.offset], off = growValues(rg.cols[s.offset], len(frames))
-	rg.cols[s.method], meth = growValues(rg.cols[s.method], len(frames))
-	mod, off, meth = mod[:len(frames)], off[:len(frames)], meth[:len(frames)]
-	for i := range frames {
-		f := &frames[i]
-		rep := 1
-		if i == 0 {
-			rep = 0
-		}
-		a := &addr[i]
-		*a = parquet.Int64Value(int64(f.address))
-		a.SetRepetitionLevel(rep)
-		a.SetDefinitionLevel(2)
-		m, o := &mod[i], &off[i]
-		if f.flags&frameHasModule != 0 {
-			*m = parquet.ByteArrayValue(rg.keep(f.module))
-			m.SetDefinitionLevel(3)
-			*o = parquet.Int64Value(int64(f.offset))
-			o.SetDefinitionLevel(3)
-		} else {
-			*m, *o = parquet.Value{}, parquet.Value{}
-			m.SetDefinitionLevel(2)
-			o.SetDefinitionLevel(2)
-		}
-		m.SetRepetitionLevel(rep)
-		o.SetRepetitionLevel(rep)
-		me := &meth[i]
-		if f.flags&frameHasMethod != 0 {
-			*me = parquet.ByteArrayValue(rg.keep(f.method))
-			me.SetDefinitionLevel(3)
-		} else {
-			*me = parquet.Value{}
-			me.SetDefinitionLevel(2)
-		}
-		me.SetRepetitionLevel(rep)
-	}
-}
-
 // growValues returns col grown by n values and the n new ones.
 func growValues(col []parquet.Value, n int) (grown, added []parquet.Value) {
 	k := len(col)

@@ -140,8 +140,17 @@ type recordReader struct {
 func (rr *recordReader) eachRaw(p []byte, fn func(b []byte) error) error {
 	buf := p
 	if len(rr.carry) > 0 {
-		rr.carry = append(rr.carry, p...)
-		buf = rr.carry
+		// Complete the record carried over with p's first bytes, not
+		// all of p: the rest is read in place.
+		rest, whole, err := rr.complete(p)
+		if err != nil || !whole {
+			return err
+		}
+		if err := fn(rr.carry); err != nil {
+			return err
+		}
+		rr.carry = rr.carry[:0]
+		buf = rest
 	}
 	for len(buf) >= 4 {
 		n := int(binary.LittleEndian.Uint32(buf))
@@ -156,12 +165,27 @@ func (rr *recordReader) eachRaw(p []byte, fn func(b []byte) error) error {
 		}
 		buf = buf[n:]
 	}
-	if len(rr.carry) > 0 {
-		rr.carry = rr.carry[:copy(rr.carry, buf)]
-	} else {
-		rr.carry = append(rr.carry, buf...)
-	}
+	rr.carry = append(rr.carry, buf...)
 	return nil
+}
+
+// complete moves p's first bytes to the carried-over part of a record
+// until it holds the record whole or p runs out; it returns the rest of p.
+func (rr *recordReader) complete(p []byte) (rest []byte, whole bool, err error) {
+	if len(rr.carry) < 4 {
+		k := min(4-len(rr.carry), len(p))
+		rr.carry, p = append(rr.carry, p[:k]...), p[k:]
+		if len(rr.carry) < 4 {
+			return p, false, nil
+		}
+	}
+	n := int(binary.LittleEndian.Uint32(rr.carry))
+	if n < fixedSize {
+		return p, false, errRecord
+	}
+	k := min(n-len(rr.carry), len(p))
+	rr.carry, p = append(rr.carry, p[:k]...), p[k:]
+	return p, len(rr.carry) == n, nil
 }
 
 // each calls fn for every whole record of p, parsed.
@@ -246,7 +270,9 @@ func (w *Writer) Close() error {
 func (w *Writer) row(r *rec) error {
 	c := w.t.cur
 	w.header(c, r, w.start)
-	c.stack(w.stack, r.frames)
+	if _, ok := c.stackRecord(w.stack, r.b, r.framesAt); !ok {
+		return errRecord // not expected: r was parsed
+	}
 	return w.t.endRow()
 }
 

@@ -1,0 +1,110 @@
+package parquetout
+
+import (
+	"encoding/binary"
+
+	"github.com/parquet-go/parquet-go"
+)
+
+// The stack columns are made straight from the frames of each record
+// (chunk.stackRecord), read once, without a []frame in between: parsing
+// them into a slice and making the values from it took about a quarter
+// more (575,000 frames in net.4.5.2.x64.etl).
+
+// stackRecord appends the frames of record b at pos to the stack
+// columns: the row's values (null when there are no frames), byte values
+// through rg.keep. It returns where the record goes on after the frames,
+// ok false when they are malformed (as parseFrames finds them), after
+// which the chunk's stack columns hold part of the row: the table fails.
+func (rg *chunk) stackRecord(s stackColumns, b []byte, pos int) (next int, ok bool) {
+	if len(b)-pos < 4 {
+		return pos, false
+	}
+	nf := binary.LittleEndian.Uint32(b[pos:])
+	pos += 4
+	if uint64(nf)*17 > uint64(len(b)-pos) {
+		return pos, false
+	}
+	if nf == 0 {
+		rg.cols[s.address] = append(rg.cols[s.address], parquet.Value{})
+		rg.cols[s.module] = append(rg.cols[s.module], parquet.Value{})
+		rg.cols[s.offset] = append(rg.cols[s.offset], parquet.Value{})
+		rg.cols[s.method] = append(rg.cols[s.method], parquet.Value{})
+		return pos, true
+	}
+	// stack (optional, 1) > list (repeated, 2) > element > optional leaves (3).
+	// nf is bounded by the record's length: the values are made in place.
+	n := int(nf)
+	rg.values += n
+	var addr, mod, off, meth []parquet.Value
+	rg.cols[s.address], addr = growValues(rg.cols[s.address], n)
+	rg.cols[s.module], mod = growValues(rg.cols[s.module], n)
+	rg.cols[s.offset], off = growValues(rg.cols[s.offset], n)
+	rg.cols[s.method], meth = growValues(rg.cols[s.method], n)
+	mod, off, meth = mod[:len(addr)], off[:len(addr)], meth[:len(addr)]
+	rep := 0
+	for i := range addr {
+		// address, offset, flags, then the module's length.
+		if len(b)-pos < 17+4 {
+			return pos, false
+		}
+		f := b[pos : pos+17]
+		address, offset, flags := binary.LittleEndian.Uint64(f), binary.LittleEndian.Uint64(f[8:]), f[16]
+		module, next, ok := frameStr(b, pos+17)
+		if !ok {
+			return next, false
+		}
+		method, next, ok := frameStr(b, next)
+		if !ok {
+			return next, false
+		}
+		pos = next
+		a := &addr[i]
+		*a = parquet.Int64Value(int64(address))
+		a.SetRepetitionLevel(rep)
+		a.SetDefinitionLevel(2)
+		m, o := &mod[i], &off[i]
+		if flags&frameHasModule != 0 {
+			*m = parquet.ByteArrayValue(rg.keep(module))
+			m.SetDefinitionLevel(3)
+			*o = parquet.Int64Value(int64(offset))
+			o.SetDefinitionLevel(3)
+		} else {
+			*m, *o = parquet.Value{}, parquet.Value{}
+			m.SetDefinitionLevel(2)
+			o.SetDefinitionLevel(2)
+		}
+		m.SetRepetitionLevel(rep)
+		o.SetRepetitionLevel(rep)
+		me := &meth[i]
+		if flags&frameHasMethod != 0 {
+			*me = parquet.ByteArrayValue(rg.keep(method))
+			me.SetDefinitionLevel(3)
+		} else {
+			*me = parquet.Value{}
+			me.SetDefinitionLevel(2)
+		}
+		me.SetRepetitionLevel(rep)
+		rep = 1
+	}
+	return pos, true
+}
+
+// frameStr reads the frame string at pos of b: its bytes (nil when
+// absent) and where the next field starts; ok is false when b is too
+// short.
+func frameStr(b []byte, pos int) (s []byte, next int, ok bool) {
+	if len(b)-pos < 4 {
+		return nil, pos, false
+	}
+	l := binary.LittleEndian.Uint32(b[pos:])
+	pos += 4
+	if l == absent {
+		return nil, pos, true
+	}
+	if uint64(l) > uint64(len(b)-pos) {
+		return nil, pos, false
+	}
+	end := pos + int(l)
+	return b[pos:end:end], end, true
+}
