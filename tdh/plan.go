@@ -25,6 +25,12 @@ type JSONPlan struct {
 	keys   []byte // the properties' `"Name":`, back to back
 	names  bool   // a printable top-level property may have names
 	msg    []msgPiece
+	// The text of each piece of msg escaped for JSON (jsonstr), back to
+	// back: piece i's ends at msgJSONEnd[i]. msgJSONValid: all of it is
+	// valid UTF-8 (see AppendMessageJSON).
+	msgJSON      []byte
+	msgJSONEnd   []int32
+	msgJSONValid bool
 }
 
 // planProp is the plan of one top-level property.
@@ -69,6 +75,7 @@ func (pl *JSONPlan) Schema() *Event { return pl.schema }
 func (pl *JSONPlan) Reset(s *Event) {
 	pl.schema, pl.names = s, false
 	pl.props, pl.keys, pl.msg = pl.props[:0], pl.keys[:0], pl.msg[:0]
+	pl.msgJSON, pl.msgJSONEnd, pl.msgJSONValid = pl.msgJSON[:0], pl.msgJSONEnd[:0], false
 	if s == nil {
 		return
 	}
@@ -89,6 +96,7 @@ func (pl *JSONPlan) Reset(s *Event) {
 		pl.props = append(pl.props, pp)
 	}
 	pl.msg = parseMessage(pl.msg, s.Message)
+	pl.planMessageJSON()
 }
 
 // numPlanOf returns how a scalar integer value of p of n bytes renders

@@ -328,9 +328,7 @@ func (e *JSONEncoder) appendEvent(b []byte, ev *etl.Event, res *decode.Result, a
 			if res.Schema != res.Decoded.Schema {
 				pl = e.plan(res.Schema) // the message of the schema that fits, values of an alternate
 			}
-			b = append(b, `,"message":`...)
-			e.msg = pl.AppendMessage(e.msg[:0], res.Schema.Message, res.Decoded)
-			b = eventjson.AppendString(b, e.msg)
+			b, e.msg = pl.AppendMessageJSON(append(b, `,"message":`...), e.msg, res.Schema.Message, res.Decoded)
 		}
 	}
 	if !decoded || raw {

@@ -1,0 +1,91 @@
+package tdh
+
+import "github.com/etwkit/etw/internal/jsonstr"
+
+// The message of the JSON dumps is a JSON string escaped as encoding/json
+// escapes it (package jsonstr). Expanded first and escaped afterwards, each
+// of its bytes is scanned once more: a plan escapes its message's literal
+// text once (planMessageJSON) and writes integer inserts, digits that need
+// no escape, straight into the string; only the other inserts' text is
+// escaped as the event is rendered.
+
+// planMessageJSON escapes the text of each piece of the plan's message
+// (a literal, or an insert as written, which an event with fewer values
+// shows as it is) into pl.msgJSON.
+func (pl *JSONPlan) planMessageJSON() {
+	pl.msgJSON, pl.msgJSONEnd, pl.msgJSONValid = pl.msgJSON[:0], pl.msgJSONEnd[:0], true
+	for i := range pl.msg {
+		var valid bool
+		pl.msgJSON, valid = jsonstr.Escape(pl.msgJSON, pl.msg[i].text)
+		pl.msgJSONValid = pl.msgJSONValid && valid
+		pl.msgJSONEnd = append(pl.msgJSONEnd, int32(len(pl.msgJSON)))
+	}
+}
+
+// AppendMessageJSON appends the expansion of msg with no RenderOptions
+// (see [AppendMessage]) as a JSON string: the bytes
+// jsonstr.Append(dst, pl.AppendMessage(nil, msg, d)) gives. pl may be
+// nil; msg is normally the plan's schema's message. scratch is storage
+// for the text of an insert, returned for reuse.
+func (pl *JSONPlan) AppendMessageJSON(dst, scratch []byte, msg string, d *Decoded) (out, scratchOut []byte) {
+	if out, scratch, ok := pl.appendMessageJSON(dst, scratch, msg, d); ok {
+		return out, scratch
+	}
+	scratch = pl.AppendMessage(scratch[:0], msg, d)
+	return jsonstr.Append(dst, scratch), scratch
+}
+
+// appendMessageJSON is AppendMessageJSON for the events whose message the
+// plan escapes piece by piece; ok is false, and dst unchanged, for the
+// others: no plan or not the plan's message or values, a message that is
+// cut ([MaxMessageBytes]), text that is not valid UTF-8 (its pieces,
+// escaped apart, could differ from the whole).
+func (pl *JSONPlan) appendMessageJSON(dst, scratch []byte, msg string, d *Decoded) (_, _ []byte, ok bool) {
+	if pl == nil || pl.schema == nil || msg != pl.schema.Message || !pl.msgJSONValid || !pl.mine(d) {
+		return dst, scratch, false
+	}
+	var top []Value
+	if len(d.Values) >= len(d.Schema.Properties) {
+		top = d.Top()
+	}
+	out := append(dst, '"')
+	raw := 0 // bytes of the expansion so far (appendMessage's len(out))
+	at := int32(0)
+	for k := range pl.msg {
+		m := &pl.msg[k]
+		lit := pl.msgJSON[at:pl.msgJSONEnd[k]]
+		at = pl.msgJSONEnd[k]
+		if raw >= MaxMessageBytes {
+			return dst, scratch, false
+		}
+		if m.end {
+			break
+		}
+		if m.n == 0 || m.n > len(top) {
+			out = append(out, lit...)
+			raw += len(m.text)
+			continue
+		}
+		v, pp := &top[m.n-1], &pl.props[m.n-1]
+		if v.Kind == Scalar && v.Prop == pp.prop && textSpec(m.spec) {
+			// Digits, a sign or "0x" and hex digits: nothing to escape.
+			n := len(out)
+			var isInt bool
+			if out, isInt = pp.appendText(out, v); isInt {
+				raw += len(out) - n
+				continue
+			}
+		}
+		// appendMessage's bound, with the insert's text from 0.
+		scratch = pl.appendInsert(scratch[:0], d, m, v, MaxMessageBytes-raw)
+		raw += len(scratch)
+		var valid bool
+		if out, valid = jsonstr.Escape(out, scratch); !valid {
+			return dst, scratch, false
+		}
+	}
+	if raw > MaxMessageBytes {
+		return dst, scratch, false
+	}
+	return append(out, '"'), scratch, true
+}
