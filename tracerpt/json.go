@@ -29,6 +29,7 @@ type JSONEncoder struct {
 	// ("2006-01-02T15:04:05."), and that second.
 	date    []byte
 	dateSec int64
+	second  jsonSecond      // the times' text up to the second, per worker
 	frames  *frameJSONCache // rendered stack frames, per worker
 	headers *headerCache    // rendered header keys, per worker
 	plans   tdh.PlanCache   // schemas' rendering plans, per worker
@@ -84,6 +85,7 @@ func NewJSONEncoder(files []*etl.File, o *Options) *JSONEncoder {
 func (e *JSONEncoder) Clone() pipeline.Encoder[byte] {
 	c := *e
 	c.msg, c.names, c.procs, c.date, c.frames, c.headers, c.plans = nil, nil, nil, nil, nil, nil, tdh.PlanCache{}
+	c.second = jsonSecond{}
 	return &c
 }
 
@@ -213,16 +215,7 @@ func appendFrameJSON(b []byte, f *analysis.Frame) []byte {
 // strings above.
 func (e *JSONEncoder) appendEvent(b []byte, ev *etl.Event, res *decode.Result, a *analysis.Annotation) []byte {
 	multiFile, raw := e.multiFile, e.raw
-	b = append(b, `{"time":"`...)
-	b = e.appendTime(b, ev.Time)
-	b = append(b, `","time_ns":`...)
-	b = appendUnixNanos(b, ev.Time)
-	if e.start != 0 {
-		b = append(b, `,"rel_ms":`...)
-		b = appendRelMillis(b, etl.SubTime(ev.Time, e.start))
-	}
-	b = append(b, `,"filetime":`...)
-	b = tdh.AppendJSONInt(b, ev.Time)
+	b = e.appendTimes(b, ev.Time)
 	b = append(b, `,"raw_timestamp":`...)
 	b = tdh.AppendJSONInt(b, ev.Timestamp)
 	if multiFile {
