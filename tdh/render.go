@@ -519,6 +519,9 @@ func appendJSONB(dst []byte, d *Decoded, v *Value, depth int, bud *budget) []byt
 		dst = appendSystemTime(dst, b, 3)
 		return append(dst, '"')
 	}
+	if k == kString && v.Prop.InType.IsWide() && v.Prop.EffectiveOutType() != OutTypeReducedString {
+		return appendWideJSON(dst, b) // appendStringValue's text, quoted
+	}
 	dst = appendScalarText(dst, d, v, nil, k)
 	return jsonQuoteFrom(dst, start)
 }
