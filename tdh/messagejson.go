@@ -9,16 +9,46 @@ import "github.com/etwkit/etw/internal/jsonstr"
 // no escape, straight into the string; only the other inserts' text is
 // escaped as the event is rendered.
 
-// planMessageJSON escapes the text of each piece of the plan's message
-// (a literal, or an insert as written, which an event with fewer values
-// shows as it is) into pl.msgJSON.
+// msgOp is one step of a plan's message for JSON: a run of literal
+// pieces, an insert, or the end (%0). Its text, escaped, is
+// msgJSON[start:end], raw bytes unescaped: for an insert, the insert as
+// written, which an event with fewer values shows as it is.
+type msgOp struct {
+	start, end int32
+	raw        int32
+	piece      int32 // the insert's index in JSONPlan.msg; opLiteral, opEnd
+}
+
+const (
+	opLiteral = -1 - iota
+	opEnd
+)
+
+// planMessageJSON makes the steps of the plan's message for JSON,
+// consecutive literal pieces in one step: appendMessage checks its bound
+// before each piece, and a step of several pieces gives the same
+// expansion (see appendMessageJSON).
 func (pl *JSONPlan) planMessageJSON() {
-	pl.msgJSON, pl.msgJSONEnd, pl.msgJSONValid = pl.msgJSON[:0], pl.msgJSONEnd[:0], true
+	pl.msgOps, pl.msgJSON, pl.msgJSONValid = pl.msgOps[:0], pl.msgJSON[:0], true
 	for i := range pl.msg {
+		m := &pl.msg[i]
+		op := msgOp{start: int32(len(pl.msgJSON)), raw: int32(len(m.text)), piece: int32(i)}
+		switch {
+		case m.end:
+			op.piece = opEnd
+		case m.n == 0:
+			op.piece = opLiteral
+			if k := len(pl.msgOps) - 1; k >= 0 && pl.msgOps[k].piece == opLiteral {
+				op = pl.msgOps[k]
+				op.raw += int32(len(m.text))
+				pl.msgOps = pl.msgOps[:k]
+			}
+		}
 		var valid bool
-		pl.msgJSON, valid = jsonstr.Escape(pl.msgJSON, pl.msg[i].text)
+		pl.msgJSON, valid = jsonstr.Escape(pl.msgJSON, m.text)
 		pl.msgJSONValid = pl.msgJSONValid && valid
-		pl.msgJSONEnd = append(pl.msgJSONEnd, int32(len(pl.msgJSON)))
+		op.end = int32(len(pl.msgJSON))
+		pl.msgOps = append(pl.msgOps, op)
 	}
 }
 
@@ -50,20 +80,25 @@ func (pl *JSONPlan) appendMessageJSON(dst, scratch []byte, msg string, d *Decode
 	}
 	out := append(dst, '"')
 	raw := 0 // bytes of the expansion so far (appendMessage's len(out))
-	at := int32(0)
-	for k := range pl.msg {
-		m := &pl.msg[k]
-		lit := pl.msgJSON[at:pl.msgJSONEnd[k]]
-		at = pl.msgJSONEnd[k]
+	for k := range pl.msgOps {
+		// appendMessage cuts the expansion before a piece once it has
+		// MaxMessageBytes: before a step, and within a step of literal
+		// pieces, whose last piece makes raw larger than the bound,
+		// which the next step or the end sees.
+		op := &pl.msgOps[k]
 		if raw >= MaxMessageBytes {
 			return dst, scratch, false
 		}
-		if m.end {
+		if op.piece == opEnd {
 			break
 		}
-		if m.n == 0 || m.n > len(top) {
-			out = append(out, lit...)
-			raw += len(m.text)
+		var m *msgPiece
+		if op.piece >= 0 {
+			m = &pl.msg[op.piece]
+		}
+		if m == nil || m.n > len(top) {
+			out = append(out, pl.msgJSON[op.start:op.end]...)
+			raw += int(op.raw)
 			continue
 		}
 		v, pp := &top[m.n-1], &pl.props[m.n-1]

@@ -43,6 +43,11 @@ func TestMessageJSONPieces(t *testing.T) {
 		{"%2%2%1", long, false},     // cut
 		{"%1 %2 %3", "\xff", true},  // the text of a string is valid UTF-8
 		{"bad \xff %1", "x", false}, // the message is not
+		// Literal pieces escaped as one: cut within them; at the bound
+		// exactly, not cut at the end, cut before a %0.
+		{strings.Repeat("a", MaxMessageBytes-1) + "%n%n<%1", "x", false},
+		{strings.Repeat("&", MaxMessageBytes-2) + "%n", "x", true},
+		{strings.Repeat("&", MaxMessageBytes-2) + "%n%0%1", "x", false},
 	} {
 		e, payload := messageJSONEvent(c.msg, c.s)
 		var dec Decoder

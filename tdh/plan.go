@@ -25,11 +25,11 @@ type JSONPlan struct {
 	keys   []byte // the properties' `"Name":`, back to back
 	names  bool   // a printable top-level property may have names
 	msg    []msgPiece
-	// The text of each piece of msg escaped for JSON (jsonstr), back to
-	// back: piece i's ends at msgJSONEnd[i]. msgJSONValid: all of it is
-	// valid UTF-8 (see AppendMessageJSON).
+	// The message for JSON (see AppendMessageJSON): its runs of literal
+	// pieces and its inserts, their text escaped (jsonstr) back to back
+	// in msgJSON. msgJSONValid: all of the text is valid UTF-8.
+	msgOps       []msgOp
 	msgJSON      []byte
-	msgJSONEnd   []int32
 	msgJSONValid bool
 }
 
@@ -75,7 +75,7 @@ func (pl *JSONPlan) Schema() *Event { return pl.schema }
 func (pl *JSONPlan) Reset(s *Event) {
 	pl.schema, pl.names = s, false
 	pl.props, pl.keys, pl.msg = pl.props[:0], pl.keys[:0], pl.msg[:0]
-	pl.msgJSON, pl.msgJSONEnd, pl.msgJSONValid = pl.msgJSON[:0], pl.msgJSONEnd[:0], false
+	pl.msgOps, pl.msgJSON, pl.msgJSONValid = pl.msgOps[:0], pl.msgJSON[:0], false
 	if s == nil {
 		return
 	}
