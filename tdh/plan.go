@@ -166,15 +166,20 @@ func (pp *planProp) appendData(dst []byte, d *Decoded, v *Value, b *budget) []by
 // appendNumber appends scalar v of property pp as a data-JSON number when
 // its plan says how; ok is false otherwise.
 func (pp *planProp) appendNumber(dst []byte, v *Value) ([]byte, bool) {
-	n := len(v.Data)
+	b := v.Data
+	n := len(b)
 	if n > 8 {
 		return dst, false
 	}
 	switch pp.num[n].json {
 	case jsonUint:
-		return AppendJSONUint(dst, leUint(v.Data)), true
+		if n < 8 {
+			// Below 2^53: a number, whatever it is.
+			return decimal.AppendUint(dst, leUint(b)), true
+		}
+		return AppendJSONUint(dst, binary.LittleEndian.Uint64(b)), true
 	case jsonInt:
-		return AppendJSONInt(dst, leInt(v.Data)), true
+		return AppendJSONInt(dst, leInt(b)), true
 	}
 	return dst, false
 }

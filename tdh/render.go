@@ -269,7 +269,15 @@ func appendTopJSON(dst []byte, d *Decoded, data bool, pl *JSONPlan) ([]byte, err
 			// d is of the plan's schema: its values are all there.
 			pp := &pl.props[i]
 			dst = append(dst, pl.keys[pp.keyStart:pp.keyEnd]...)
-			dst = pp.appendData(dst, d, &d.Values[i], &b)
+			v := &d.Values[i]
+			if v.Kind == Scalar && v.Prop == pp.prop {
+				// Most values: integers the plan renders (appendData).
+				var ok bool
+				if dst, ok = pp.appendNumber(dst, v); ok {
+					continue
+				}
+			}
+			dst = pp.appendData(dst, d, v, &b)
 			continue
 		}
 		dst = appendJSONString(dst, p.Name)
