@@ -924,17 +924,29 @@ const (
 func appendHex0x(dst []byte, n uint64) []byte {
 	var buf [16]byte
 	i := len(buf)
-	for {
+	// Two digits at a time, then the last one or two.
+	for ; n >= 0x100; n >>= 8 {
+		i -= 2
+		binary.BigEndian.PutUint16(buf[i:], upperHexPairs[uint8(n)])
+	}
+	if n >= 0x10 {
+		i -= 2
+		binary.BigEndian.PutUint16(buf[i:], upperHexPairs[n])
+	} else {
 		i--
-		buf[i] = upperHex[n&15]
-		n >>= 4
-		if n == 0 {
-			break
-		}
+		buf[i] = upperHex[n]
 	}
 	dst = append(dst, '0', 'x')
 	return append(dst, buf[i:]...)
 }
+
+// upperHexPairs holds "00" to "FF" as big-endian 16-bit words.
+var upperHexPairs = func() (t [256]uint16) {
+	for i := range t {
+		t[i] = uint16(upperHex[i>>4])<<8 | uint16(upperHex[i&15])
+	}
+	return t
+}()
 
 // appendUpperHexBytes appends b as upper-case hex digits.
 func appendUpperHexBytes(dst, b []byte) []byte {
