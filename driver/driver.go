@@ -256,7 +256,6 @@ func (o *Options) startDump(cfg *pipeline.Config[byte]) (*dumpOutput, error) {
 		w = f.Writer()
 	}
 	d.buf = bufio.NewWriterSize(w, 256<<10)
-	cfg.Output = d.buf
 	switch {
 	case o.Format == Parquet:
 		enc := parquetout.NewEncoder(o.Files, o.Render.Raw)
@@ -270,8 +269,10 @@ func (o *Options) startDump(cfg *pipeline.Config[byte]) (*dumpOutput, error) {
 		cfg.Encoder, cfg.Output, d.pq = enc, pw, pw
 	case o.Format == CSV && o.Render.Encoding == tracerpt.Unicode:
 		cfg.Output = tracerpt.NewUTF16Writer(d.buf)
-		fallthrough
+		cfg.Encoder = tracerpt.NewEncoder(o.Format.tracerpt(), o.Files, &o.Render)
 	default:
+		// The pipeline's chunks go to the file as they are.
+		cfg.Output = &directWriter{buf: d.buf, w: w}
 		cfg.Encoder = tracerpt.NewEncoder(o.Format.tracerpt(), o.Files, &o.Render)
 	}
 	return d, nil

@@ -11,12 +11,12 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
-	"unicode/utf8"
 
 	"github.com/google/uuid"
 
 	"github.com/etwkit/etw/etl"
 	"github.com/etwkit/etw/internal/decimal"
+	"github.com/etwkit/etw/internal/jsonstr"
 	"github.com/etwkit/etw/tdh"
 )
 
@@ -237,15 +237,6 @@ func AppendGUID(b []byte, g uuid.UUID) []byte {
 	return append(b, '}')
 }
 
-// jsonSafe marks the bytes AppendString copies as they are: printable
-// ASCII but for the quote, the backslash and the HTML-sensitive <, >, &.
-var jsonSafe = func() (t [256]bool) {
-	for c := 0x20; c < utf8.RuneSelf; c++ {
-		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
-	}
-	return t
-}()
-
 // AppendString appends s as a JSON string exactly as encoding/json
 // writes it: <, > and & as \u003c, \u003e, \u0026; \b \f \n \r \t and other
 // control characters as escapes; invalid UTF-8 as \ufffd; U+2028 and
@@ -254,65 +245,4 @@ var jsonSafe = func() (t [256]bool) {
 // (tdh.AppendDataJSON), which leaves <, >, &, U+2028 and U+2029 as they
 // are. Both decode to the same strings; the two are kept apart so that
 // neither output's bytes change.
-func AppendString[S ~string | ~[]byte](dst []byte, s S) []byte {
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		for i < len(s) && jsonSafe[s[i]] {
-			i++
-		}
-		if i == len(s) {
-			break
-		}
-		c := s[i]
-		if c < utf8.RuneSelf { // a control character or one of "\<>& (jsonSafe)
-			dst = append(dst, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				dst = append(dst, '\\', c)
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', lowerHex[c>>4], lowerHex[c&15])
-			}
-			i++
-			start = i
-			continue
-		}
-		var r rune
-		var n int
-		switch v := any(s).(type) {
-		case string:
-			r, n = utf8.DecodeRuneInString(v[i:])
-		case []byte:
-			r, n = utf8.DecodeRune(v[i:])
-		default:
-			r, n = utf8.DecodeRuneInString(string(s[i:]))
-		}
-		if r == utf8.RuneError && n == 1 {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-			i += n
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', lowerHex[r&15])
-			i += n
-			start = i
-			continue
-		}
-		i += n
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
-}
+func AppendString[S ~string | ~[]byte](dst []byte, s S) []byte { return jsonstr.Append(dst, s) }

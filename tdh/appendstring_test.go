@@ -21,6 +21,26 @@ func decodeWide(b []byte) string {
 	return string(utf16.Decode(units))
 }
 
+// randomWide returns up to 23 UTF-16 code units, printable ASCII or from
+// units, with a NUL now and then, and an odd last byte one time in four.
+func randomWide(r *rand.Rand, units []uint16) []byte {
+	var b []byte
+	for k := r.IntN(24); k > 0; k-- {
+		u := units[r.IntN(len(units))]
+		if r.IntN(3) > 0 {
+			u = uint16(' ' + r.IntN(95))
+		}
+		if r.IntN(40) == 0 {
+			u = 0
+		}
+		b = append(b, byte(u), byte(u>>8))
+	}
+	if r.IntN(4) == 0 {
+		b = append(b, byte(r.IntN(256))) // an odd length
+	}
+	return b
+}
+
 // TestAppendStringWideRuns checks AppendString on UTF-16 with ASCII runs
 // of every length, NULs, odd lengths, other characters and surrogates
 // (paired and lone) against the standard library's decoding.
@@ -28,20 +48,7 @@ func TestAppendStringWideRuns(t *testing.T) {
 	units := []uint16{'a', 'Z', 1, 0x7F, 0x80, 0xE9, 0x4E2D, 0xD83D, 0xDE00, 0xDC00, 0}
 	r := rand.New(rand.NewPCG(3, 4))
 	for n := 0; n < 50000; n++ {
-		var b []byte
-		for k := r.IntN(24); k > 0; k-- {
-			u := units[r.IntN(len(units))]
-			if r.IntN(3) > 0 {
-				u = uint16(' ' + r.IntN(95))
-			}
-			if r.IntN(40) == 0 {
-				u = 0
-			}
-			b = append(b, byte(u), byte(u>>8))
-		}
-		if r.IntN(4) == 0 {
-			b = append(b, byte(r.IntN(256))) // an odd length
-		}
+		b := randomWide(r, units)
 		got := AppendString([]byte("x"), b, true)
 		if want := "x" + decodeWide(b); string(got) != want {
 			t.Fatalf("AppendString(% x) = %q, want %q", b, got, want)
@@ -80,4 +87,31 @@ func TestNulAt(t *testing.T) {
 			}
 		}
 	}
+}
+
+// checkWideJSON compares appendWideJSON with AppendString's text quoted
+// by jsonQuoteFrom.
+func checkWideJSON(t *testing.T, b []byte) {
+	t.Helper()
+	want := jsonQuoteFrom(AppendString([]byte("x"), b, true), 1)
+	if got := appendWideJSON([]byte("x"), b); string(got) != string(want) {
+		t.Fatalf("appendWideJSON(% x) = %q, want %q", b, got, want)
+	}
+}
+
+// TestAppendWideJSON checks the one-pass JSON string of UTF-16 text on
+// random strings of printable ASCII, characters to escape (quote,
+// backslash, controls, DEL), other characters, surrogates, NULs and odd
+// lengths.
+func TestAppendWideJSON(t *testing.T) {
+	units := []uint16{'"', '\\', '\n', 1, 0x1F, 0x20, 0x7F, 0x80, 0xE9, 0x2028, 0x4E2D, 0xD83D, 0xDE00, 0xDC00, 0x225C, 0x5C00, 0}
+	r := rand.New(rand.NewPCG(5, 6))
+	for n := 0; n < 50000; n++ {
+		checkWideJSON(t, randomWide(r, units))
+	}
+}
+
+func FuzzAppendWideJSON(f *testing.F) {
+	f.Add([]byte("a\x00\"\x00b\x00\\\x00c\x00d\x00e\x00f\x00\x3d\xd8\x00\xde"))
+	f.Fuzz(checkWideJSON)
 }

@@ -5,8 +5,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
-	"slices"
-	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/google/uuid"
@@ -600,51 +598,7 @@ func (v *Value) GUID() (uuid.UUID, bool) {
 // stopping at the first NUL.
 func AppendString(dst, b []byte, wide bool) []byte {
 	if wide {
-		for i := 0; i+1 < len(b); i += 2 {
-			// A run of ASCII characters (1 to 127) is written in place,
-			// a byte each, into room made once for the rest of b.
-			if b[i+1] == 0 && b[i]-1 < utf8.RuneSelf-1 {
-				n := len(dst)
-				dst = slices.Grow(dst, (len(b)-i)/2)
-				out := dst[:cap(dst)]
-				// Four characters at a time while all four are ASCII
-				// (below 0x80, and not NUL: see hasZero16).
-				for ; i+8 <= len(b); i += 8 {
-					x := binary.LittleEndian.Uint64(b[i:])
-					if x&0xFF80FF80FF80FF80 != 0 || hasZero16(x) {
-						break
-					}
-					binary.LittleEndian.PutUint32(out[n:], uint32(x&0xFF|x>>8&0xFF00|x>>16&0xFF0000|x>>24&0xFF000000))
-					n += 4
-				}
-				for ; i+1 < len(b) && b[i+1] == 0 && b[i]-1 < utf8.RuneSelf-1; i += 2 {
-					out[n] = b[i]
-					n++
-				}
-				dst = dst[:n]
-				if i+1 >= len(b) {
-					break
-				}
-			}
-			c := uint16(b[i]) | uint16(b[i+1])<<8
-			if c == 0 {
-				break
-			}
-			if c < utf8.RuneSelf {
-				dst = append(dst, byte(c))
-				continue
-			}
-			r := rune(c)
-			if utf16.IsSurrogate(r) && i+3 < len(b) {
-				r2 := rune(uint16(b[i+2]) | uint16(b[i+3])<<8)
-				if dr := utf16.DecodeRune(r, r2); dr != utf8.RuneError {
-					i += 2
-					r = dr
-				}
-			}
-			dst = utf8.AppendRune(dst, r)
-		}
-		return dst
+		return appendWide(dst, b, false)
 	}
 	for i, c := range b {
 		if c == 0 {

@@ -25,6 +25,12 @@ type JSONPlan struct {
 	keys   []byte // the properties' `"Name":`, back to back
 	names  bool   // a printable top-level property may have names
 	msg    []msgPiece
+	// The message for JSON (see AppendMessageJSON): its runs of literal
+	// pieces and its inserts, their text escaped (jsonstr) back to back
+	// in msgJSON. msgJSONValid: all of the text is valid UTF-8.
+	msgOps       []msgOp
+	msgJSON      []byte
+	msgJSONValid bool
 }
 
 // planProp is the plan of one top-level property.
@@ -69,6 +75,7 @@ func (pl *JSONPlan) Schema() *Event { return pl.schema }
 func (pl *JSONPlan) Reset(s *Event) {
 	pl.schema, pl.names = s, false
 	pl.props, pl.keys, pl.msg = pl.props[:0], pl.keys[:0], pl.msg[:0]
+	pl.msgOps, pl.msgJSON, pl.msgJSONValid = pl.msgOps[:0], pl.msgJSON[:0], false
 	if s == nil {
 		return
 	}
@@ -89,6 +96,7 @@ func (pl *JSONPlan) Reset(s *Event) {
 		pl.props = append(pl.props, pp)
 	}
 	pl.msg = parseMessage(pl.msg, s.Message)
+	pl.planMessageJSON()
 }
 
 // numPlanOf returns how a scalar integer value of p of n bytes renders
@@ -158,15 +166,20 @@ func (pp *planProp) appendData(dst []byte, d *Decoded, v *Value, b *budget) []by
 // appendNumber appends scalar v of property pp as a data-JSON number when
 // its plan says how; ok is false otherwise.
 func (pp *planProp) appendNumber(dst []byte, v *Value) ([]byte, bool) {
-	n := len(v.Data)
+	b := v.Data
+	n := len(b)
 	if n > 8 {
 		return dst, false
 	}
 	switch pp.num[n].json {
 	case jsonUint:
-		return AppendJSONUint(dst, leUint(v.Data)), true
+		if n < 8 {
+			// Below 2^53: a number, whatever it is.
+			return decimal.AppendUint(dst, leUint(b)), true
+		}
+		return AppendJSONUint(dst, binary.LittleEndian.Uint64(b)), true
 	case jsonInt:
-		return AppendJSONInt(dst, leInt(v.Data)), true
+		return AppendJSONInt(dst, leInt(b)), true
 	}
 	return dst, false
 }

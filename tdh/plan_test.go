@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/etwkit/etw/internal/etltest"
+	"github.com/etwkit/etw/internal/jsonstr"
 	"github.com/etwkit/etw/tdh"
 )
 
@@ -29,6 +30,11 @@ func checkPlan(t *testing.T, pl *tdh.JSONPlan, d *tdh.Decoded, msg string) {
 	got = pl.AppendMessage(prefix, msg, d)
 	if !bytes.Equal(got, want) {
 		t.Fatalf("message %q through the plan:\n got %q\nwant %q", msg, got, want)
+	}
+	want = jsonstr.Append(prefix, tdh.AppendMessage(nil, msg, d, nil))
+	got, _ = pl.AppendMessageJSON(prefix, []byte("scratch"), msg, d)
+	if !bytes.Equal(got, want) {
+		t.Fatalf("message %q as JSON through the plan:\n got %q\nwant %q", msg, got, want)
 	}
 }
 
@@ -118,11 +124,12 @@ func TestJSONPlanDoesNotAllocate(t *testing.T) {
 		t.Fatal(err)
 	}
 	pl := tdh.NewJSONPlan(e)
-	buf := make([]byte, 0, 4096)
+	buf, scratch := make([]byte, 0, 4096), make([]byte, 0, 4096)
 	if n := testing.AllocsPerRun(100, func() {
 		buf, _ = pl.AppendDataJSONErr(buf[:0], d)
 		buf, _ = pl.AppendMapsJSON(buf, d)
 		buf = pl.AppendMessage(buf, e.Message, d)
+		buf, scratch = pl.AppendMessageJSON(buf, scratch, e.Message, d)
 	}); n != 0 {
 		t.Errorf("rendering through a plan: %v allocations", n)
 	}

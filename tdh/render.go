@@ -269,7 +269,15 @@ func appendTopJSON(dst []byte, d *Decoded, data bool, pl *JSONPlan) ([]byte, err
 			// d is of the plan's schema: its values are all there.
 			pp := &pl.props[i]
 			dst = append(dst, pl.keys[pp.keyStart:pp.keyEnd]...)
-			dst = pp.appendData(dst, d, &d.Values[i], &b)
+			v := &d.Values[i]
+			if v.Kind == Scalar && v.Prop == pp.prop {
+				// Most values: integers the plan renders (appendData).
+				var ok bool
+				if dst, ok = pp.appendNumber(dst, v); ok {
+					continue
+				}
+			}
+			dst = pp.appendData(dst, d, v, &b)
 			continue
 		}
 		dst = appendJSONString(dst, p.Name)
@@ -518,6 +526,9 @@ func appendJSONB(dst []byte, d *Decoded, v *Value, depth int, bud *budget) []byt
 		dst = append(dst, '"')
 		dst = appendSystemTime(dst, b, 3)
 		return append(dst, '"')
+	}
+	if k == kString && v.Prop.InType.IsWide() && v.Prop.EffectiveOutType() != OutTypeReducedString {
+		return appendWideJSON(dst, b) // appendStringValue's text, quoted
 	}
 	dst = appendScalarText(dst, d, v, nil, k)
 	return jsonQuoteFrom(dst, start)
@@ -913,17 +924,29 @@ const (
 func appendHex0x(dst []byte, n uint64) []byte {
 	var buf [16]byte
 	i := len(buf)
-	for {
+	// Two digits at a time, then the last one or two.
+	for ; n >= 0x100; n >>= 8 {
+		i -= 2
+		binary.BigEndian.PutUint16(buf[i:], upperHexPairs[uint8(n)])
+	}
+	if n >= 0x10 {
+		i -= 2
+		binary.BigEndian.PutUint16(buf[i:], upperHexPairs[n])
+	} else {
 		i--
-		buf[i] = upperHex[n&15]
-		n >>= 4
-		if n == 0 {
-			break
-		}
+		buf[i] = upperHex[n]
 	}
 	dst = append(dst, '0', 'x')
 	return append(dst, buf[i:]...)
 }
+
+// upperHexPairs holds "00" to "FF" as big-endian 16-bit words.
+var upperHexPairs = func() (t [256]uint16) {
+	for i := range t {
+		t[i] = uint16(upperHex[i>>4])<<8 | uint16(upperHex[i&15])
+	}
+	return t
+}()
 
 // appendUpperHexBytes appends b as upper-case hex digits.
 func appendUpperHexBytes(dst, b []byte) []byte {

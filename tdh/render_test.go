@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf16"
@@ -540,5 +541,17 @@ func TestErrorTables(t *testing.T) {
 	}
 	if n := len(win32Messages) + len(ntstatusMessages) + len(hresultMessages); n > 70 {
 		t.Errorf("%d table entries", n)
+	}
+}
+
+// TestAppendHex0x compares appendHex0x with strconv at every digit count.
+func TestAppendHex0x(t *testing.T) {
+	for bit := 0; bit < 64; bit++ {
+		for _, n := range []uint64{1 << bit, 1<<bit - 1, 1<<bit + 1, 0xA5A5A5A5A5A5A5A5 >> bit, ^uint64(0) >> bit} {
+			want := "x0x" + strings.ToUpper(strconv.FormatUint(n, 16))
+			if got := string(appendHex0x([]byte("x"), n)); got != want {
+				t.Fatalf("appendHex0x(%#x) = %q, want %q", n, got, want)
+			}
+		}
 	}
 }

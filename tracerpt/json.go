@@ -29,6 +29,7 @@ type JSONEncoder struct {
 	// ("2006-01-02T15:04:05."), and that second.
 	date    []byte
 	dateSec int64
+	second  jsonSecond      // the times' text up to the second, per worker
 	frames  *frameJSONCache // rendered stack frames, per worker
 	headers *headerCache    // rendered header keys, per worker
 	plans   tdh.PlanCache   // schemas' rendering plans, per worker
@@ -84,6 +85,7 @@ func NewJSONEncoder(files []*etl.File, o *Options) *JSONEncoder {
 func (e *JSONEncoder) Clone() pipeline.Encoder[byte] {
 	c := *e
 	c.msg, c.names, c.procs, c.date, c.frames, c.headers, c.plans = nil, nil, nil, nil, nil, nil, tdh.PlanCache{}
+	c.second = jsonSecond{}
 	return &c
 }
 
@@ -147,6 +149,12 @@ type cachedFrameJSON struct {
 	json []byte
 }
 
+// sameFrame is a == b field by field: the struct's == calls memequal, which
+// cost more than the rest of a cached frame's rendering.
+func sameFrame(a, b *analysis.Frame) bool {
+	return a.Address == b.Address && a.Offset == b.Offset && a.Image == b.Image && a.Method == b.Method && a.Symbol == b.Symbol
+}
+
 // appendStackJSON is AppendStackJSON through cache (nil: none).
 func appendStackJSON(b []byte, stack []analysis.Frame, cache *frameJSONCache) []byte {
 	if len(stack) == 0 {
@@ -163,7 +171,7 @@ func appendStackJSON(b []byte, stack []analysis.Frame, cache *frameJSONCache) []
 			continue
 		}
 		c := &cache.slots[slotOf(f.Address, frameJSONBits)]
-		if c.json != nil && c.f == *f {
+		if c.json != nil && sameFrame(&c.f, f) {
 			b = append(b, c.json...)
 			continue
 		}
@@ -213,16 +221,7 @@ func appendFrameJSON(b []byte, f *analysis.Frame) []byte {
 // strings above.
 func (e *JSONEncoder) appendEvent(b []byte, ev *etl.Event, res *decode.Result, a *analysis.Annotation) []byte {
 	multiFile, raw := e.multiFile, e.raw
-	b = append(b, `{"time":"`...)
-	b = e.appendTime(b, ev.Time)
-	b = append(b, `","time_ns":`...)
-	b = appendUnixNanos(b, ev.Time)
-	if e.start != 0 {
-		b = append(b, `,"rel_ms":`...)
-		b = appendRelMillis(b, etl.SubTime(ev.Time, e.start))
-	}
-	b = append(b, `,"filetime":`...)
-	b = tdh.AppendJSONInt(b, ev.Time)
+	b = e.appendTimes(b, ev.Time)
 	b = append(b, `,"raw_timestamp":`...)
 	b = tdh.AppendJSONInt(b, ev.Timestamp)
 	if multiFile {
@@ -328,9 +327,7 @@ func (e *JSONEncoder) appendEvent(b []byte, ev *etl.Event, res *decode.Result, a
 			if res.Schema != res.Decoded.Schema {
 				pl = e.plan(res.Schema) // the message of the schema that fits, values of an alternate
 			}
-			b = append(b, `,"message":`...)
-			e.msg = pl.AppendMessage(e.msg[:0], res.Schema.Message, res.Decoded)
-			b = eventjson.AppendString(b, e.msg)
+			b, e.msg = pl.AppendMessageJSON(append(b, `,"message":`...), e.msg, res.Schema.Message, res.Decoded)
 		}
 	}
 	if !decoded || raw {
@@ -396,12 +393,12 @@ func appendRFC3339(b []byte, ft int64) []byte {
 	return append(b, 'Z')
 }
 
-// headerKey is what the keys from "header" to "keywords" depend on.
+// headerKey is what the keys from "header" to "keywords" depend on, in
+// integers that compare without a call: the provider's two halves, the
+// descriptor but its keyword, the keyword, and the header type and flags.
 type headerKey struct {
-	provider uuid.UUID
-	desc     etl.EventDescriptor
-	header   etl.HeaderType
-	flags    uint16
+	p0, p1, desc, keyword uint64
+	header                uint32
 }
 
 // headerCache keeps the rendering of recent header keys, direct-mapped:
@@ -427,11 +424,16 @@ func (e *JSONEncoder) appendHeader(b []byte, ev *etl.Event) []byte {
 		e.headers = new(headerCache)
 	}
 	d := &ev.Descriptor
-	k := headerKey{ev.ProviderID, *d, ev.Header, ev.Flags}
-	h := binary.LittleEndian.Uint64(k.provider[:8]) ^ binary.LittleEndian.Uint64(k.provider[8:]) ^
-		uint64(d.ID)<<8 ^ uint64(d.Opcode)<<24 ^ uint64(d.Version)<<32 ^ uint64(d.Task)<<40 ^ uint64(ev.Header)
-	slot := &e.headers.slots[slotOf(h, headerBits)]
-	if slot.json == nil || slot.k != k {
+	k := headerKey{
+		p0:      binary.LittleEndian.Uint64(ev.ProviderID[:8]),
+		p1:      binary.LittleEndian.Uint64(ev.ProviderID[8:]),
+		desc:    uint64(d.ID) | uint64(d.Version)<<16 | uint64(d.Channel)<<24 | uint64(d.Level)<<32 | uint64(d.Opcode)<<40 | uint64(d.Task)<<48,
+		keyword: d.Keyword,
+		header:  uint32(ev.Header)<<16 | uint32(ev.Flags),
+	}
+	slot := &e.headers.slots[slotOf(k.p0^k.p1^k.desc<<8^uint64(k.header), headerBits)]
+	if slot.json == nil || slot.k.p0 != k.p0 || slot.k.p1 != k.p1 || slot.k.desc != k.desc ||
+		slot.k.keyword != k.keyword || slot.k.header != k.header {
 		slot.k = k
 		slot.json = appendHeaderJSON(slot.json[:0], ev)
 	}

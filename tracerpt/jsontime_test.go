@@ -31,3 +31,30 @@ func TestJSONTimesSaturate(t *testing.T) {
 		}
 	}
 }
+
+// TestJSONTimesBySecond: the times an encoder writes from the text it
+// keeps per second are those written from scratch, at the integer rule's
+// bound, at the ends of a second and of the int64 range, in time order
+// and not.
+func TestJSONTimesBySecond(t *testing.T) {
+	const start = 132247862638609634
+	bound := int64(filetimeEpochDelta + minStringSecond*10_000_000)
+	var fts []int64
+	for _, base := range []int64{bound, start, math.MaxInt64 - 10_000_000, filetimeEpochDelta, 0} {
+		for _, d := range []int64{-10_000_001, -10_000_000, -1, 0, 1, 9_999_999, 10_000_000, 10_000_001, 123_456_789} {
+			fts = append(fts, base+d)
+		}
+	}
+	fts = append(fts, math.MaxInt64, math.MinInt64, -1, start+5, start+3, start-10_000_000)
+	for _, s := range []int64{0, start} {
+		e := &JSONEncoder{start: s}
+		for _, ft := range fts {
+			want := string((&JSONEncoder{start: s, oneShot: true}).appendTimes([]byte("x"), ft))
+			for range 2 { // from the second's text, made and kept
+				if got := string(e.appendTimes([]byte("x"), ft)); got != want {
+					t.Fatalf("FILETIME %d, start %d:\n got %s\nwant %s", ft, s, got, want)
+				}
+			}
+		}
+	}
+}

@@ -4,7 +4,10 @@
 // write several integers per event.
 package decimal
 
-import "math/bits"
+import (
+	"encoding/binary"
+	"math/bits"
+)
 
 // digitPairs holds "00" to "99".
 const digitPairs = "00010203040506070809" +
@@ -33,10 +36,20 @@ func decimalWidth(n uint64) int {
 }
 
 // AppendUint appends the decimal digits of n, as strconv.AppendUint(dst,
-// n, 10) does, two at a time from a table, in one append per group of up
-// to eight (no intermediate buffer): the dumps write several integers per
-// event.
+// n, 10) does, from tables of digit pairs, in one append (one store) per
+// group of four or eight (no intermediate buffer): the dumps write
+// several integers per event.
 func AppendUint(dst []byte, n uint64) []byte {
+	if n < 10 {
+		// Many integers of a dump (flags, levels, counts, CPUs) are one
+		// digit: inlined, this costs no call.
+		return append(dst, byte('0'+n))
+	}
+	return appendUint(dst, n)
+}
+
+// appendUint is AppendUint.
+func appendUint(dst []byte, n uint64) []byte {
 	if n < 10000 {
 		// Most integers of a dump (ids, sizes, counts, flags) are small:
 		// one append of their digits, no width to work out.
@@ -50,23 +63,38 @@ func AppendUint(dst []byte, n uint64) []byte {
 		if hi < 20 {
 			return append(dst, digitPairs[hi+1], digitPairs[lo], digitPairs[lo+1])
 		}
-		return append(dst, digitPairs[hi], digitPairs[hi+1], digitPairs[lo], digitPairs[lo+1])
+		return binary.LittleEndian.AppendUint32(dst, four(uint32(n)))
 	}
 	if n < 1e8 {
 		// The digits above the last four, then those four.
-		dst = AppendUint(dst, n/10000)
-		hi, lo := 2*(n%10000/100), 2*(n%100)
-		return append(dst, digitPairs[hi], digitPairs[hi+1], digitPairs[lo], digitPairs[lo+1])
+		q := n / 10000
+		dst = appendUint(dst, q)
+		return binary.LittleEndian.AppendUint32(dst, four(uint32(n-q*10000)))
 	}
 	// The digits above the last eight, then those eight (in 32-bit
 	// arithmetic).
 	q := n / 1e8
-	dst = AppendUint(dst, q)
+	dst = appendUint(dst, q)
 	r := uint32(n - q*1e8)
-	a, b := 2*(r/1000000), 2*(r/10000%100)
-	c, d := 2*(r/100%100), 2*(r%100)
-	return append(dst, digitPairs[a], digitPairs[a+1], digitPairs[b], digitPairs[b+1],
-		digitPairs[c], digitPairs[c+1], digitPairs[d], digitPairs[d+1])
+	hi := r / 10000
+	return binary.LittleEndian.AppendUint64(dst, uint64(four(hi))|uint64(four(r-hi*10000))<<32)
+}
+
+// pairs16 holds "00" to "99" as little-endian 16-bit words (the first
+// digit in the low byte), indexed by a byte: entries 100 to 255 are not
+// used, and the byte index needs no bounds check.
+var pairs16 = func() (t [256]uint16) {
+	for i := range 100 {
+		t[i] = uint16(digitPairs[2*i]) | uint16(digitPairs[2*i+1])<<8
+	}
+	return t
+}()
+
+// four returns the four digits of n < 10000, zeros in front, as a
+// little-endian word: one store appends them.
+func four(n uint32) uint32 {
+	hi := n / 100
+	return uint32(pairs16[uint8(hi)]) | uint32(pairs16[uint8(n-hi*100)])<<16
 }
 
 // AppendInt appends the decimal digits of n with its sign, as

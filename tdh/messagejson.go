@@ -1,0 +1,126 @@
+package tdh
+
+import "github.com/etwkit/etw/internal/jsonstr"
+
+// The message of the JSON dumps is a JSON string escaped as encoding/json
+// escapes it (package jsonstr). Expanded first and escaped afterwards, each
+// of its bytes is scanned once more: a plan escapes its message's literal
+// text once (planMessageJSON) and writes integer inserts, digits that need
+// no escape, straight into the string; only the other inserts' text is
+// escaped as the event is rendered.
+
+// msgOp is one step of a plan's message for JSON: a run of literal
+// pieces, an insert, or the end (%0). Its text, escaped, is
+// msgJSON[start:end], raw bytes unescaped: for an insert, the insert as
+// written, which an event with fewer values shows as it is.
+type msgOp struct {
+	start, end int32
+	raw        int32
+	piece      int32 // the insert's index in JSONPlan.msg; opLiteral, opEnd
+}
+
+const (
+	opLiteral = -1 - iota
+	opEnd
+)
+
+// planMessageJSON makes the steps of the plan's message for JSON,
+// consecutive literal pieces in one step: appendMessage checks its bound
+// before each piece, and a step of several pieces gives the same
+// expansion (see appendMessageJSON).
+func (pl *JSONPlan) planMessageJSON() {
+	pl.msgOps, pl.msgJSON, pl.msgJSONValid = pl.msgOps[:0], pl.msgJSON[:0], true
+	for i := range pl.msg {
+		m := &pl.msg[i]
+		op := msgOp{start: int32(len(pl.msgJSON)), raw: int32(len(m.text)), piece: int32(i)}
+		switch {
+		case m.end:
+			op.piece = opEnd
+		case m.n == 0:
+			op.piece = opLiteral
+			if k := len(pl.msgOps) - 1; k >= 0 && pl.msgOps[k].piece == opLiteral {
+				op = pl.msgOps[k]
+				op.raw += int32(len(m.text))
+				pl.msgOps = pl.msgOps[:k]
+			}
+		}
+		var valid bool
+		pl.msgJSON, valid = jsonstr.Escape(pl.msgJSON, m.text)
+		pl.msgJSONValid = pl.msgJSONValid && valid
+		op.end = int32(len(pl.msgJSON))
+		pl.msgOps = append(pl.msgOps, op)
+	}
+}
+
+// AppendMessageJSON appends the expansion of msg with no RenderOptions
+// (see [AppendMessage]) as a JSON string: the bytes
+// jsonstr.Append(dst, pl.AppendMessage(nil, msg, d)) gives. pl may be
+// nil; msg is normally the plan's schema's message. scratch is storage
+// for the text of an insert, returned for reuse.
+func (pl *JSONPlan) AppendMessageJSON(dst, scratch []byte, msg string, d *Decoded) (out, scratchOut []byte) {
+	if out, scratch, ok := pl.appendMessageJSON(dst, scratch, msg, d); ok {
+		return out, scratch
+	}
+	scratch = pl.AppendMessage(scratch[:0], msg, d)
+	return jsonstr.Append(dst, scratch), scratch
+}
+
+// appendMessageJSON is AppendMessageJSON for the events whose message the
+// plan escapes piece by piece; ok is false, and dst unchanged, for the
+// others: no plan or not the plan's message or values, a message that is
+// cut ([MaxMessageBytes]), text that is not valid UTF-8 (its pieces,
+// escaped apart, could differ from the whole).
+func (pl *JSONPlan) appendMessageJSON(dst, scratch []byte, msg string, d *Decoded) (_, _ []byte, ok bool) {
+	if pl == nil || pl.schema == nil || msg != pl.schema.Message || !pl.msgJSONValid || !pl.mine(d) {
+		return dst, scratch, false
+	}
+	var top []Value
+	if len(d.Values) >= len(d.Schema.Properties) {
+		top = d.Top()
+	}
+	out := append(dst, '"')
+	raw := 0 // bytes of the expansion so far (appendMessage's len(out))
+	for k := range pl.msgOps {
+		// appendMessage cuts the expansion before a piece once it has
+		// MaxMessageBytes: before a step, and within a step of literal
+		// pieces, whose last piece makes raw larger than the bound,
+		// which the next step or the end sees.
+		op := &pl.msgOps[k]
+		if raw >= MaxMessageBytes {
+			return dst, scratch, false
+		}
+		if op.piece == opEnd {
+			break
+		}
+		var m *msgPiece
+		if op.piece >= 0 {
+			m = &pl.msg[op.piece]
+		}
+		if m == nil || m.n > len(top) {
+			out = append(out, pl.msgJSON[op.start:op.end]...)
+			raw += int(op.raw)
+			continue
+		}
+		v, pp := &top[m.n-1], &pl.props[m.n-1]
+		if v.Kind == Scalar && v.Prop == pp.prop && textSpec(m.spec) {
+			// Digits, a sign or "0x" and hex digits: nothing to escape.
+			n := len(out)
+			var isInt bool
+			if out, isInt = pp.appendText(out, v); isInt {
+				raw += len(out) - n
+				continue
+			}
+		}
+		// appendMessage's bound, with the insert's text from 0.
+		scratch = pl.appendInsert(scratch[:0], d, m, v, MaxMessageBytes-raw)
+		raw += len(scratch)
+		var valid bool
+		if out, valid = jsonstr.Escape(out, scratch); !valid {
+			return dst, scratch, false
+		}
+	}
+	if raw > MaxMessageBytes {
+		return dst, scratch, false
+	}
+	return append(out, '"'), scratch, true
+}

@@ -1,0 +1,69 @@
+package tracerpt
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/etwkit/etw/analysis"
+	"github.com/etwkit/etw/etl"
+)
+
+// TestSameFrameFields: sameFrame compares every field of analysis.Frame;
+// a field added to Frame must be added to it (and to this list).
+func TestSameFrameFields(t *testing.T) {
+	want := []string{"Address", "Image", "Offset", "Method", "Symbol"}
+	typ := reflect.TypeFor[analysis.Frame]()
+	if typ.NumField() != len(want) {
+		t.Fatalf("analysis.Frame has %d fields, sameFrame compares %d", typ.NumField(), len(want))
+	}
+	for i, name := range want {
+		if f := typ.Field(i).Name; f != name {
+			t.Fatalf("field %d of analysis.Frame is %s, want %s", i, f, name)
+		}
+	}
+	a := analysis.Frame{Address: 1, Image: new(analysis.Image), Offset: 2, Method: new(analysis.Method), Symbol: new(analysis.Symbol)}
+	for i := range typ.NumField() {
+		b := a
+		f := reflect.ValueOf(&b).Elem().Field(i)
+		if f.Kind() == reflect.Pointer {
+			f.Set(reflect.Zero(f.Type()))
+		} else {
+			f.SetUint(f.Uint() + 1)
+		}
+		if sameFrame(&a, &b) || !sameFrame(&a, &a) {
+			t.Errorf("sameFrame does not tell frames apart by %s", typ.Field(i).Name)
+		}
+	}
+}
+
+// TestHeaderCacheKeys: the header keys an encoder keeps are those of the
+// event's shape; events that differ in one field of what the keys show
+// (provider, descriptor, header type, flags) get their own.
+func TestHeaderCacheKeys(t *testing.T) {
+	base := etl.Event{Header: etl.HeaderType(3), Flags: 0x240}
+	base.ProviderID[0], base.ProviderID[15] = 1, 2
+	base.Descriptor = etl.EventDescriptor{ID: 10, Version: 3, Channel: 1, Level: 5, Opcode: 11, Task: 1, Keyword: 1 << 40}
+	change := []func(*etl.Event){
+		func(e *etl.Event) { e.ProviderID[0]++ },
+		func(e *etl.Event) { e.ProviderID[15]++ },
+		func(e *etl.Event) { e.Descriptor.ID++ },
+		func(e *etl.Event) { e.Descriptor.Version++ },
+		func(e *etl.Event) { e.Descriptor.Channel++ },
+		func(e *etl.Event) { e.Descriptor.Level++ },
+		func(e *etl.Event) { e.Descriptor.Opcode++ },
+		func(e *etl.Event) { e.Descriptor.Task++ },
+		func(e *etl.Event) { e.Descriptor.Keyword++ },
+		func(e *etl.Event) { e.Header++ },
+		func(e *etl.Event) { e.Flags++ },
+	}
+	e := &JSONEncoder{}
+	for i, c := range change {
+		ev := base
+		c(&ev)
+		for _, x := range []*etl.Event{&base, &ev, &base, &ev} {
+			if got, want := string(e.appendHeader(nil, x)), string(appendHeaderJSON(nil, x)); got != want {
+				t.Fatalf("change %d: header keys %s, want %s", i, got, want)
+			}
+		}
+	}
+}
