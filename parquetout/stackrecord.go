@@ -14,8 +14,9 @@ import (
 // stackRecord appends the frames of record b at pos to the stack
 // columns: the row's values (null when there are no frames), byte values
 // through rg.keep. It returns where the record goes on after the frames,
-// ok false when they are malformed (as parseFrames finds them), after
-// which the chunk's stack columns hold part of the row: the table fails.
+// ok false when they are malformed (as skipFrames, and the tests'
+// parseFrames, find them), after which the chunk's stack columns hold
+// part of the row: the table fails.
 func (rg *chunk) stackRecord(s stackColumns, b []byte, pos int) (next int, ok bool) {
 	if len(b)-pos < 4 {
 		return pos, false

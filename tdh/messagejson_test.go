@@ -73,3 +73,37 @@ func TestMessageJSONPieces(t *testing.T) {
 		}
 	}
 }
+
+// TestMessageJSONNearCut compares the message as JSON with the escaped
+// expansion for literal text that brings each insert to every offset
+// around MaxMessageBytes: inserts of digits, of text to escape, of
+// several-byte characters and of a lone surrogate, literal pieces after
+// them, and %0.
+func TestMessageJSONNearCut(t *testing.T) {
+	for _, tail := range []string{"%1", "%2", "%3", "%2%1", "%1%n%2", "<%2>&", "%1%0%2", "%2!s!%%%3!x!", "é%2é"} {
+		for _, s := range []string{"", "a", "\"\\\n", "<&>", "é中🙂", "\u2028x", "\U0001F642\U0001F642"} {
+			for _, wide := range []bool{false, true} {
+				e, payload := messageJSONEvent("", s)
+				if wide {
+					// A lone surrogate after s: U+FFFD in the text.
+					k := len(payload) - 6
+					payload = append(append(append([]byte(nil), payload[:k]...), 0x3d, 0xd8), payload[k:]...)
+				}
+				var dec Decoder
+				d, err := dec.Decode(e, payload, 8)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for pad := MaxMessageBytes - 24; pad <= MaxMessageBytes+1; pad++ {
+					msg := strings.Repeat("a", pad) + tail
+					e.Message = msg
+					pl := NewJSONPlan(e)
+					want := jsonstr.Append([]byte("x"), AppendMessage(nil, msg, d, nil))
+					if got, _ := pl.AppendMessageJSON([]byte("x"), nil, msg, d); !bytes.Equal(got, want) {
+						t.Fatalf("pad %d, tail %q, insert %q: got ...%s\nwant ...%s", pad, tail, s, got[max(0, len(got)-80):], want[max(0, len(want)-80):])
+					}
+				}
+			}
+		}
+	}
+}

@@ -48,7 +48,7 @@ func (e *JSONEncoder) appendTimes(b []byte, ft int64) []byte {
 	s := &e.second
 	if s.time == nil || s.sec != sec {
 		s.sec = sec
-		s.time = append(append(s.time[:0], `{"time":"`...), appendDateTime7(nil, sec, 0)...)
+		s.time = appendDateTime7(append(s.time[:0], `{"time":"`...), sec, 0)
 		s.time = s.time[:len(s.time)-7] // up to the '.'
 		s.unixNano = decimal.AppendInt(append(s.unixNano[:0], `Z","time_ns":"`...), sec)
 		s.filetime = decimal.AppendInt(append(s.filetime[:0], `,"filetime":"`...), sec+filetimeEpochDelta/10_000_000)

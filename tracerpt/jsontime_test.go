@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/tdh"
 )
 
 // TestJSONTimesSaturate: "time_ns" and "rel_ms" of a FILETIME at the ends
@@ -57,4 +58,34 @@ func TestJSONTimesBySecond(t *testing.T) {
 			}
 		}
 	}
+}
+
+// timesFromScratch is the start of an event's object up to "filetime"'s
+// value, each time rendered by its own function, with no encoder.
+func timesFromScratch(ft, start int64) string {
+	b := appendRFC3339([]byte(`{"time":"`), ft)
+	b = appendUnixNanos(append(b, `","time_ns":`...), ft)
+	if start != 0 {
+		b = appendRelMillis(append(b, `,"rel_ms":`...), etl.SubTime(ft, start))
+	}
+	return string(tdh.AppendJSONInt(append(b, `,"filetime":`...), ft))
+}
+
+// FuzzJSONTimes renders three FILETIMEs in a row through one encoder
+// (the text kept for a second reused, or made again) and compares each
+// with its times rendered from scratch.
+func FuzzJSONTimes(f *testing.F) {
+	const t0 = 132247862638609634
+	f.Add(int64(t0), int64(t0+9_999_999), int64(t0+10_000_000), int64(t0))
+	f.Add(int64(0), int64(filetimeEpochDelta-1), int64(filetimeEpochDelta), int64(0))
+	f.Add(int64(math.MinInt64), int64(math.MaxInt64), int64(-1), int64(t0))
+	f.Add(int64(filetimeEpochDelta+minStringSecond*10_000_000-1), int64(filetimeEpochDelta+minStringSecond*10_000_000), int64(t0), int64(1))
+	f.Fuzz(func(t *testing.T, a, b, c, start int64) {
+		e := &JSONEncoder{start: start}
+		for _, ft := range []int64{a, b, c, a} {
+			if got, want := string(e.appendTimes(nil, ft)), timesFromScratch(ft, start); got != want {
+				t.Fatalf("FILETIME %d, start %d:\n got %s\nwant %s", ft, start, got, want)
+			}
+		}
+	})
 }
