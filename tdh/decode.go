@@ -130,7 +130,9 @@ func (dec *Decoder) decode(schema *Event, payload []byte, ptrSize int) (*Decoded
 	d := &dec.out
 	d.Schema, d.PointerSize, d.Payload, d.Extra = schema, ptrSize, payload, nil
 	if cap(d.Values) > keptValues {
-		dec.letGo()
+		if dec.idle++; dec.idle > idleDecodes {
+			d.Values, dec.idle = nil, 0
+		}
 	}
 	n := len(schema.Properties)
 	d.present = n
@@ -140,26 +142,14 @@ func (dec *Decoder) decode(schema *Event, payload []byte, ptrSize int) (*Decoded
 	d.Values = d.Values[:n]
 	clear(d.Values)
 	pos, err := d.level(schema.Properties, 0, 0, "", 0)
+	if len(d.Values) > keptValues {
+		dec.idle = 0
+	}
 	if err != nil {
 		return d, err
 	}
 	d.Extra = payload[pos:]
 	return d, nil
-}
-
-// letGo counts the calls since the values last needed more than
-// keptValues, and lets their storage go after idleDecodes of them. It runs
-// before a call reslices the values, so their length is still the last
-// call's.
-func (dec *Decoder) letGo() {
-	switch {
-	case len(dec.out.Values) > keptValues:
-		dec.idle = 1 // this call is the first that may not need them
-	case dec.idle >= idleDecodes:
-		dec.out.Values, dec.idle = nil, 0
-	default:
-		dec.idle++
-	}
 }
 
 // level decodes props into d.Values[base:base+len(props)] starting at pos;
