@@ -84,23 +84,7 @@ const MaxDepth = 64
 // concurrent use; use one per goroutine.
 type Decoder struct {
 	out Decoded
-	// idle counts the calls since the values last needed more than
-	// keptValues: storage grown for a rare large event (an array of
-	// thousands of structs: megabytes) is let go after idleDecodes calls
-	// that did not need it, not kept for the rest of the run by each
-	// goroutine that decoded it (a dump's workers, and its writer, which
-	// decodes only the rest of batches whose rendering is large).
-	idle int
 }
-
-// keptValues is the values a Decoder keeps room for whatever it decoded
-// (56 KiB; most events hold tens of values), and idleDecodes how many
-// calls keep room for more once no event needs it: large events come in
-// runs (a .NET heap dump, the copies of one event in several inputs).
-const (
-	keptValues  = 1024
-	idleDecodes = 16
-)
 
 // Decode lays out payload according to schema. ptrSize (4 or 8) sizes
 // pointer-sized types. The result is valid until the next call. On error
@@ -129,11 +113,6 @@ func (dec *Decoder) decode(schema *Event, payload []byte, ptrSize int) (*Decoded
 	}
 	d := &dec.out
 	d.Schema, d.PointerSize, d.Payload, d.Extra = schema, ptrSize, payload, nil
-	if cap(d.Values) > keptValues {
-		if dec.idle++; dec.idle > idleDecodes {
-			d.Values, dec.idle = nil, 0
-		}
-	}
 	n := len(schema.Properties)
 	d.present = n
 	if cap(d.Values) < n {
@@ -142,9 +121,6 @@ func (dec *Decoder) decode(schema *Event, payload []byte, ptrSize int) (*Decoded
 	d.Values = d.Values[:n]
 	clear(d.Values)
 	pos, err := d.level(schema.Properties, 0, 0, "", 0)
-	if len(d.Values) > keptValues {
-		dec.idle = 0
-	}
 	if err != nil {
 		return d, err
 	}
