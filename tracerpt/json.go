@@ -23,17 +23,13 @@ type JSONEncoder struct {
 	raw       bool
 	start     int64 // the trace start (FILETIME) for "rel_ms"; 0: unknown
 	msg       []byte
-	names     *namesCache // rendered schema names, per worker
-	procs     *procCache  // rendered process names, per worker
-	// The "time" of the last event up to its seconds
-	// ("2006-01-02T15:04:05."), and that second.
-	date    []byte
-	dateSec int64
-	second  jsonSecond      // the times' text up to the second, per worker
-	frames  *frameJSONCache // rendered stack frames, per worker
-	headers *headerCache    // rendered header keys, per worker
-	plans   tdh.PlanCache   // schemas' rendering plans, per worker
-	oneShot bool            // AppendEventJSON: one event, no caches
+	names     *namesCache     // rendered schema names, per worker
+	procs     *procCache      // rendered process names, per worker
+	second    jsonSecond      // the times' text up to the second, per worker
+	frames    *frameJSONCache // rendered stack frames, per worker
+	headers   *headerCache    // rendered header keys, per worker
+	plans     tdh.PlanCache   // schemas' rendering plans, per worker
+	oneShot   bool            // AppendEventJSON: one event, no caches
 }
 
 // namesKey identifies the schema names of an event: its schema and, for
@@ -84,7 +80,7 @@ func NewJSONEncoder(files []*etl.File, o *Options) *JSONEncoder {
 // Clone returns an encoder with the same settings for another goroutine.
 func (e *JSONEncoder) Clone() pipeline.Encoder[byte] {
 	c := *e
-	c.msg, c.names, c.procs, c.date, c.frames, c.headers, c.plans = nil, nil, nil, nil, nil, nil, tdh.PlanCache{}
+	c.msg, c.names, c.procs, c.frames, c.headers, c.plans = nil, nil, nil, nil, nil, tdh.PlanCache{}
 	c.second = jsonSecond{}
 	return &c
 }
@@ -464,25 +460,6 @@ func appendHeaderJSON(b []byte, ev *etl.Event) []byte {
 	b = append(b, `,"keywords":`...)
 	b = tdh.AppendJSONUint(b, d.Keyword)
 	return b
-}
-
-// appendTime is appendRFC3339 with the date and time up to the second
-// kept from the previous event (events come in time order).
-func (e *JSONEncoder) appendTime(b []byte, ft int64) []byte {
-	if e.oneShot {
-		return appendRFC3339(b, ft)
-	}
-	var utc timeFormatter
-	utc.utc = true
-	sec, frac, _ := utc.split(ft)
-	if e.date == nil || sec != e.dateSec {
-		e.date = appendDateTime7(e.date[:0], sec, 0)
-		e.date = e.date[:len(e.date)-7] // up to the '.'
-		e.dateSec = sec
-	}
-	b = append(b, e.date...)
-	b = decimal.AppendUintWidth(b, uint64(frac), 7)
-	return append(b, 'Z')
 }
 
 // appendProcessName appends the "process_name" key of process p (whose

@@ -30,15 +30,16 @@ type jsonSecond struct {
 const minStringSecond = tdh.MaxExactJSONInt/1_000_000_000 + 1
 
 // appendTimes appends the start of the object, from `{"time":` to the
-// value of "filetime", for FILETIME ft: what appendTime, appendUnixNanos,
+// value of "filetime", for FILETIME ft: what appendRFC3339, appendUnixNanos,
 // appendRelMillis and tdh.AppendJSONInt give.
 func (e *JSONEncoder) appendTimes(b []byte, ft int64) []byte {
 	var utc timeFormatter
 	utc.utc = true
 	sec, frac, _ := utc.split(ft)
 	if e.oneShot || sec < minStringSecond || ft < filetimeEpochDelta {
+		// One event, or a time before April 1970 (no trace's): from scratch.
 		b = append(b, `{"time":"`...)
-		b = e.appendTime(b, ft)
+		b = appendRFC3339(b, ft)
 		b = append(b, `","time_ns":`...)
 		b = appendUnixNanos(b, ft)
 		b = e.appendRel(b, ft)
