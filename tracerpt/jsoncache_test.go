@@ -65,5 +65,30 @@ func TestHeaderCacheKeys(t *testing.T) {
 				t.Fatalf("change %d: header keys %s, want %s", i, got, want)
 			}
 		}
+		// The changed event's slot made to hold base's key and keys, as a
+		// collision would: the lookup must still tell them apart, whether
+		// or not the changed field feeds the slot's hash.
+		baseKey, _ := onlySlot(t, &base)
+		_, evSlot := onlySlot(t, &ev)
+		f := &JSONEncoder{headers: new(headerCache)}
+		f.headers.slots[evSlot].k = baseKey
+		f.headers.slots[evSlot].json = appendHeaderJSON(nil, &base)
+		if got, want := string(f.appendHeader(nil, &ev)), string(appendHeaderJSON(nil, &ev)); got != want {
+			t.Errorf("change %d: an event that differs from the slot's in that field got its keys %s, want %s", i, got, want)
+		}
 	}
+}
+
+// onlySlot returns the key an empty header cache keeps for ev, and its slot.
+func onlySlot(t *testing.T, ev *etl.Event) (headerKey, int) {
+	t.Helper()
+	e := &JSONEncoder{}
+	e.appendHeader(nil, ev)
+	for i := range e.headers.slots {
+		if e.headers.slots[i].json != nil {
+			return e.headers.slots[i].k, i
+		}
+	}
+	t.Fatal("appendHeader kept nothing")
+	return headerKey{}, 0
 }
