@@ -64,11 +64,13 @@ func TestChunkPool(t *testing.T) {
 // An event whose rendering does not fit in the room its chunk has left
 // (a rendering larger than chunkCap-chunkBytes) becomes a part of its
 // own: the chunk stays the pool's, and the rendering is written in order.
+// A rendering of exactly chunkCap elements is copied, so that the pool
+// does not take it for one of its chunks.
 func TestChunkOversize(t *testing.T) {
 	pool := newChunkPool[byte](1)
 	b := &batch[byte]{seq: 0}
 	var want []byte
-	for i, size := range []int{1000, chunkCap + 5, 10, chunkBytes, 3*chunkCap - 1, 7} {
+	for i, size := range []int{1000, chunkCap + 5, 10, chunkBytes, 3*chunkCap - 1, 7, chunkCap, 5} {
 		b.newChunk(pool)
 		chunk, n := b.out, len(b.out)
 		for k := range size {
