@@ -262,8 +262,12 @@ type sharedFrames struct {
 	p  slabPool[analysis.Frame]
 }
 
-// take is slabPool.take under the lock.
+// take is slabPool.take, under the lock only when list's last chunk has
+// no room left (list is the caller's own).
 func (s *sharedFrames) take(list *[][]analysis.Frame, n int) int {
+	if k := len(*list) - 1; k >= 0 && cap((*list)[k])-len((*list)[k]) >= n {
+		return k // the last chunk has room, as slabPool.take would find
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.p.take(list, n)
