@@ -93,6 +93,12 @@ func TestFollowsCollections(t *testing.T) {
 	if got := tu.Limit(); got != 2*target {
 		t.Errorf("limit %d after SetTarget and a collection, want %d", got, 2*target)
 	}
+	// A target below what the live heap needs: the limit is that need at
+	// once (the last collection's), not the target.
+	tu.SetTarget(1)
+	if got := tu.Limit(); got <= 1 {
+		t.Errorf("limit %d after SetTarget(1), want the live heap's need", got)
+	}
 	tu.Stop()
 	if got := debug.SetMemoryLimit(-1); got != before {
 		t.Errorf("limit after Stop %d, want %d", got, before)
