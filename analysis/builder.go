@@ -86,7 +86,9 @@ type Builder struct {
 
 type pendingCount struct{ events, samples int }
 
-// NewBuilder returns an empty builder.
+// NewBuilder returns an empty builder. Of opts it uses PointerSize: the
+// others say how [Build] reads and decodes (LateMethods, NoMethods,
+// Observe), which a Builder's caller does itself.
 func NewBuilder(opts *Options) *Builder {
 	m := newModel()
 	m.build = new(idCache)
