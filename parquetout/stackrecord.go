@@ -18,12 +18,8 @@ import (
 // parseFrames, find them), after which the chunk's stack columns hold
 // part of the row: the table fails.
 func (rg *chunk) stackRecord(s stackColumns, b []byte, pos int) (next int, ok bool) {
-	if len(b)-pos < 4 {
-		return pos, false
-	}
-	nf := binary.LittleEndian.Uint32(b[pos:])
-	pos += 4
-	if uint64(nf)*17 > uint64(len(b)-pos) {
+	nf, pos, ok := frameCount(b, pos)
+	if !ok {
 		return pos, false
 	}
 	if nf == 0 {
