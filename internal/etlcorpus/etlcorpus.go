@@ -23,25 +23,34 @@ func Dir(t testing.TB) string {
 }
 
 // Traces returns the paths of every .etl file under [Dir], in lexical
-// order (filepath.WalkDir's). It skips the test without ETL_CORPUS and
-// fails it when the folder cannot be read or holds none.
+// order ([TracesIn]). It skips the test without ETL_CORPUS and fails it
+// when the folder cannot be read or holds none.
 func Traces(t testing.TB) []string {
 	t.Helper()
+	return TracesIn(t, Dir(t), "the corpus")
+}
+
+// TracesIn returns the paths of every .etl file under dir, the extension
+// in any case (Windows names them .ETL as often as .etl), in lexical order
+// (filepath.WalkDir's). It fails the test when the folder cannot be read
+// or holds none; what names the folder in the messages.
+func TracesIn(t testing.TB, dir, what string) []string {
+	t.Helper()
 	var paths []string
-	err := filepath.WalkDir(Dir(t), func(p string, d os.DirEntry, err error) error {
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		if !d.IsDir() && strings.HasSuffix(p, ".etl") {
+		if !d.IsDir() && strings.EqualFold(filepath.Ext(p), ".etl") {
 			paths = append(paths, p)
 		}
 		return nil
 	})
 	if err != nil {
-		t.Fatalf("listing the corpus: %v", err)
+		t.Fatalf("listing %s: %v", what, err)
 	}
 	if len(paths) == 0 {
-		t.Fatal("the corpus holds no .etl file")
+		t.Fatalf("%s holds no .etl file (%s)", what, dir)
 	}
 	return paths
 }
