@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -17,8 +16,7 @@ import (
 // the walk resynchronises over (at least one damaged record), read into
 // memory, and the damaged records' count.
 func damagedBuffers(tb testing.TB) ([]*etl.Buffer, int) {
-	dir := etltest.AttackDir(tb)
-	names, _ := filepath.Glob(filepath.Join(dir, "*.etl"))
+	names := etltest.AttackTraces(tb)
 	var bufs []*etl.Buffer
 	damaged := 0
 	var rr etl.RecordReader

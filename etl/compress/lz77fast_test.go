@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/etwkit/etw/internal/etlcorpus"
 )
 
 // checkLZ77FastLoop decodes src into size bytes with and without the fast
@@ -46,17 +48,16 @@ func TestLZ77FastLoop(t *testing.T) {
 	if len(streams) == 0 {
 		t.Fatalf("no compressed buffers under %s", root)
 	}
-	attack := os.Getenv("ETL_ATTACK")
-	if attack == "" {
-		attack = filepath.Join(root, "..", "attack")
-	}
-	filepath.WalkDir(attack, func(path string, e os.DirEntry, err error) error {
-		if err == nil && e.Type().IsRegular() {
-			if data, err := os.ReadFile(path); err == nil {
-				streams = append(streams, etlBuffer{file: path, src: data, size: 1 << 16})
+	// Without the hostile inputs the subtest skips, the corpus's buffers
+	// are still checked.
+	t.Run("attack", func(t *testing.T) {
+		for _, path := range etlcorpus.AttackTraces(t) {
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
 			}
+			streams = append(streams, etlBuffer{file: path, src: data, size: 1 << 16})
 		}
-		return nil
 	})
 	for _, b := range streams {
 		for _, size := range []int{b.size, b.size + 17, b.size - 1, b.size / 2, 0, 7, 63, 64, 100} {

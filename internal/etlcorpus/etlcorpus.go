@@ -1,10 +1,13 @@
-// Package etlcorpus gives tests the real traces of ETL_CORPUS. It
-// imports nothing of the project, so that the tests of the packages
-// internal/etltest builds on (etl/compress, tracelogging) can list the
-// corpus too; internal/etltest's CorpusDir and CorpusTraces are these.
+// Package etlcorpus gives tests the real traces of ETL_CORPUS and the
+// hostile inputs of ETL_ATTACK. It imports nothing of the project, so
+// that the tests of the packages internal/etltest builds on
+// (etl/compress, tracelogging) can list them too; internal/etltest's
+// CorpusDir, CorpusTraces, AttackDir and AttackTraces are these.
 package etlcorpus
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -28,6 +31,46 @@ func Dir(t testing.TB) string {
 func Traces(t testing.TB) []string {
 	t.Helper()
 	return TracesIn(t, Dir(t), "the corpus")
+}
+
+// AttackDir returns the folder of hostile inputs (the attack run's
+// reproducers): $ETL_ATTACK, or "attack" next to $ETL_CORPUS. It skips the
+// test when neither variable is set, or when only ETL_CORPUS is and the
+// folder next to it does not exist.
+func AttackDir(t testing.TB) string {
+	t.Helper()
+	dir, why := FindShared("ETL_ATTACK", "attack", "hostile inputs")
+	if why != "" {
+		t.Skip(why)
+	}
+	return dir
+}
+
+// AttackTraces returns the paths of every .etl file under [AttackDir], in
+// lexical order ([TracesIn]). It skips the test as AttackDir does and
+// fails it when the folder cannot be read or holds none.
+func AttackTraces(t testing.TB) []string {
+	t.Helper()
+	return TracesIn(t, AttackDir(t), "the hostile inputs")
+}
+
+// FindShared looks up a folder of shared test data: $env, or sibling next
+// to $ETL_CORPUS. It returns the folder, or why there is none (neither
+// variable set, or only ETL_CORPUS and no sibling next to it); what names
+// the data in that reason.
+func FindShared(env, sibling, what string) (dir, why string) {
+	if dir := os.Getenv(env); dir != "" {
+		return dir, ""
+	}
+	c := os.Getenv("ETL_CORPUS")
+	if c == "" {
+		return "", "neither " + env + " nor ETL_CORPUS is set: no " + what + " to test against"
+	}
+	dir = filepath.Join(c, "..", sibling)
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		return "", "no " + what + " at " + dir + " (set " + env + ")"
+	}
+	return dir, ""
 }
 
 // TracesIn returns the paths of every .etl file under dir, the extension

@@ -71,3 +71,11 @@ func CorpusTraces(t testing.TB) []string {
 	t.Helper()
 	return etlcorpus.Traces(t)
 }
+
+// AttackTraces returns the paths of every .etl file under [AttackDir], in
+// lexical order. It skips the test as AttackDir does and fails it when
+// the folder cannot be read or holds none ([etlcorpus.AttackTraces]).
+func AttackTraces(t testing.TB) []string {
+	t.Helper()
+	return etlcorpus.AttackTraces(t)
+}

@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/etwkit/etw/internal/etlcorpus"
 )
 
 // FuzzSeeds adds to f, squeezed ([Squeeze]), the files of the corpus
@@ -19,7 +21,7 @@ func FuzzSeeds(f *testing.F, maxSize int, attack ...string) {
 			}
 		}
 	}
-	if dir, why := sharedDir("ETL_ATTACK", "attack", "hostile inputs"); why == "" {
+	if dir, why := etlcorpus.FindShared("ETL_ATTACK", "attack", "hostile inputs"); why == "" {
 		for _, name := range attack {
 			if b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(name))); err == nil {
 				f.Add(Squeeze(b))
