@@ -13,9 +13,11 @@ import (
 // model's methods are still being added ([Options.LateMethods]), which
 // the enricher waits for: the reading goes on meanwhile (16,384 events:
 // 1.4 MB of records, 88 bytes each, and their frames, 15-70 KB a batch
-// on net.4.5.2 and scripts/scale.sh's c16, so 2.4-6 MB in all; on
-// net.4.5.2 the methods of the rundown take less time to add than that
-// to read: 0-7 late batches were made).
+// on net.4.5.2 and scripts/scale.sh's c16, so 2.4-6 MB in all). How many
+// are made depends on the two goroutines' pace: tracerpt-go stacks on
+// net.4.5.2 made 0-7 on a quiet machine (session 9) and 8-59, up to the
+// cap, with the host loaded (load average 4 on two cores; eight runs,
+// session 11), counted by a temporary probe in eachSelectedAsync.
 const (
 	selectedBatchEvents = 256
 	selectedBatches     = 4

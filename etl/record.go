@@ -273,8 +273,11 @@ func classifyRecord(b []byte) (HeaderType, int, recordFault) {
 // ext is scratch storage for extended items. It returns ext, possibly grown.
 func parseRecord(ev *Event, t HeaderType, b []byte, rc *recordContext, ext []ExtendedItem) ([]ExtendedItem, recordFault) {
 	le := binary.LittleEndian
-	// Cleared in place, then filled: a composite literal would be built
-	// on the stack and copied, three passes over ~250 bytes a record.
+	// Cleared in place, then filled: a composite literal is built in a
+	// stack temporary (the Event's 248 bytes zeroed, then filled) and
+	// copied over *ev (wbMove while the collector marks): three passes
+	// over the event a record, one here (go build -gcflags=-S ./etl,
+	// Go 1.26).
 	*ev = Event{}
 	ev.Header = t
 	ev.Processor, ev.LoggerID = rc.processor, rc.loggerID

@@ -61,12 +61,16 @@ const (
 	// batchOutBytes bounds a batch's rendering: a worker stops there (one
 	// event's rendering is bounded by tdh.MaxTextBytes and
 	// tdh.MaxMessageBytes) and the writer renders the rest of the batch
-	// in parts of this size, in order. A batch renders to 400 KB on
-	// average (JSON of net.4.5.2), and to 5 MB where large events come
-	// in a row (.NET GC heap dumps): the batch the writer waits for takes
-	// chunks beyond the pool's bound, so this bounds what such runs hold
-	// (the JSON dump's live heap at x16: 35-37 MB with 16 MiB, 30-32
-	// with 1 MiB; one batch in 170 is rendered in parts).
+	// in parts of this size, in order. A batch of the JSON dump renders
+	// to 490 KB on average on net.4.5.2 (973 KB at most), 400 KB on
+	// scripts/scale.sh's c16 (net.4.5.2 x16), and up to 4.8 MB there
+	// where large events come in a row (.NET GC heap dumps; 5.1 MB with
+	// 16 inputs): the batch the writer waits for takes chunks beyond the
+	// pool's bound, so this bounds what such runs hold (the JSON dump's
+	// live heap at x16: 35-37 MB with 16 MiB, 30-32 with 1 MiB, session
+	// 9). 6 of c16's 5,609 batches are rendered in parts (32 pass 768
+	// KB), 16 with 16 inputs, none in the corpus's single files (session
+	// 11: a temporary probe in run.finish summing each batch's held).
 	batchOutBytes = 1 << 20
 )
 

@@ -97,9 +97,12 @@ const memTarget = 72 << 20
 // (dump.go): what they hold live (the analysis model, the batches in
 // flight) is most of their memory and they allocate little once
 // running, so that a lower target costs a few collections and keeps their
-// peak resident memory under 64 MB for one input (measured up to
-// net.4.5.2 ×16: 52-58 MiB; 16 inputs at once peak at 66-72), as
-// docs/cli.md, "Memory", says; docs/performance.md has the cost.
+// peak resident memory under 64 MB for one input, as docs/cli.md,
+// "Memory", says; docs/performance.md has the cost. Peak RSS of
+// net.4.5.2 ×16 (scripts/scale.sh's c16): 52-58 MiB in session 9, 46-53
+// in session 11 (CSV 46, XML 52, JSON 53); 16 inputs at once 66-72, then
+// 51-66 (CSV, XML 53, JSON 66): /usr/bin/time, -o /dev/null, one run
+// each on a loaded host.
 const textDumpTarget = 40 << 20
 
 // goal is the memory goal main starts (nil when GOMEMLIMIT or GOGC is
