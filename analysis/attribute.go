@@ -156,7 +156,7 @@ func idsOnly(k kind) bool {
 // wantsIDs selects the events the model pass decodes ahead.
 func wantsIDs(ev *etl.Event) bool {
 	k := classify(ev)
-	return idsOnly(k) && needsPayload(ev, k)
+	return idsOnly(k) && modelReads(ev, k)
 }
 
 // extractIDs keeps idsOf's ids of an event wantsIDs selected.
