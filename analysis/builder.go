@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"slices"
+	"sync/atomic"
 
 	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
@@ -37,6 +38,22 @@ type Options struct {
 	// decodes the method events nor keeps their names. They still count
 	// as events of their process and thread, which their headers name.
 	NoMethods bool
+	// AnnotationsOnly builds only what an [Enricher]'s annotations (each
+	// event's process and stack) and a choice of processes by name read:
+	// the model of the JSON and Parquet dumps. The processes, their
+	// names, threads, images and .NET methods and the stack keys are a
+	// full model's; left out are the counts ([Process.Events] and
+	// CPUSamples, [Process.CLR], [Model.CPUSamples], Unattributed: 0),
+	// the GC statistics ([Process.GC]: nil), the volumes
+	// ([Model.Volumes]: none) and the methods' signatures
+	// ([Method.Signature]: ""). [Model.Events], the time range and
+	// StackKeys are kept. Once the model has the idle process (pid 0),
+	// the events that only count (CPU samples, stack walks, I/O, the
+	// .NET runtime's events but its methods, …) are not decoded: a full
+	// model gives the processes their payloads name records of their
+	// own, placeholders without a name or images, which an annotation
+	// cannot tell from no record.
+	AnnotationsOnly bool
 }
 
 // Builder builds a [Model] from events fed in time order.
@@ -82,13 +99,20 @@ type Builder struct {
 	// lists by a hash of the frames: a list logged again (each rundown
 	// of the same stack) is stored once.
 	frameSets map[uint64][]int32
+
+	// Options.AnnotationsOnly (see annotations.go): annOnly; idle once
+	// the model has a record of pid 0; aheadStop, if set, stops the
+	// decoding ahead then.
+	annOnly   bool
+	idle      bool
+	aheadStop *atomic.Bool
 }
 
 type pendingCount struct{ events, samples int }
 
-// NewBuilder returns an empty builder. Of opts it uses PointerSize: the
-// others say how [Build] reads and decodes (LateMethods, NoMethods,
-// Observe), which a Builder's caller does itself.
+// NewBuilder returns an empty builder. Of opts it uses PointerSize and
+// AnnotationsOnly: the others say how [Build] reads and decodes
+// (LateMethods, NoMethods, Observe), which a Builder's caller does itself.
 func NewBuilder(opts *Options) *Builder {
 	m := newModel()
 	m.build = new(idCache)
@@ -102,6 +126,7 @@ func NewBuilder(opts *Options) *Builder {
 	}
 	if opts != nil {
 		b.m.ptrSize = opts.PointerSize
+		b.annOnly = opts.AnnotationsOnly
 	}
 	return b
 }
@@ -130,11 +155,15 @@ func Build(files []*etl.File, dec *decode.Decoder, opts *Options) (*Model, error
 	if cores.Several() {
 		ad = decode.NewAhead(dec, wantsIDs, extractIDs)
 		ropts.Prepare = ad
+		if b.annOnly {
+			u := &aheadUntil{ad: ad}
+			ropts.Prepare, b.aheadStop = u, &u.stop
+		}
 	}
 	r := etl.NewReader(files, ropts)
 	defer r.Close()
 	if cores.Several() && !o.NoMethods {
-		q := newMethodQueue(dec)
+		q := newMethodQueue(dec, b.methodNames())
 		b.methods = q
 		defer func() { // on a panic too
 			q.finish()
@@ -149,6 +178,10 @@ func Build(files []*etl.File, dec *decode.Decoder, opts *Options) (*Model, error
 			o.Observe(ev)
 		}
 		k := classify(ev)
+		if b.skips(k) {
+			b.begin(ev, k)
+			continue
+		}
 		if k == kClrMethod && o.NoMethods {
 			b.observeHeader(ev, k)
 			continue
@@ -186,7 +219,10 @@ func Build(files []*etl.File, dec *decode.Decoder, opts *Options) (*Model, error
 
 // NeedsDecode reports whether Observe reads the payload of ev; for other
 // events a nil result will do.
-func (b *Builder) NeedsDecode(ev *etl.Event) bool { return modelReads(ev, classify(ev)) }
+func (b *Builder) NeedsDecode(ev *etl.Event) bool {
+	k := classify(ev)
+	return !b.skips(k) && modelReads(ev, k)
+}
 
 // modelReads reports whether the model reads the payload of an event of
 // kind k: what the enricher reads (needsPayload) but the .NET runtime's
@@ -196,7 +232,13 @@ func modelReads(ev *etl.Event, k kind) bool { return k != kClrStack && needsPayl
 
 // Observe adds one event. res is its decoding (nil when the caller did not
 // decode it; see NeedsDecode).
-func (b *Builder) Observe(ev *etl.Event, res *decode.Result) { b.observe(ev, classify(ev), res) }
+func (b *Builder) Observe(ev *etl.Event, res *decode.Result) {
+	if k := classify(ev); b.skips(k) {
+		b.begin(ev, k)
+	} else {
+		b.observe(ev, k, res)
+	}
+}
 
 func (b *Builder) observe(ev *etl.Event, k kind, res *decode.Result) {
 	d := decoded(res)
@@ -222,11 +264,17 @@ func (b *Builder) observe(ev *etl.Event, k kind, res *decode.Result) {
 	case kClrMethod:
 		b.method(ev, d)
 	case kVolume:
-		m.volumes.observe(d)
+		if !b.annOnly {
+			m.volumes.observe(d)
+		}
 	}
 	// (A kind added above reads its payload: idsOnly must say false for
 	// it, or the model pass decodes it ahead for its ids only.)
 	pid, tid := m.attribute(ev, k, d, &b.scratch)
+	if b.annOnly {
+		b.place(pid, ev.Time)
+		return
+	}
 	if k == kClrGC && pid != NoID {
 		b.gcEvent(ev, m.processFor(pid, ev.Time), tid, d)
 	}
@@ -257,6 +305,10 @@ func (b *Builder) observeHeader(ev *etl.Event, k kind) {
 // (what attribute gives a .NET method event without its payload).
 func (b *Builder) countByHeader(ev *etl.Event, k kind) {
 	pid, tid := b.m.attribute(ev, k, nil, &b.scratch)
+	if b.annOnly {
+		b.place(pid, ev.Time)
+		return
+	}
 	b.count(k, pid, tid, ev.Time)
 }
 
@@ -266,6 +318,10 @@ func (b *Builder) countByHeader(ev *etl.Event, k kind) {
 func (b *Builder) observeIDs(ev *etl.Event, k kind, x payloadIDs) {
 	b.begin(ev, k)
 	pid, tid := b.m.orThreadPID(x.pid, x.tid, ev.Time), x.tid
+	if b.annOnly {
+		b.place(pid, ev.Time)
+		return
+	}
 	if x.cpu {
 		b.m.CPUSamples++
 	}
@@ -695,7 +751,13 @@ func (b *Builder) method(ev *etl.Event, d *tdh.Decoded) {
 		return
 	}
 	if r, ok := b.takeMethod(ev, d); ok {
-		addMethod(&r, func(i int) string { return b.text(d, methodNames[i]) })
+		n := b.methodNames()
+		addMethod(&r, func(i int) string {
+			if i >= n {
+				return ""
+			}
+			return b.text(d, methodNames[i])
+		})
 	}
 }
 
