@@ -23,12 +23,21 @@ import (
 // attributes it.
 
 // describes reports whether events of kind k describe what annotations
-// read: processes, threads, images, .NET methods, stack keys.
-func describes(k kind) bool { return !idsOnly(k) && k != kClrGC && k != kVolume }
+// read: processes, threads, images and their identities (but with
+// Options.NoImageIDs), .NET methods, stack keys.
+func (b *Builder) describes(k kind) bool {
+	return !idsOnly(k) && k != kClrGC && k != kVolume && !b.headerOnly(k)
+}
+
+// headerOnly reports whether b reads only the header of an event of kind
+// k: an image's identity with Options.NoImageIDs.
+func (b *Builder) headerOnly(k kind) bool {
+	return b.noImageIDs && (k == kImageID || k == kImageRSDS)
+}
 
 // skips reports whether b only begins an event of kind k (see above).
 func (b *Builder) skips(k kind) bool {
-	if !b.annOnly || describes(k) {
+	if !b.annOnly || b.describes(k) {
 		return false
 	}
 	if !b.idle {

@@ -15,11 +15,13 @@ import (
 // TestAnnotationsOnly checks, on every corpus trace at GOMAXPROCS 1 and 2
 // (the model pass decodes ahead and adds the methods on a goroutine of
 // its own only with two), that a model built with
-// Options.AnnotationsOnly, by Build and through a Builder, gives every
-// event the annotation a full model gives it (pid, tid, process name,
-// every frame of its stack: address, module, offset, method), and has the
-// same named processes (what driver.SelectProcesses reads); and that it
-// lacks what the option leaves out, which net.4.5.2's full model has.
+// Options.AnnotationsOnly, by Build (with NoImageIDs, as the dumps
+// without symbols build it) and through a Builder, gives every event the
+// annotation a full model gives it (pid, tid, process name, every frame
+// of its stack: address, module, offset, method), and has the same named
+// processes (what driver.SelectProcesses reads); that it lacks what the
+// options leave out, which net.4.5.2's full model has; and that a full
+// model with NoImageIDs alone keeps the annotations and the counts.
 func TestAnnotationsOnly(t *testing.T) {
 	for _, procs := range []int{1, 2} {
 		t.Run("cpu"+strconv.Itoa(procs), func(t *testing.T) {
@@ -28,7 +30,7 @@ func TestAnnotationsOnly(t *testing.T) {
 			eachCorpusTrace(t, func(t *testing.T, files []*etl.File) {
 				full, _ := Build(files, decode.New(), nil)
 				want := annotationHashes(files, full)
-				dump, _ := Build(files, decode.New(), &Options{AnnotationsOnly: true})
+				dump, _ := Build(files, decode.New(), &Options{AnnotationsOnly: true, NoImageIDs: true})
 				fed := feedBuilder(files, &Options{AnnotationsOnly: true, PointerSize: int(files[0].Header.PointerSize)})
 				for name, m := range map[string]*Model{"Build": dump, "Builder": fed} {
 					if got := annotationHashes(files, m); !slices.Equal(got, want) {
@@ -39,9 +41,27 @@ func TestAnnotationsOnly(t *testing.T) {
 					}
 					lacks(t, name, m)
 				}
+				noIDs := feedBuilder(files, &Options{NoImageIDs: true, PointerSize: int(files[0].Header.PointerSize)})
+				if got := annotationHashes(files, noIDs); !slices.Equal(got, want) {
+					t.Errorf("NoImageIDs: annotations differ from the full model's: %s", firstDiff(got, want))
+				}
+				if noIDs.Events != full.Events || noIDs.CPUSamples != full.CPUSamples || noIDs.Unattributed != full.Unattributed {
+					t.Errorf("NoImageIDs: %d events, %d CPU samples, %d unattributed, want %d, %d, %d",
+						noIDs.Events, noIDs.CPUSamples, noIDs.Unattributed, full.Events, full.CPUSamples, full.Unattributed)
+				}
+				for _, im := range allImages(dump) {
+					if im.PDB != (PDB{}) {
+						t.Fatalf("NoImageIDs: image %s keeps its PDB identity", im.Path)
+					}
+				}
 				events += len(want)
 				if full.CPUSamples > 0 { // net.4.5.2: what the dump's model lacks
-					gc, sig := 0, 0
+					gc, sig, pdbs := 0, 0, 0
+					for _, im := range allImages(full) {
+						if im.PDB != (PDB{}) {
+							pdbs++
+						}
+					}
 					for _, p := range full.Processes() {
 						if p.GC != nil {
 							gc++
@@ -52,10 +72,10 @@ func TestAnnotationsOnly(t *testing.T) {
 							}
 						}
 					}
-					t.Logf("full model: %d CPU samples, %d processes with GC statistics, %d methods with a signature, %d volumes; AnnotationsOnly: none of them",
-						full.CPUSamples, gc, sig, len(full.Volumes()))
-					if gc == 0 || sig == 0 {
-						t.Error("the full model has no GC statistics or no method signatures: nothing to leave out")
+					t.Logf("full model: %d CPU samples, %d processes with GC statistics, %d methods with a signature, %d volumes, %d images with a PDB identity; AnnotationsOnly and NoImageIDs: none of them",
+						full.CPUSamples, gc, sig, len(full.Volumes()), pdbs)
+					if gc == 0 || sig == 0 || pdbs == 0 {
+						t.Error("the full model has no GC statistics, method signatures or PDB identities: nothing to leave out")
 					}
 				}
 			})
@@ -83,6 +103,15 @@ func lacks(t *testing.T, name string, m *Model) {
 			}
 		}
 	}
+}
+
+// allImages returns the images of m: the kernel's and every process's.
+func allImages(m *Model) []*Image {
+	out := m.KernelImages()
+	for _, p := range m.Processes() {
+		out = append(out, p.Images()...)
+	}
+	return out
 }
 
 // feedBuilder builds the model of files through a Builder, decoding what

@@ -174,6 +174,11 @@ func (m *Model) keyDefOwner(d *tdh.Decoded, scratch *[]uint64) uint32 {
 	}
 	frames := pointersAfter(d, "Key", (*scratch)[:0])
 	*scratch = frames
+	return m.keyDefOwnerOf(key, frames)
+}
+
+// keyDefOwnerOf is keyDefOwner of the definition of key as frames.
+func (m *Model) keyDefOwnerOf(key uint64, frames []uint64) uint32 {
 	if len(frames) == 0 {
 		return NoID
 	}

@@ -22,6 +22,19 @@ func BenchmarkBuildNet(b *testing.B) {
 	b.ReportMetric(float64(m.Events)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
 }
 
+// BenchmarkBuildNetAnnotations builds the model the JSON and Parquet
+// dumps build (Options.AnnotationsOnly) of net.4.5.2.x64.etl.
+func BenchmarkBuildNetAnnotations(b *testing.B) {
+	files := openCorpus(b, netFile)
+	dec := clrDecoder(b)
+	b.ReportAllocs()
+	var m *Model
+	for b.Loop() {
+		m, _ = Build(files, dec, &Options{AnnotationsOnly: true})
+	}
+	b.ReportMetric(float64(m.Events)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+}
+
 // BenchmarkEnrichNet is the second pass of the JSON dump and of stacks:
 // every event through an Enricher over the finished model, stacks
 // resolved.

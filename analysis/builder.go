@@ -54,6 +54,13 @@ type Options struct {
 	// own, placeholders without a name or images, which an annotation
 	// cannot tell from no record.
 	AnnotationsOnly bool
+	// NoImageIDs leaves out what only a [Symbolizer] reads of the
+	// images, for a model that gets none: their PDB identities
+	// ([Image.PDB]: zero) and the time stamps only KernelTraceControl's
+	// ImageID events give ([Image.TimeDateStamp]: the Image event's). The
+	// ImageID and DbgID_RSDS events are then not decoded; they still count
+	// as events of the process their headers name.
+	NoImageIDs bool
 }
 
 // Builder builds a [Model] from events fed in time order.
@@ -103,16 +110,18 @@ type Builder struct {
 	// Options.AnnotationsOnly (see annotations.go): annOnly; idle once
 	// the model has a record of pid 0; aheadStop, if set, stops the
 	// decoding ahead then.
-	annOnly   bool
-	idle      bool
-	aheadStop *atomic.Bool
+	annOnly    bool
+	idle       bool
+	aheadStop  *atomic.Bool
+	noImageIDs bool // Options.NoImageIDs
 }
 
 type pendingCount struct{ events, samples int }
 
-// NewBuilder returns an empty builder. Of opts it uses PointerSize and
-// AnnotationsOnly: the others say how [Build] reads and decodes
-// (LateMethods, NoMethods, Observe), which a Builder's caller does itself.
+// NewBuilder returns an empty builder. Of opts it uses PointerSize,
+// AnnotationsOnly and NoImageIDs: the others say how [Build] reads and
+// decodes (LateMethods, NoMethods, Observe), which a Builder's caller does
+// itself.
 func NewBuilder(opts *Options) *Builder {
 	m := newModel()
 	m.build = new(idCache)
@@ -127,6 +136,7 @@ func NewBuilder(opts *Options) *Builder {
 	if opts != nil {
 		b.m.ptrSize = opts.PointerSize
 		b.annOnly = opts.AnnotationsOnly
+		b.noImageIDs = opts.NoImageIDs
 	}
 	return b
 }
@@ -182,7 +192,7 @@ func Build(files []*etl.File, dec *decode.Decoder, opts *Options) (*Model, error
 			b.begin(ev, k)
 			continue
 		}
-		if k == kClrMethod && o.NoMethods {
+		if k == kClrMethod && o.NoMethods || b.headerOnly(k) {
 			b.observeHeader(ev, k)
 			continue
 		}
@@ -221,7 +231,7 @@ func Build(files []*etl.File, dec *decode.Decoder, opts *Options) (*Model, error
 // events a nil result will do.
 func (b *Builder) NeedsDecode(ev *etl.Event) bool {
 	k := classify(ev)
-	return !b.skips(k) && modelReads(ev, k)
+	return !b.skips(k) && !b.headerOnly(k) && modelReads(ev, k)
 }
 
 // modelReads reports whether the model reads the payload of an event of
@@ -233,9 +243,12 @@ func modelReads(ev *etl.Event, k kind) bool { return k != kClrStack && needsPayl
 // Observe adds one event. res is its decoding (nil when the caller did not
 // decode it; see NeedsDecode).
 func (b *Builder) Observe(ev *etl.Event, res *decode.Result) {
-	if k := classify(ev); b.skips(k) {
+	switch k := classify(ev); {
+	case b.skips(k):
 		b.begin(ev, k)
-	} else {
+	case b.headerOnly(k):
+		b.observeHeader(ev, k)
+	default:
 		b.observe(ev, k, res)
 	}
 }
@@ -244,6 +257,7 @@ func (b *Builder) observe(ev *etl.Event, k kind, res *decode.Result) {
 	d := decoded(res)
 	b.begin(ev, k)
 	m := b.m
+	owner := uint32(NoID) // of a stack-key definition (keyDefOwner)
 	switch k {
 	case kProcess:
 		b.process(ev, d)
@@ -260,7 +274,7 @@ func (b *Builder) observe(ev *etl.Event, k kind, res *decode.Result) {
 			}
 		}
 	case kKeyDef:
-		b.keyDef(ev, d)
+		owner = b.keyDef(ev, d)
 	case kClrMethod:
 		b.method(ev, d)
 	case kVolume:
@@ -270,7 +284,17 @@ func (b *Builder) observe(ev *etl.Event, k kind, res *decode.Result) {
 	}
 	// (A kind added above reads its payload: idsOnly must say false for
 	// it, or the model pass decodes it ahead for its ids only.)
-	pid, tid := m.attribute(ev, k, d, &b.scratch)
+	var pid, tid uint32
+	if k == kKeyDef {
+		// attribute, with keyDef's frames: what namedIDs reads again.
+		pid, tid = ev.ProcessID, ev.ThreadID
+		if pid == NoID {
+			pid = owner
+		}
+		pid = m.orThreadPID(pid, tid, ev.Time)
+	} else {
+		pid, tid = m.attribute(ev, k, d, &b.scratch)
+	}
 	if b.annOnly {
 		b.place(pid, ev.Time)
 		return
@@ -295,7 +319,8 @@ func (b *Builder) observePinned(ev *etl.Event, k kind, pin decode.Pinned) {
 }
 
 // observeHeader adds what the header of ev tells the model, and not its
-// payload: a .NET method event with Options.NoMethods.
+// payload: a .NET method event with Options.NoMethods, an image's
+// identity with Options.NoImageIDs.
 func (b *Builder) observeHeader(ev *etl.Event, k kind) {
 	b.begin(ev, k)
 	b.countByHeader(ev, k)
@@ -694,17 +719,20 @@ func (b *Builder) imageID(ev *etl.Event, k kind, d *tdh.Decoded) {
 	}
 }
 
-// keyDef records a stack-key definition (KeyDelete, KeyRundown).
-func (b *Builder) keyDef(ev *etl.Event, d *tdh.Decoded) {
+// keyDef records a stack-key definition (KeyDelete, KeyRundown) and
+// returns the process it belongs to when its header names none
+// (keyDefOwner's).
+func (b *Builder) keyDef(ev *etl.Event, d *tdh.Decoded) (owner uint32) {
 	m := b.m
 	key, ok := getU(d, "Key")
 	if !ok {
-		return
+		return NoID
 	}
 	frames := pointersAfter(d, "Key", b.scratch[:0])
 	b.scratch = frames
+	owner = m.keyDefOwnerOf(key, frames)
 	if len(frames) == 0 {
-		return
+		return owner
 	}
 	m.StackKeys++
 	kernel := m.IsKernelAddress(frames[len(frames)-1])
@@ -715,10 +743,11 @@ func (b *Builder) keyDef(ev *etl.Event, d *tdh.Decoded) {
 		// lasts until then answers every keyFrames the two would.
 		if last := &defs[n-1]; last.kernel == kernel && ev.Time >= last.ft && slices.Equal(m.arena[last.off:last.off+last.n], frames) {
 			last.ft = ev.Time
-			return
+			return owner
 		}
 	}
 	m.keys[key] = append(defs, keyDef{ft: ev.Time, off: b.storeFrames(frames), n: int32(len(frames)), kernel: kernel})
+	return owner
 }
 
 // storeFrames returns the offset of frames in the model's arena, adding

@@ -160,7 +160,7 @@ func Dump(ctx context.Context, o *Options) (Result, error) {
 		// annotations and SelectProcesses read, unless a name to select
 		// is empty: that one matches the processes without a name, of
 		// which a full model has more (analysis.Options.AnnotationsOnly).
-		ao := &analysis.Options{AnnotationsOnly: !slices.Contains(o.Processes, "")}
+		ao := &analysis.Options{AnnotationsOnly: !slices.Contains(o.Processes, ""), NoImageIDs: o.Symbolizer == nil}
 		model, _, prescanErr := pipeline.PrepareWith(o.Files, dec, ao)
 		if o.Symbolizer != nil {
 			model.SetSymbolizer(o.Symbolizer)
