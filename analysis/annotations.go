@@ -1,12 +1,5 @@
 package analysis
 
-import (
-	"sync/atomic"
-
-	"github.com/etwkit/etw/decode"
-	"github.com/etwkit/etw/etl"
-)
-
 // What a model built with Options.AnnotationsOnly (the dumps') skips.
 // An annotation reads of the model the processes by id and time (their
 // image names), the threads' processes, the images and .NET methods that
@@ -19,8 +12,8 @@ import (
 // the later events describing the process turn into its record or find
 // as it is. So once pid 0 has a record, such an event changes nothing an
 // annotation reads but the thread its header names (begin), and the
-// model neither decodes it (nor, on the loaders, decodes it ahead) nor
-// attributes it.
+// model neither decodes it nor attributes it. (Nor does it decode ahead:
+// see Build.)
 
 // describes reports whether events of kind k describe what annotations
 // read: processes, threads, images and their identities (but with
@@ -45,9 +38,6 @@ func (b *Builder) skips(k kind) bool {
 			return false
 		}
 		b.idle = true
-		if b.aheadStop != nil {
-			b.aheadStop.Store(true)
-		}
 	}
 	return true
 }
@@ -67,21 +57,4 @@ func (b *Builder) methodNames() int {
 		return 2
 	}
 	return len(methodNames)
-}
-
-// aheadUntil is the model pass's decoding ahead until stop is set: with
-// Options.AnnotationsOnly, once the model has pid 0 the pass takes no
-// value decoded ahead, so the loaders no longer walk the buffers' records
-// for them.
-type aheadUntil struct {
-	ad   *decode.Ahead[payloadIDs]
-	stop atomic.Bool
-}
-
-// Prepare decodes ahead what the pass wants of b's events, until stop.
-func (u *aheadUntil) Prepare(b *etl.Buffer, file int) etl.Prepared {
-	if u.stop.Load() {
-		return nil
-	}
-	return u.ad.Prepare(b, file)
 }

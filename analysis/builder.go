@@ -2,7 +2,6 @@ package analysis
 
 import (
 	"slices"
-	"sync/atomic"
 
 	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
@@ -108,11 +107,9 @@ type Builder struct {
 	frameSets map[uint64][]int32
 
 	// Options.AnnotationsOnly (see annotations.go): annOnly; idle once
-	// the model has a record of pid 0; aheadStop, if set, stops the
-	// decoding ahead then.
+	// the model has a record of pid 0.
 	annOnly    bool
 	idle       bool
-	aheadStop  *atomic.Bool
 	noImageIDs bool // Options.NoImageIDs
 }
 
@@ -159,16 +156,15 @@ func Build(files []*etl.File, dec *decode.Decoder, opts *Options) (*Model, error
 	b := NewBuilder(&o)
 	// With more than one core, the events of which the model reads only
 	// ids are decoded on the reader's loaders (with one, that would only
-	// walk each buffer twice).
+	// walk each buffer twice). Not with AnnotationsOnly, which decodes
+	// them only until pid 0 has a record (annotations.go): in net.4.5.2
+	// from its third event, while the loaders had decoded its first 30
+	// or so buffers ahead.
 	var ad *decode.Ahead[payloadIDs]
 	ropts := &etl.ReaderOptions{}
-	if cores.Several() {
+	if cores.Several() && !b.annOnly {
 		ad = decode.NewAhead(dec, wantsIDs, extractIDs)
 		ropts.Prepare = ad
-		if b.annOnly {
-			u := &aheadUntil{ad: ad}
-			ropts.Prepare, b.aheadStop = u, &u.stop
-		}
 	}
 	r := etl.NewReader(files, ropts)
 	defer r.Close()
