@@ -19,9 +19,11 @@ import (
 // without symbols build it) and through a Builder, gives every event the
 // annotation a full model gives it (pid, tid, process name, every frame
 // of its stack: address, module, offset, method), and has the same named
-// processes (what driver.SelectProcesses reads); that it lacks what the
-// options leave out, which net.4.5.2's full model has; and that a full
-// model with NoImageIDs alone keeps the annotations and the counts.
+// processes (what driver.SelectProcesses reads, also of such a model
+// with NoMethods, which the dumps without annotations build for
+// --process); that it lacks what the options leave out, which
+// net.4.5.2's full model has; and that a full model with NoImageIDs
+// alone keeps the annotations and the counts.
 func TestAnnotationsOnly(t *testing.T) {
 	for _, procs := range []int{1, 2} {
 		t.Run("cpu"+strconv.Itoa(procs), func(t *testing.T) {
@@ -40,6 +42,10 @@ func TestAnnotationsOnly(t *testing.T) {
 						t.Errorf("%s: named processes %q, want %q", name, g, w)
 					}
 					lacks(t, name, m)
+				}
+				sel, _ := Build(files, decode.New(), &Options{AnnotationsOnly: true, NoImageIDs: true, NoMethods: true})
+				if g, w := namedProcesses(sel), namedProcesses(full); !slices.Equal(g, w) {
+					t.Errorf("AnnotationsOnly, NoMethods: named processes %q, want %q", g, w)
 				}
 				noIDs := feedBuilder(files, &Options{NoImageIDs: true, PointerSize: int(files[0].Header.PointerSize)})
 				if got := annotationHashes(files, noIDs); !slices.Equal(got, want) {

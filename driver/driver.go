@@ -160,7 +160,9 @@ func Dump(ctx context.Context, o *Options) (Result, error) {
 		// annotations and SelectProcesses read, unless a name to select
 		// is empty: that one matches the processes without a name, of
 		// which a full model has more (analysis.Options.AnnotationsOnly).
-		ao := &analysis.Options{AnnotationsOnly: !slices.Contains(o.Processes, ""), NoImageIDs: o.Symbolizer == nil}
+		// Without annotations no frame is resolved: no .NET methods.
+		ao := &analysis.Options{AnnotationsOnly: !slices.Contains(o.Processes, ""),
+			NoImageIDs: o.Symbolizer == nil || !annotate, NoMethods: !annotate}
 		model, _, prescanErr := pipeline.PrepareWith(o.Files, dec, ao)
 		if o.Symbolizer != nil {
 			model.SetSymbolizer(o.Symbolizer)
