@@ -156,7 +156,7 @@ func idsOnly(k kind) bool {
 // wantsIDs selects the events the model pass decodes ahead.
 func wantsIDs(ev *etl.Event) bool {
 	k := classify(ev)
-	return idsOnly(k) && needsPayload(ev, k)
+	return idsOnly(k) && modelReads(ev, k)
 }
 
 // extractIDs keeps idsOf's ids of an event wantsIDs selected.
@@ -174,6 +174,11 @@ func (m *Model) keyDefOwner(d *tdh.Decoded, scratch *[]uint64) uint32 {
 	}
 	frames := pointersAfter(d, "Key", (*scratch)[:0])
 	*scratch = frames
+	return m.keyDefOwnerOf(key, frames)
+}
+
+// keyDefOwnerOf is keyDefOwner of the definition of key as frames.
+func (m *Model) keyDefOwnerOf(key uint64, frames []uint64) uint32 {
 	if len(frames) == 0 {
 		return NoID
 	}

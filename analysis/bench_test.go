@@ -11,13 +11,21 @@ import (
 // BenchmarkBuildNet builds the model of net.4.5.2.x64.etl (179,474
 // events, one pass; allocations are the model's own: processes, images,
 // 16,990 methods and their names, 2,921 stack-key definitions).
-func BenchmarkBuildNet(b *testing.B) {
+func BenchmarkBuildNet(b *testing.B) { benchBuild(b, nil) }
+
+// BenchmarkBuildNetAnnotations builds the model the JSON and Parquet
+// dumps build (Options.AnnotationsOnly, NoImageIDs) of net.4.5.2.x64.etl.
+func BenchmarkBuildNetAnnotations(b *testing.B) {
+	benchBuild(b, &Options{AnnotationsOnly: true, NoImageIDs: true})
+}
+
+func benchBuild(b *testing.B, opts *Options) {
 	files := openCorpus(b, netFile)
 	dec := clrDecoder(b)
 	b.ReportAllocs()
 	var m *Model
 	for b.Loop() {
-		m, _ = Build(files, dec, nil)
+		m, _ = Build(files, dec, opts)
 	}
 	b.ReportMetric(float64(m.Events)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
 }

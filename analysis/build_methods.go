@@ -212,10 +212,11 @@ type methodQueue struct {
 	finished   bool
 	waited     sync.Once
 	err        error // a panic of the goroutine
+	names      int   // of methodNames, how many are kept (Builder.methodNames)
 }
 
-func newMethodQueue(dec *decode.Decoder) *methodQueue {
-	q := &methodQueue{full: make(chan *methodBatch, methodBatches), free: make(chan *methodBatch, methodBatches), done: make(chan struct{})}
+func newMethodQueue(dec *decode.Decoder, names int) *methodQueue {
+	q := &methodQueue{full: make(chan *methodBatch, methodBatches), free: make(chan *methodBatch, methodBatches), done: make(chan struct{}), names: names}
 	q.cur = q.newBatch()
 	d := dec.Clone() // decodes the records queued pinned
 	go func() {
@@ -238,7 +239,12 @@ func newMethodQueue(dec *decode.Decoder) *methodQueue {
 					if dd == nil || !r.fields(dd) {
 						continue // not a method: takeMethod would not have queued it
 					}
-					name = func(i int) string { return textIn(dd, methodNames[i], &names) }
+					name = func(i int) string {
+						if i >= q.names {
+							return ""
+						}
+						return textIn(dd, methodNames[i], &names)
+					}
 				}
 				if r.p.methodByID == nil { // its first method: addMethod makes the index
 					procs = append(procs, r.p)
@@ -273,8 +279,8 @@ func (q *methodQueue) add(b *Builder, ev *etl.Event, d *tdh.Decoded) {
 	if !ok {
 		return
 	}
-	for i, name := range methodNames {
-		r.names[i] = q.cur.textOf(d, name)
+	for i := range q.names {
+		r.names[i] = q.cur.textOf(d, methodNames[i])
 	}
 	q.push(&r)
 }

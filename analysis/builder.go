@@ -37,6 +37,29 @@ type Options struct {
 	// decodes the method events nor keeps their names. They still count
 	// as events of their process and thread, which their headers name.
 	NoMethods bool
+	// AnnotationsOnly builds only what an [Enricher]'s annotations (each
+	// event's process and stack) and a choice of processes by name read:
+	// the model of the JSON and Parquet dumps. The processes, their
+	// names, threads, images and .NET methods and the stack keys are a
+	// full model's; left out are the counts ([Process.Events] and
+	// CPUSamples, [Process.CLR], [Model.CPUSamples], Unattributed: 0),
+	// the GC statistics ([Process.GC]: nil), the volumes
+	// ([Model.Volumes]: none) and the methods' signatures
+	// ([Method.Signature]: ""). [Model.Events], the time range and
+	// StackKeys are kept. Once the model has the idle process (pid 0),
+	// the events that only count (CPU samples, stack walks, I/O, the
+	// .NET runtime's events but its methods, …) are not decoded: a full
+	// model gives the processes their payloads name records of their
+	// own, placeholders without a name or images, which an annotation
+	// cannot tell from no record.
+	AnnotationsOnly bool
+	// NoImageIDs leaves out what only a [Symbolizer] reads of the
+	// images, for a model that gets none: their PDB identities
+	// ([Image.PDB]: zero) and the time stamps only KernelTraceControl's
+	// ImageID events give ([Image.TimeDateStamp]: the Image event's). The
+	// ImageID and DbgID_RSDS events are then not decoded; they still count
+	// as events of the process their headers name.
+	NoImageIDs bool
 }
 
 // Builder builds a [Model] from events fed in time order.
@@ -82,13 +105,20 @@ type Builder struct {
 	// lists by a hash of the frames: a list logged again (each rundown
 	// of the same stack) is stored once.
 	frameSets map[uint64][]int32
+
+	// Options.AnnotationsOnly (see annotations.go): annOnly; idle once
+	// the model has a record of pid 0.
+	annOnly    bool
+	idle       bool
+	noImageIDs bool // Options.NoImageIDs
 }
 
 type pendingCount struct{ events, samples int }
 
-// NewBuilder returns an empty builder. Of opts it uses PointerSize: the
-// others say how [Build] reads and decodes (LateMethods, NoMethods,
-// Observe), which a Builder's caller does itself.
+// NewBuilder returns an empty builder. Of opts it uses PointerSize,
+// AnnotationsOnly and NoImageIDs: the others say how [Build] reads and
+// decodes (LateMethods, NoMethods, Observe), which a Builder's caller does
+// itself.
 func NewBuilder(opts *Options) *Builder {
 	m := newModel()
 	m.build = new(idCache)
@@ -102,6 +132,8 @@ func NewBuilder(opts *Options) *Builder {
 	}
 	if opts != nil {
 		b.m.ptrSize = opts.PointerSize
+		b.annOnly = opts.AnnotationsOnly
+		b.noImageIDs = opts.NoImageIDs
 	}
 	return b
 }
@@ -124,17 +156,20 @@ func Build(files []*etl.File, dec *decode.Decoder, opts *Options) (*Model, error
 	b := NewBuilder(&o)
 	// With more than one core, the events of which the model reads only
 	// ids are decoded on the reader's loaders (with one, that would only
-	// walk each buffer twice).
+	// walk each buffer twice). Not with AnnotationsOnly, which decodes
+	// them only until pid 0 has a record (annotations.go): in net.4.5.2
+	// from its third event, while the loaders had decoded its first 30
+	// or so buffers ahead.
 	var ad *decode.Ahead[payloadIDs]
 	ropts := &etl.ReaderOptions{}
-	if cores.Several() {
+	if cores.Several() && !b.annOnly {
 		ad = decode.NewAhead(dec, wantsIDs, extractIDs)
 		ropts.Prepare = ad
 	}
 	r := etl.NewReader(files, ropts)
 	defer r.Close()
 	if cores.Several() && !o.NoMethods {
-		q := newMethodQueue(dec)
+		q := newMethodQueue(dec, b.methodNames())
 		b.methods = q
 		defer func() { // on a panic too
 			q.finish()
@@ -149,12 +184,16 @@ func Build(files []*etl.File, dec *decode.Decoder, opts *Options) (*Model, error
 			o.Observe(ev)
 		}
 		k := classify(ev)
-		if k == kClrMethod && o.NoMethods {
+		if b.skips(k) {
+			b.begin(ev, k)
+			continue
+		}
+		if k == kClrMethod && o.NoMethods || b.headerOnly(k) {
 			b.observeHeader(ev, k)
 			continue
 		}
 		var res *decode.Result
-		if needsPayload(ev, k) {
+		if modelReads(ev, k) {
 			if ad != nil && idsOnly(k) {
 				if x, ok := ad.Get(r, ev); ok {
 					b.observeIDs(ev, k, x)
@@ -186,16 +225,35 @@ func Build(files []*etl.File, dec *decode.Decoder, opts *Options) (*Model, error
 
 // NeedsDecode reports whether Observe reads the payload of ev; for other
 // events a nil result will do.
-func (b *Builder) NeedsDecode(ev *etl.Event) bool { return needsPayload(ev, classify(ev)) }
+func (b *Builder) NeedsDecode(ev *etl.Event) bool {
+	k := classify(ev)
+	return !b.skips(k) && !b.headerOnly(k) && modelReads(ev, k)
+}
+
+// modelReads reports whether the model reads the payload of an event of
+// kind k: what the enricher reads (needsPayload) but the .NET runtime's
+// stack walks, whose frames only the enricher takes (their ids are the
+// header's: 14,983 decodings saved in net.4.5.2's model pass).
+func modelReads(ev *etl.Event, k kind) bool { return k != kClrStack && needsPayload(ev, k) }
 
 // Observe adds one event. res is its decoding (nil when the caller did not
 // decode it; see NeedsDecode).
-func (b *Builder) Observe(ev *etl.Event, res *decode.Result) { b.observe(ev, classify(ev), res) }
+func (b *Builder) Observe(ev *etl.Event, res *decode.Result) {
+	switch k := classify(ev); {
+	case b.skips(k):
+		b.begin(ev, k)
+	case b.headerOnly(k):
+		b.observeHeader(ev, k)
+	default:
+		b.observe(ev, k, res)
+	}
+}
 
 func (b *Builder) observe(ev *etl.Event, k kind, res *decode.Result) {
 	d := decoded(res)
 	b.begin(ev, k)
 	m := b.m
+	owner := uint32(NoID) // of a stack-key definition (keyDefOwner)
 	switch k {
 	case kProcess:
 		b.process(ev, d)
@@ -212,15 +270,31 @@ func (b *Builder) observe(ev *etl.Event, k kind, res *decode.Result) {
 			}
 		}
 	case kKeyDef:
-		b.keyDef(ev, d)
+		owner = b.keyDef(ev, d)
 	case kClrMethod:
 		b.method(ev, d)
 	case kVolume:
-		m.volumes.observe(d)
+		if !b.annOnly {
+			m.volumes.observe(d)
+		}
 	}
 	// (A kind added above reads its payload: idsOnly must say false for
 	// it, or the model pass decodes it ahead for its ids only.)
-	pid, tid := m.attribute(ev, k, d, &b.scratch)
+	var pid, tid uint32
+	if k == kKeyDef {
+		// attribute, with keyDef's frames: what namedIDs reads again.
+		pid, tid = ev.ProcessID, ev.ThreadID
+		if pid == NoID {
+			pid = owner
+		}
+		pid = m.orThreadPID(pid, tid, ev.Time)
+	} else {
+		pid, tid = m.attribute(ev, k, d, &b.scratch)
+	}
+	if b.annOnly {
+		b.place(pid, ev.Time)
+		return
+	}
 	if k == kClrGC && pid != NoID {
 		b.gcEvent(ev, m.processFor(pid, ev.Time), tid, d)
 	}
@@ -241,7 +315,8 @@ func (b *Builder) observePinned(ev *etl.Event, k kind, pin decode.Pinned) {
 }
 
 // observeHeader adds what the header of ev tells the model, and not its
-// payload: a .NET method event with Options.NoMethods.
+// payload: a .NET method event with Options.NoMethods, an image's
+// identity with Options.NoImageIDs.
 func (b *Builder) observeHeader(ev *etl.Event, k kind) {
 	b.begin(ev, k)
 	b.countByHeader(ev, k)
@@ -251,6 +326,10 @@ func (b *Builder) observeHeader(ev *etl.Event, k kind) {
 // (what attribute gives a .NET method event without its payload).
 func (b *Builder) countByHeader(ev *etl.Event, k kind) {
 	pid, tid := b.m.attribute(ev, k, nil, &b.scratch)
+	if b.annOnly {
+		b.place(pid, ev.Time)
+		return
+	}
 	b.count(k, pid, tid, ev.Time)
 }
 
@@ -260,6 +339,10 @@ func (b *Builder) countByHeader(ev *etl.Event, k kind) {
 func (b *Builder) observeIDs(ev *etl.Event, k kind, x payloadIDs) {
 	b.begin(ev, k)
 	pid, tid := b.m.orThreadPID(x.pid, x.tid, ev.Time), x.tid
+	if b.annOnly {
+		b.place(pid, ev.Time)
+		return
+	}
 	if x.cpu {
 		b.m.CPUSamples++
 	}
@@ -282,10 +365,18 @@ func (b *Builder) begin(ev *etl.Event, k kind) {
 		m.ptrSize = ev.PointerSize()
 	}
 	if ft != b.joinFT {
+		// (Clearing an empty map is not free: ~20 instructions, three
+		// times for nearly every event.)
 		b.joinFT = ft
-		clear(b.joinImages)
-		clear(b.joinPDB)
-		clear(b.joinStamp)
+		if len(b.joinImages) > 0 {
+			clear(b.joinImages)
+		}
+		if len(b.joinPDB) > 0 {
+			clear(b.joinPDB)
+		}
+		if len(b.joinStamp) > 0 {
+			clear(b.joinStamp)
+		}
 	}
 	if ev.ProcessID != NoID && ev.ThreadID != NoID && ev.ThreadID != 0 && k != kThread {
 		b.learnThread(ev.ThreadID, ev.ProcessID, ft)
@@ -632,17 +723,20 @@ func (b *Builder) imageID(ev *etl.Event, k kind, d *tdh.Decoded) {
 	}
 }
 
-// keyDef records a stack-key definition (KeyDelete, KeyRundown).
-func (b *Builder) keyDef(ev *etl.Event, d *tdh.Decoded) {
+// keyDef records a stack-key definition (KeyDelete, KeyRundown) and
+// returns the process it belongs to when its header names none
+// (keyDefOwner's).
+func (b *Builder) keyDef(ev *etl.Event, d *tdh.Decoded) (owner uint32) {
 	m := b.m
 	key, ok := getU(d, "Key")
 	if !ok {
-		return
+		return NoID
 	}
 	frames := pointersAfter(d, "Key", b.scratch[:0])
 	b.scratch = frames
+	owner = m.keyDefOwnerOf(key, frames)
 	if len(frames) == 0 {
-		return
+		return owner
 	}
 	m.StackKeys++
 	kernel := m.IsKernelAddress(frames[len(frames)-1])
@@ -653,10 +747,11 @@ func (b *Builder) keyDef(ev *etl.Event, d *tdh.Decoded) {
 		// lasts until then answers every keyFrames the two would.
 		if last := &defs[n-1]; last.kernel == kernel && ev.Time >= last.ft && slices.Equal(m.arena[last.off:last.off+last.n], frames) {
 			last.ft = ev.Time
-			return
+			return owner
 		}
 	}
 	m.keys[key] = append(defs, keyDef{ft: ev.Time, off: b.storeFrames(frames), n: int32(len(frames)), kernel: kernel})
+	return owner
 }
 
 // storeFrames returns the offset of frames in the model's arena, adding
@@ -689,7 +784,13 @@ func (b *Builder) method(ev *etl.Event, d *tdh.Decoded) {
 		return
 	}
 	if r, ok := b.takeMethod(ev, d); ok {
-		addMethod(&r, func(i int) string { return b.text(d, methodNames[i]) })
+		n := b.methodNames()
+		addMethod(&r, func(i int) string {
+			if i >= n {
+				return ""
+			}
+			return b.text(d, methodNames[i])
+		})
 	}
 }
 

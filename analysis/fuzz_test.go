@@ -18,7 +18,8 @@ var timeReproducers = []string{"mytrace-evtime-min.etl", "mytrace-starttime-min.
 // FuzzModel runs the model and what is built on it over mutated traces:
 // the model with its processes and GC statistics (the stats command),
 // the folded, speedscope and pprof profiles of every event (the stacks
-// command). No panic; the profiles write.
+// command), the dumps' model (Options.AnnotationsOnly) and every event's
+// annotation from it. No panic; the profiles write.
 func FuzzModel(f *testing.F) {
 	f.Add(etltest.Squeeze(exampleTraceBytes()))
 	etltest.FuzzSeeds(f, 64<<10, timeReproducers...)
@@ -50,5 +51,11 @@ func FuzzModel(f *testing.F) {
 		if err := pp.Write(io.Discard); err != nil {
 			t.Fatal(err)
 		}
+		// The dumps' model, every event annotated from it.
+		dm, _ := analysis.Build(files, dec, &analysis.Options{AnnotationsOnly: true, NoImageIDs: true})
+		_, _ = dm.EachSelected(files, dec, all, func(a *analysis.Annotation) error {
+			_ = a.ProcessOf(a.PID)
+			return nil
+		})
 	})
 }

@@ -156,8 +156,14 @@ func Dump(ctx context.Context, o *Options) (Result, error) {
 	if len(o.Processes) > 0 || annotate {
 		// One pass builds the analysis model and registers the schemas
 		// the trace carries: the dump needs no prescan of its own. The
-		// reader's warnings come from the dump.
-		model, _, prescanErr := pipeline.Prepare(o.Files, dec)
+		// reader's warnings come from the dump. The model holds what the
+		// annotations and SelectProcesses read, unless a name to select
+		// is empty: that one matches the processes without a name, of
+		// which a full model has more (analysis.Options.AnnotationsOnly).
+		// Without annotations no frame is resolved: no .NET methods.
+		ao := &analysis.Options{AnnotationsOnly: !slices.Contains(o.Processes, ""),
+			NoImageIDs: o.Symbolizer == nil || !annotate, NoMethods: !annotate}
+		model, _, prescanErr := pipeline.PrepareWith(o.Files, dec, ao)
 		if o.Symbolizer != nil {
 			model.SetSymbolizer(o.Symbolizer)
 		}

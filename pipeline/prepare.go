@@ -13,7 +13,18 @@ import (
 // which a Run over the same files meets and reports again); prescanErr is
 // the prescan's (a schema the trace carries that did not register).
 func Prepare(files []*etl.File, dec *decode.Decoder) (m *analysis.Model, readErr, prescanErr error) {
+	return PrepareWith(files, dec, nil)
+}
+
+// PrepareWith is Prepare building the model with opts (nil: the zero
+// Options), whose Observe it sets: the dumps' pass sets AnnotationsOnly.
+func PrepareWith(files []*etl.File, dec *decode.Decoder, opts *analysis.Options) (m *analysis.Model, readErr, prescanErr error) {
+	var o analysis.Options
+	if opts != nil {
+		o = *opts
+	}
 	ps := dec.NewPrescanner()
-	m, readErr = analysis.Build(files, dec, &analysis.Options{Observe: ps.Observe})
+	o.Observe = ps.Observe
+	m, readErr = analysis.Build(files, dec, &o)
 	return m, readErr, ps.Finish()
 }
