@@ -20,7 +20,10 @@ import (
 // ignoring ASCII case (kernel MOF classes and manifests spell the same
 // field "ProcessId" and "ProcessID"). Lookups walk the top-level
 // properties and allocate nothing; the returned values are valid until
-// the next decode, like the Decoded itself.
+// the next decode, like the Decoded itself. A Decoded that a [Decoder]
+// made remembers, in its Decoder, where names were found in each schema
+// (lookup.go), so repeated lookups cost an index: like the Decoder, it is
+// for one goroutine at a time.
 
 // Get returns the top-level property called name, if the payload holds
 // it. The pointer is into d.Values.
@@ -28,18 +31,25 @@ func (d *Decoded) Get(name string) (*Value, bool) {
 	if d == nil {
 		return nil, false
 	}
-	top := d.Top()
-	for i := range top {
-		if p := top[i].Prop; p != nil && p.Name == name {
-			return &top[i], true
+	if c := d.names; c != nil && c.sets != nil && d.Schema != nil && len(d.Schema.Properties) > 0 {
+		// The cache's hits, inline (see lookup.go; find does the rest).
+		props := d.Schema.Properties
+		set := &c.sets[nameSet(&props[0], name)]
+		e := &set[0]
+		if !e.is(props, name) {
+			e = &set[1]
+		}
+		if e.is(props, name) {
+			i := int(e.idx)
+			if i < 0 {
+				return nil, false
+			}
+			if i < d.present && d.Values[i].Prop == &props[i] {
+				return &d.Values[i], true
+			}
 		}
 	}
-	for i := range top {
-		if p := top[i].Prop; p != nil && strings.EqualFold(p.Name, name) {
-			return &top[i], true
-		}
-	}
-	return nil, false
+	return d.find(name)
 }
 
 // Uint returns the value of the integer (or Boolean, or pointer) property

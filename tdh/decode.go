@@ -49,6 +49,9 @@ type Decoded struct {
 	// present is the number of top-level properties the payload holds
 	// (fewer than the schema's when it ends before optional ones).
 	present int
+	// names is the Decoder's cache of lookups by name (nil for a Decoded
+	// made otherwise: Get then scans).
+	names *nameCache
 }
 
 // Top returns the top-level values the payload holds.
@@ -83,7 +86,8 @@ const MaxDepth = 64
 // next, so decoding allocates nothing once warm. A Decoder is not safe for
 // concurrent use; use one per goroutine.
 type Decoder struct {
-	out Decoded
+	out   Decoded
+	names nameCache // out's lookups by name
 }
 
 // Decode lays out payload according to schema. ptrSize (4 or 8) sizes
@@ -112,7 +116,7 @@ func (dec *Decoder) decode(schema *Event, payload []byte, ptrSize int) (*Decoded
 		ptrSize = 8
 	}
 	d := &dec.out
-	d.Schema, d.PointerSize, d.Payload, d.Extra = schema, ptrSize, payload, nil
+	d.Schema, d.PointerSize, d.Payload, d.Extra, d.names = schema, ptrSize, payload, nil, &dec.names
 	n := len(schema.Properties)
 	d.present = n
 	if cap(d.Values) < n {
