@@ -33,20 +33,23 @@ func (d *Decoded) Get(name string) (*Value, bool) {
 	}
 	if c := d.names; c != nil && c.sets != nil && d.Schema != nil && len(d.Schema.Properties) > 0 {
 		// The cache's hits, inline (see lookup.go; find does the rest).
+		// A value whose Prop is not the schema's property i was not
+		// decoded (the payload ended before it, or a property before it
+		// failed): find scans then.
 		props := d.Schema.Properties
 		set := &c.sets[nameSet(&props[0], name)]
 		e := &set[0]
 		if !e.is(props, name) {
-			e = &set[1]
+			if e = &set[1]; !e.is(props, name) {
+				return d.find(name)
+			}
 		}
-		if e.is(props, name) {
-			i := int(e.idx)
-			if i < 0 {
-				return nil, false
-			}
-			if i < d.present && d.Values[i].Prop == &props[i] {
-				return &d.Values[i], true
-			}
+		i := int(e.idx)
+		if i < 0 {
+			return nil, false
+		}
+		if i < len(d.Values) && d.Values[i].Prop == &props[i] {
+			return &d.Values[i], true
 		}
 	}
 	return d.find(name)
