@@ -492,16 +492,17 @@ func hasZero16(x uint64) bool {
 
 // Uint returns the value of an integer (or Boolean) scalar.
 func (v *Value) Uint() (uint64, bool) {
-	if v.Prop == nil || v.Kind != Scalar || !v.Prop.InType.IsInteger() {
+	p := v.Prop
+	if p == nil || v.Kind != Scalar || int(p.InType) >= len(uintSizes) {
 		return 0, false
 	}
 	b := v.Data
-	switch n := v.Prop.InType.FixedSize(len(b)); {
-	case v.Prop.InType == InTypePointer || v.Prop.InType == InTypeSizeT:
-		if n != 4 && n != 8 {
+	switch n := uintSizes[p.InType]; {
+	case n == uintPtrSized:
+		if len(b) != 4 && len(b) != 8 {
 			return 0, false
 		}
-	case n != len(b):
+	case int(n) != len(b): // (n is 0 for other in-types: no size below matches)
 		return 0, false
 	}
 	switch len(b) {
@@ -516,6 +517,27 @@ func (v *Value) Uint() (uint64, bool) {
 	}
 	return 0, false
 }
+
+// uintSizes gives, per in-type, the size of its integers ([InType.IsInteger]
+// and [InType.FixedSize]), 0 for in-types of other values and
+// uintPtrSized for the pointer-sized ones: what Uint checks a value's
+// size against, in one load.
+var uintSizes = func() (s [InTypeWBEMSID + 1]uint8) {
+	for i := range s {
+		switch t := InType(i); {
+		case !t.IsInteger():
+		case t.FixedSize(0) == 0:
+			s[i] = uintPtrSized
+		default:
+			s[i] = uint8(t.FixedSize(0))
+		}
+	}
+	return s
+}()
+
+// uintPtrSized marks the in-types of uintSizes whose integers are 4 or 8
+// bytes long (the event's pointer size).
+const uintPtrSized = 0xFF
 
 // Int returns the value of an integer scalar, sign-extended for signed
 // in-types.
