@@ -22,8 +22,8 @@ import (
 // properties and allocate nothing; the returned values are valid until
 // the next decode, like the Decoded itself. A Decoded that a [Decoder]
 // made remembers, in its Decoder, where names were found in each schema
-// (lookup.go), so repeated lookups cost an index: like the Decoder, it is
-// for one goroutine at a time.
+// (lookup.go), so that a repeated lookup costs a few comparisons and an
+// index: like the Decoder, a Decoded is for one goroutine at a time.
 
 // Get returns the top-level property called name, if the payload holds
 // it. The pointer is into d.Values.

@@ -37,6 +37,10 @@ type Value struct {
 // Decoded is an event payload laid out by its schema. Values[:len(
 // Schema.Properties)] are the top-level properties; arrays and structs
 // refer to later entries.
+//
+// Looking a property up by name ([Decoded.Get] and the accessors built on
+// it) updates a cache its [Decoder] keeps: like the Decoder, a Decoded is
+// for one goroutine at a time.
 type Decoded struct {
 	Schema      *Event
 	PointerSize int
