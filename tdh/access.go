@@ -38,18 +38,19 @@ func (d *Decoded) Get(name string) (*Value, bool) {
 		// failed): find scans then.
 		props := d.Schema.Properties
 		set := &c.sets[nameSet(&props[0], name)]
-		e := &set[0]
-		if !e.is(props, name) {
-			if e = &set[1]; !e.is(props, name) {
-				return d.find(name)
+		for w := range set {
+			e := &set[w]
+			if !e.is(props, name) {
+				continue
 			}
-		}
-		i := int(e.idx)
-		if i < 0 {
-			return nil, false
-		}
-		if i < len(d.Values) && d.Values[i].Prop == &props[i] {
-			return &d.Values[i], true
+			i := int(e.idx)
+			if i < 0 {
+				return nil, false
+			}
+			if i < len(d.Values) && d.Values[i].Prop == &props[i] {
+				return &d.Values[i], true
+			}
+			break
 		}
 	}
 	return d.find(name)
