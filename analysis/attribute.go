@@ -162,8 +162,17 @@ func wantsIDs(ev *etl.Event) bool {
 // extractIDs keeps idsOf's ids of an event wantsIDs selected.
 func extractIDs(ev *etl.Event, res *decode.Result) payloadIDs {
 	k := classify(ev)
-	pid, tid := idsOf(ev, k, decoded(res))
-	return payloadIDs{pid, tid, k == kSample && IsCPUSample(ev, res)}
+	d := decoded(res)
+	if k != kSample {
+		pid, tid := idsOf(ev, k, d)
+		return payloadIDs{pid, tid, false}
+	}
+	// idsOf's ids of a sample and IsCPUSample, reading ThreadId once.
+	x := payloadIDs{pid: ev.ProcessID, tid: ev.ThreadID}
+	if v, ok := getU(d, "ThreadId"); ok {
+		x.tid, x.cpu = uint32(v), cpuSampleOf(d, v)
+	}
+	return x
 }
 
 // keyDefOwner returns the process a stack-key definition belongs to.

@@ -20,9 +20,12 @@ func IsCPUSample(ev *etl.Event, res *decode.Result) bool {
 	}
 	d := decoded(res)
 	tid, ok := getU(d, "ThreadId")
-	if !ok {
-		return false
-	}
+	return ok && cpuSampleOf(d, tid)
+}
+
+// cpuSampleOf reports whether the SampleProf event whose payload d names
+// thread tid is one IsCPUSample selects.
+func cpuSampleOf(d *tdh.Decoded, tid uint64) bool {
 	if tid != 0 {
 		return true
 	}

@@ -20,7 +20,10 @@ import (
 // ignoring ASCII case (kernel MOF classes and manifests spell the same
 // field "ProcessId" and "ProcessID"). Lookups walk the top-level
 // properties and allocate nothing; the returned values are valid until
-// the next decode, like the Decoded itself.
+// the next decode, like the Decoded itself. A Decoded that a [Decoder]
+// made remembers, in its Decoder, where names were found in each schema
+// (lookup.go), so that a repeated lookup costs a few comparisons and an
+// index: like the Decoder, a Decoded is for one goroutine at a time.
 
 // Get returns the top-level property called name, if the payload holds
 // it. The pointer is into d.Values.
@@ -28,18 +31,29 @@ func (d *Decoded) Get(name string) (*Value, bool) {
 	if d == nil {
 		return nil, false
 	}
-	top := d.Top()
-	for i := range top {
-		if p := top[i].Prop; p != nil && p.Name == name {
-			return &top[i], true
+	if c := d.names; c != nil && c.sets != nil && d.Schema != nil && len(d.Schema.Properties) > 0 {
+		// The cache's hits, inline (see lookup.go; find does the rest).
+		// A value whose Prop is not the schema's property i was not
+		// decoded (the payload ended before it, or a property before it
+		// failed): find scans then.
+		props := d.Schema.Properties
+		set := &c.sets[nameSet(&props[0], name)]
+		for w := range set {
+			e := &set[w]
+			if !e.is(props, name) {
+				continue
+			}
+			i := int(e.idx)
+			if i < 0 {
+				return nil, false
+			}
+			if i < len(d.Values) && d.Values[i].Prop == &props[i] {
+				return &d.Values[i], true
+			}
+			break
 		}
 	}
-	for i := range top {
-		if p := top[i].Prop; p != nil && strings.EqualFold(p.Name, name) {
-			return &top[i], true
-		}
-	}
-	return nil, false
+	return d.find(name)
 }
 
 // Uint returns the value of the integer (or Boolean, or pointer) property

@@ -37,6 +37,10 @@ type Value struct {
 // Decoded is an event payload laid out by its schema. Values[:len(
 // Schema.Properties)] are the top-level properties; arrays and structs
 // refer to later entries.
+//
+// Looking a property up by name ([Decoded.Get] and the accessors built on
+// it) updates a cache its [Decoder] keeps: like the Decoder, a Decoded is
+// for one goroutine at a time.
 type Decoded struct {
 	Schema      *Event
 	PointerSize int
@@ -49,6 +53,9 @@ type Decoded struct {
 	// present is the number of top-level properties the payload holds
 	// (fewer than the schema's when it ends before optional ones).
 	present int
+	// names is the Decoder's cache of lookups by name (nil for a Decoded
+	// made otherwise: Get then scans).
+	names *nameCache
 }
 
 // Top returns the top-level values the payload holds.
@@ -83,7 +90,8 @@ const MaxDepth = 64
 // next, so decoding allocates nothing once warm. A Decoder is not safe for
 // concurrent use; use one per goroutine.
 type Decoder struct {
-	out Decoded
+	out   Decoded
+	names nameCache // out's lookups by name
 }
 
 // Decode lays out payload according to schema. ptrSize (4 or 8) sizes
@@ -112,7 +120,7 @@ func (dec *Decoder) decode(schema *Event, payload []byte, ptrSize int) (*Decoded
 		ptrSize = 8
 	}
 	d := &dec.out
-	d.Schema, d.PointerSize, d.Payload, d.Extra = schema, ptrSize, payload, nil
+	d.Schema, d.PointerSize, d.Payload, d.Extra, d.names = schema, ptrSize, payload, nil, &dec.names
 	n := len(schema.Properties)
 	d.present = n
 	if cap(d.Values) < n {
@@ -488,16 +496,17 @@ func hasZero16(x uint64) bool {
 
 // Uint returns the value of an integer (or Boolean) scalar.
 func (v *Value) Uint() (uint64, bool) {
-	if v.Prop == nil || v.Kind != Scalar || !v.Prop.InType.IsInteger() {
+	p := v.Prop
+	if p == nil || v.Kind != Scalar || int(p.InType) >= len(uintSizes) {
 		return 0, false
 	}
 	b := v.Data
-	switch n := v.Prop.InType.FixedSize(len(b)); {
-	case v.Prop.InType == InTypePointer || v.Prop.InType == InTypeSizeT:
-		if n != 4 && n != 8 {
+	switch n := uintSizes[p.InType]; {
+	case n == uintPtrSized:
+		if len(b) != 4 && len(b) != 8 {
 			return 0, false
 		}
-	case n != len(b):
+	case int(n) != len(b): // (n is 0 for other in-types: no size below matches)
 		return 0, false
 	}
 	switch len(b) {
@@ -512,6 +521,27 @@ func (v *Value) Uint() (uint64, bool) {
 	}
 	return 0, false
 }
+
+// uintSizes gives, per in-type, the size of its integers ([InType.IsInteger]
+// and [InType.FixedSize]), 0 for in-types of other values and
+// uintPtrSized for the pointer-sized ones: what Uint checks a value's
+// size against, in one load.
+var uintSizes = func() (s [InTypeWBEMSID + 1]uint8) {
+	for i := range s {
+		switch t := InType(i); {
+		case !t.IsInteger():
+		case t.FixedSize(0) == 0:
+			s[i] = uintPtrSized
+		default:
+			s[i] = uint8(t.FixedSize(0))
+		}
+	}
+	return s
+}()
+
+// uintPtrSized marks the in-types of uintSizes whose integers are 4 or 8
+// bytes long (the event's pointer size).
+const uintPtrSized = 0xFF
 
 // Int returns the value of an integer scalar, sign-extended for signed
 // in-types.

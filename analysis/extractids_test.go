@@ -1,0 +1,43 @@
+package analysis
+
+import (
+	"testing"
+
+	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/internal/etltest"
+)
+
+// TestCorpusExtractIDs: what the model pass keeps of the events it
+// decodes ahead (extractIDs, which reads a sample's ThreadId once) is
+// what idsOf and IsCPUSample say of each, on every event of the corpus
+// traces that hold CPU samples.
+func TestCorpusExtractIDs(t *testing.T) {
+	dec := clrDecoder(t)
+	samples := 0
+	for _, p := range etltest.CorpusTraces(t) {
+		etltest.ForEachEvent(t, p, func(_ *etl.File, ev *etl.Event) {
+			if !wantsIDs(ev) {
+				return
+			}
+			res := dec.Decode(ev)
+			k := classify(ev)
+			pid, tid := idsOf(ev, k, decoded(res))
+			want := payloadIDs{pid, tid, IsCPUSample(ev, res)}
+			if got := extractIDs(ev, res); got != want {
+				t.Fatalf("%s: event at %d (kind %d): extractIDs = %+v, want %+v", p, ev.RecordOffset, k, got, want)
+			}
+			if k != kSample {
+				return
+			}
+			samples++
+			// Without its payload: the header's ids, not a CPU sample.
+			if got, want := extractIDs(ev, nil), (payloadIDs{ev.ProcessID, ev.ThreadID, false}); got != want {
+				t.Fatalf("%s: sample at %d without payload: extractIDs = %+v, want %+v", p, ev.RecordOffset, got, want)
+			}
+		})
+	}
+	if samples == 0 {
+		t.Fatal("no CPU samples in the corpus")
+	}
+	t.Logf("%d samples", samples)
+}
