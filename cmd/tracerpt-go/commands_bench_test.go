@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/etwkit/etw/internal/etltest"
+	"github.com/etwkit/etw/internal/memgoal"
 )
 
 // BenchmarkCommandsNet runs the analysis commands and the dumps of
@@ -32,6 +33,10 @@ func BenchmarkCommandsNet(b *testing.B) {
 		{"tables", []string{"tables", trace, "-o", filepath.Join(dir, "tables"), "-y", "--quiet"}},
 	} {
 		b.Run(c.name, func(b *testing.B) {
+			// As main does: the collector's pace is the command's (and a
+			// text dump's lower target stays its own).
+			goal = memgoal.Start(memTarget)
+			defer func() { goal.Stop(); goal = nil }()
 			var out bytes.Buffer
 			cpu := etltest.ProcessCPU()
 			for b.Loop() {

@@ -11,6 +11,15 @@
 // small the process keeps under the target at the cost of a few more
 // collections, and when it is large the collector does at most about
 // four times its usual work (GOGC 25), never more.
+//
+// The tuner also keeps the collector from starting while the heap is
+// small next to the target: Go's first cycle comes at 4 MB and each next
+// one when the heap has doubled, so a command that holds a few megabytes
+// collects every few megabytes it allocates, each cycle taking a
+// processor from the work for its marking. With a goal the heap may grow
+// to MinGoal of the target before a cycle (the GC percentage raised while
+// the live heap is below half of that), which costs no more memory than
+// the target allows.
 package memgoal
 
 import (
@@ -26,14 +35,29 @@ import (
 // the tuned limit leaves before the next collection.
 const MinHeadroom = 0.25
 
+// MinGoal is the fraction of the target that the heap may reach before a
+// collection, however small the live heap (Percent).
+const MinGoal = 0.5
+
+// goPercent is the GC percentage when the live heap is large enough
+// (Go's default).
+const goPercent = 100
+
+// runtimeMinHeap is the heap size of Go's first cycle at GOGC 100 (the
+// runtime's heapMinimum, which scales with the percentage).
+const runtimeMinHeap = 4 << 20
+
 // Tuner holds the state of a running goal; Stop ends it.
 type Tuner struct {
 	target uint64
 	mu     sync.Mutex
 	done   bool
 	prev   int64 // memory limit before Start
+	prevGC int   // GC percentage before Start
+	pct    int   // GC percentage set last
 	limit  uint64
 	need   uint64 // the live heap's need at the last collection (Limit without a target)
+	live   uint64 // the live heap at the last collection
 	sample []metrics.Sample
 }
 
@@ -56,6 +80,8 @@ func Start(target uint64) *Tuner {
 	}}
 	t.limit = target
 	t.prev = debug.SetMemoryLimit(int64(target))
+	t.pct = Percent(target, 0)
+	t.prevGC = debug.SetGCPercent(t.pct)
 	t.arm()
 	return t
 }
@@ -85,6 +111,15 @@ func (t *Tuner) SetTarget(target uint64) {
 	t.target = target
 	t.limit = max(target, t.need)
 	debug.SetMemoryLimit(int64(t.limit))
+	t.setPercent(Percent(target, t.live))
+}
+
+// setPercent sets the GC percentage to pct if it is not that already.
+func (t *Tuner) setPercent(pct int) {
+	if pct != t.pct {
+		t.pct = pct
+		debug.SetGCPercent(pct)
+	}
 }
 
 // Stop ends the tuning and restores the limit that was in force before
@@ -97,6 +132,7 @@ func (t *Tuner) Stop() {
 	defer t.mu.Unlock()
 	t.done = true
 	debug.SetMemoryLimit(t.prev)
+	debug.SetGCPercent(t.prevGC)
 }
 
 // sentinel is garbage as soon as it is made; its finalizer runs after the
@@ -135,8 +171,10 @@ func (t *Tuner) adjust() bool {
 		other = total - released - heap
 	}
 	t.need = Limit(0, live, other)
+	t.live = live
 	t.limit = max(t.target, t.need)
 	debug.SetMemoryLimit(int64(t.limit))
+	t.setPercent(Percent(t.target, live))
 	return true
 }
 
@@ -150,3 +188,22 @@ func Limit(target, live, other uint64) uint64 {
 	}
 	return max(target, uint64(need))
 }
+
+// Percent returns the GC percentage for a live heap of live bytes (0
+// before the first collection) under target: Go's default of 100, or
+// more while the live heap is below half of MinGoal of the target, so
+// that the heap's goal, live × (1 + percent/100), is MinGoal of the
+// target. (Before the first collection Go's goal is 4 MB × percent/100.)
+func Percent(target, live uint64) int {
+	goal := uint64(float64(target) * MinGoal)
+	switch {
+	case live == 0:
+		return max(goPercent, int(goal*goPercent/runtimeMinHeap))
+	case live*2 >= goal:
+		return goPercent
+	}
+	return int(min((goal-live)*100/live, maxPercent))
+}
+
+// maxPercent bounds Percent for a live heap of a few bytes.
+const maxPercent = 1 << 20

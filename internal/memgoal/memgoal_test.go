@@ -23,6 +23,51 @@ func TestLimit(t *testing.T) {
 	}
 }
 
+func TestPercent(t *testing.T) {
+	const mib = 1 << 20
+	for _, c := range []struct {
+		target, live uint64
+		want         int
+	}{
+		{72 * mib, 0, 900},        // first cycle at 36 MiB, not 4
+		{8 * mib, 0, 100},         // 4 MiB is MinGoal of the target already
+		{72 * mib, 4 * mib, 800},  // 4 × (1 + 8) = 36
+		{72 * mib, 12 * mib, 200}, // 12 × 3 = 36
+		{72 * mib, 18 * mib, 100}, // 18 × 2 = 36: Go's default from here
+		{72 * mib, 30 * mib, 100}, // the limit decides above
+		{72 * mib, 1, maxPercent}, // bounded
+		{40 * mib, 5 * mib, 300},  // the text dumps' target: 20 MiB
+	} {
+		if got := Percent(c.target, c.live); got != c.want {
+			t.Errorf("Percent(%d MiB, %d) = %d, want %d", c.target/mib, c.live, got, c.want)
+		}
+	}
+}
+
+// TestStartPercent: Start raises the GC percentage for a small heap, and
+// Stop restores the one before.
+func TestStartPercent(t *testing.T) {
+	t.Setenv("GOMEMLIMIT", "")
+	t.Setenv("GOGC", "")
+	before := debug.SetGCPercent(70)
+	defer debug.SetGCPercent(before)
+	tu := Start(72 << 20)
+	if tu == nil {
+		t.Fatal("Start returned nil with no GOMEMLIMIT or GOGC")
+	}
+	tu.mu.Lock()
+	got, want := debug.SetGCPercent(-1), tu.pct
+	debug.SetGCPercent(got)
+	tu.mu.Unlock()
+	if got != want || got <= 100 {
+		t.Errorf("GC percent after Start %d (tuner: %d), want above 100", got, want)
+	}
+	tu.Stop()
+	if got := debug.SetGCPercent(70); got != 70 {
+		t.Errorf("GC percent after Stop %d, want the 70 before Start", got)
+	}
+}
+
 func TestStartEnvironment(t *testing.T) {
 	for _, env := range []string{"GOMEMLIMIT", "GOGC"} {
 		t.Run(env, func(t *testing.T) {
