@@ -70,6 +70,11 @@ type Reader struct {
 	// many inputs the streams are many, and each holding two buffers
 	// would make memory grow with the number of files.
 	ahead, maxAhead int
+	// window is the bytes of records a stream holds at most when the
+	// streams are many, or 0 (window.go); src is scratch for the
+	// compressed bytes read again for the windows.
+	window int
+	src    []byte
 }
 
 type bufRef struct {
@@ -93,6 +98,7 @@ type loadResult struct {
 	buf  *Buffer
 	prep Prepared
 	err  error
+	ck   checkpoint // with Reader.window, where the merge's windows resume decoding
 }
 
 type stream struct {
@@ -107,6 +113,7 @@ type stream struct {
 	ok     bool // ev holds an event
 	prep   Prepared
 	nth    int // ev's position among the events of cur
+	win    *window
 }
 
 // NewReader returns a reader over the events of files. The files must stay
@@ -169,6 +176,10 @@ func NewReader(files []*File, opts *ReaderOptions) *Reader {
 	}
 	for _, f := range files {
 		r.errs = append(r.errs, f.IndexErrors()...)
+	}
+	if o.Order == TimeOrder && o.Prepare == nil {
+		r.window = windowSize(len(r.streams))
+		r.loads.at = r.window
 	}
 	return r
 }
@@ -255,9 +266,14 @@ func (r *Reader) request(s *stream, ahead bool) {
 // load reads ref's buffer; a panic while reading becomes the result's
 // error, a [*panicerr.Error] that advance raises again on the reading
 // goroutine.
-func load(ref bufRef, prep Preparer) (res loadResult) {
+func load(ref bufRef, prep Preparer, at int) (res loadResult) {
 	defer panicerr.Recover(&res.err)
-	res.buf, res.err = ref.file.ReadBuffer(ref.info)
+	if at > 0 {
+		res.ck.at = at
+		res.buf, res.err = ref.file.readBuffer(ref.info, &res.ck, true)
+	} else {
+		res.buf, res.err = ref.file.ReadBuffer(ref.info)
+	}
 	if prep != nil && res.buf != nil {
 		res.prep = prep.Prepare(res.buf, ref.index)
 	}
@@ -274,6 +290,9 @@ func (r *Reader) advance(s *stream) bool {
 				s.nth++
 				return true
 			}
+			if s.win != nil && s.win.on && r.nextWindow(s) {
+				continue
+			}
 			r.errs = append(r.errs, s.rr.Errors()...)
 			s.release()
 		}
@@ -282,6 +301,7 @@ func (r *Reader) advance(s *stream) bool {
 		}
 		if len(s.queue) == 0 {
 			s.ok = false
+			s.win = nil // the stream has ended
 			return false
 		}
 		res := <-s.queue[0]
@@ -315,6 +335,9 @@ func (r *Reader) advance(s *stream) bool {
 		if res.buf != nil {
 			s.cur, s.prep, s.nth = res.buf, res.prep, -1
 			s.rr.Reset(s.cur)
+			if r.window > 0 && res.err == nil {
+				r.startWindow(s, &res.ck)
+			}
 		}
 	}
 }
