@@ -32,6 +32,13 @@ type ReaderOptions struct {
 	// Prepare, if set, is called by the loaders with each buffer they
 	// load, on their goroutines (see [Preparer]).
 	Prepare Preparer
+	// Windows, in time order without Prepare, lets the merge hold a
+	// window of 8-16 KiB of each stream's XPRESS buffer instead of the
+	// whole buffer when the streams are many (over 16: many inputs), so
+	// that memory does not grow with the number of inputs; it costs
+	// about one more decode of each compressed buffer. The events and
+	// errors are the same.
+	Windows bool
 }
 
 // MaxWorkers bounds ReaderOptions.Workers (each worker may hold a buffer
@@ -177,9 +184,14 @@ func NewReader(files []*File, opts *ReaderOptions) *Reader {
 	for _, f := range files {
 		r.errs = append(r.errs, f.IndexErrors()...)
 	}
-	if o.Order == TimeOrder && o.Prepare == nil {
+	if o.Windows && o.Order == TimeOrder && o.Prepare == nil {
 		r.window = windowSize(len(r.streams))
 		r.loads.at = r.window
+		if r.window > 0 {
+			// A buffer loaded ahead is whole (64 KiB), a stream's
+			// window a fraction of it: fewer of them.
+			r.maxAhead = windowAhead
+		}
 	}
 	return r
 }

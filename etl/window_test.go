@@ -63,7 +63,7 @@ func readWindows(t *testing.T, data []byte, copies int, off bool) windowRun {
 		f.SetReadHook(func(n int64) { run.hooked += n })
 		files = append(files, f)
 	}
-	r := etl.NewReader(files, &etl.ReaderOptions{Order: etl.TimeOrder, Workers: 2})
+	r := etl.NewReader(files, &etl.ReaderOptions{Order: etl.TimeOrder, Workers: 2, Windows: true})
 	defer r.Close()
 	if off {
 		etl.SetReaderWindow(r, 0)

@@ -38,6 +38,16 @@ func (d *LZ77Decoder) Reset(size int) {
 // Out returns how many output bytes the decoder has written so far.
 func (d *LZ77Decoder) Out() int { return d.out }
 
+// InputFrom returns the first input offset the decoder reads again: the
+// bytes of src before it are not read by later calls to Decode (a caller
+// reading the input again may leave them out).
+func (d *LZ77Decoder) InputFrom() int {
+	if d.half >= 0 {
+		return min(d.half, d.in)
+	}
+	return d.in
+}
+
 // Done reports whether the stream has ended: its input ran out at an item
 // boundary (Out is then its length), or Decode returned an error.
 func (d *LZ77Decoder) Done() bool { return d.done }

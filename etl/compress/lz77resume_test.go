@@ -27,7 +27,16 @@ func decodeInParts(t *testing.T, src []byte, size int, parts []int) ([]byte, err
 		for j := hist; j < len(buf); j++ {
 			buf[j] = 0xA5
 		}
-		n, err := d.Decode(buf, hist, src)
+		// The input before InputFrom is not read again.
+		from := d.InputFrom()
+		if from < 0 || from > len(src) {
+			t.Fatalf("part %d: InputFrom %d of %d", i, from, len(src))
+		}
+		in := bytes.Clone(src)
+		for j := range from {
+			in[j] ^= 0x5A
+		}
+		n, err := d.Decode(buf, hist, in)
 		if n < 0 || n > part {
 			t.Fatalf("part %d of %d bytes: wrote %d", i, part, n)
 		}
