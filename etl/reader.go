@@ -51,7 +51,8 @@ const MaxWorkers = 256
 // filled them; inside such a stream, buffers follow their flush timestamps
 // and events follow each other in time. A k-way merge over the streams of
 // all files then yields one time-ordered sequence, holding one buffer per
-// stream in memory whatever the file size, and at most max(16, 4 × Workers)
+// stream in memory whatever the file size (or a window of it, see
+// [ReaderOptions].Windows), and at most max(16, 4 × Workers)
 // more across the streams (up to Workers + 1 per stream): buffers are read
 // and decompressed ahead of use by up to Workers goroutines, the buffer the
 // merge will want first first.
