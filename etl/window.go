@@ -22,10 +22,11 @@ import (
 // merge copies the first window and lets the 64 KiB store go; when the
 // window's records are delivered, it reads the compressed bytes again and
 // resumes the decoder from where it stopped, keeping the last 8 KiB of
-// output as its history: each byte is decoded once more at most. A window
-// holds whole records; a damaged record, or a record longer than a window
-// can hold, makes the merge read the whole buffer again and go on with
-// it from that record, as without windows (the same skip, the same error).
+// output as its history: each byte is decoded once more at most. The
+// record reader stops at the first record not whole in the window, or
+// damaged: more is decoded, and once all is (or the window is full), the
+// merge reads the whole buffer again and goes on with it from that
+// record, as without windows (the same skip, the same error).
 //
 // Windows are asked for ([ReaderOptions].Windows: the dumps' event pass,
 // where their memory peaks; the model pass before it peaks lower), and
@@ -98,27 +99,6 @@ type window struct {
 	dec    compress.LZ77Decoder
 }
 
-// windowCut returns where a window of at most w bytes of whole records
-// starting at from ends: the records must lie within data, the bytes of
-// the buffer from base to avail, and stop at a damaged record header (the
-// window ends before it; reading it again whole reports it). end is where
-// the buffer's records end (the last record's padding may pass it).
-func windowCut(data []byte, base, from, avail, end, w int) int {
-	off := from
-	for off < end {
-		_, size, f := classifyRecord(data[off-base : avail-base])
-		if f.kind != faultNone || size > avail-off {
-			break
-		}
-		next := min(off+(size+7)&^7, end)
-		if next-from > w || next > avail {
-			break
-		}
-		off = next
-	}
-	return off
-}
-
 // startWindow puts s's new buffer in a window: the records of a buffer
 // its loader kept the checkpoint ck of (they pass the first window), or
 // all the records of a buffer whose records fit (the short buffers the
@@ -144,47 +124,42 @@ func (r *Reader) startWindow(s *stream, ck *checkpoint) {
 	if hi-BufferHeaderSize > len(w.buf) {
 		return
 	}
-	cut := windowCut(b.Data, 0, s.rr.off, hi, s.rr.end, r.window)
-	if cut <= s.rr.off {
-		return
-	}
 	n := copy(w.buf, b.Data[BufferHeaderSize:hi])
 	w.on, w.lo, w.hi, w.end, w.more = true, BufferHeaderSize, hi, s.rr.end, ck.ok
 	if ck.ok {
 		w.dec = ck.dec
 	}
-	s.rr.data, s.rr.base, s.rr.end, s.rr.window = w.buf[:n], w.lo, cut, true
+	s.rr.data, s.rr.base, s.rr.end, s.rr.window = w.buf[:n], w.lo, hi, true
 	b.Release()
 }
 
 // nextWindow moves s's window past the records delivered, decoding more
-// of the buffer, and reports whether records are left. A damaged record
-// in the window, or one the window cannot hold, sends the reader back to
-// the whole buffer.
+// of the buffer, and reports whether records are left. The record
+// reader stops at the first record that is not whole in the window, or
+// is damaged: with the whole buffer decoded (or no room to decode more),
+// the stream goes back to the whole buffer, which skips a damaged record
+// as without windows.
 func (r *Reader) nextWindow(s *stream) bool {
 	w, rr := s.win, &s.rr
 	from := rr.off
-	if !rr.fault {
-		if from >= w.end {
-			w.on = false
-			return false
-		}
+	if from >= w.end && !rr.fault {
+		w.on = false
+		return false
+	}
+	if w.hi < w.end && w.more && !w.dec.Done() {
 		keep := max(w.lo, min(from, w.hi-compress.LZ77History))
 		n := copy(w.buf, w.buf[keep-w.lo:w.hi-w.lo])
 		w.lo = keep
-		var err error
-		if w.more && !w.dec.Done() && n < len(w.buf) {
-			var src []byte
-			if src, err = r.compressed(s.curRef, w.dec.InputFrom()); err == nil {
+		if n < len(w.buf) {
+			src, err := r.compressed(s.curRef, w.dec.InputFrom())
+			if err == nil {
 				var m int
 				m, err = w.dec.Decode(w.buf, n, src)
 				w.hi += m
-			}
-		}
-		if err == nil {
-			if cut := windowCut(w.buf, w.lo, from, w.hi, w.end, r.window); cut > from {
-				rr.data, rr.base, rr.end = w.buf[:w.hi-w.lo], w.lo, cut
-				return true
+				if err == nil && m > 0 {
+					rr.data, rr.base, rr.end, rr.fault = w.buf[:w.hi-w.lo], w.lo, min(w.hi, w.end), false
+					return true
+				}
 			}
 		}
 	}
