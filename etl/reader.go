@@ -34,10 +34,10 @@ type ReaderOptions struct {
 	Prepare Preparer
 	// Windows, in time order without Prepare, lets the merge hold a
 	// window of 8-16 KiB of each stream's XPRESS buffer instead of the
-	// whole buffer when the streams are many (over 16: many inputs), so
-	// that memory does not grow with the number of inputs; it costs
-	// about one more decode of each compressed buffer. The events and
-	// errors are the same.
+	// whole buffer when the inputs are several and their streams many
+	// (over 16), so that memory does not grow with the number of
+	// inputs; it costs about one more decode of each compressed buffer.
+	// The events and errors are the same.
 	Windows bool
 }
 
@@ -185,7 +185,7 @@ func NewReader(files []*File, opts *ReaderOptions) *Reader {
 	for _, f := range files {
 		r.errs = append(r.errs, f.IndexErrors()...)
 	}
-	if o.Windows && o.Order == TimeOrder && o.Prepare == nil {
+	if o.Windows && o.Order == TimeOrder && o.Prepare == nil && len(files) > 1 {
 		r.window = windowSize(len(r.streams))
 		r.loads.at = r.window
 		if r.window > 0 {

@@ -30,9 +30,8 @@ import (
 //
 // Windows are asked for ([ReaderOptions].Windows: the dumps' event pass,
 // where their memory peaks; the model pass before it peaks lower), and
-// used only when the streams are over 16: one input has a few dozen at
-// most, and its windows would be whole buffers, so single-file reads
-// stay as they were. The cost is the bytes after the first window
+// used only over several inputs whose streams are over 16: single-file
+// reads stay as they were. The cost is the bytes after the first window
 // decoded again, about 7/8 of a decode of each buffer (+2.4 % of the
 // Parquet dump over 16 inputs in instructions).
 
