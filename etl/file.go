@@ -823,10 +823,18 @@ func (f *File) SetReadHook(fn func(n int64)) { f.hook = fn }
 // ReadBuffer reads and, if needed, decompresses one buffer. The returned
 // buffer holds pooled memory: call [Buffer.Release] when done with it.
 func (f *File) ReadBuffer(bi BufferInfo) (*Buffer, error) {
+	return f.readBuffer(bi, nil, true)
+}
+
+// readBuffer is [File.ReadBuffer]; hook says whether to report the buffer
+// to the read hook (not when a reader reads a buffer again). With ck set,
+// a Plain LZ77 buffer whose records run past ck.at is decoded in two
+// parts, and ck keeps the decoder's state between them (see window.go).
+func (f *File) readBuffer(bi BufferInfo, ck *checkpoint, hook bool) (*Buffer, error) {
 	h := &bi.Header
 	b := &Buffer{BufferInfo: bi, file: f}
 	avail := f.size - bi.FileOffset
-	if f.hook != nil {
+	if hook && f.hook != nil {
 		f.hook(max(0, min(int64(h.BufferSize), avail)))
 	}
 	if !h.Compressed() {
@@ -873,7 +881,13 @@ func (f *File) ReadBuffer(bi BufferInfo) (*Buffer, error) {
 	b.store = getStore(room)
 	b.Data = *b.store
 	copy(b.Data, (*in)[:BufferHeaderSize])
-	n, err := compress.Decompress(f.Format, b.Data[BufferHeaderSize:], (*in)[BufferHeaderSize:])
+	var n int
+	var err error
+	if ck != nil && f.Format == compress.Xpress {
+		n, err = ck.decode(b.Data[BufferHeaderSize:], (*in)[BufferHeaderSize:])
+	} else {
+		n, err = compress.Decompress(f.Format, b.Data[BufferHeaderSize:], (*in)[BufferHeaderSize:])
+	}
 	if err != nil {
 		b.Release()
 		return nil, f.errorf(bi.FileOffset, err, "decompressing %v buffer", f.Format)

@@ -26,6 +26,7 @@ type loaders struct {
 	n       int
 	seq     int64
 	prep    Preparer
+	at      int // the checkpoint of Reader.window, or 0
 }
 
 type loadReq struct {
@@ -69,7 +70,7 @@ func (l *loaders) work() {
 		*q = loadReq{}
 		l.free = append(l.free, q)
 		l.mu.Unlock()
-		ch <- load(ref, l.prep)
+		ch <- load(ref, l.prep, l.at)
 		// The goroutine waiting for that buffer, if any, was readied to
 		// run next on this processor: yield to it. Otherwise it waits
 		// until this loop runs out of loads, even with the other

@@ -32,6 +32,13 @@ type ReaderOptions struct {
 	// Prepare, if set, is called by the loaders with each buffer they
 	// load, on their goroutines (see [Preparer]).
 	Prepare Preparer
+	// Windows, in time order without Prepare, lets the merge hold a
+	// window of 8-16 KiB of each stream's XPRESS buffer instead of the
+	// whole buffer when the inputs are several and their streams many
+	// (over 16), so that memory does not grow with the number of
+	// inputs; it costs about one more decode of each compressed buffer.
+	// The events and errors are the same.
+	Windows bool
 }
 
 // MaxWorkers bounds ReaderOptions.Workers (each worker may hold a buffer
@@ -44,7 +51,8 @@ const MaxWorkers = 256
 // filled them; inside such a stream, buffers follow their flush timestamps
 // and events follow each other in time. A k-way merge over the streams of
 // all files then yields one time-ordered sequence, holding one buffer per
-// stream in memory whatever the file size, and at most max(16, 4 × Workers)
+// stream in memory whatever the file size (or a window of it, see
+// [ReaderOptions].Windows), and at most max(16, 4 × Workers)
 // more across the streams (up to Workers + 1 per stream): buffers are read
 // and decompressed ahead of use by up to Workers goroutines, the buffer the
 // merge will want first first.
@@ -70,6 +78,11 @@ type Reader struct {
 	// many inputs the streams are many, and each holding two buffers
 	// would make memory grow with the number of files.
 	ahead, maxAhead int
+	// window is the bytes of records a stream holds at most when the
+	// streams are many, or 0 (window.go); src is scratch for the
+	// compressed bytes read again for the windows.
+	window int
+	src    []byte
 }
 
 type bufRef struct {
@@ -93,6 +106,7 @@ type loadResult struct {
 	buf  *Buffer
 	prep Prepared
 	err  error
+	ck   checkpoint // with Reader.window, where the merge's windows resume decoding
 }
 
 type stream struct {
@@ -107,6 +121,7 @@ type stream struct {
 	ok     bool // ev holds an event
 	prep   Prepared
 	nth    int // ev's position among the events of cur
+	win    *window
 }
 
 // NewReader returns a reader over the events of files. The files must stay
@@ -169,6 +184,15 @@ func NewReader(files []*File, opts *ReaderOptions) *Reader {
 	}
 	for _, f := range files {
 		r.errs = append(r.errs, f.IndexErrors()...)
+	}
+	if o.Windows && o.Order == TimeOrder && o.Prepare == nil && len(files) > 1 {
+		r.window = windowSize(len(r.streams))
+		r.loads.at = r.window
+		if r.window > 0 {
+			// A buffer loaded ahead is whole (64 KiB), a stream's
+			// window a fraction of it: fewer of them.
+			r.maxAhead = windowAhead
+		}
 	}
 	return r
 }
@@ -255,9 +279,14 @@ func (r *Reader) request(s *stream, ahead bool) {
 // load reads ref's buffer; a panic while reading becomes the result's
 // error, a [*panicerr.Error] that advance raises again on the reading
 // goroutine.
-func load(ref bufRef, prep Preparer) (res loadResult) {
+func load(ref bufRef, prep Preparer, at int) (res loadResult) {
 	defer panicerr.Recover(&res.err)
-	res.buf, res.err = ref.file.ReadBuffer(ref.info)
+	if at > 0 {
+		res.ck.at = at
+		res.buf, res.err = ref.file.readBuffer(ref.info, &res.ck, true)
+	} else {
+		res.buf, res.err = ref.file.ReadBuffer(ref.info)
+	}
 	if prep != nil && res.buf != nil {
 		res.prep = prep.Prepare(res.buf, ref.index)
 	}
@@ -274,6 +303,9 @@ func (r *Reader) advance(s *stream) bool {
 				s.nth++
 				return true
 			}
+			if s.win != nil && s.win.on && r.nextWindow(s) {
+				continue
+			}
 			r.errs = append(r.errs, s.rr.Errors()...)
 			s.release()
 		}
@@ -282,6 +314,7 @@ func (r *Reader) advance(s *stream) bool {
 		}
 		if len(s.queue) == 0 {
 			s.ok = false
+			s.win = nil // the stream has ended
 			return false
 		}
 		res := <-s.queue[0]
@@ -315,6 +348,9 @@ func (r *Reader) advance(s *stream) bool {
 		if res.buf != nil {
 			s.cur, s.prep, s.nth = res.buf, res.prep, -1
 			s.rr.Reset(s.cur)
+			if r.window > 0 && res.err == nil {
+				r.startWindow(s, &res.ck)
+			}
 		}
 	}
 }

@@ -14,6 +14,10 @@ import (
 //	if err := rr.Err(); err != nil { ... }
 type RecordReader struct {
 	buf    *Buffer
+	data   []byte // the buffer's data from offset base on: buf.Data, or a reader's window of it
+	base   int
+	window bool // data is a window: a damaged record ends the walk (faulted) instead of a skip
+	fault  bool
 	rc     recordContext
 	clock  *Clock
 	off    int
@@ -26,6 +30,7 @@ type RecordReader struct {
 // Reset points the reader at the start of b's records.
 func (rr *RecordReader) Reset(b *Buffer) {
 	rr.buf = b
+	rr.data, rr.base, rr.window, rr.fault = b.Data, 0, false, false
 	rr.rc = b.file.recordContext(&b.Header)
 	rr.clock = &b.file.Clock
 	rr.off = BufferHeaderSize
@@ -62,6 +67,10 @@ func (rr *RecordReader) Next(ev *Event) bool {
 	for rr.off < rr.end {
 		size, f := rr.parse(ev, rr.off)
 		if f.kind != faultNone {
+			if rr.window {
+				rr.fault = true // the reader reads the whole buffer again
+				return false
+			}
 			rr.skip(ev, f.message())
 			continue
 		}
@@ -82,7 +91,7 @@ func (rr *RecordReader) Next(ev *Event) bool {
 // parse parses the record at off into ev and returns its size, or why
 // it is not a record (formatted only if reported: no allocation).
 func (rr *RecordReader) parse(ev *Event, off int) (int, recordFault) {
-	data := rr.buf.Data[off:rr.end]
+	data := rr.data[off-rr.base : rr.end-rr.base]
 	t, size, f := classifyRecord(data)
 	if f.kind != faultNone {
 		return 0, f
@@ -108,7 +117,7 @@ func (rr *RecordReader) skip(ev *Event, msg string) {
 		}
 		after := p + (size+7)&^7
 		if after < rr.end {
-			if _, _, f := classifyRecord(rr.buf.Data[after:rr.end]); f.kind != faultNone {
+			if _, _, f := classifyRecord(rr.data[after-rr.base : rr.end-rr.base]); f.kind != faultNone {
 				continue
 			}
 		}

@@ -172,7 +172,9 @@ func Run[E any](ctx context.Context, c *Config[E]) (Stats, error) {
 			}
 		}
 	}()
-	r := etl.NewReader(c.Files, &etl.ReaderOptions{Order: c.Order, Workers: workers})
+	// Windows: over many inputs the dumps' memory peaks in this pass, and
+	// the merge's buffers are what grows with the number of inputs.
+	r := etl.NewReader(c.Files, &etl.ReaderOptions{Order: c.Order, Workers: workers, Windows: true})
 	defer r.Close()
 	p := &run[E]{c: c, f: f, r: r, needSchema: f.NeedsSchema(), chunks: newChunkPool[E](workers), slabs: newSlabs()}
 	p.sizer, _ = c.Encoder.(Sizer[E])

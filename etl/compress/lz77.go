@@ -94,48 +94,10 @@ func decompressLZ77(dst, src []byte, fast bool) (int, error) {
 		offset := mb>>3 + 1
 		length := mb & 7
 		if length == 7 {
-			if half < 0 {
-				if in >= len(src) {
-					return out, corruptf("xpress: match at input offset %d truncated before its length nibble", at)
-				}
-				length = int(src[in] & 15)
-				half = in
-				in++
-			} else {
-				length = int(src[half] >> 4)
-				half = -1
+			var err error
+			if length, in, half, err = lz77LongLength(src, in, half, at, out, len(dst)); err != nil {
+				return out, err
 			}
-			if length == 15 {
-				if in >= len(src) {
-					return out, corruptf("xpress: match at input offset %d truncated before its length byte", at)
-				}
-				length = int(src[in])
-				in++
-				if length == 255 {
-					if len(src)-in < 2 {
-						return out, corruptf("xpress: match at input offset %d truncated before its 16-bit length", at)
-					}
-					length = int(binary.LittleEndian.Uint16(src[in:]))
-					in += 2
-					if length == 0 {
-						if len(src)-in < 4 {
-							return out, corruptf("xpress: match at input offset %d truncated before its 32-bit length", at)
-						}
-						l32 := binary.LittleEndian.Uint32(src[in:])
-						in += 4
-						if l32 >= 15+7 && uint64(l32)+3 > uint64(len(dst)-out) {
-							return out, overflowf("xpress: match at input offset %d of length %d at output offset %d overflows %d-byte output", at, uint64(l32)+3, out, len(dst))
-						}
-						length = int(l32) // fits: checked against len(dst) above, or small
-					}
-					if length < 15+7 {
-						return out, corruptf("xpress: match at input offset %d has invalid long length %d", at, length)
-					}
-					length -= 15 + 7
-				}
-				length += 15
-			}
-			length += 7
 		}
 		length += 3
 
@@ -187,4 +149,57 @@ func copyMatch(dst []byte, out, offset, length int) int {
 		out += copy(dst[out:end], dst[from:out])
 	}
 	return end
+}
+
+// lz77LongLength decodes the rest of the length of the match whose 16-bit
+// word at input offset at ended at in with the 3-bit length 7: a shared
+// half byte, then a byte, then 16 or 32 bits ([MS-XCA] section 2.4.4).
+// half is the input offset of the byte whose high nibble is the next
+// shared length nibble, or -1; out is the output offset and size the
+// output's length, for the error of a 32-bit length that overflows it. It
+// returns the length less 3, and in and half past the length.
+func lz77LongLength(src []byte, in, half, at, out, size int) (int, int, int, error) {
+	var length int
+	if half < 0 {
+		if in >= len(src) {
+			return 0, in, half, corruptf("xpress: match at input offset %d truncated before its length nibble", at)
+		}
+		length = int(src[in] & 15)
+		half = in
+		in++
+	} else {
+		length = int(src[half] >> 4)
+		half = -1
+	}
+	if length == 15 {
+		if in >= len(src) {
+			return 0, in, half, corruptf("xpress: match at input offset %d truncated before its length byte", at)
+		}
+		length = int(src[in])
+		in++
+		if length == 255 {
+			if len(src)-in < 2 {
+				return 0, in, half, corruptf("xpress: match at input offset %d truncated before its 16-bit length", at)
+			}
+			length = int(binary.LittleEndian.Uint16(src[in:]))
+			in += 2
+			if length == 0 {
+				if len(src)-in < 4 {
+					return 0, in, half, corruptf("xpress: match at input offset %d truncated before its 32-bit length", at)
+				}
+				l32 := binary.LittleEndian.Uint32(src[in:])
+				in += 4
+				if l32 >= 15+7 && uint64(l32)+3 > uint64(size-out) {
+					return 0, in, half, overflowf("xpress: match at input offset %d of length %d at output offset %d overflows %d-byte output", at, uint64(l32)+3, out, size)
+				}
+				length = int(l32) // fits: checked against size above, or small
+			}
+			if length < 15+7 {
+				return 0, in, half, corruptf("xpress: match at input offset %d has invalid long length %d", at, length)
+			}
+			length -= 15 + 7
+		}
+		length += 15
+	}
+	return length + 7, in, half, nil
 }
