@@ -29,14 +29,14 @@ func TestPercent(t *testing.T) {
 		target, live uint64
 		want         int
 	}{
-		{72 * mib, 0, 900},        // first cycle at 36 MiB, not 4
-		{8 * mib, 0, 100},         // 4 MiB is MinGoal of the target already
-		{72 * mib, 4 * mib, 800},  // 4 × (1 + 8) = 36
-		{72 * mib, 12 * mib, 200}, // 12 × 3 = 36
-		{72 * mib, 18 * mib, 100}, // 18 × 2 = 36: Go's default from here
-		{72 * mib, 30 * mib, 100}, // the limit decides above
-		{72 * mib, 1, maxPercent}, // bounded
-		{40 * mib, 5 * mib, 300},  // the text dumps' target: 20 MiB
+		{72 * mib, 0, 450},           // first cycle at 18 MiB, not 4
+		{8 * mib, 0, 100},            // 4 MiB is past MinGoal of the target
+		{72 * mib, 4 * mib, 350},     // 4 × (1 + 3.5) = 18
+		{72 * mib, 6 * mib, 200},     // 6 × 3 = 18
+		{72 * mib, 9 * mib, 100},     // 9 × 2 = 18: Go's default from here
+		{72 * mib, 30 * mib, 100},    // the limit decides above
+		{72 * mib, 1, maxPercent},    // bounded
+		{40 * mib, 5 * mib / 2, 300}, // the text dumps' target: 10 MiB
 	} {
 		if got := Percent(c.target, c.live); got != c.want {
 			t.Errorf("Percent(%d MiB, %d) = %d, want %d", c.target/mib, c.live, got, c.want)
