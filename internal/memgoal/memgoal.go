@@ -38,7 +38,7 @@ const MinHeadroom = 0.25
 // MinGoal is the fraction of the target that the heap may reach before a
 // collection, however small the live heap (Percent). A quarter (18 MiB
 // of the CLI's 72, 10 of the text dumps' 40) took stats on net.4.5.2
-// from 4-6 collections to one and 56.5 to 47.0 ms on one core, 43.8 to
+// from 4 collections to none and 56.5 to 47.0 ms on one core, 43.8 to
 // 33.8 on two (BenchmarkCommandsNet, 2026-11-27); a half took CSV's peak
 // at ×16 from 44-50 to 52 MiB for no faster run.
 const MinGoal = 0.25
