@@ -196,18 +196,18 @@ func Limit(target, live, other uint64) uint64 {
 // Percent returns the GC percentage for a live heap of live bytes (0
 // before the first collection) under target: Go's default of 100, or
 // more while the live heap is below half of MinGoal of the target, so
-// that the heap's goal, live × (1 + percent/100), is MinGoal of the
-// target. (Before the first collection Go's goal is 4 MB × percent/100.)
+// that the heap's goal is MinGoal of the target. Go's goal is the larger
+// of live × (1 + percent/100) and its least heap, 4 MB × percent/100
+// (runtime/mgcpacer.go): the percentage is bounded by both, else a live
+// heap under a few megabytes would be given a goal above MinGoal.
 func Percent(target, live uint64) int {
 	goal := uint64(float64(target) * MinGoal)
-	switch {
-	case live == 0:
-		return max(goPercent, int(goal*goPercent/runtimeMinHeap))
-	case live*2 >= goal:
+	if live*2 >= goal {
 		return goPercent
 	}
-	return int(min((goal-live)*100/live, maxPercent))
+	p := goal * 100 / runtimeMinHeap
+	if live > 0 {
+		p = min(p, (goal-live)*100/live)
+	}
+	return max(goPercent, int(p))
 }
-
-// maxPercent bounds Percent for a live heap of a few bytes.
-const maxPercent = 1 << 20

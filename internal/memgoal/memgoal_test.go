@@ -35,8 +35,9 @@ func TestPercent(t *testing.T) {
 		{72 * mib, 6 * mib, 200},     // 6 × 3 = 18
 		{72 * mib, 9 * mib, 100},     // 9 × 2 = 18: Go's default from here
 		{72 * mib, 30 * mib, 100},    // the limit decides above
-		{72 * mib, 1, maxPercent},    // bounded
-		{40 * mib, 5 * mib / 2, 300}, // the text dumps' target: 10 MiB
+		{72 * mib, 1, 450},           // Go's least heap, 4 MiB × 4.5, is the goal
+		{72 * mib, 3 * mib, 450},     // 3 × 5.5 = 16.5 under the least heap's 18
+		{40 * mib, 5 * mib / 2, 250}, // the text dumps' 10 MiB: Go's least heap, 4 × 2.5
 	} {
 		if got := Percent(c.target, c.live); got != c.want {
 			t.Errorf("Percent(%d MiB, %d) = %d, want %d", c.target/mib, c.live, got, c.want)
