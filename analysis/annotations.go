@@ -42,14 +42,6 @@ func (b *Builder) skips(k kind) bool {
 	return true
 }
 
-// place gives pid a record at ft if it has none, as count does, without
-// counting (Options.AnnotationsOnly).
-func (b *Builder) place(pid uint32, ft int64) {
-	if pid != NoID {
-		b.m.processFor(pid, ft)
-	}
-}
-
 // methodNames returns how many of methodNames b keeps: not the
 // signature with Options.AnnotationsOnly (no annotation reads it).
 func (b *Builder) methodNames() int {

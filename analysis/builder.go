@@ -291,15 +291,13 @@ func (b *Builder) observe(ev *etl.Event, k kind, res *decode.Result) {
 	} else {
 		pid, tid = m.attribute(ev, k, d, &b.scratch)
 	}
-	if b.annOnly {
-		b.place(pid, ev.Time)
-		return
-	}
-	if k == kClrGC && pid != NoID {
-		b.gcEvent(ev, m.processFor(pid, ev.Time), tid, d)
-	}
-	if k == kSample && IsCPUSample(ev, res) {
-		m.CPUSamples++
+	if !b.annOnly { // (AnnotationsOnly: no GC statistics, no counts)
+		if k == kClrGC && pid != NoID {
+			b.gcEvent(ev, m.processFor(pid, ev.Time), tid, d)
+		}
+		if k == kSample && IsCPUSample(ev, res) {
+			m.CPUSamples++
+		}
 	}
 	b.count(k, pid, tid, ev.Time)
 }
@@ -326,10 +324,6 @@ func (b *Builder) observeHeader(ev *etl.Event, k kind) {
 // (what attribute gives a .NET method event without its payload).
 func (b *Builder) countByHeader(ev *etl.Event, k kind) {
 	pid, tid := b.m.attribute(ev, k, nil, &b.scratch)
-	if b.annOnly {
-		b.place(pid, ev.Time)
-		return
-	}
 	b.count(k, pid, tid, ev.Time)
 }
 
@@ -339,11 +333,7 @@ func (b *Builder) countByHeader(ev *etl.Event, k kind) {
 func (b *Builder) observeIDs(ev *etl.Event, k kind, x payloadIDs) {
 	b.begin(ev, k)
 	pid, tid := b.m.orThreadPID(x.pid, x.tid, ev.Time), x.tid
-	if b.annOnly {
-		b.place(pid, ev.Time)
-		return
-	}
-	if x.cpu {
+	if x.cpu { // (never with AnnotationsOnly: Build decodes nothing ahead then)
 		b.m.CPUSamples++
 	}
 	b.count(k, pid, tid, ev.Time)
@@ -386,6 +376,14 @@ func (b *Builder) begin(ev *etl.Event, k kind) {
 // count counts the event under its process (pid, tid: see attribute).
 func (b *Builder) count(k kind, pid, tid uint32, ft int64) {
 	m := b.m
+	if b.annOnly {
+		// Options.AnnotationsOnly: the record a full model gives pid
+		// (annotations.go), not the counts.
+		if pid != NoID {
+			m.processFor(pid, ft)
+		}
+		return
+	}
 	if pid == NoID {
 		if tid == NoID {
 			m.Unattributed++
