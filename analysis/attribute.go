@@ -175,6 +175,30 @@ func extractIDs(ev *etl.Event, res *decode.Result) payloadIDs {
 	return x
 }
 
+// peekIDs is extractIDs of a CPU sample read in place (decode.Ahead's
+// Peek): its ThreadId and, when that is 0, its Reserved flags, without
+// decoding it; false for other events and samples PeekUint cannot read.
+func peekIDs(ev *etl.Event, d *decode.Decoder) (payloadIDs, bool) {
+	if classify(ev) != kSample {
+		return payloadIDs{}, false
+	}
+	x := payloadIDs{pid: ev.ProcessID, tid: ev.ThreadID}
+	v, ok, peeked := d.PeekUint(ev, "ThreadId")
+	if !peeked || !ok {
+		return x, peeked
+	}
+	x.tid, x.cpu = uint32(v), v != 0
+	if v == 0 {
+		// cpuSampleOf: the idle thread's samples by their flags.
+		flags, _, peeked := d.PeekUint(ev, "Reserved")
+		if !peeked {
+			return x, false
+		}
+		x.cpu = flags&3 != 0
+	}
+	return x, true
+}
+
 // keyDefOwner returns the process a stack-key definition belongs to.
 func (m *Model) keyDefOwner(d *tdh.Decoded, scratch *[]uint64) uint32 {
 	key, ok := getU(d, "Key")

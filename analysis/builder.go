@@ -164,6 +164,7 @@ func Build(files []*etl.File, dec *decode.Decoder, opts *Options) (*Model, error
 	ropts := &etl.ReaderOptions{}
 	if cores.Several() && !b.annOnly {
 		ad = decode.NewAhead(dec, wantsIDs, extractIDs)
+		ad.Peek = peekIDs
 		ropts.Prepare = ad
 	}
 	r := etl.NewReader(files, ropts)

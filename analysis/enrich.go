@@ -202,9 +202,33 @@ func (e *Enricher) Push(ev *etl.Event, res *decode.Result) Annotation {
 // when ev was not decoded), valid until dec decodes again, and Push's
 // annotation.
 func (e *Enricher) PushDecoding(ev *etl.Event, dec *decode.Decoder) (*decode.Result, Annotation) {
+	return e.pushDecoding(ev, dec, false)
+}
+
+// PushPeeking is PushDecoding for a caller that does not read the
+// decodings: an event of which Push reads a value that lies at a fixed
+// place of its payload (a CPU sample's thread: decode.Decoder.PeekUint) is
+// not decoded, and its decoding is nil. Of net.4.5.2.x64.etl's 117,628
+// events that PushDecoding decodes, 79,528 are samples.
+func (e *Enricher) PushPeeking(ev *etl.Event, dec *decode.Decoder) (*decode.Result, Annotation) {
+	return e.pushDecoding(ev, dec, true)
+}
+
+// pushDecoding is PushDecoding, or PushPeeking with peek set.
+func (e *Enricher) pushDecoding(ev *etl.Event, dec *decode.Decoder, peek bool) (*decode.Result, Annotation) {
 	k := classify(ev)
 	var res *decode.Result
 	if enricherDecodes(ev, k) {
+		if peek && k == kSample {
+			// A sample's thread is all push reads of it (idsOf).
+			if v, ok, peeked := dec.PeekUint(ev, "ThreadId"); peeked {
+				tid := ev.ThreadID
+				if ok {
+					tid = uint32(v)
+				}
+				return nil, e.pushIDs(ev, k, nil, ev.ProcessID, tid)
+			}
+		}
 		res = dec.Decode(ev)
 	}
 	return res, e.push(ev, k, res)
@@ -212,11 +236,17 @@ func (e *Enricher) PushDecoding(ev *etl.Event, dec *decode.Decoder) (*decode.Res
 
 // push is Push of an event of kind k.
 func (e *Enricher) push(ev *etl.Event, k kind, res *decode.Result) Annotation {
+	d := decoded(res)
+	pid, tid := e.m.namedIDs(ev, k, d, &e.scratch)
+	return e.pushIDs(ev, k, d, pid, tid)
+}
+
+// pushIDs is push of an event whose payload (d) names process pid and
+// thread tid (namedIDs).
+func (e *Enricher) pushIDs(ev *etl.Event, k kind, d *tdh.Decoded, pid, tid uint32) Annotation {
 	m := e.m
 	seq := e.advance()
-	d := decoded(res)
 	c := e.idCache()
-	pid, tid := m.namedIDs(ev, k, d, &e.scratch)
 	pid = m.orThreadPIDIn(c, pid, tid, ev.Time) // what attribute gives
 	s := e.slot(seq)
 	*s = slot{seq: seq, file: ev.File, ts: ev.Timestamp, ft: ev.Time, cpu: ev.Processor, pid: pid, tid: tid,

@@ -46,9 +46,16 @@ type Ahead[T any] struct {
 	dec     *Decoder // the pass's: its registry is the one checked
 	want    func(ev *etl.Event) bool
 	extract func(ev *etl.Event, res *Result) T
-	decs    chan *Decoder     // clones of dec for the loaders
-	free    chan *aheadBuf[T] // released values, their storage kept for the pass
-	live    atomic.Int32      // buffers' values not released
+	// Peek, if set, is tried before decoding an event want selects: when
+	// it reports ok, its value is kept as extract's of the decoding would
+	// be, and the event is not decoded. It reads the event through the
+	// Decoder it is given, with what the decoder tells without decoding
+	// (PeekUint), and must give extract's value exactly. Set it before
+	// the reader starts.
+	Peek func(ev *etl.Event, d *Decoder) (T, bool)
+	decs chan *Decoder     // clones of dec for the loaders
+	free chan *aheadBuf[T] // released values, their storage kept for the pass
+	live atomic.Int32      // buffers' values not released
 }
 
 // Bounds on what is decoded ahead: events per buffer (a 64 KiB buffer
@@ -116,6 +123,14 @@ func (a *Ahead[T]) Prepare(b *etl.Buffer, file int) etl.Prepared {
 		e := aheadEnt[T]{off: ev.RecordOffset}
 		if !isManifest(&ev) && a.want(&ev) {
 			e.gen = reg.Generation()
+			if a.Peek != nil {
+				// PeekUint reads no TraceLogging event: e.tl stays false.
+				if v, ok := a.Peek(&ev, d); ok {
+					e.ok, e.val = true, v
+					ab.ents = append(ab.ents, e)
+					continue
+				}
+			}
 			r := d.Decode(&ev)
 			e.ok, e.tl = true, r.Origin.Kind == "tracelogging"
 			e.val = a.extract(&ev, r)

@@ -312,7 +312,7 @@ func (p *run[E]) writeBatch(b *batch[E], r *stackResolver) error {
 func (p *run[E]) readBatches(ctx context.Context, dec *decode.Decoder, stop *atomic.Bool, get func() (*batch[E], bool), send func(*batch[E]) error) error {
 	var en *enrichQueue[E]
 	if p.c.Analysis != nil {
-		en = &enrichQueue[E]{e: p.c.Analysis.NewEnricher(nil), dec: dec.Clone(), send: send, addrs: &p.slabs.addrs}
+		en = &enrichQueue[E]{e: p.c.Analysis.NewEnricher(nil), dec: dec.Clone(), peek: p.c.Observe == nil, send: send, addrs: &p.slabs.addrs}
 	}
 	seq := 0
 	var cur *batch[E]
@@ -522,6 +522,7 @@ type enrichQueue[E any] struct {
 	addrs   *slabPool[uint64]
 	scratch []uint64 // the addresses of the annotation drain takes
 	dec     *decode.Decoder
+	peek    bool // no Config.Observe reads the enricher's decodings
 	send    func(*batch[E]) error
 	seq     int64          // sequence number of the next event pushed
 	kept    []keptEvent[E] // from head on: kept events waiting for their annotation
@@ -536,10 +537,17 @@ type keptEvent[E any] struct {
 }
 
 // push gives ev to the enricher (decoding it if the enricher reads its
-// payload) and returns the decoding (nil if none), valid until the next
-// push, and the process and thread the enricher attributes ev.
+// payload, unless nothing but the enricher reads it and the enricher can
+// do without: PushPeeking) and returns the decoding (nil if none), valid
+// until the next push, and the process and thread the enricher
+// attributes ev.
 func (q *enrichQueue[E]) push(ev *etl.Event) (res *decode.Result, pid, tid uint32) {
-	res, a := q.e.PushDecoding(ev, q.dec)
+	var a analysis.Annotation
+	if q.peek {
+		res, a = q.e.PushPeeking(ev, q.dec)
+	} else {
+		res, a = q.e.PushDecoding(ev, q.dec)
+	}
 	q.seq++
 	return res, a.PID, a.TID
 }

@@ -91,7 +91,8 @@ const MaxDepth = 64
 // concurrent use; use one per goroutine.
 type Decoder struct {
 	out   Decoded
-	names nameCache // out's lookups by name
+	names nameCache  // out's lookups by name
+	peeks *peekCache // Peek's layouts (peek.go), made at the first Peek
 }
 
 // Decode lays out payload according to schema. ptrSize (4 or 8) sizes

@@ -1,0 +1,72 @@
+package analysis_test
+
+import (
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/etwkit/etw/analysis"
+	"github.com/etwkit/etw/decode"
+	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/internal/etltest"
+)
+
+// TestPushPeekingMatches: on every corpus trace, an enricher fed through
+// PushPeeking (which reads a CPU sample's thread in place) gives every
+// event the annotation one fed through PushDecoding gives, stack
+// included, and PushPeeking decodes no sample it can read in place.
+func TestPushPeekingMatches(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the model of every corpus trace")
+	}
+	peeked := 0
+	for _, p := range etltest.CorpusTraces(t) {
+		f, err := etl.Open(p)
+		if err != nil {
+			continue
+		}
+		files := []*etl.File{f}
+		m, err := analysis.Build(files, nil, nil)
+		if err != nil {
+			f.Close()
+			continue // damaged traces are the reader's and Build's tests
+		}
+		d1, d2 := decode.New(), decode.New()
+		e1, e2 := m.NewEnricher(nil), m.NewEnricher(nil)
+		n := 0
+		check := func() {
+			for {
+				a1, ok1 := e1.Next()
+				a2, ok2 := e2.Next()
+				if ok1 != ok2 {
+					t.Fatalf("%s: event %d: PushDecoding's %v, PushPeeking's %v", filepath.Base(p), n, ok1, ok2)
+				}
+				if !ok1 {
+					return
+				}
+				if a1.Seq != a2.Seq || a1.PID != a2.PID || a1.TID != a2.TID || a1.Process != a2.Process || !slices.Equal(a1.Stack, a2.Stack) {
+					t.Fatalf("%s: event %d: PushDecoding %+v, PushPeeking %+v", filepath.Base(p), n, *a1, *a2)
+				}
+				n++
+			}
+		}
+		r := etl.NewReader(files, nil)
+		for r.Next() {
+			ev := r.Event()
+			res1, _ := e1.PushDecoding(ev, d1)
+			res2, _ := e2.PushPeeking(ev, d2)
+			if res1 != nil && res2 == nil {
+				peeked++
+			}
+			check()
+		}
+		r.Close()
+		e1.Flush()
+		e2.Flush()
+		check()
+		f.Close()
+	}
+	if peeked < 79000 {
+		t.Errorf("%d events read in place: want net.4.5.2's 79,528 samples at least", peeked)
+	}
+}
