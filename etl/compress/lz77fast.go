@@ -37,11 +37,12 @@ func decodeLZ77Fast(dst, src []byte, in, out int, flags uint32, nflags, half int
 	// none are left.
 	f := uint64(flags)<<32 | 1<<(63-nflags)
 	src, dst = src[:len(src):len(src)], dst[:len(dst):len(dst)]
-	for {
-		if in > len(src)-fastSrcMargin || out > len(dst)-fastDstMargin {
-			break
-		}
-		s, d := src[in:], dst[out:]
+	inEnd, outEnd := len(src)-fastSrcMargin, len(dst)-fastDstMargin
+	for in <= inEnd && out <= outEnd {
+		// Windows of the margins' fixed lengths: their constant
+		// indexes need no bounds checks.
+		s := src[in : in+fastSrcMargin : in+fastSrcMargin]
+		d := dst[out : out+fastDstMargin : out+fastDstMargin]
 		if f == 1<<63 {
 			f = uint64(binary.LittleEndian.Uint32(s))<<32 | 1<<31
 			in += 4
@@ -89,7 +90,7 @@ func decodeLZ77Fast(dst, src []byte, in, out int, flags uint32, nflags, half int
 				length += 15
 			}
 			length += 7 + 3
-			if length > len(d)-8 {
+			if length > len(dst)-out-8 {
 				break // the end of dst
 			}
 		}
@@ -117,7 +118,7 @@ func decodeLZ77Fast(dst, src []byte, in, out int, flags uint32, nflags, half int
 			binary.LittleEndian.PutUint64(d[16:], binary.LittleEndian.Uint64(w[16:]))
 			binary.LittleEndian.PutUint64(d[24:], binary.LittleEndian.Uint64(w[24:]))
 		case offset >= length:
-			copy(d[:length], dst[from:out])
+			copy(dst[out:out+length], dst[from:out])
 		default:
 			copyMatch(dst, out, offset, length)
 		}
