@@ -40,7 +40,7 @@ var stackIDs atomic.Uint64
 // stackMemo keeps whole stacks whose every frame is the same at any time
 // (Model.resolveStable), by model, process and addresses: direct-mapped
 // slots over a ring of frames (the frames hold their addresses). A stack
-// whose frames the ring has since overwritten is gone. About 250 KB.
+// whose frames the ring has since overwritten is gone. About 210 KB.
 type stackMemo struct {
 	slots  []stackSlot
 	frames memo.Ring[Frame]
