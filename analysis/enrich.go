@@ -36,6 +36,11 @@ type Annotation struct {
 
 	m  *Model
 	ft int64
+	// The identity of Stack's frames (see StackID) and the frames it was
+	// given for: Stack must still be that slice.
+	stackID  uint64
+	stackAt  *Frame
+	stackLen int
 }
 
 // Time returns the event's time (UTC).
@@ -376,7 +381,7 @@ func (e *Enricher) nextSlot() *slot {
 func (e *Enricher) annotate(s *slot) *Annotation {
 	e.ann = s.annotation(e.m)
 	e.addrs = e.stackAddrs(s, e.addrs[:0]) // counts the stack
-	e.frames = e.cache.resolveAll(e.m, s.proc, e.addrs, s.ft, e.frames[:0])
+	e.frames, _ = e.cache.resolveAll(e.m, s.proc, e.addrs, s.ft, e.frames[:0])
 	if len(e.frames) > 0 {
 		e.ann.Stack = e.frames
 	}
@@ -408,12 +413,22 @@ func (e *Enricher) stackAddrs(s *slot, dst []uint64) []uint64 {
 }
 
 // resolveAll appends the frames of addrs (a stack of process p at time
-// ft), resolved through the cache.
-func (c *frameCache) resolveAll(m *Model, p *Process, addrs []uint64, ft int64, dst []Frame) []Frame {
-	for _, a := range addrs {
-		dst = append(dst, c.resolve(m, p, a, ft))
+// ft), resolved through the cache, and reports whether every one of them
+// is the same at any time (see Model.resolveStable). Frames of another
+// model than the last one's are forgotten first: the slots of kernel
+// addresses name no process, which would tell the models apart.
+func (c *frameCache) resolveAll(m *Model, p *Process, addrs []uint64, ft int64, dst []Frame) ([]Frame, bool) {
+	if c.m != m {
+		clear(c.slots)
+		c.m = m
 	}
-	return dst
+	all := true
+	for _, a := range addrs {
+		f, stable := c.resolve(m, p, a, ft)
+		dst = append(dst, f)
+		all = all && stable
+	}
+	return dst, all
 }
 
 // partFrames appends the addresses of p.

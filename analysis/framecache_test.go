@@ -25,9 +25,10 @@ func TestFrameCacheAgreesWithResolve(t *testing.T) {
 			ft   int64
 			want *Image
 		}{{0, 150, zero}, {0x10010, 150, stable}, {0x10010, 350, stable}, {0x20010, 150, early}, {0x20010, 350, late}, {0x20010, 160, early}, {0x30000, 150, nil}} {
-			got := c.resolve(m, p, q.addr, q.ft)
-			if want := m.resolve(p, q.addr, q.ft); got != want || got.Image != q.want {
-				t.Errorf("round %d: %#x at %d: cache %+v, resolve %+v, want image %p", round, q.addr, q.ft, got, want, q.want)
+			got, gotStable := c.resolve(m, p, q.addr, q.ft)
+			want, wantStable := m.resolveStable(p, q.addr, q.ft)
+			if got != want || got.Image != q.want || gotStable != wantStable {
+				t.Errorf("round %d: %#x at %d: cache %+v (stable %v), resolve %+v (%v), want image %p", round, q.addr, q.ft, got, gotStable, want, wantStable, q.want)
 			}
 		}
 	}

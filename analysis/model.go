@@ -475,7 +475,8 @@ func (m *Model) resolveStable(p *Process, addr uint64, ft int64) (Frame, bool) {
 // slot), so a lookup costs a multiplication and a comparison.
 type frameCache struct {
 	slots []cachedFrame
-	bits  uint8 // 2^bits slots; 0: frameCacheBits
+	bits  uint8  // 2^bits slots; 0: frameCacheBits
+	m     *Model // the model of the frames in slots (see resolveAll)
 }
 
 type cachedFrame struct {
@@ -486,15 +487,16 @@ type cachedFrame struct {
 // frameCacheBits sizes a frameCache: 2^frameCacheBits slots of 48 bytes.
 const frameCacheBits = 14
 
-// resolve is m.resolve through the cache.
-func (c *frameCache) resolve(m *Model, p *Process, addr uint64, ft int64) Frame {
+// resolve is m.resolveStable through the cache: the frame, and whether
+// it is the same at any time (always so for a cached one).
+func (c *frameCache) resolve(m *Model, p *Process, addr uint64, ft int64) (Frame, bool) {
 	if m.IsKernelAddress(addr) {
 		p = nil
 	} else if p == nil {
-		return Frame{Address: addr} // no process: nothing to look in
+		return Frame{Address: addr}, true // no process: nothing to look in
 	}
 	if addr == 0 {
-		return m.resolve(p, addr, ft) // address 0 marks an empty slot
+		return m.resolveStable(p, addr, ft) // address 0 marks an empty slot
 	}
 	h := addr * 0x9E3779B97F4A7C15
 	if p != nil {
@@ -508,13 +510,13 @@ func (c *frameCache) resolve(m *Model, p *Process, addr uint64, ft int64) Frame 
 	}
 	slot := &c.slots[h>>(64-c.bits)]
 	if slot.frame.Address == addr && slot.p == p {
-		return slot.frame
+		return slot.frame, true
 	}
 	f, stable := m.resolveStable(p, addr, ft)
 	if stable {
 		*slot = cachedFrame{p, f}
 	}
-	return f
+	return f, stable
 }
 
 // baseName returns the last element of a Windows or slash path.

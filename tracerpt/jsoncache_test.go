@@ -92,3 +92,51 @@ func onlySlot(t *testing.T, ev *etl.Event) (headerKey, int) {
 	t.Fatal("appendHeader kept nothing")
 	return headerKey{}, 0
 }
+
+// TestStackJSONByID: stacks rendered through an encoder's cache with an
+// identity (analysis.Annotation.StackID) read as AppendStackJSON renders
+// them, the first time, when found again, once the memo's storage has
+// been overwritten by many others, and among stacks without identity.
+func TestStackJSONByID(t *testing.T) {
+	imgs := []*analysis.Image{{Base: 0x10000, Size: 0x1000, Path: `C:\a.dll`}, {Base: 0x20000, Size: 0x1000, Path: `C:\Windows\b "q".dll`}}
+	meth := &analysis.Method{Start: 0x20100, Size: 0x10, Namespace: "N.T", Name: "M"}
+	sym := &analysis.Symbol{Function: "f", Offset: 3, File: `x.c`, Line: 7}
+	stackOf := func(i int) []analysis.Frame {
+		s := make([]analysis.Frame, 1+i%30)
+		for j := range s {
+			a := uint64(0x10000 + (i*31+j)%0x2000)
+			f := analysis.Frame{Address: a}
+			switch j % 4 {
+			case 1:
+				f.Image, f.Offset = imgs[0], a-imgs[0].Base
+			case 2:
+				f.Image, f.Offset, f.Method = imgs[1], a-imgs[1].Base, meth
+			case 3:
+				f.Image, f.Offset, f.Symbol = imgs[1], a-imgs[1].Base, sym
+			}
+			s[j] = f
+		}
+		return s
+	}
+	cache := new(frameJSONCache)
+	n := 4 * stackJSONBytes / 1000 // more than the storage holds
+	for round := range 2 {
+		for i := range n {
+			id := uint64(i + 1)
+			if i%7 == 0 {
+				id = 0 // no identity
+			}
+			want := string(AppendStackJSON([]byte("x"), stackOf(i)))
+			if got := string(appendStackJSON([]byte("x"), stackOf(i), id, cache)); got != want {
+				t.Fatalf("round %d, stack %d: %s, want %s", round, i, got, want)
+			}
+			// Found again at once.
+			if got := string(appendStackJSON([]byte("x"), stackOf(i), id, cache)); got != want {
+				t.Fatalf("round %d, stack %d again: %s, want %s", round, i, got, want)
+			}
+		}
+	}
+	if got := appendStackJSON([]byte("x"), nil, 5, cache); string(got) != "x" {
+		t.Errorf("empty stack: %q", got)
+	}
+}
