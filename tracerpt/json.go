@@ -252,12 +252,12 @@ func (e *JSONEncoder) appendHead(b []byte, ev *etl.Event, res *decode.Result, a 
 		b = eventjson.AppendGUID(b, ev.ActivityID)
 		b = append(b, '"')
 	}
-	if g, ok := ev.RelatedActivityID(); ok {
-		b = append(b, `,"related_activity_id":"`...)
-		b = eventjson.AppendGUID(b, g)
-		b = append(b, '"')
-	}
-	if len(ev.Extended) > 0 {
+	if len(ev.Extended) > 0 { // most events have none: no call
+		if g, ok := ev.RelatedActivityID(); ok {
+			b = append(b, `,"related_activity_id":"`...)
+			b = eventjson.AppendGUID(b, g)
+			b = append(b, '"')
+		}
 		b = append(b, `,"extended":`...)
 		b = eventjson.AppendExtended(b, ev.Extended)
 	}
