@@ -2,6 +2,8 @@ package tracerpt
 
 import (
 	"encoding/binary"
+	"math/bits"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 
@@ -28,38 +30,33 @@ func appendHex0x(b []byte, n uint64) []byte {
 
 // appendUpperHex appends n in upper-case hex with at least width digits.
 func appendUpperHex(b []byte, n uint64, width int) []byte {
-	var buf [16]byte
-	i := len(buf)
-	for n != 0 || i == len(buf) {
-		i--
-		buf[i] = upperHex[n&15]
+	w := max((bits.Len64(n)+3)/4, width, 1)
+	start := len(b)
+	b = slices.Grow(b, w)[:start+w]
+	for i := start + w - 1; i >= start; i-- {
+		b[i] = upperHex[n&15]
 		n >>= 4
 	}
-	for k := len(buf) - i; k < width; k++ {
-		b = append(b, '0')
+	return b
+}
+
+// spaces is a run of blanks the right-aligned fields are padded from.
+const spaces = "                                " // 32
+
+// appendSpaces appends n blanks.
+func appendSpaces(b []byte, n int) []byte {
+	for ; n > len(spaces); n -= len(spaces) {
+		b = append(b, spaces...)
 	}
-	return append(b, buf[i:]...)
+	return append(b, spaces[:max(n, 0)]...)
 }
 
 // appendUintRight appends n right-aligned in width characters.
 func appendUintRight(b []byte, n uint64, width int) []byte {
-	var buf [24]byte
-	i := len(buf)
-	for n >= 10 {
-		i--
-		buf[i] = byte('0' + n%10)
-		n /= 10
+	if pad := width - decimal.Width(n); pad > 0 {
+		b = appendSpaces(b, pad)
 	}
-	i--
-	buf[i] = byte('0' + n)
-	for len(buf)-i < width && i > 0 {
-		i--
-		buf[i] = ' '
-	}
-	for k := len(buf); k < width; k++ {
-		b = append(b, ' ')
-	}
-	return append(b, buf[i:]...)
+	return decimal.AppendUint(b, n)
 }
 
 // isASCII reports whether b holds only bytes below 0x80, eight at a time.
@@ -95,11 +92,10 @@ func rightAlignFrom(b []byte, start, width int) []byte {
 		return b
 	}
 	pad := width - n
-	for i := 0; i < pad; i++ {
-		b = append(b, ' ')
-	}
+	b = appendSpaces(b, pad)
 	copy(b[start+pad:], b[start:start+n])
-	for i := start; i < start+pad; i++ {
+	copy(b[start:start+pad], spaces[:min(pad, len(spaces))])
+	for i := start + len(spaces); i < start+pad; i++ {
 		b[i] = ' '
 	}
 	return b

@@ -125,3 +125,7 @@ func Digits8(n uint32) uint64 {
 	hi := n / 10000
 	return uint64(four(hi)) | uint64(four(n-hi*10000))<<32
 }
+
+// Width returns the number of decimal digits of n (1 for 0): what
+// AppendUint appends.
+func Width(n uint64) int { return decimalWidth(n) }
