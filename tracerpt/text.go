@@ -33,11 +33,29 @@ func appendUpperHex(b []byte, n uint64, width int) []byte {
 	w := max((bits.Len64(n)+3)/4, width, 1)
 	start := len(b)
 	b = slices.Grow(b, w)[:start+w]
-	for i := start + w - 1; i >= start; i-- {
-		b[i] = upperHex[n&15]
-		n >>= 4
+	i := start + w // the digits before i are to write
+	for ; i-start >= 8; i -= 8 {
+		binary.LittleEndian.PutUint64(b[i-8:i], hex8(uint32(n)))
+		n >>= 32
+	}
+	for h := hex8(uint32(n)); i > start; h <<= 8 { // the last digits of h
+		i--
+		b[i] = byte(h >> 56)
 	}
 	return b
+}
+
+// hex8 returns the eight upper-case hex digits of n as a little-endian
+// word (the first digit in the low byte): the nibbles spread one to a
+// byte, in reverse, then '0' added to each and 7 more to those above 9.
+func hex8(n uint32) uint64 {
+	x := uint64(n)
+	x = (x | x<<16) & 0x0000FFFF0000FFFF
+	x = (x | x<<8) & 0x00FF00FF00FF00FF
+	x = (x | x<<4) & 0x0F0F0F0F0F0F0F0F // nibble k in byte k
+	x = bits.ReverseBytes64(x)
+	letters := (x + 0x0606060606060606) >> 4 & 0x0101010101010101 // 1 in the bytes above 9
+	return x + 0x3030303030303030 + letters*7
 }
 
 // spaces is a run of blanks the right-aligned fields are padded from.

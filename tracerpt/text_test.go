@@ -38,7 +38,7 @@ func TestXMLEscape(t *testing.T) {
 // the right-aligned field are fmt's %*d, %0*X and %*s, at every width up to
 // past the padding's run of blanks and for numbers of every length.
 func TestPaddingWidths(t *testing.T) {
-	nums := []uint64{0, 1, 9, 10, 15, 16, 99, 100, 255, 4095, 65535, 1 << 32, 1<<32 - 1, 132404548206236167, math.MaxUint64}
+	nums := []uint64{0, 1, 9, 10, 15, 16, 99, 100, 255, 4095, 65535, 1 << 32, 1<<32 - 1, 0x9A0F_E1D2_C3B4_A596, 0x1_9ABC_DEF0, 132404548206236167, math.MaxUint64}
 	for p := uint64(1); p < 1e19; p *= 10 {
 		nums = append(nums, p-1, p)
 	}
