@@ -77,8 +77,16 @@ func appendUintRight(b []byte, n uint64, width int) []byte {
 	return decimal.AppendUint(b, n)
 }
 
-// isASCII reports whether b holds only bytes below 0x80, eight at a time.
+// isASCII reports whether b holds only bytes below 0x80, 32 and then
+// eight at a time.
 func isASCII(b []byte) bool {
+	for len(b) >= 32 { // four words, one test
+		le := binary.LittleEndian
+		if (le.Uint64(b)|le.Uint64(b[8:])|le.Uint64(b[16:])|le.Uint64(b[24:]))&0x8080808080808080 != 0 {
+			return false
+		}
+		b = b[32:]
+	}
 	for len(b) >= 8 {
 		if binary.LittleEndian.Uint64(b)&0x8080808080808080 != 0 {
 			return false

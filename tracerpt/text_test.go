@@ -175,4 +175,19 @@ func TestEncodings(t *testing.T) {
 	if !isASCII([]byte("0123456789abcdef")) || isASCII([]byte("0123456789abcdé")) {
 		t.Error("isASCII")
 	}
+	// A byte above 0x7F anywhere in texts of every length up to past two
+	// blocks of 32.
+	for n := range 80 {
+		text := []byte(strings.Repeat("x", n))
+		if !isASCII(text) {
+			t.Fatalf("isASCII(%d × x) = false", n)
+		}
+		for i := range n {
+			text[i] = 0x80
+			if isASCII(text) {
+				t.Fatalf("isASCII(0x80 at %d of %d) = true", i, n)
+			}
+			text[i] = 'x'
+		}
+	}
 }
