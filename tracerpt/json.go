@@ -372,6 +372,26 @@ type headerKey struct {
 	p0, p1, desc, keyword, header uint64
 }
 
+// newHeaderKey returns the key of ev's shape with hook id hook.
+func newHeaderKey(ev *etl.Event, hook uint16) headerKey {
+	d := &ev.Descriptor
+	return headerKey{
+		p0:      binary.LittleEndian.Uint64(ev.ProviderID[:8]),
+		p1:      binary.LittleEndian.Uint64(ev.ProviderID[8:]),
+		desc:    uint64(d.ID) | uint64(d.Version)<<16 | uint64(d.Channel)<<24 | uint64(d.Level)<<32 | uint64(d.Opcode)<<40 | uint64(d.Task)<<48,
+		keyword: d.Keyword,
+		header:  uint64(ev.Header)<<32 | uint64(ev.Flags)<<16 | uint64(hook),
+	}
+}
+
+// same is *k == *o field by field (no call).
+func (k *headerKey) same(o *headerKey) bool {
+	return k.p0 == o.p0 && k.p1 == o.p1 && k.desc == o.desc && k.keyword == o.keyword && k.header == o.header
+}
+
+// hash mixes the parts of k that differ most between shapes.
+func (k *headerKey) hash() uint64 { return k.p0 ^ k.p1 ^ k.desc<<8 ^ k.header }
+
 // headerCache keeps the rendering of recent header keys, direct-mapped:
 // a trace's events come in a few hundred shapes.
 type headerCache = slotCache[headerKey]
@@ -386,21 +406,13 @@ func (e *JSONEncoder) appendHeader(b []byte, ev *etl.Event) []byte {
 	if e.headers == nil {
 		e.headers = new(headerCache)
 	}
-	d := &ev.Descriptor
 	var hook uint16
 	if ev.Header.Kernel() {
 		hook = ev.HookID
 	}
-	k := headerKey{
-		p0:      binary.LittleEndian.Uint64(ev.ProviderID[:8]),
-		p1:      binary.LittleEndian.Uint64(ev.ProviderID[8:]),
-		desc:    uint64(d.ID) | uint64(d.Version)<<16 | uint64(d.Channel)<<24 | uint64(d.Level)<<32 | uint64(d.Opcode)<<40 | uint64(d.Task)<<48,
-		keyword: d.Keyword,
-		header:  uint64(ev.Header)<<32 | uint64(ev.Flags)<<16 | uint64(hook),
-	}
-	slot := &e.headers.slots[slotOf(k.p0^k.p1^k.desc<<8^k.header, slotBits)]
-	if slot.json == nil || slot.k.p0 != k.p0 || slot.k.p1 != k.p1 || slot.k.desc != k.desc ||
-		slot.k.keyword != k.keyword || slot.k.header != k.header {
+	k := newHeaderKey(ev, hook)
+	slot := &e.headers.slots[slotOf(k.hash(), slotBits)]
+	if slot.json == nil || !slot.k.same(&k) {
 		slot.k = k
 		slot.json = appendHeaderJSON(slot.json[:0], ev)
 	}
