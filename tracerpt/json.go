@@ -25,8 +25,8 @@ type JSONEncoder struct {
 	start     int64 // the trace start (FILETIME) for "rel_ms"; 0: unknown
 	msg       []byte
 	names     *namesCache     // rendered schema names, per worker
-	procs     *procCache      // rendered process names, per worker
-	second    jsonSecond      // the times' text up to the second, per worker
+	procs     *procCache      // rendered thread keys ("cpu" to "process_name"), per worker
+	times     jsonTimes       // the last event's times' text, per worker
 	frames    *frameJSONCache // rendered stack frames, per worker
 	headers   *headerCache    // rendered header keys, per worker
 	plans     tdh.PlanCache   // schemas' rendering plans, per worker
@@ -43,26 +43,7 @@ type namesKey struct {
 // namesCache keeps the rendering of recent schemas' names, direct-mapped
 // by the schema's provider, id, version and opcode (a map's lookup,
 // which hashes the key, cost more than the rendering it saved).
-type namesCache struct {
-	slots [1 << namesBits]struct {
-		k    namesKey
-		json []byte
-	}
-}
-
-const namesBits = 8
-
-// procCache keeps the "process_name" key of recent processes,
-// direct-mapped by process id.
-type procCache struct {
-	slots [1 << procBits]struct {
-		p    *analysis.Process
-		name string
-		json []byte
-	}
-}
-
-const procBits = 6
+type namesCache = slotCache[namesKey]
 
 // slotOf returns the slot of hash h in a direct-mapped cache of 2^bits
 // slots.
@@ -82,7 +63,7 @@ func NewJSONEncoder(files []*etl.File, o *Options) *JSONEncoder {
 func (e *JSONEncoder) Clone() pipeline.Encoder[byte] {
 	c := *e
 	c.msg, c.names, c.procs, c.frames, c.headers, c.plans = nil, nil, nil, nil, nil, tdh.PlanCache{}
-	c.second = jsonSecond{}
+	c.times = jsonTimes{}
 	return &c
 }
 
@@ -231,42 +212,29 @@ func appendFrameJSON(b []byte, f *analysis.Frame) []byte {
 // follow the integer rule (docs/cli.md): numbers up to 2^53, decimal
 // strings above.
 func (e *JSONEncoder) appendEvent(b []byte, ev *etl.Event, res *decode.Result, a *analysis.Annotation) []byte {
-	multiFile, raw := e.multiFile, e.raw
-	b = e.appendTimes(b, ev.Time)
-	b = append(b, `,"raw_timestamp":`...)
-	b = tdh.AppendJSONInt(b, ev.Timestamp)
+	b = e.appendHead(b, ev, res, a)
+	return e.appendBody(b, ev, res)
+}
+
+// appendHead appends the start of an event's object: the keys from "time"
+// to the schema's names ("level_name", "schema_version", "schema_source"),
+// what the event's header, its annotation and its schema say.
+func (e *JSONEncoder) appendHead(b []byte, ev *etl.Event, res *decode.Result, a *analysis.Annotation) []byte {
+	multiFile := e.multiFile
+	b = e.appendTimes(b, ev.Time, ev.Timestamp)
 	if multiFile {
 		b = append(b, `,"file":`...)
 		b = decimal.AppendInt(b, int64(ev.File))
 	}
-	b = append(b, `,"cpu":`...)
-	b = decimal.AppendUint(b, uint64(ev.Processor))
 	pid, tid := a.IDs(ev.ProcessID, ev.ThreadID)
-	b = append(b, `,"pid":`...)
-	b = decimal.AppendUint(b, uint64(pid))
-	b = append(b, `,"tid":`...)
-	b = decimal.AppendUint(b, uint64(tid))
-	// The header's ids where the event belongs to another process or
-	// thread (the creating thread of a Process Start, …).
-	if ev.ProcessID != analysis.NoID && ev.ProcessID != pid {
-		b = append(b, `,"header_pid":`...)
-		b = decimal.AppendUint(b, uint64(ev.ProcessID))
-	}
-	if ev.ThreadID != analysis.NoID && ev.ThreadID != tid {
-		b = append(b, `,"header_tid":`...)
-		b = decimal.AppendUint(b, uint64(ev.ThreadID))
-	}
+	var p *analysis.Process
 	if a != nil {
-		if p := a.ProcessOf(pid); p != nil && p.ImageFileName != "" {
-			b = e.appendProcessName(b, p)
-		}
+		p = a.ProcessOf(pid)
 	}
+	b = e.appendThread(b, ev, pid, tid, p)
 	b = e.appendHeader(b, ev)
 	d := &ev.Descriptor
-	switch {
-	case ev.Header.Kernel():
-		b = append(b, `,"hook_id":`...)
-		b = decimal.AppendUint(b, uint64(ev.HookID))
+	switch { // "hook_id" of a kernel header is among appendHeader's keys
 	case ev.Header == etl.HeaderInstance32, ev.Header == etl.HeaderInstance64:
 		b = append(b, `,"instance_id":`...)
 		b = decimal.AppendUint(b, uint64(ev.InstanceID))
@@ -299,16 +267,15 @@ func (e *JSONEncoder) appendEvent(b []byte, ev *etl.Event, res *decode.Result, a
 		b = eventjson.AppendGUID(b, ev.ActivityID)
 		b = append(b, '"')
 	}
-	if g, ok := ev.RelatedActivityID(); ok {
-		b = append(b, `,"related_activity_id":"`...)
-		b = eventjson.AppendGUID(b, g)
-		b = append(b, '"')
-	}
-	if len(ev.Extended) > 0 {
+	if len(ev.Extended) > 0 { // most events have none: no call
+		if g, ok := ev.RelatedActivityID(); ok {
+			b = append(b, `,"related_activity_id":"`...)
+			b = eventjson.AppendGUID(b, g)
+			b = append(b, '"')
+		}
 		b = append(b, `,"extended":`...)
 		b = eventjson.AppendExtended(b, ev.Extended)
 	}
-	decoded := res != nil && res.Schema != nil && res.Err == nil
 	if res != nil && res.Schema != nil {
 		b = e.appendNames(b, ev, res.Schema)
 		if !res.Exact {
@@ -323,6 +290,14 @@ func (e *JSONEncoder) appendEvent(b []byte, ev *etl.Event, res *decode.Result, a
 	} else {
 		b = appendLevelName(b, d.Level, "")
 	}
+	return b
+}
+
+// appendBody appends the rest of an event's object after appendHead, but
+// for the stack and the closing brace: the properties, their maps and the
+// message, or the payload in hex, and the decoding error.
+func (e *JSONEncoder) appendBody(b []byte, ev *etl.Event, res *decode.Result) []byte {
+	decoded := res != nil && res.Schema != nil && res.Err == nil
 	var rerr error // what the properties' size or depth bound left out
 	if decoded {
 		// The plans (nil: none) give what tdh's functions give.
@@ -341,7 +316,7 @@ func (e *JSONEncoder) appendEvent(b []byte, ev *etl.Event, res *decode.Result, a
 			b, e.msg = pl.AppendMessageJSON(append(b, `,"message":`...), e.msg, res.Schema.Message, res.Decoded)
 		}
 	}
-	if !decoded || raw {
+	if !decoded || e.raw {
 		b = append(b, `,"user_data":"`...)
 		b = hex.AppendEncode(b, ev.UserData)
 		b = append(b, '"')
@@ -404,29 +379,41 @@ func appendRFC3339(b []byte, ft int64) []byte {
 	return append(b, 'Z')
 }
 
-// headerKey is what the keys from "header" to "keywords" depend on, in
-// integers that compare without a call: the provider's two halves, the
-// descriptor but its keyword, the keyword, and the header type and flags.
+// headerKey is what the keys from "header" to "keywords" (and "hook_id")
+// depend on, in integers that compare without a call: the provider's two
+// halves, the descriptor but its keyword, the keyword, and the header
+// type, flags and hook id (kernel headers; 0 for others).
 type headerKey struct {
-	p0, p1, desc, keyword uint64
-	header                uint32
+	p0, p1, desc, keyword, header uint64
 }
 
-// headerCache keeps the rendering of recent header keys, direct-mapped:
-// a trace's events come in a few hundred shapes.
-type headerCache struct {
-	slots [1 << headerBits]struct {
-		k    headerKey
-		json []byte
+// newHeaderKey returns the key of ev's shape with hook id hook.
+func newHeaderKey(ev *etl.Event, hook uint16) headerKey {
+	d := &ev.Descriptor
+	return headerKey{
+		p0:      binary.LittleEndian.Uint64(ev.ProviderID[:8]),
+		p1:      binary.LittleEndian.Uint64(ev.ProviderID[8:]),
+		desc:    uint64(d.ID) | uint64(d.Version)<<16 | uint64(d.Channel)<<24 | uint64(d.Level)<<32 | uint64(d.Opcode)<<40 | uint64(d.Task)<<48,
+		keyword: d.Keyword,
+		header:  uint64(ev.Header)<<32 | uint64(ev.Flags)<<16 | uint64(hook),
 	}
 }
 
-// headerBits sizes a headerCache: 2^headerBits slots (a rendering is at
-// most ~250 bytes: the keys and a GUID, numbers and a header name).
-const headerBits = 8
+// same is *k == *o field by field (no call).
+func (k *headerKey) same(o *headerKey) bool {
+	return k.p0 == o.p0 && k.p1 == o.p1 && k.desc == o.desc && k.keyword == o.keyword && k.header == o.header
+}
 
-// appendHeader appends the keys "header" to "keywords" of ev, from the
-// encoder's cache when an event of the same shape came before.
+// hash mixes the parts of k that differ most between shapes.
+func (k *headerKey) hash() uint64 { return k.p0 ^ k.p1 ^ k.desc<<8 ^ k.header }
+
+// headerCache keeps the rendering of recent header keys, direct-mapped:
+// a trace's events come in a few hundred shapes.
+type headerCache = slotCache[headerKey]
+
+// appendHeader appends the keys "header" to "keywords" of ev, and
+// "hook_id" for a kernel header, from the encoder's cache when an event of
+// the same shape came before.
 func (e *JSONEncoder) appendHeader(b []byte, ev *etl.Event) []byte {
 	if e.oneShot {
 		return appendHeaderJSON(b, ev)
@@ -434,24 +421,21 @@ func (e *JSONEncoder) appendHeader(b []byte, ev *etl.Event) []byte {
 	if e.headers == nil {
 		e.headers = new(headerCache)
 	}
-	d := &ev.Descriptor
-	k := headerKey{
-		p0:      binary.LittleEndian.Uint64(ev.ProviderID[:8]),
-		p1:      binary.LittleEndian.Uint64(ev.ProviderID[8:]),
-		desc:    uint64(d.ID) | uint64(d.Version)<<16 | uint64(d.Channel)<<24 | uint64(d.Level)<<32 | uint64(d.Opcode)<<40 | uint64(d.Task)<<48,
-		keyword: d.Keyword,
-		header:  uint32(ev.Header)<<16 | uint32(ev.Flags),
+	var hook uint16
+	if ev.Header.Kernel() {
+		hook = ev.HookID
 	}
-	slot := &e.headers.slots[slotOf(k.p0^k.p1^k.desc<<8^uint64(k.header), headerBits)]
-	if slot.json == nil || slot.k.p0 != k.p0 || slot.k.p1 != k.p1 || slot.k.desc != k.desc ||
-		slot.k.keyword != k.keyword || slot.k.header != k.header {
+	k := newHeaderKey(ev, hook)
+	slot := &e.headers.slots[slotOf(k.hash(), slotBits)]
+	if slot.json == nil || !slot.k.same(&k) {
 		slot.k = k
 		slot.json = appendHeaderJSON(slot.json[:0], ev)
 	}
 	return append(b, slot.json...)
 }
 
-// appendHeaderJSON appends the keys "header" to "keywords" of ev.
+// appendHeaderJSON appends the keys "header" to "keywords" of ev, and
+// "hook_id" for a kernel header.
 func appendHeaderJSON(b []byte, ev *etl.Event) []byte {
 	b = append(b, `,"header":"`...)
 	b = append(b, ev.Header.String()...)
@@ -474,21 +458,11 @@ func appendHeaderJSON(b []byte, ev *etl.Event) []byte {
 	b = decimal.AppendUint(b, uint64(d.Task))
 	b = append(b, `,"keywords":`...)
 	b = tdh.AppendJSONUint(b, d.Keyword)
+	if ev.Header.Kernel() {
+		b = append(b, `,"hook_id":`...)
+		b = decimal.AppendUint(b, uint64(ev.HookID))
+	}
 	return b
-}
-
-// appendProcessName appends the "process_name" key of process p (whose
-// ImageFileName is set), from the encoder's cache.
-func (e *JSONEncoder) appendProcessName(b []byte, p *analysis.Process) []byte {
-	if e.procs == nil {
-		e.procs = new(procCache)
-	}
-	slot := &e.procs.slots[slotOf(uint64(p.PID), procBits)]
-	if slot.p != p || slot.name != p.ImageFileName || slot.json == nil {
-		slot.p, slot.name = p, p.ImageFileName
-		slot.json = eventjson.AppendString(append(slot.json[:0], `,"process_name":`...), p.ImageFileName)
-	}
-	return append(b, slot.json...)
 }
 
 // appendNames is appendSchemaNames from a cache: most events share a few
@@ -505,7 +479,7 @@ func (e *JSONEncoder) appendNames(b []byte, ev *etl.Event, s *tdh.Event) []byte 
 		e.names = new(namesCache)
 	}
 	h := binary.LittleEndian.Uint64(s.ProviderGUID[:8]) ^ uint64(s.ID)<<8 ^ uint64(s.Version)<<24 ^ uint64(s.Opcode)<<32 ^ uint64(k.level)<<40
-	slot := &e.names.slots[slotOf(h, namesBits)]
+	slot := &e.names.slots[slotOf(h, slotBits)]
 	if slot.json == nil || slot.k != k {
 		slot.k = k
 		slot.json = appendSchemaNames(slot.json[:0], ev, s)

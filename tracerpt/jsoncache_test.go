@@ -55,6 +55,9 @@ func TestHeaderCacheKeys(t *testing.T) {
 		func(e *etl.Event) { e.Descriptor.Keyword++ },
 		func(e *etl.Event) { e.Header++ },
 		func(e *etl.Event) { e.Flags++ },
+		func(e *etl.Event) { e.HookID++ },                                  // "hook_id" of a kernel header
+		func(e *etl.Event) { e.Header = etl.HeaderClassic64 },              // no "hook_id"
+		func(e *etl.Event) { e.Header, e.HookID = etl.HeaderClassic64, 7 }, // nor here
 	}
 	e := &JSONEncoder{}
 	for i, c := range change {

@@ -25,6 +25,8 @@ import (
 // (process names, stacks). BenchmarkDumpJSONNet is the pass after the
 // model on one goroutine (reading, the enricher, decoding, rendering),
 // output dropped; the model is built once, outside the timing.
+// BenchmarkEncodeJSONNetHead is the keys from "time" to the schema's
+// names alone (the encoder's appendHead), from results decoded once.
 
 const netPath = "microsoft+perfview/src/TraceEvent/TraceEvent.Tests/inputs/net.4.5.2.x64.etl.zip.unzipped/net.4.5.2.x64.etl"
 
@@ -76,18 +78,26 @@ func BenchmarkEncodeJSONNet(b *testing.B) {
 	files, dec, m := netModel(b)
 	evs := netAnnotated(b, files, dec, m)
 	enc := tracerpt.NewEncoder(tracerpt.JSON, files, nil)
+	benchEvents(b, len(evs), func(buf []byte, k int) []byte {
+		x := &evs[k]
+		return enc.AppendEvent(buf, &x.ev, dec.Decode(&x.ev), &x.a)
+	})
+}
+
+// benchEvents times b.N rounds of render over n events (render appends
+// event k to buf), and reports the time per event and the output's size.
+func benchEvents(b *testing.B, n int, render func(buf []byte, k int) []byte) {
 	var buf []byte
 	var bytesOut int64
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		for k := range evs {
-			x := &evs[k]
-			buf = enc.AppendEvent(buf[:0], &x.ev, dec.Decode(&x.ev), &x.a)
+		for k := range n {
+			buf = render(buf[:0], k)
 			bytesOut += int64(len(buf))
 		}
 	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(evs)), "ns/event")
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/event")
 	b.ReportMetric(float64(bytesOut)/float64(b.N)/1e6, "MB-out")
 }
 
@@ -106,4 +116,19 @@ func BenchmarkDumpJSONNet(b *testing.B) {
 		}
 	}
 	b.ReportMetric((etltest.ProcessCPU()-cpu).Seconds()*1e3/float64(b.N), "cpu-ms/op")
+}
+
+func BenchmarkEncodeJSONNetHead(b *testing.B) {
+	files, dec, m := netModel(b)
+	evs := netAnnotated(b, files, dec, m)
+	res := make([]decode.Result, len(evs))
+	for k := range evs {
+		res[k] = *dec.Decode(&evs[k].ev)
+		res[k].Decoded = nil // not read by the head, and not kept by Decode
+	}
+	enc := tracerpt.NewJSONEncoder(files, nil)
+	benchEvents(b, len(evs), func(buf []byte, k int) []byte {
+		x := &evs[k]
+		return enc.AppendHead(buf, &x.ev, &res[k], &x.a)
+	})
 }

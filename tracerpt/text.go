@@ -2,6 +2,8 @@ package tracerpt
 
 import (
 	"encoding/binary"
+	"math/bits"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 
@@ -28,42 +30,63 @@ func appendHex0x(b []byte, n uint64) []byte {
 
 // appendUpperHex appends n in upper-case hex with at least width digits.
 func appendUpperHex(b []byte, n uint64, width int) []byte {
-	var buf [16]byte
-	i := len(buf)
-	for n != 0 || i == len(buf) {
+	w := max((bits.Len64(n)+3)/4, width, 1)
+	start := len(b)
+	b = slices.Grow(b, w)[:start+w]
+	i := start + w // the digits before i are to write
+	for ; i-start >= 8; i -= 8 {
+		binary.LittleEndian.PutUint64(b[i-8:i], hex8(uint32(n)))
+		n >>= 32
+	}
+	for h := hex8(uint32(n)); i > start; h <<= 8 { // the last digits of h
 		i--
-		buf[i] = upperHex[n&15]
-		n >>= 4
+		b[i] = byte(h >> 56)
 	}
-	for k := len(buf) - i; k < width; k++ {
-		b = append(b, '0')
+	return b
+}
+
+// hex8 returns the eight upper-case hex digits of n as a little-endian
+// word (the first digit in the low byte): the nibbles spread one to a
+// byte, in reverse, then '0' added to each and 7 more to those above 9.
+func hex8(n uint32) uint64 {
+	x := uint64(n)
+	x = (x | x<<16) & 0x0000FFFF0000FFFF
+	x = (x | x<<8) & 0x00FF00FF00FF00FF
+	x = (x | x<<4) & 0x0F0F0F0F0F0F0F0F // nibble k in byte k
+	x = bits.ReverseBytes64(x)
+	letters := (x + 0x0606060606060606) >> 4 & 0x0101010101010101 // 1 in the bytes above 9
+	return x + 0x3030303030303030 + letters*7
+}
+
+// spaces is a run of blanks the right-aligned fields are padded from.
+const spaces = "                                " // 32
+
+// appendSpaces appends n blanks.
+func appendSpaces(b []byte, n int) []byte {
+	for ; n > len(spaces); n -= len(spaces) {
+		b = append(b, spaces...)
 	}
-	return append(b, buf[i:]...)
+	return append(b, spaces[:max(n, 0)]...)
 }
 
 // appendUintRight appends n right-aligned in width characters.
 func appendUintRight(b []byte, n uint64, width int) []byte {
-	var buf [24]byte
-	i := len(buf)
-	for n >= 10 {
-		i--
-		buf[i] = byte('0' + n%10)
-		n /= 10
+	if pad := width - decimal.Width(n); pad > 0 {
+		b = appendSpaces(b, pad)
 	}
-	i--
-	buf[i] = byte('0' + n)
-	for len(buf)-i < width && i > 0 {
-		i--
-		buf[i] = ' '
-	}
-	for k := len(buf); k < width; k++ {
-		b = append(b, ' ')
-	}
-	return append(b, buf[i:]...)
+	return decimal.AppendUint(b, n)
 }
 
-// isASCII reports whether b holds only bytes below 0x80, eight at a time.
+// isASCII reports whether b holds only bytes below 0x80, 32 and then
+// eight at a time.
 func isASCII(b []byte) bool {
+	for len(b) >= 32 { // four words, one test
+		le := binary.LittleEndian
+		if (le.Uint64(b)|le.Uint64(b[8:])|le.Uint64(b[16:])|le.Uint64(b[24:]))&0x8080808080808080 != 0 {
+			return false
+		}
+		b = b[32:]
+	}
 	for len(b) >= 8 {
 		if binary.LittleEndian.Uint64(b)&0x8080808080808080 != 0 {
 			return false
@@ -95,11 +118,10 @@ func rightAlignFrom(b []byte, start, width int) []byte {
 		return b
 	}
 	pad := width - n
-	for i := 0; i < pad; i++ {
-		b = append(b, ' ')
-	}
+	b = appendSpaces(b, pad)
 	copy(b[start+pad:], b[start:start+n])
-	for i := start; i < start+pad; i++ {
+	copy(b[start:start+pad], spaces[:min(pad, len(spaces))])
+	for i := start + len(spaces); i < start+pad; i++ {
 		b[i] = ' '
 	}
 	return b

@@ -1,7 +1,10 @@
 package tracerpt
 
 import (
+	"fmt"
+	"math"
 	"math/rand"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -28,6 +31,30 @@ func TestXMLEscape(t *testing.T) {
 	b, _ = escapeXMLFrom(b, 6, nil)
 	if string(b) != "<Data>x&lt;y" {
 		t.Errorf("escapeXMLFrom = %q", b)
+	}
+}
+
+// TestPaddingWidths: the right-aligned decimal, the zero-padded hex and
+// the right-aligned field are fmt's %*d, %0*X and %*s, at every width up to
+// past the padding's run of blanks and for numbers of every length.
+func TestPaddingWidths(t *testing.T) {
+	nums := []uint64{0, 1, 9, 10, 15, 16, 99, 100, 255, 4095, 65535, 1 << 32, 1<<32 - 1, 0x9A0F_E1D2_C3B4_A596, 0x1_9ABC_DEF0, 132404548206236167, math.MaxUint64}
+	for p := uint64(1); p < 1e19; p *= 10 {
+		nums = append(nums, p-1, p)
+	}
+	for _, n := range nums {
+		for width := 0; width <= 70; width++ {
+			if got, want := string(appendUintRight([]byte("x"), n, width)), fmt.Sprintf("x%*d", width, n); got != want {
+				t.Fatalf("appendUintRight(%d, %d) = %q, want %q", n, width, got, want)
+			}
+			if got, want := string(appendUpperHex([]byte("x"), n, width)), fmt.Sprintf("x%0*X", width, n); got != want {
+				t.Fatalf("appendUpperHex(%d, %d) = %q, want %q", n, width, got, want)
+			}
+			field := strconv.FormatUint(n, 10)
+			if got, want := string(rightAlignFrom([]byte("ab, "+field), 4, width)), fmt.Sprintf("ab, %*s", width, field); got != want {
+				t.Fatalf("rightAlignFrom(%q, %d) = %q, want %q", field, width, got, want)
+			}
+		}
 	}
 }
 
@@ -147,5 +174,20 @@ func TestEncodings(t *testing.T) {
 	}
 	if !isASCII([]byte("0123456789abcdef")) || isASCII([]byte("0123456789abcdé")) {
 		t.Error("isASCII")
+	}
+	// A byte above 0x7F anywhere in texts of every length up to past two
+	// blocks of 32.
+	for n := range 80 {
+		text := []byte(strings.Repeat("x", n))
+		if !isASCII(text) {
+			t.Fatalf("isASCII(%d × x) = false", n)
+		}
+		for i := range n {
+			text[i] = 0x80
+			if isASCII(text) {
+				t.Fatalf("isASCII(0x80 at %d of %d) = true", i, n)
+			}
+			text[i] = 'x'
+		}
 	}
 }

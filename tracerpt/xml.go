@@ -16,8 +16,8 @@ import (
 // <ExtendedTracingInfo>, ASCII output with character references for
 // everything else (docs/tracerpt-compat.md lists the details).
 //
-// An XMLEncoder keeps no state between events apart from scratch space:
-// use one per goroutine.
+// An XMLEncoder keeps scratch space and the text of recent events'
+// <System> parts: use one per goroutine ([XMLEncoder.Clone]).
 type XMLEncoder struct {
 	o       Options
 	files   []fileInfo
@@ -26,6 +26,7 @@ type XMLEncoder struct {
 	scratch []byte
 	msg     []byte // message expansion, reused
 	render  tdh.RenderOptions
+	system  *xmlSystem // rendered parts of <System>, per goroutine
 }
 
 // NewXMLEncoder returns an encoder for the events of files (event.File
@@ -47,7 +48,7 @@ func NewXMLEncoder(files []*etl.File, o *Options) *XMLEncoder {
 func (e *XMLEncoder) Clone() pipeline.Encoder[byte] {
 	c := *e
 	c.tf = newTimeFormatter(e.o.Zone)
-	c.scratch = nil
+	c.scratch, c.system = nil, nil
 	return &c
 }
 
@@ -65,59 +66,7 @@ func (e *XMLEncoder) AppendEvent(b []byte, ev *etl.Event, res *decode.Result, _ 
 		return b
 	}
 	s := schemaOf(res)
-	b = append(b, "<Event xmlns=\"http://schemas.microsoft.com/win/2004/08/events/event\">\n\t<System>\n\t\t<Provider"...)
-	b = e.appendProvider(b, ev, s)
-	d := &ev.Descriptor
-	b = append(b, " />\n\t\t<EventID>"...)
-	b = decimal.AppendUint(b, uint64(d.ID))
-	b = append(b, "</EventID>\n\t\t<Version>"...)
-	b = decimal.AppendUint(b, uint64(d.Version))
-	b = append(b, "</Version>\n\t\t<Level>"...)
-	b = decimal.AppendUint(b, uint64(d.Level))
-	b = append(b, "</Level>\n\t\t<Task>"...)
-	b = decimal.AppendUint(b, uint64(d.Task))
-	b = append(b, "</Task>\n\t\t<Opcode>"...)
-	b = decimal.AppendUint(b, uint64(d.Opcode))
-	b = append(b, "</Opcode>\n\t\t<Keywords>"...)
-	b = appendHex0x(b, d.Keyword)
-	b = append(b, "</Keywords>\n\t\t<TimeCreated SystemTime=\""...)
-	b = e.tf.appendTimeCreated(b, ev.Time)
-	if e.o.RawTimestamp {
-		b = append(b, "\" RawTime=\""...)
-		b = decimal.AppendInt(b, ev.Timestamp)
-	}
-	b = append(b, "\" />\n\t\t<Correlation ActivityID=\""...)
-	b = eventjson.AppendGUID(b, ev.ActivityID)
-	if g, ok := ev.RelatedActivityID(); ok {
-		b = append(b, "\" RelatedActivityID=\""...)
-		b = eventjson.AppendGUID(b, g)
-	}
-	b = append(b, "\" />\n\t\t<Execution ProcessID=\""...)
-	b = decimal.AppendUint(b, uint64(ev.ProcessID))
-	b = append(b, "\" ThreadID=\""...)
-	b = decimal.AppendUint(b, uint64(ev.ThreadID))
-	b = append(b, "\" ProcessorID=\""...)
-	b = decimal.AppendUint(b, uint64(ev.Processor))
-	if ev.Flags&etl.FlagPrivateSession != 0 && ev.Flags&etl.FlagNoCPUTime == 0 {
-		b = append(b, "\" ProcessorTime=\""...)
-		b = decimal.AppendUint(b, ev.ProcessorTime)
-	} else {
-		mul := msPerTick(e.files, ev)
-		b = append(b, "\" KernelTime=\""...)
-		b = decimal.AppendUint(b, uint64(ev.KernelTime)*mul)
-		b = append(b, "\" UserTime=\""...)
-		b = decimal.AppendUint(b, uint64(ev.UserTime)*mul)
-	}
-	b = append(b, "\" />\n"...)
-	if s != nil && s.Source == tdh.SourceManifest && s.ChannelName != "" {
-		b = append(b, "\t\t<Channel>"...)
-		b = appendXMLText(b, s.ChannelName)
-		b = append(b, "</Channel>\n"...)
-	} else {
-		b = append(b, "\t\t<Channel />\n"...)
-	}
-	b = append(b, "\t\t<Computer />\n\t</System>\n"...)
-
+	b = e.appendSystem(b, ev, s)
 	switch {
 	case decodedOK(res, e.o.LessRestrictive):
 		b = e.appendEventData(b, res.Decoded)

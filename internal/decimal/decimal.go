@@ -113,3 +113,19 @@ func AppendUintWidth(dst []byte, n uint64, width int) []byte {
 	}
 	return AppendUint(dst, n)
 }
+
+// Digits4 returns the four decimal digits of n < 10^4, zeros in front, as a
+// little-endian word (the first digit in the low byte): one store writes
+// them where a renderer keeps a fixed-width field.
+func Digits4(n uint32) uint32 { return four(n) }
+
+// Digits8 returns the eight decimal digits of n < 10^8, zeros in front, as
+// a little-endian word (the first digit in the low byte).
+func Digits8(n uint32) uint64 {
+	hi := n / 10000
+	return uint64(four(hi)) | uint64(four(n-hi*10000))<<32
+}
+
+// Width returns the number of decimal digits of n (1 for 0): what
+// AppendUint appends.
+func Width(n uint64) int { return decimalWidth(n) }

@@ -42,6 +42,36 @@ func TestAppendUintMatchesStrconv(t *testing.T) {
 	}
 }
 
+// TestDigits: Digits4 and Digits8 are the fixed-width digits of every
+// value below their bound that AppendUintWidth gives.
+func TestDigits(t *testing.T) {
+	word := func(w uint64, n int) string {
+		var b [8]byte
+		for i := range n {
+			b[i] = byte(w >> (8 * i))
+		}
+		return string(b[:n])
+	}
+	for n := range uint32(10000) {
+		if got, want := word(uint64(Digits4(n)), 4), string(AppendUintWidth(nil, uint64(n), 4)); got != want {
+			t.Fatalf("Digits4(%d) = %q, want %q", n, got, want)
+		}
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	for i := range 200000 {
+		n := uint32(i)
+		if i >= 100000 {
+			n = r.Uint32N(1e8)
+		}
+		if i == 100001 {
+			n = 1e8 - 1
+		}
+		if got, want := word(Digits8(n), 8), string(AppendUintWidth(nil, uint64(n), 8)); got != want {
+			t.Fatalf("Digits8(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
 func BenchmarkAppendUint(b *testing.B) {
 	buf := make([]byte, 0, 64)
 	for b.Loop() {
