@@ -42,6 +42,9 @@ type planProp struct {
 	names     bool // mayHaveNames
 	mapped    bool // its map applies to its values (mappable)
 	charArray bool
+	// wide: its scalar values are UTF-16 strings whose text is
+	// AppendString's (appendStringValue's but for reduced strings).
+	wide bool
 	// num[n] is how a scalar integer value of n bytes renders (n <= 8).
 	num [9]numPlan
 }
@@ -90,6 +93,7 @@ func (pl *JSONPlan) Reset(s *Event) {
 		pp.mapped = p.Map != nil && len(p.Map.Entries) > 0 && (p.InType == InTypeUInt8 || p.InType == InTypeUInt16 ||
 			p.InType == InTypeUInt32 || p.InType == InTypeHexInt32 || (s.Source == SourceMOF && p.InType.IsInteger()))
 		pp.charArray = isCharArray(p)
+		pp.wide = p.InType.IsWide() && p.EffectiveOutType() != OutTypeReducedString
 		for _, n := range [...]int{1, 2, 4, 8} {
 			pp.num[n] = numPlanOf(p, n)
 		}
