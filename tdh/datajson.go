@@ -64,7 +64,7 @@ func AppendDataJSON(dst []byte, d *Decoded) []byte {
 // [AppendPropertiesJSONErr] does: the object is bounded by [MaxTextBytes]
 // and values nested deeper than [MaxDepth] are null.
 func AppendDataJSONErr(dst []byte, d *Decoded) ([]byte, error) {
-	return appendTopJSON(dst, d, true, nil)
+	return appendTopJSON(dst, d, true)
 }
 
 // AppendValueDataJSON appends v (a scalar, an array or a struct) of d as

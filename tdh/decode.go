@@ -595,7 +595,7 @@ func (v *Value) GUID() (uuid.UUID, bool) {
 // stopping at the first NUL.
 func AppendString(dst, b []byte, wide bool) []byte {
 	if wide {
-		return appendWide(dst, b, false)
+		return appendWide(dst, b, wideText)
 	}
 	for i, c := range b {
 		if c == 0 {

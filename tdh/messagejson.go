@@ -1,13 +1,18 @@
 package tdh
 
-import "github.com/etwkit/etw/internal/jsonstr"
+import (
+	"bytes"
+
+	"github.com/etwkit/etw/internal/jsonstr"
+)
 
 // The message of the JSON dumps is a JSON string escaped as encoding/json
 // escapes it (package jsonstr). Expanded first and escaped afterwards, each
 // of its bytes is scanned once more: a plan escapes its message's literal
 // text once (planMessageJSON) and writes integer inserts, digits that need
-// no escape, straight into the string; only the other inserts' text is
-// escaped as the event is rendered.
+// no escape, straight into the string; the other inserts' text is written
+// into the string too and escaped from its first byte that needs it (most
+// are plain ASCII: names, map text, arrays of numbers).
 
 // msgOp is one step of a plan's message for JSON: a run of literal
 // pieces, an insert, or the end (%0). Its text, escaped, is
@@ -56,7 +61,7 @@ func (pl *JSONPlan) planMessageJSON() {
 // (see [AppendMessage]) as a JSON string: the bytes
 // jsonstr.Append(dst, pl.AppendMessage(nil, msg, d)) gives. pl may be
 // nil; msg is normally the plan's schema's message. scratch is storage
-// for the text of an insert, returned for reuse.
+// for the text of an insert to escape, returned for reuse.
 func (pl *JSONPlan) AppendMessageJSON(dst, scratch []byte, msg string, d *Decoded) (out, scratchOut []byte) {
 	if out, scratch, ok := pl.appendMessageJSON(dst, scratch, msg, d); ok {
 		return out, scratch
@@ -103,20 +108,39 @@ func (pl *JSONPlan) appendMessageJSON(dst, scratch []byte, msg string, d *Decode
 		}
 		v, pp := &top[m.n-1], &pl.props[m.n-1]
 		if v.Kind == Scalar && v.Prop == pp.prop && textSpec(m.spec) {
-			// Digits, a sign or "0x" and hex digits: nothing to escape.
 			n := len(out)
-			var isInt bool
-			if out, isInt = pp.appendText(out, v); isInt {
-				raw += len(out) - n
-				continue
+			if pp.wide {
+				// A UTF-16 string, escaped as it is converted; one
+				// with escapes (its text is shorter than its JSON)
+				// takes the way below.
+				out = appendWide(out, v.Data, wideMsg)
+				if bytes.IndexByte(out[n:], '\\') < 0 {
+					raw += len(out) - n
+					continue
+				}
+				out = out[:n]
+			} else {
+				// Digits, a sign or "0x" and hex digits: nothing to
+				// escape.
+				var isInt bool
+				if out, isInt = pp.appendText(out, v); isInt {
+					raw += len(out) - n
+					continue
+				}
 			}
 		}
-		// appendMessage's bound, with the insert's text from 0.
-		scratch = pl.appendInsert(scratch[:0], d, m, v, MaxMessageBytes-raw)
-		raw += len(scratch)
-		var valid bool
-		if out, valid = jsonstr.Escape(out, scratch); !valid {
-			return dst, scratch, false
+		// The insert's text straight into the string (appendMessage's
+		// bound, with the text from n), escaped from the first byte
+		// that needs it, through scratch.
+		n := len(out)
+		out = pl.appendInsert(out, d, m, v, n+MaxMessageBytes-raw)
+		raw += len(out) - n
+		if safe := n + jsonstr.SafeLen(out[n:]); safe < len(out) {
+			scratch = append(scratch[:0], out[safe:]...)
+			var valid bool
+			if out, valid = jsonstr.Escape(out[:safe], scratch); !valid {
+				return dst, scratch, false
+			}
 		}
 	}
 	if raw > MaxMessageBytes {

@@ -22,8 +22,9 @@ import (
 type JSONPlan struct {
 	schema *Event
 	props  []planProp
-	keys   []byte // the properties' `"Name":`, back to back
-	names  bool   // a printable top-level property may have names
+	keys   []byte  // the properties' `,"Name":`, back to back
+	print  []int32 // the printable properties' indexes, in order
+	names  bool    // a printable top-level property may have names
 	msg    []msgPiece
 	// The message for JSON (see AppendMessageJSON): its runs of literal
 	// pieces and its inserts, their text escaped (jsonstr) back to back
@@ -36,12 +37,15 @@ type JSONPlan struct {
 // planProp is the plan of one top-level property.
 type planProp struct {
 	prop      *Property
-	keyStart  int32 // the key is keys[keyStart:keyEnd]
+	keyStart  int32 // the key is keys[keyStart:keyEnd], after a comma at keyStart
 	keyEnd    int32
 	print     bool
 	names     bool // mayHaveNames
 	mapped    bool // its map applies to its values (mappable)
 	charArray bool
+	// wide: its scalar values are UTF-16 strings whose text is
+	// AppendString's (appendStringValue's but for reduced strings).
+	wide bool
 	// num[n] is how a scalar integer value of n bytes renders (n <= 8).
 	num [9]numPlan
 }
@@ -74,7 +78,7 @@ func (pl *JSONPlan) Schema() *Event { return pl.schema }
 // storage.
 func (pl *JSONPlan) Reset(s *Event) {
 	pl.schema, pl.names = s, false
-	pl.props, pl.keys, pl.msg = pl.props[:0], pl.keys[:0], pl.msg[:0]
+	pl.props, pl.keys, pl.print, pl.msg = pl.props[:0], pl.keys[:0], pl.print[:0], pl.msg[:0]
 	pl.msgOps, pl.msgJSON, pl.msgJSONValid = pl.msgOps[:0], pl.msgJSON[:0], false
 	if s == nil {
 		return
@@ -82,14 +86,18 @@ func (pl *JSONPlan) Reset(s *Event) {
 	for i := range s.Properties {
 		p := &s.Properties[i]
 		pp := planProp{prop: p, keyStart: int32(len(pl.keys))}
-		pl.keys = append(appendJSONString(pl.keys, p.Name), ':')
+		pl.keys = append(appendJSONString(append(pl.keys, ','), p.Name), ':')
 		pp.keyEnd = int32(len(pl.keys))
 		pp.print = Printable(p)
+		if pp.print {
+			pl.print = append(pl.print, int32(i))
+		}
 		pp.names = mayHaveNames(p, 0)
 		pl.names = pl.names || (pp.print && pp.names)
 		pp.mapped = p.Map != nil && len(p.Map.Entries) > 0 && (p.InType == InTypeUInt8 || p.InType == InTypeUInt16 ||
 			p.InType == InTypeUInt32 || p.InType == InTypeHexInt32 || (s.Source == SourceMOF && p.InType.IsInteger()))
 		pp.charArray = isCharArray(p)
+		pp.wide = p.InType.IsWide() && p.EffectiveOutType() != OutTypeReducedString
 		for _, n := range [...]int{1, 2, 4, 8} {
 			pp.num[n] = numPlanOf(p, n)
 		}
@@ -141,9 +149,44 @@ func (pl *JSONPlan) mine(d *Decoded) bool {
 // nil).
 func (pl *JSONPlan) AppendDataJSONErr(dst []byte, d *Decoded) ([]byte, error) {
 	if !pl.mine(d) {
-		pl = nil
+		return appendTopJSON(dst, d, true)
 	}
-	return appendTopJSON(dst, d, true, pl)
+	return pl.appendTopJSON(dst, d)
+}
+
+// appendTopJSON is appendTopJSON's data JSON of d, of the plan's schema.
+func (pl *JSONPlan) appendTopJSON(dst []byte, d *Decoded) ([]byte, error) {
+	dst = append(dst, '{')
+	b := budget{limit: len(dst) + MaxTextBytes}
+	top := d.Top()    // without absent optional ones
+	comma := int32(1) // none before the first key
+	for _, i := range pl.print {
+		if int(i) >= len(top) {
+			break
+		}
+		if len(dst) >= b.limit { // b.over
+			b.truncated = true
+			break
+		}
+		pp := &pl.props[i]
+		dst = append(dst, pl.keys[pp.keyStart+comma:pp.keyEnd]...)
+		comma = 0
+		v := &top[i]
+		if v.Kind == Scalar && v.Prop == pp.prop {
+			// Most values: integers the plan renders, and UTF-16
+			// strings (what appendData gives them).
+			if pp.wide {
+				dst = appendWideJSON(dst, v.Data)
+				continue
+			}
+			if out, ok := pp.appendNumber(dst, v); ok {
+				dst = out
+				continue
+			}
+		}
+		dst = pp.appendData(dst, d, v, &b)
+	}
+	return append(dst, '}'), b.err()
 }
 
 // appendData appends top-level value v of property pp as appendDataJSON

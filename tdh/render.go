@@ -233,15 +233,15 @@ func AppendPropertiesJSON(dst []byte, d *Decoded) []byte {
 // JSON); values nested deeper than [MaxDepth] are null. The error is a
 // [*RenderError] then, nil otherwise.
 func AppendPropertiesJSONErr(dst []byte, d *Decoded) ([]byte, error) {
-	return appendTopJSON(dst, d, false, nil)
+	return appendTopJSON(dst, d, false)
 }
 
 // appendTopJSON appends d's top-level printable properties as one JSON
 // object, each value as AppendDataJSON (data) or AppendPropertiesJSON
-// renders it, bounded by [MaxTextBytes]; pl, when not nil, is the plan of
-// d's schema (data only). (A direct call, not a func value: the budget
-// must not escape.)
-func appendTopJSON(dst []byte, d *Decoded, data bool, pl *JSONPlan) ([]byte, error) {
+// renders it, bounded by [MaxTextBytes] ([JSONPlan.appendTopJSON] is the
+// same through a plan). (A direct call, not a func value: the budget must
+// not escape.)
+func appendTopJSON(dst []byte, d *Decoded, data bool) ([]byte, error) {
 	dst = append(dst, '{')
 	if d == nil || d.Schema == nil {
 		return append(dst, '}'), nil
@@ -251,11 +251,7 @@ func appendTopJSON(dst []byte, d *Decoded, data bool, pl *JSONPlan) ([]byte, err
 	first := true
 	for i := range props {
 		p := &props[i]
-		if pl == nil {
-			if !Printable(p) {
-				continue
-			}
-		} else if !pl.props[i].print {
+		if !Printable(p) {
 			continue
 		}
 		if b.over(dst) {
@@ -265,21 +261,6 @@ func appendTopJSON(dst []byte, d *Decoded, data bool, pl *JSONPlan) ([]byte, err
 			dst = append(dst, ',')
 		}
 		first = false
-		if pl != nil {
-			// d is of the plan's schema: its values are all there.
-			pp := &pl.props[i]
-			dst = append(dst, pl.keys[pp.keyStart:pp.keyEnd]...)
-			v := &d.Values[i]
-			if v.Kind == Scalar && v.Prop == pp.prop {
-				// Most values: integers the plan renders (appendData).
-				var ok bool
-				if dst, ok = pp.appendNumber(dst, v); ok {
-					continue
-				}
-			}
-			dst = pp.appendData(dst, d, v, &b)
-			continue
-		}
 		dst = appendJSONString(dst, p.Name)
 		dst = append(dst, ':')
 		switch {

@@ -7,33 +7,42 @@ import (
 	"unicode/utf8"
 )
 
-// textPlain marks the ASCII characters AppendString writes in runs: all
-// but NUL (which ends the string).
-var textPlain = func() (t [256]bool) {
-	for c := 1; c < utf8.RuneSelf; c++ {
-		t[c] = true
-	}
-	return t
-}()
-
 // appendWideJSON appends UTF-16LE string b (up to its first NUL) as a JSON
 // string literal: what AppendString and jsonQuoteFrom give together, in
 // one pass. Its UTF-8 is valid (lone surrogates become U+FFFD), so only
 // ASCII needs escapes.
 func appendWideJSON(dst, b []byte) []byte {
-	return append(appendWide(append(dst, '"'), b, true), '"')
+	return append(appendWide(append(dst, '"'), b, wideJSON), '"')
 }
 
-// appendWide appends the text of UTF-16LE string b up to its first NUL
-// (AppendString), escaped for a JSON string when json is set. A run of
-// ASCII characters that need no escape (textPlain, or jsonPlain for JSON)
-// is written in place, a byte each, into room made once for the rest of
-// b, four characters at a time while it lasts.
-func appendWide(dst, b []byte, json bool) []byte {
-	plain := &textPlain
-	if json {
-		plain = &jsonPlain
+// wideEscape is how appendWide escapes the text it writes.
+type wideEscape uint8
+
+const (
+	wideText wideEscape = iota // not at all (AppendString)
+	wideJSON                   // for a JSON string, as appendJSONText escapes
+	wideMsg                    // for a JSON string, as jsonstr.Escape escapes (also <, >, &, U+2028, U+2029)
+)
+
+// widePlain marks, per wideEscape, the ASCII characters appendWide writes
+// in runs: all but NUL (which ends the string) for text, those of
+// jsonPlain for JSON, and of these all but <, > and & for the message.
+var widePlain = func() (t [3][256]bool) {
+	for c := 1; c < utf8.RuneSelf; c++ {
+		t[wideText][c] = true
+		t[wideJSON][c] = jsonPlain[c]
+		t[wideMsg][c] = jsonPlain[c] && c != '<' && c != '>' && c != '&'
 	}
+	return t
+}()
+
+// appendWide appends the text of UTF-16LE string b up to its first NUL
+// (AppendString), escaped for a JSON string as esc says. A run of ASCII
+// characters that need no escape (widePlain) is written in place, a byte
+// each, into room made once for the rest of b, four characters at a time
+// while it lasts.
+func appendWide(dst, b []byte, esc wideEscape) []byte {
+	plain := &widePlain[esc%3]
 	for i := 0; i+1 < len(b); i += 2 {
 		if b[i+1] == 0 && plain[b[i]] {
 			n := len(dst)
@@ -41,7 +50,11 @@ func appendWide(dst, b []byte, json bool) []byte {
 			out := dst[:cap(dst)]
 			for ; i+8 <= len(b); i += 8 {
 				x := binary.LittleEndian.Uint64(b[i:])
-				if !plainWide4(x, json) {
+				// Plain for esc (widePlain): ASCII, but NUL for
+				// text, printable but the quote and the backslash
+				// for JSON, and but <, > and & too for the message.
+				if x&0xFF80FF80FF80FF80 != 0 || (esc == wideText && hasZero16(x)) ||
+					(esc != wideText && !jsonWide4(x)) || (esc == wideMsg && !msgWide4(x)) {
 					break
 				}
 				// The low bytes of the four units (their high bytes
@@ -64,10 +77,13 @@ func appendWide(dst, b []byte, json bool) []byte {
 			break
 		}
 		if c < utf8.RuneSelf {
-			if json {
-				dst = appendJSONByte(dst, byte(c))
-			} else {
+			switch {
+			case esc == wideText:
 				dst = append(dst, byte(c))
+			case esc == wideMsg && (c == '<' || c == '>' || c == '&'):
+				dst = append(dst, '\\', 'u', '0', '0', lowerHex[c>>4], lowerHex[c&15])
+			default:
+				dst = appendJSONByte(dst, byte(c))
 			}
 			continue
 		}
@@ -79,22 +95,25 @@ func appendWide(dst, b []byte, json bool) []byte {
 				r = dr
 			}
 		}
+		if esc == wideMsg && (r == '\u2028' || r == '\u2029') {
+			dst = append(dst, '\\', 'u', '2', '0', '2', lowerHex[r&15])
+			continue
+		}
 		dst = utf8.AppendRune(dst, r)
 	}
 	return dst
 }
 
-// plainWide4 reports whether the four UTF-16 code units of x are all
-// ASCII but NUL (textPlain) or, for JSON, printable ASCII (0x20 to 0x7F)
-// but the quote and the backslash (jsonPlain).
-func plainWide4(x uint64, json bool) bool {
+// jsonWide4 reports whether none of the four ASCII code units of x is
+// below 0x20, the quote or the backslash.
+func jsonWide4(x uint64) bool {
 	const lanes = 0x0001000100010001
-	if x&0xFF80FF80FF80FF80 != 0 { // not ASCII
-		return false
-	}
-	if !json {
-		return !hasZero16(x)
-	}
-	return (x+0x60*lanes)&(0x80*lanes) == 0x80*lanes && // none below 0x20
+	return (x+0x60*lanes)&(0x80*lanes) == 0x80*lanes &&
 		!hasZero16(x^('"'*lanes)) && !hasZero16(x^('\\'*lanes))
+}
+
+// msgWide4 reports whether none of the four code units of x is <, > or &.
+func msgWide4(x uint64) bool {
+	const lanes = 0x0001000100010001
+	return !hasZero16(x^('<'*lanes)) && !hasZero16(x^('>'*lanes)) && !hasZero16(x^('&'*lanes))
 }

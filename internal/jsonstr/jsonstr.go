@@ -4,7 +4,10 @@
 // pieces: tdh renders a message's pieces straight into the JSON string.
 package jsonstr
 
-import "unicode/utf8"
+import (
+	"encoding/binary"
+	"unicode/utf8"
+)
 
 const lowerHex = "0123456789abcdef"
 
@@ -91,4 +94,43 @@ func Escape[S ~string | ~[]byte](dst []byte, s S) ([]byte, bool) {
 		i += n
 	}
 	return append(dst, s[start:]...), valid
+}
+
+// SafeLen returns the length of the leading run of b that Escape copies
+// as it is (printable ASCII but for the quote, the backslash and <, >,
+// &), eight bytes at a time while it lasts: a renderer that writes text
+// straight into a JSON string escapes it from there on only.
+func SafeLen(b []byte) int {
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		if !safe8(binary.LittleEndian.Uint64(b[i:])) {
+			break
+		}
+	}
+	for i < len(b) && safe[b[i]] {
+		i++
+	}
+	return i
+}
+
+// safe8 reports whether the eight bytes of x are all safe.
+func safe8(x uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	if x&highs != 0 { // not ASCII
+		return false
+	}
+	// Below 0x80, adding 0x60 carries into the high bit from 0x20 up,
+	// and never into the next byte.
+	if (x+0x60*ones)&highs != highs {
+		return false
+	}
+	return !hasZero8(x^('"'*ones)) && !hasZero8(x^('\\'*ones)) &&
+		!hasZero8(x^('<'*ones)) && !hasZero8(x^('>'*ones)) && !hasZero8(x^('&'*ones))
+}
+
+// hasZero8 reports whether one of the eight bytes of x is zero (Hacker's
+// Delight §6.1).
+func hasZero8(x uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	return (x-ones)&^x&highs != 0
 }

@@ -27,6 +27,9 @@ func check(t *testing.T, s string) {
 	if got := Append(nil, []byte(s)); !bytes.Equal(got, want) {
 		t.Fatalf("Append([]byte(%q)) = %s, want %s", s, got, want)
 	}
+	if n := SafeLen([]byte(s)); n > len(s) || (n < len(s) && safe[s[n]]) || !bytes.Equal(Append(nil, s[:n])[1:n+1], []byte(s[:n])) {
+		t.Fatalf("SafeLen(%q) = %d", s, n)
+	}
 	got, valid := Escape(nil, s)
 	if valid != utf8.ValidString(s) || !bytes.Equal(got, want[1:len(want)-1]) {
 		t.Fatalf("Escape(%q) = %s, %v", s, got, valid)
@@ -49,6 +52,8 @@ func TestAppend(t *testing.T) {
 	for _, s := range []string{
 		"", "plain", `quote " and \ backslash`, "<a href='x'>&amp;</a>", "tab\tCR\rLF\n\b\f\x00\x1f\x7f",
 		"é ü 中文 🙂", "\u2028 and \u2029", "bad \xff byte", "cut \xe2\x80", "\xe2\x80\xa8", "Amount=0x1A138;\r\nKind=Small",
+		"MethodNamespace=System.Collections.Generic", "01234567<", "0123456789abcde>", "abcdefgh&ijklmnop", "abcdefghijklmno\x7f~ ",
+		"abcdefghijklmnop\x1f", "abcdefg\"", "abcdefghijk\\", "abcdefghijklmnopqrstuvw\xc3\xa9",
 	} {
 		check(t, s)
 	}
@@ -58,4 +63,22 @@ func FuzzAppend(f *testing.F) {
 	f.Add("Amount=0x1A138;\r\nKind=<Small>&")
 	f.Add("\xe2\x80\xa8\xff\u2029")
 	f.Fuzz(check)
+}
+
+// TestSafeLen puts every byte at every place of a run of safe bytes: the
+// run ends there exactly when the byte is not safe.
+func TestSafeLen(t *testing.T) {
+	for c := range 256 {
+		for at := range 20 {
+			b := []byte("abcdefghijklmnopqrstuvwxyz")
+			b[at] = byte(c)
+			want := len(b)
+			if !safe[c] {
+				want = at
+			}
+			if got := SafeLen(b); got != want {
+				t.Fatalf("SafeLen(%q) = %d, want %d", b, got, want)
+			}
+		}
+	}
 }
