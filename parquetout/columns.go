@@ -70,13 +70,30 @@ func (s *rowSet) addRecordWith(b []byte, off int, start int64, r *rec, frames fu
 	if len(b) < fixedSize {
 		return errRecord
 	}
+	// The refs go straight into s.str, taken back if the record fails.
+	n0 := len(s.str)
+	s.str = slices.Grow(s.str, nStrings)[:n0+nStrings]
+	strs, err := recordRefs(b, off, s.str[n0:n0+nStrings:n0+nStrings], r, frames)
+	if err != nil {
+		s.str = s.str[:n0]
+		return err
+	}
+	// A row is added whole, once the record is read.
+	s.anyStr |= strs
+	s.addFixed(b[:fixedSize], start)
+	return nil
+}
+
+// recordRefs reads where the strings of record b (at offset off of the
+// row set's records) are into refs, then its frames (frames) and, when
+// more follows them, the whole record (r.parse); strs has bit i set when
+// string i is present.
+func recordRefs(b []byte, off int, refs []uint64, r *rec, frames func(pos int) (next int, ok bool)) (strs uint32, err error) {
 	pos := fixedSize
-	var refs [nStrings]uint64
-	var strs uint32
 	for i := range refs {
 		// A string is its length (absent: 0xFFFFFFFF), then its bytes.
 		if len(b)-pos < 4 {
-			return errRecord
+			return 0, errRecord
 		}
 		n := binary.LittleEndian.Uint32(b[pos:])
 		pos += 4
@@ -85,7 +102,7 @@ func (s *rowSet) addRecordWith(b []byte, off int, start int64, r *rec, frames fu
 			continue
 		}
 		if uint64(n) > uint64(len(b)-pos) {
-			return errRecord
+			return 0, errRecord
 		}
 		refs[i] = uint64(off+pos)<<32 | uint64(n)
 		strs |= 1 << i
@@ -93,18 +110,14 @@ func (s *rowSet) addRecordWith(b []byte, off int, start int64, r *rec, frames fu
 	}
 	var ok bool
 	if pos, ok = frames(pos); !ok {
-		return errRecord
+		return 0, errRecord
 	}
 	if pos != len(b) {
 		if err := r.parse(b); err != nil {
-			return err
+			return 0, err
 		}
 	}
-	// A row is added whole, once the record is read.
-	s.str = append(s.str, refs[:]...)
-	s.anyStr |= strs
-	s.addFixed(b[:fixedSize], start)
-	return nil
+	return strs, nil
 }
 
 // setOne makes s the one record r (a sync table's row); past the first
