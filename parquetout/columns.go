@@ -294,10 +294,14 @@ func (s *rowSet) appendInts(out []parquet.Value, spec *colSpec, def int) {
 		clear(out) // null in every row
 		return
 	}
-	nums := slices.Grow(s.nums[:0], len(out))[:len(out)]
-	s.nums = nums
 	// Row i's field is at f[i*rowStride:].
 	f := s.fixed[spec.off : len(out)*rowStride]
+	wide := spec.width == 64
+	if spec.has == 0 && s.requiredInts(out, f, spec.size, wide, byte(def)) {
+		return
+	}
+	nums := slices.Grow(s.nums[:0], len(out))[:len(out)]
+	s.nums = nums
 	switch spec.size {
 	case 1:
 		for i := range nums {
@@ -318,7 +322,6 @@ func (s *rowSet) appendInts(out []parquet.Value, spec *colSpec, def int) {
 	}
 	out = out[:len(nums)]
 	// One loop for each kind of value and whether rows may be null.
-	wide := spec.width == 64
 	if has := spec.has; has != 0 {
 		present := s.present[:len(nums)]
 		for i, n := range nums {
@@ -350,6 +353,44 @@ func (s *rowSet) appendInts(out []parquet.Value, spec *colSpec, def int) {
 		*p = parquet.Int32Value(int32(n))
 		p.SetDefinitionLevel(int(level))
 	}
+}
+
+// requiredInts makes the values of a column present in every row, of
+// fields of size bytes at f[i*rowStride:], in one pass: an INT64 column
+// of 8-byte fields or an INT32 one of narrower fields (the usual ones; it
+// returns false for others, which appendInts makes in two passes).
+func (s *rowSet) requiredInts(out []parquet.Value, f []byte, size uint8, wide bool, level byte) bool {
+	switch {
+	case size == 8 && wide:
+		for i := range out {
+			p := &out[i]
+			*p = parquet.Int64Value(int64(binary.LittleEndian.Uint64(f[i*rowStride:])))
+			p.SetDefinitionLevel(int(level))
+		}
+	case wide:
+		return false
+	case size == 4:
+		for i := range out {
+			p := &out[i]
+			*p = parquet.Int32Value(int32(binary.LittleEndian.Uint32(f[i*rowStride:])))
+			p.SetDefinitionLevel(int(level))
+		}
+	case size == 2:
+		for i := range out {
+			p := &out[i]
+			*p = parquet.Int32Value(int32(binary.LittleEndian.Uint16(f[i*rowStride:])))
+			p.SetDefinitionLevel(int(level))
+		}
+	case size == 1:
+		for i := range out {
+			p := &out[i]
+			*p = parquet.Int32Value(int32(f[i*rowStride]))
+			p.SetDefinitionLevel(int(level))
+		}
+	default:
+		return false
+	}
+	return true
 }
 
 // appendStrings fills out with the values of string column spec (present
