@@ -533,8 +533,12 @@ func keepBounds(n parquet.Node) parquet.Node {
 	return parquet.Leaf(keptType{n.Type()})
 }
 
-// NewColumnBuffer wraps the type's column buffer.
+// NewColumnBuffer wraps the type's column buffer; a byte array column's
+// is a keptBytes.
 func (t keptType) NewColumnBuffer(columnIndex, numValues int) parquet.ColumnBuffer {
+	if t.Type.Kind() == parquet.ByteArray {
+		return newKeptBytes(t.Type, columnIndex, numValues)
+	}
 	return &keptBuffer{ColumnBuffer: t.Type.NewColumnBuffer(columnIndex, numValues)}
 }
 

@@ -225,6 +225,19 @@ func TestDictColumnPlainFallback(t *testing.T) {
 	}
 }
 
+// columnBufferMethods returns the names of the exported methods of
+// parquet-go's ColumnBuffer, sorted.
+func columnBufferMethods() []string {
+	iface := reflect.TypeFor[parquet.ColumnBuffer]()
+	var names []string
+	for i := range iface.NumMethod() {
+		if m := iface.Method(i); m.IsExported() {
+			names = append(names, m.Name)
+		}
+	}
+	return names
+}
+
 // TestDictBufferMethods checks that every exported method of parquet-go's
 // ColumnBuffer is one dictBuffer declares or one it leaves to the library
 // buffer it embeds (empty: only its type, column, dictionary and bloom
@@ -234,13 +247,7 @@ func TestDictBufferMethods(t *testing.T) {
 	declared := []string{"Cap", "Clone", "ColumnIndex", "Len", "Less", "NumValues", "OffsetIndex", "Page", "Pages",
 		"ReadValuesAt", "Reset", "Size", "Swap", "WriteValues"}
 	library := []string{"BloomFilter", "Column", "Dictionary", "Type"}
-	iface := reflect.TypeFor[parquet.ColumnBuffer]()
-	var got []string
-	for i := range iface.NumMethod() {
-		if m := iface.Method(i); m.IsExported() {
-			got = append(got, m.Name)
-		}
-	}
+	got := columnBufferMethods()
 	want := slices.Sorted(slices.Values(append(declared, library...)))
 	if !slices.Equal(got, want) {
 		t.Fatalf("parquet-go's ColumnBuffer methods %v, dictBuffer knows of %v", got, want)
