@@ -70,13 +70,30 @@ func (s *rowSet) addRecordWith(b []byte, off int, start int64, r *rec, frames fu
 	if len(b) < fixedSize {
 		return errRecord
 	}
+	// The refs go straight into s.str, taken back if the record fails.
+	n0 := len(s.str)
+	s.str = slices.Grow(s.str, nStrings)[:n0+nStrings]
+	strs, err := recordRefs(b, off, s.str[n0:n0+nStrings:n0+nStrings], r, frames)
+	if err != nil {
+		s.str = s.str[:n0]
+		return err
+	}
+	// A row is added whole, once the record is read.
+	s.anyStr |= strs
+	s.addFixed(b[:fixedSize], start)
+	return nil
+}
+
+// recordRefs reads where the strings of record b (at offset off of the
+// row set's records) are into refs, then its frames (frames) and, when
+// more follows them, the whole record (r.parse); strs has bit i set when
+// string i is present.
+func recordRefs(b []byte, off int, refs []uint64, r *rec, frames func(pos int) (next int, ok bool)) (strs uint32, err error) {
 	pos := fixedSize
-	var refs [nStrings]uint64
-	var strs uint32
 	for i := range refs {
 		// A string is its length (absent: 0xFFFFFFFF), then its bytes.
 		if len(b)-pos < 4 {
-			return errRecord
+			return 0, errRecord
 		}
 		n := binary.LittleEndian.Uint32(b[pos:])
 		pos += 4
@@ -85,7 +102,7 @@ func (s *rowSet) addRecordWith(b []byte, off int, start int64, r *rec, frames fu
 			continue
 		}
 		if uint64(n) > uint64(len(b)-pos) {
-			return errRecord
+			return 0, errRecord
 		}
 		refs[i] = uint64(off+pos)<<32 | uint64(n)
 		strs |= 1 << i
@@ -93,18 +110,14 @@ func (s *rowSet) addRecordWith(b []byte, off int, start int64, r *rec, frames fu
 	}
 	var ok bool
 	if pos, ok = frames(pos); !ok {
-		return errRecord
+		return 0, errRecord
 	}
 	if pos != len(b) {
 		if err := r.parse(b); err != nil {
-			return err
+			return 0, err
 		}
 	}
-	// A row is added whole, once the record is read.
-	s.str = append(s.str, refs[:]...)
-	s.anyStr |= strs
-	s.addFixed(b[:fixedSize], start)
-	return nil
+	return strs, nil
 }
 
 // setOne makes s the one record r (a sync table's row); past the first
@@ -281,10 +294,14 @@ func (s *rowSet) appendInts(out []parquet.Value, spec *colSpec, def int) {
 		clear(out) // null in every row
 		return
 	}
-	nums := slices.Grow(s.nums[:0], len(out))[:len(out)]
-	s.nums = nums
 	// Row i's field is at f[i*rowStride:].
 	f := s.fixed[spec.off : len(out)*rowStride]
+	wide := spec.width == 64
+	if spec.has == 0 && s.requiredInts(out, f, spec.size, wide, byte(def)) {
+		return
+	}
+	nums := slices.Grow(s.nums[:0], len(out))[:len(out)]
+	s.nums = nums
 	switch spec.size {
 	case 1:
 		for i := range nums {
@@ -305,7 +322,6 @@ func (s *rowSet) appendInts(out []parquet.Value, spec *colSpec, def int) {
 	}
 	out = out[:len(nums)]
 	// One loop for each kind of value and whether rows may be null.
-	wide := spec.width == 64
 	if has := spec.has; has != 0 {
 		present := s.present[:len(nums)]
 		for i, n := range nums {
@@ -337,6 +353,44 @@ func (s *rowSet) appendInts(out []parquet.Value, spec *colSpec, def int) {
 		*p = parquet.Int32Value(int32(n))
 		p.SetDefinitionLevel(int(level))
 	}
+}
+
+// requiredInts makes the values of a column present in every row, of
+// fields of size bytes at f[i*rowStride:], in one pass: an INT64 column
+// of 8-byte fields or an INT32 one of narrower fields (the usual ones; it
+// returns false for others, which appendInts makes in two passes).
+func (s *rowSet) requiredInts(out []parquet.Value, f []byte, size uint8, wide bool, level byte) bool {
+	switch {
+	case size == 8 && wide:
+		for i := range out {
+			p := &out[i]
+			*p = parquet.Int64Value(int64(binary.LittleEndian.Uint64(f[i*rowStride:])))
+			p.SetDefinitionLevel(int(level))
+		}
+	case wide:
+		return false
+	case size == 4:
+		for i := range out {
+			p := &out[i]
+			*p = parquet.Int32Value(int32(binary.LittleEndian.Uint32(f[i*rowStride:])))
+			p.SetDefinitionLevel(int(level))
+		}
+	case size == 2:
+		for i := range out {
+			p := &out[i]
+			*p = parquet.Int32Value(int32(binary.LittleEndian.Uint16(f[i*rowStride:])))
+			p.SetDefinitionLevel(int(level))
+		}
+	case size == 1:
+		for i := range out {
+			p := &out[i]
+			*p = parquet.Int32Value(int32(f[i*rowStride]))
+			p.SetDefinitionLevel(int(level))
+		}
+	default:
+		return false
+	}
+	return true
 }
 
 // appendStrings fills out with the values of string column spec (present

@@ -2,11 +2,13 @@ package parquetout
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/maphash"
 	"io"
 	"math/bits"
+	"math/rand/v2"
 	"slices"
 
 	"github.com/parquet-go/parquet-go"
@@ -108,29 +110,33 @@ func (b *dictBuffer) WriteValues(values []parquet.Value) (int, error) {
 	n := len(b.idx)
 	idx := slices.Grow(b.idx, len(values))[:n+len(values)]
 	out := idx[n:]
-	// The last value found, in locals: most values are the one before.
-	last, lastKey := c.last, ""
+	// The last value found, in locals: most values are the one before,
+	// compared by length and two words of it before any call
+	// (dictKey.equal).
+	last, lastKey := c.last, dictKey{}
 	if last >= 0 {
 		lastKey = c.keys[last]
 	}
 	for i := range values {
 		v := values[i].ByteArray()
-		if last < 0 || string(v) != lastKey {
-			k, ok := c.find(v)
-			if !ok {
-				d.Dictionary.Insert(b.one[:], values[i:i+1])
-				k = b.one[0]
-				c.add(v, k)
+		if last >= 0 && len(v) == len(lastKey.s) {
+			if w0, w1 := strWords(v); lastKey.equal(v, w0, w1) {
+				out[i] = last
+				continue
 			}
-			// add may start the cache again (not expected): then
-			// there is no last value.
-			if last = c.last; last >= 0 {
-				lastKey = c.keys[last]
-			}
-			out[i] = k
-			continue
 		}
-		out[i] = last
+		k, ok := c.find(v)
+		if !ok {
+			d.Dictionary.Insert(b.one[:], values[i:i+1])
+			k = b.one[0]
+			c.add(v, k)
+		}
+		// add may start the cache again (not expected): then there is
+		// no last value.
+		if last = c.last; last >= 0 {
+			lastKey = c.keys[last]
+		}
+		out[i] = k
 	}
 	b.idx = idx
 	return len(values), nil
@@ -345,10 +351,62 @@ func (r *dictPageValues) ReadValues(values []parquet.Value) (int, error) {
 // dictCache finds the index of a dictionary's values: the last one found,
 // then an open-addressing table of the values' hashes.
 type dictCache struct {
-	keys  []string // the values, at their dictionary index
-	slots []int32  // value index + 1, 0: empty; a power of two long
-	last  int32    // the value found last (-1: none)
+	keys  []dictKey // the values, at their dictionary index
+	slots []int32   // value index + 1, 0: empty; a power of two long
+	last  int32     // the value found last (-1: none)
 	seed  maphash.Seed
+	k0    uint64 // the short values' hash keys (shortHash)
+	k1    uint64
+}
+
+// dictKey is a cached value and two words of it (strWords).
+type dictKey struct {
+	s      string
+	w0, w1 uint64
+}
+
+// equal reports whether v, whose strWords are w0 and w1, is the key:
+// the words and the length decide a value of up to 16 bytes, and most
+// longer ones that differ; the bytes between the words decide the rest.
+func (k *dictKey) equal(v []byte, w0, w1 uint64) bool {
+	if len(v) != len(k.s) || w0 != k.w0 || w1 != k.w1 {
+		return false
+	}
+	return len(v) <= 16 || string(v[8:len(v)-8]) == k.s[8:len(k.s)-8]
+}
+
+// strWords returns two words of v that, with its length, are all of v
+// when it is at most 16 bytes long: its first and last eight bytes
+// (which overlap under 16), its first and last four under 8, its first,
+// middle and last under 4.
+func strWords(v []byte) (w0, w1 uint64) {
+	switch n := len(v); {
+	case n >= 8:
+		return binary.LittleEndian.Uint64(v), binary.LittleEndian.Uint64(v[n-8:])
+	case n >= 4:
+		return uint64(binary.LittleEndian.Uint32(v)), uint64(binary.LittleEndian.Uint32(v[n-4:]))
+	case n > 0:
+		return uint64(v[0]) | uint64(v[n/2])<<8 | uint64(v[n-1])<<16, 0
+	}
+	return 0, 0
+}
+
+// hash returns the hash of v, whose strWords are w0 and w1: of the words
+// for a value they are all of (shortHash), maphash's for a longer one, so
+// that values alike at both ends spread over the table as well.
+func (c *dictCache) hash(v []byte, w0, w1 uint64) uint64 {
+	if len(v) > 16 {
+		return maphash.Bytes(c.seed, v)
+	}
+	return shortHash(w0, w1, len(v), c.k0, c.k1)
+}
+
+// shortHash mixes the words and length of a value of up to 16 bytes
+// with the random keys k0 and k1 (a multiply of the keyed words, folded,
+// as wyhash does): values cannot be chosen to collide without the keys.
+func shortHash(w0, w1 uint64, n int, k0, k1 uint64) uint64 {
+	hi, lo := bits.Mul64(w0^k0, w1^k1^uint64(n)<<59)
+	return hi ^ lo
 }
 
 func (c *dictCache) reset() {
@@ -362,13 +420,14 @@ func (c *dictCache) find(v []byte) (int32, bool) {
 	if len(c.keys) == 0 {
 		return 0, false
 	}
+	w0, w1 := strWords(v)
 	mask := uint64(len(c.slots) - 1)
-	for h := maphash.Bytes(c.seed, v) & mask; ; h = (h + 1) & mask {
+	for h := c.hash(v, w0, w1) & mask; ; h = (h + 1) & mask {
 		s := c.slots[h]
 		if s == 0 {
 			return 0, false
 		}
-		if c.keys[s-1] == string(v) {
+		if c.keys[s-1].equal(v, w0, w1) {
 			c.last = s - 1
 			return s - 1, true
 		}
@@ -384,19 +443,28 @@ func (c *dictCache) add(v []byte, k int32) {
 	}
 	if c.seed == (maphash.Seed{}) {
 		c.seed = maphash.MakeSeed()
+		c.k0, c.k1 = rand.Uint64(), rand.Uint64()
 	}
 	if 2*(len(c.keys)+1) > len(c.slots) {
 		c.grow()
 	}
-	c.keys = append(c.keys, string(v))
+	w0, w1 := strWords(v)
+	c.keys = append(c.keys, dictKey{string(v), w0, w1})
 	c.insert(k)
 	c.last = k
 }
 
 // insert puts value k in its slot.
 func (c *dictCache) insert(k int32) {
+	key := &c.keys[k]
 	mask := uint64(len(c.slots) - 1)
-	h := maphash.String(c.seed, c.keys[k]) & mask
+	var h uint64
+	if len(key.s) > 16 {
+		h = maphash.String(c.seed, key.s)
+	} else {
+		h = shortHash(key.w0, key.w1, len(key.s), c.k0, c.k1)
+	}
+	h &= mask
 	for c.slots[h] != 0 {
 		h = (h + 1) & mask
 	}
@@ -465,8 +533,12 @@ func keepBounds(n parquet.Node) parquet.Node {
 	return parquet.Leaf(keptType{n.Type()})
 }
 
-// NewColumnBuffer wraps the type's column buffer.
+// NewColumnBuffer wraps the type's column buffer; a byte array column's
+// is a keptBytes.
 func (t keptType) NewColumnBuffer(columnIndex, numValues int) parquet.ColumnBuffer {
+	if t.Type.Kind() == parquet.ByteArray {
+		return newKeptBytes(t.Type, columnIndex, numValues)
+	}
 	return &keptBuffer{ColumnBuffer: t.Type.NewColumnBuffer(columnIndex, numValues)}
 }
 

@@ -225,6 +225,19 @@ func TestDictColumnPlainFallback(t *testing.T) {
 	}
 }
 
+// columnBufferMethods returns the names of the exported methods of
+// parquet-go's ColumnBuffer, sorted.
+func columnBufferMethods() []string {
+	iface := reflect.TypeFor[parquet.ColumnBuffer]()
+	var names []string
+	for i := range iface.NumMethod() {
+		if m := iface.Method(i); m.IsExported() {
+			names = append(names, m.Name)
+		}
+	}
+	return names
+}
+
 // TestDictBufferMethods checks that every exported method of parquet-go's
 // ColumnBuffer is one dictBuffer declares or one it leaves to the library
 // buffer it embeds (empty: only its type, column, dictionary and bloom
@@ -234,13 +247,7 @@ func TestDictBufferMethods(t *testing.T) {
 	declared := []string{"Cap", "Clone", "ColumnIndex", "Len", "Less", "NumValues", "OffsetIndex", "Page", "Pages",
 		"ReadValuesAt", "Reset", "Size", "Swap", "WriteValues"}
 	library := []string{"BloomFilter", "Column", "Dictionary", "Type"}
-	iface := reflect.TypeFor[parquet.ColumnBuffer]()
-	var got []string
-	for i := range iface.NumMethod() {
-		if m := iface.Method(i); m.IsExported() {
-			got = append(got, m.Name)
-		}
-	}
+	got := columnBufferMethods()
 	want := slices.Sorted(slices.Values(append(declared, library...)))
 	if !slices.Equal(got, want) {
 		t.Fatalf("parquet-go's ColumnBuffer methods %v, dictBuffer knows of %v", got, want)
@@ -279,5 +286,81 @@ func TestKeepBoundsOptions(t *testing.T) {
 			}()
 			keepBounds(n)
 		}()
+	}
+}
+
+// TestStrWords checks that a value of up to 16 bytes is its length and
+// strWords: every value of up to 4 bytes over three letters, and random
+// ones to 16 bytes that differ in one byte, all tell apart.
+func TestStrWords(t *testing.T) {
+	type key struct {
+		n      int
+		w0, w1 uint64
+	}
+	seen := map[key]string{}
+	var walk func(v []byte)
+	walk = func(v []byte) {
+		w0, w1 := strWords(v)
+		k := key{len(v), w0, w1}
+		if s, ok := seen[k]; ok {
+			t.Fatalf("%q and %q have the same words", s, v)
+		}
+		seen[k] = string(v)
+		if len(v) < 4 {
+			for c := range byte(3) {
+				walk(append(v, c))
+			}
+		}
+	}
+	walk(nil)
+	rng := rand.New(rand.NewPCG(5, 6))
+	for range 20000 {
+		v := make([]byte, rng.IntN(17))
+		for i := range v {
+			v[i] = byte(rng.IntN(3))
+		}
+		if len(v) == 0 {
+			continue
+		}
+		w := slices.Clone(v)
+		w[rng.IntN(len(w))]++
+		a0, a1 := strWords(v)
+		b0, b1 := strWords(w)
+		if a0 == b0 && a1 == b1 {
+			t.Fatalf("%q and %q have the same words", v, w)
+		}
+	}
+}
+
+// TestDictCacheLongValues checks the cache's indexes against the
+// library's dictionary for values longer than 16 bytes that agree in
+// their length and first and last eight bytes and differ between them.
+func TestDictCacheLongValues(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	typ := dictStringType{parquet.String().Type()}
+	lib := parquet.String().Type()
+	dict := typ.NewDictionary(0, 0, typ.NewValues(nil, nil))
+	want := lib.NewDictionary(0, 0, lib.NewValues(nil, nil))
+	buf, wantBuf := dict.Type().NewColumnBuffer(0, 0), want.Type().NewColumnBuffer(0, 0)
+	words := make([][]byte, 300)
+	for i := range words {
+		mid := strings.Repeat("x", rng.IntN(30))
+		words[i] = fmt.Appendf(nil, `C:\Windows\%s%c\ntdll.dll`, mid, 'a'+rng.IntN(3))
+	}
+	for range 30 {
+		values := make([]parquet.Value, rng.IntN(200))
+		for i := range values {
+			values[i] = parquet.ByteArrayValue(slices.Clone(words[rng.IntN(len(words))]))
+		}
+		if _, err := buf.WriteValues(values); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := wantBuf.WriteValues(values); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, exp := buf.Page().Data(), wantBuf.Page().Data()
+	if !slices.Equal(got.Int32(), exp.Int32()) || dict.Len() != want.Len() {
+		t.Fatalf("indexes or dictionaries differ (%d, %d values)", dict.Len(), want.Len())
 	}
 }

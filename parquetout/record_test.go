@@ -3,7 +3,12 @@ package parquetout
 import (
 	"bytes"
 	"encoding/binary"
+	"math/rand/v2"
 	"testing"
+
+	"github.com/google/uuid"
+
+	"github.com/etwkit/etw/eventjson"
 )
 
 // testRecord returns a record with every other string present and two
@@ -158,4 +163,27 @@ func FuzzRecord(f *testing.F) {
 			checkSame(t, b, 0)
 		}
 	})
+}
+
+// TestProviderTexts checks the provider GUIDs' texts against
+// eventjson.AppendGUID over GUIDs taking turns, more of them than the
+// entries kept.
+func TestProviderTexts(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	ids := make([]uuid.UUID, 12)
+	for i := range ids {
+		for j := range ids[i] {
+			ids[i][j] = byte(rng.IntN(256))
+		}
+	}
+	var p providerTexts
+	for range 2000 {
+		g := ids[rng.IntN(len(ids))]
+		if rng.IntN(3) == 0 {
+			g = ids[0]
+		}
+		if got, want := p.text(g)[:], eventjson.AppendGUID(nil, g); !bytes.Equal(got, want) {
+			t.Fatalf("text of %v is %s, want %s", g, got, want)
+		}
+	}
 }
