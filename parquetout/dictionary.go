@@ -522,7 +522,12 @@ func (b *dictBuffer) bounds(idx []int32) (min, max parquet.Value) {
 
 // keptType is a column type whose pages keep their bounds: parquet-go
 // asks a page for them twice, and finds them by looking at every value.
-type keptType struct{ parquet.Type }
+// With room, a byte array column's buffer is a keptBytes, which keeps its
+// room from page to page (keepRoom).
+type keptType struct {
+	parquet.Type
+	room bool
+}
 
 // keepBounds is node n (a leaf without options) with its pages' bounds
 // kept. It panics for a node with options, which the new leaf would lose.
@@ -530,13 +535,23 @@ func keepBounds(n parquet.Node) parquet.Node {
 	if !n.Leaf() || n.Optional() || n.Repeated() || n.Encoding() != nil || n.Compression() != nil {
 		panic(fmt.Sprintf("parquetout: keepBounds(%v) would lose the node's options", n))
 	}
-	return parquet.Leaf(keptType{n.Type()})
+	return parquet.Leaf(keptType{Type: n.Type()})
+}
+
+// keepRoom is keepBounds(n) whose buffer, for a byte array column, keeps
+// its room from page to page (keptBytes): for the events table's columns,
+// one buffer each per row group writer. The split dump's tables are
+// many, and keep the library's buffers, whose bytes go back to its pool
+// after each page.
+func keepRoom(n parquet.Node) parquet.Node {
+	kept := keepBounds(n)
+	return parquet.Leaf(keptType{Type: kept.Type().(keptType).Type, room: true})
 }
 
 // NewColumnBuffer wraps the type's column buffer; a byte array column's
-// is a keptBytes.
+// with room is a keptBytes.
 func (t keptType) NewColumnBuffer(columnIndex, numValues int) parquet.ColumnBuffer {
-	if t.Type.Kind() == parquet.ByteArray {
+	if t.room && t.Type.Kind() == parquet.ByteArray {
 		return newKeptBytes(t.Type, columnIndex, numValues)
 	}
 	return &keptBuffer{ColumnBuffer: t.Type.NewColumnBuffer(columnIndex, numValues)}

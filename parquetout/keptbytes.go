@@ -11,7 +11,8 @@ import (
 )
 
 // keptBytes is the column buffer of a byte array column whose pages keep
-// their bounds (keepBounds: the JSON, message, GUID and payload columns).
+// their bounds and whose buffer keeps its room (keepRoom: the events
+// table's JSON, message, GUID and payload columns).
 // It holds the values and where each starts in slices of its own, which
 // keep their room from page to page: the library's buffer gives its bytes
 // back to a pool at each page and grows them again from 4 KiB by doubling,

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -14,13 +15,17 @@ import (
 // against the library's buffer over random values, page after page: the
 // same length and size after every write (which decide where pages end),
 // the same page data, encoding and bounds, and the same values read back;
-// for the string, JSON and plain byte array types.
+// for the string, JSON and plain byte array types; keepBounds without
+// room keeps the library's buffer.
 func TestKeptBytesMatchesLibrary(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	for _, lib := range []parquet.Type{parquet.String().Type(), parquet.JSON().Type(), parquet.ByteArrayType} {
-		buf := keptType{lib}.NewColumnBuffer(2, 0)
+		buf := keepRoom(parquet.Leaf(lib)).Type().NewColumnBuffer(2, 0)
 		if _, ok := buf.(*keptBytes); !ok {
 			t.Fatalf("%v: column buffer %T, want *keptBytes", lib, buf)
+		}
+		if other := keepBounds(parquet.Leaf(lib)).Type().NewColumnBuffer(2, 0); reflect.TypeOf(other) != reflect.TypeFor[*keptBuffer]() {
+			t.Fatalf("%v: keepBounds' column buffer %T, want the library's in a *keptBuffer (the split tables')", lib, other)
 		}
 		for page := range 20 {
 			want := lib.NewColumnBuffer(2, 0)

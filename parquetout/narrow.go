@@ -17,5 +17,5 @@ func (t narrowType) EstimateNumValues(n int) int { return n / 4 }
 
 // narrowUint is parquet.Uint(width) for a width under 32 (8 or 16).
 func narrowUint(width int) parquet.Node {
-	return parquet.Leaf(narrowType{keptType{parquet.Uint(width).Type()}})
+	return parquet.Leaf(narrowType{keptType{Type: parquet.Uint(width).Type()}})
 }
