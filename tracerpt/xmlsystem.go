@@ -18,7 +18,8 @@ import (
 // its activity and its thread, and renders only the fraction of the
 // second and the CPU times. Each kept text is looked up by all it depends
 // on; the schema by address (schemas do not change once made, and a slot
-// holding one keeps it alive).
+// holding one keeps it alive); the encoder's options (zone, MOF
+// providers) are its own and fixed.
 
 // xmlSystem is what an XMLEncoder keeps of recent events' <System>.
 type xmlSystem struct {
