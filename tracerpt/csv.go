@@ -7,7 +7,6 @@ import (
 	"github.com/etwkit/etw/analysis"
 	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
-	"github.com/etwkit/etw/eventjson"
 	"github.com/etwkit/etw/pipeline"
 	"github.com/etwkit/etw/tdh"
 )
@@ -20,12 +19,14 @@ const csvHeader = "  Event Name,       Type,     Event ID,    Version,    Channe
 // separated by ", ", followed by the event's property values (strings in
 // double quotes, MOF numbers padded as tracerpt pads them).
 //
-// Use one CSVEncoder per goroutine.
+// Use one CSVEncoder per goroutine ([CSVEncoder.Clone]): it keeps the
+// text of recent events' columns.
 type CSVEncoder struct {
 	o       Options
 	files   []fileInfo
 	scratch []byte
 	render  tdh.RenderOptions
+	columns *csvColumns // rendered columns, per goroutine
 }
 
 // NewCSVEncoder returns an encoder for the events of files rendered with
@@ -41,7 +42,7 @@ func NewCSVEncoder(files []*etl.File, o *Options) *CSVEncoder {
 // Clone returns an encoder with the same settings for another goroutine.
 func (e *CSVEncoder) Clone() pipeline.Encoder[byte] {
 	c := *e
-	c.scratch = nil
+	c.scratch, c.columns = nil, nil
 	return &c
 }
 
@@ -63,66 +64,7 @@ func (e *CSVEncoder) AppendEvent(b []byte, ev *etl.Event, res *decode.Result, _ 
 	}
 	line := len(b)
 	s := schemaOf(res)
-	d := &ev.Descriptor
-	start := len(b)
-	b = append(b, eventName(s)...)
-	b = e.quoteFrom(b, start, false)
-	b = rightAlignFrom(b, start, 12)
-	b = append(b, ", "...)
-	start = len(b)
-	b = appendOpcodeText(b, ev, s)
-	b = e.quoteFrom(b, start, false)
-	b = rightAlignFrom(b, start, 10)
-	b = append(b, ", "...)
-	b = appendUintRight(b, uint64(d.ID), 12)
-	b = append(b, ", "...)
-	b = appendUintRight(b, uint64(d.Version), 10)
-	b = append(b, ", "...)
-	b = appendUintRight(b, uint64(d.Channel), 10)
-	b = append(b, ", "...)
-	b = appendUintRight(b, uint64(d.Level), 10)
-	b = append(b, ", "...)
-	b = appendUintRight(b, uint64(d.Opcode), 10)
-	b = append(b, ", "...)
-	b = appendUintRight(b, uint64(d.Task), 10)
-	b = append(b, ", 0x"...)
-	b = appendUpperHex(b, d.Keyword, 16)
-	b = append(b, ", 0x"...)
-	b = appendUpperHex(b, uint64(ev.ProcessID), 8)
-	b = append(b, ", 0x"...)
-	b = appendUpperHex(b, uint64(ev.ThreadID), 8)
-	b = append(b, ", "...)
-	b = appendUintRight(b, uint64(ev.Processor), 20)
-	b = append(b, ", "...)
-	if ev.Header == etl.HeaderInstance32 || ev.Header == etl.HeaderInstance64 {
-		b = appendUintRight(b, uint64(ev.InstanceID), 12)
-		b = append(b, ", "...)
-		b = appendUintRight(b, uint64(ev.ParentInstanceID), 20)
-	} else {
-		b = append(b, "            ,                     "...)
-	}
-	b = append(b, ",   "...)
-	b = eventjson.AppendGUID(b, ev.ActivityID)
-	b = append(b, ", "...)
-	if g, ok := ev.RelatedActivityID(); ok {
-		b = append(b, "  "...)
-		b = eventjson.AppendGUID(b, g)
-	} else {
-		b = append(b, "                                        "...)
-	}
-	b = append(b, ", "...)
-	b = appendUintRight(b, uint64(ev.Time), 20)
-	b = append(b, ", "...)
-	if ev.Flags&etl.FlagPrivateSession != 0 && ev.Flags&etl.FlagNoCPUTime == 0 {
-		b = appendUintRight(b, ev.ProcessorTime, 10)
-		b = append(b, ", "...)
-		b = appendUintRight(b, 0, 10)
-	} else {
-		mul := msPerTick(e.files, ev)
-		b = appendUintRight(b, uint64(ev.KernelTime)*mul, 10)
-		b = append(b, ", "...)
-		b = appendUintRight(b, uint64(ev.UserTime)*mul, 10)
-	}
+	b = e.appendColumns(b, ev, s)
 	switch {
 	case decodedOK(res, e.o.LessRestrictive):
 		b = e.appendValues(b, res.Decoded)

@@ -3,6 +3,7 @@ package tracerpt
 import (
 	"encoding/binary"
 	"encoding/hex"
+	"unsafe"
 
 	"github.com/google/uuid"
 
@@ -41,8 +42,8 @@ type namesKey struct {
 }
 
 // namesCache keeps the rendering of recent schemas' names, direct-mapped
-// by the schema's provider, id, version and opcode (a map's lookup,
-// which hashes the key, cost more than the rendering it saved).
+// by the schema's address (a map's lookup, which hashes the key, cost
+// more than the rendering it saved).
 type namesCache = slotCache[namesKey]
 
 // slotOf returns the slot of hash h in a direct-mapped cache of 2^bits
@@ -229,7 +230,7 @@ func (e *JSONEncoder) appendHead(b []byte, ev *etl.Event, res *decode.Result, a 
 	pid, tid := a.IDs(ev.ProcessID, ev.ThreadID)
 	var p *analysis.Process
 	if a != nil {
-		p = a.ProcessOf(pid)
+		p = a.Process // a.ProcessOf(pid): pid is a.PID
 	}
 	b = e.appendThread(b, ev, pid, tid, p)
 	b = e.appendHeader(b, ev)
@@ -478,9 +479,8 @@ func (e *JSONEncoder) appendNames(b []byte, ev *etl.Event, s *tdh.Event) []byte 
 	if e.names == nil {
 		e.names = new(namesCache)
 	}
-	h := binary.LittleEndian.Uint64(s.ProviderGUID[:8]) ^ uint64(s.ID)<<8 ^ uint64(s.Version)<<24 ^ uint64(s.Opcode)<<32 ^ uint64(k.level)<<40
-	slot := &e.names.slots[slotOf(h, slotBits)]
-	if slot.json == nil || slot.k != k {
+	slot := &e.names.slots[slotOf(uint64(uintptr(unsafe.Pointer(s)))^uint64(k.level), slotBits)]
+	if slot.json == nil || slot.k.s != k.s || slot.k.level != k.level {
 		slot.k = k
 		slot.json = appendSchemaNames(slot.json[:0], ev, s)
 	}

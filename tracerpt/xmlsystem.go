@@ -18,41 +18,92 @@ import (
 // its activity and its thread, and renders only the fraction of the
 // second and the CPU times. Each kept text is looked up by all it depends
 // on; the schema by address (schemas do not change once made, and a slot
-// holding one keeps it alive).
+// holding one keeps it alive); the encoder's options (zone, MOF
+// providers) are its own and fixed.
 
 // xmlSystem is what an XMLEncoder keeps of recent events' <System>.
 type xmlSystem struct {
 	shapes  [1 << slotBits]xmlShape
-	threads slotCache[xmlThreadKey]
+	threads slotCache[threadIDsKey]
 
 	sec     int64  // FILETIME seconds of time; valid when time is not nil
 	time    []byte // TimeCreated's value for sec, seven zeros for the fraction
 	timeDot int    // where the fraction goes in time
 
-	activity    uuid.UUID // of correlation; valid when correlation is not nil
-	correlation []byte    // `" />…<Correlation ActivityID="{…}`
+	correlation guidText // `" />…<Correlation ActivityID="{…}`
 }
 
-// xmlShapeKey is what the text of <System> from `<Event` to
+// shapeKey is what the text of <System> from `<Event` to
 // `<TimeCreated SystemTime="`, and from the end of <Execution> to
-// `</System>`, depends on: the provider, the descriptor, the header type
+// `</System>` (and the CSV dump's columns from the event name to the
+// keyword), depends on: the provider, the descriptor, the header type
 // and flags (headerKey without a hook id), and the schema.
-type xmlShapeKey struct {
+type shapeKey struct {
 	h headerKey
 	s *tdh.Event
 }
 
+// hash mixes the header key's hash with the schema's address.
+func (k *shapeKey) hash() uint64 { return k.h.hash() ^ uint64(uintptr(unsafe.Pointer(k.s))) }
+
+// same is *k == *o field by field (no call).
+func (k *shapeKey) same(o *shapeKey) bool { return k.s == o.s && k.h.same(&o.h) }
+
 // xmlShape is a slot of xmlSystem.shapes.
 type xmlShape struct {
-	k          xmlShapeKey
+	k          shapeKey
 	head, tail []byte // valid when head is not nil
 }
 
-// xmlThreadKey is what the start of <Execution> depends on: the header's
-// process and thread ids and the processor.
-type xmlThreadKey struct {
+// threadIDsKey is what the start of <Execution> (and the CSV dump's
+// columns from PID to the processor) depends on: the header's process and
+// thread ids and the processor.
+type threadIDsKey struct {
 	ids uint64 // pid<<32 | tid
 	cpu uint16
+}
+
+// threadIDsSlot returns the slot of c for ev's header ids and processor,
+// and whether it holds their text; if not, the slot is given their key
+// and the caller renders the text.
+func threadIDsSlot(c *slotCache[threadIDsKey], ev *etl.Event) (slot *slotOfThreadIDs, ok bool) {
+	k := threadIDsKey{ids: uint64(ev.ProcessID)<<32 | uint64(ev.ThreadID), cpu: ev.Processor}
+	slot = &c.slots[slotOf(uint64(ev.ThreadID)<<16^uint64(k.cpu), slotBits)]
+	if slot.json != nil && slot.k.ids == k.ids && slot.k.cpu == k.cpu {
+		return slot, true
+	}
+	slot.k = k
+	return slot, false
+}
+
+// slotOfThreadIDs is a slot of a slotCache[threadIDsKey].
+type slotOfThreadIDs = struct {
+	k    threadIDsKey
+	json []byte
+}
+
+// guidText keeps the text of the last GUID after a prefix.
+type guidText struct {
+	id   uuid.UUID
+	text []byte // valid when not nil
+}
+
+// get returns prefix and id in braces, from the text kept when id is the
+// last one's.
+func (g *guidText) get(prefix string, id uuid.UUID) []byte {
+	if g.text == nil || g.id != id {
+		g.set(prefix, id)
+	}
+	return g.text
+}
+
+// set makes the kept text that of prefix and id. Not inlined, which
+// leaves get small enough to inline.
+//
+//go:noinline
+func (g *guidText) set(prefix string, id uuid.UUID) {
+	g.id = id
+	g.text = eventjson.AppendGUID(append(g.text[:0], prefix...), id)
 }
 
 // appendSystem appends the <Event> start tag and the <System> element of
@@ -62,9 +113,9 @@ func (e *XMLEncoder) appendSystem(b []byte, ev *etl.Event, s *tdh.Event) []byte 
 		e.system = new(xmlSystem)
 	}
 	c := e.system
-	k := xmlShapeKey{s: s, h: newHeaderKey(ev, 0)}
-	shape := &c.shapes[slotOf(k.h.hash()^uint64(uintptr(unsafe.Pointer(s))), slotBits)]
-	if shape.head == nil || shape.k.s != k.s || !shape.k.h.same(&k.h) {
+	k := shapeKey{s: s, h: newHeaderKey(ev, 0)}
+	shape := &c.shapes[slotOf(k.hash(), slotBits)]
+	if shape.head == nil || !shape.k.same(&k) {
 		shape.k = k
 		shape.head = e.appendSystemHead(shape.head[:0], ev, s)
 		shape.tail = appendSystemTail(shape.tail[:0], s)
@@ -75,21 +126,15 @@ func (e *XMLEncoder) appendSystem(b []byte, ev *etl.Event, s *tdh.Event) []byte 
 		b = append(b, "\" RawTime=\""...)
 		b = decimal.AppendInt(b, ev.Timestamp)
 	}
-	if c.correlation == nil || c.activity != ev.ActivityID {
-		c.activity = ev.ActivityID
-		c.correlation = eventjson.AppendGUID(append(c.correlation[:0], "\" />\n\t\t<Correlation ActivityID=\""...), ev.ActivityID)
-	}
-	b = append(b, c.correlation...)
+	b = append(b, c.correlation.get("\" />\n\t\t<Correlation ActivityID=\"", ev.ActivityID)...)
 	if len(ev.Extended) > 0 {
 		if g, ok := ev.RelatedActivityID(); ok {
 			b = append(b, "\" RelatedActivityID=\""...)
 			b = eventjson.AppendGUID(b, g)
 		}
 	}
-	tk := xmlThreadKey{ids: uint64(ev.ProcessID)<<32 | uint64(ev.ThreadID), cpu: ev.Processor}
-	thread := &c.threads.slots[slotOf(uint64(ev.ThreadID)<<16^uint64(tk.cpu), slotBits)]
-	if thread.json == nil || thread.k.ids != tk.ids || thread.k.cpu != tk.cpu {
-		thread.k = tk
+	thread, ok := threadIDsSlot(&c.threads, ev)
+	if !ok {
 		thread.json = appendExecution(thread.json[:0], ev)
 	}
 	b = append(b, thread.json...)

@@ -1,6 +1,7 @@
 package tracerpt
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -153,18 +154,28 @@ func TestXMLSystemCached(t *testing.T) {
 		{Zone: tor, MOFProviders: map[string]uuid.UUID{"B": uuid.MustParse("9e814aad-3204-11d2-9a82-006008a86939")}},
 	} {
 		cached := NewXMLEncoder(nil, &o)
-		headEvents(uint64(len(o.MOFProviders)), 12000, dst, func(i int, ev *etl.Event, res *decode.Result, _ *analysis.Annotation) {
-			if t.Failed() {
-				return
+		compareFresh(t, fmt.Sprint("zone ", o.Zone), uint64(len(o.MOFProviders)), dst, func(fresh bool, ev *etl.Event, s *tdh.Event) string {
+			e := cached
+			if fresh {
+				e = cached.Clone().(*XMLEncoder)
 			}
-			fresh := cached.Clone().(*XMLEncoder)
-			got := string(cached.appendSystem([]byte("x"), ev, schemaOf(res)))
-			want := string(fresh.appendSystem([]byte("x"), ev, schemaOf(res)))
-			if got != want {
-				t.Fatalf("zone %v, event %d:\n got %s\nwant %s", o.Zone, i, got, want)
-			}
+			return string(e.appendSystem([]byte("x"), ev, s))
 		})
 	}
+}
+
+// compareFresh renders 12,000 headEvents (seed, anchors) with render
+// through one encoder and each through a fresh one, and compares.
+func compareFresh(t *testing.T, name string, seed uint64, anchors []int64, render func(fresh bool, ev *etl.Event, s *tdh.Event) string) {
+	t.Helper()
+	headEvents(seed, 12000, anchors, func(i int, ev *etl.Event, res *decode.Result, _ *analysis.Annotation) {
+		if t.Failed() {
+			return
+		}
+		if got, want := render(false, ev, schemaOf(res)), render(true, ev, schemaOf(res)); got != want {
+			t.Fatalf("%s, event %d:\n got %s\nwant %s", name, i, got, want)
+		}
+	})
 }
 
 // spread copies the one slot of c in use to every slot, as if every key
@@ -185,12 +196,13 @@ func spread[K any](t *testing.T, c *slotCache[K]) {
 // TestHeadSlotsCompare: an event that differs from the one a slot was
 // rendered for in one thing its text shows is rendered anew, whichever
 // slot it finds: every slot of the JSON encoder's header, thread and
-// names caches and of the XML encoder's shapes and threads is made to
-// hold the first event's key and text before the second is rendered.
+// names caches and of the XML and CSV encoders' shapes and threads is
+// made to hold the first event's key and text before the second is
+// rendered.
 func TestHeadSlotsCompare(t *testing.T) {
 	s := &tdh.Event{ProviderName: "A", ID: 10, EventName: "E", LevelName: "Verbose", Source: tdh.SourceManifest, ChannelName: "A/Debug"}
 	s2 := *s // the same but for its names
-	s2.EventName, s2.LevelName, s2.ChannelName = "F", "", "A/Analytic"
+	s2.EventName, s2.TaskName, s2.OpcodeName, s2.LevelName, s2.ChannelName = "F", "T2", "Op2", "", "A/Analytic"
 	s0 := *s // the same without a level name: the descriptor's level names the level
 	s0.LevelName = ""
 	p := &analysis.Process{PID: 100, ImageFileName: "a.exe"}
@@ -238,7 +250,7 @@ func TestHeadSlotsCompare(t *testing.T) {
 	}
 }
 
-// compareSlots renders the event of base in the JSON and XML encoders,
+// compareSlots renders the event of base in the JSON, XML and CSV encoders,
 // makes every slot of their caches hold what it kept, renders the event
 // of base changed and compares it with the rendering from scratch.
 func compareSlots(t *testing.T, name string, change func(*etl.Event, *decode.Result, *analysis.Annotation), base func() (*etl.Event, *decode.Result, *analysis.Annotation)) {
@@ -260,6 +272,10 @@ func compareSlots(t *testing.T, name string, change func(*etl.Event, *decode.Res
 			break
 		}
 	}
+	csv := NewCSVEncoder(nil, nil)
+	csv.appendColumns(nil, ev, res.Schema)
+	spread(t, &csv.columns.shapes)
+	spread(t, &csv.columns.threads)
 	change(ev, res, a)
 	got := string(e.appendHead(nil, ev, res, a))
 	want := string((&JSONEncoder{start: headNewYear - 1, oneShot: true}).appendHead(nil, ev, res, a))
@@ -271,4 +287,22 @@ func compareSlots(t *testing.T, name string, change func(*etl.Event, *decode.Res
 	if got != want {
 		t.Errorf("%s: XML\n got %s\nwant %s", name, got, want)
 	}
+	got = string(csv.appendColumns(nil, ev, res.Schema))
+	want = string(NewCSVEncoder(nil, nil).appendColumns(nil, ev, res.Schema))
+	if got != want {
+		t.Errorf("%s: CSV\n got %s\nwant %s", name, got, want)
+	}
+}
+
+// TestCSVColumnsCached: the columns a CSV encoder renders from the text
+// it keeps are what an encoder without any renders, over headEvents.
+func TestCSVColumnsCached(t *testing.T) {
+	cached := NewCSVEncoder(nil, nil)
+	compareFresh(t, "CSV", 3, nil, func(fresh bool, ev *etl.Event, s *tdh.Event) string {
+		e := cached
+		if fresh {
+			e = cached.Clone().(*CSVEncoder)
+		}
+		return string(e.appendColumns([]byte("x"), ev, s))
+	})
 }
