@@ -257,6 +257,9 @@ func (e *Encoder) AppendEvent(b []byte, ev *etl.Event, res *decode.Result, a *an
 		}
 		putU32(f, offSchemaID, info.id)
 	}
+	if a != nil && len(a.Stack) > 0 {
+		present |= hasStack
+	}
 	putU32(f, offPresent, present)
 
 	// Strings, in the order of the s* constants.
@@ -379,21 +382,28 @@ func (e *Encoder) appendMessage(b []byte, s *tdh.Event, d *tdh.Decoded, pl *tdh.
 // through the encoder's memo when the stack has an identity.
 func (e *Encoder) appendFrames(b []byte, a *analysis.Annotation) []byte {
 	if a == nil || len(a.Stack) == 0 {
-		return appendFrames(b, nil)
+		return appendFrames(b, nil, 0)
 	}
 	id := a.StackID()
 	if id == 0 {
-		return appendFrames(b, a.Stack)
+		return appendFrames(b, a.Stack, 0)
 	}
 	if e.stacks.Cap() == 0 {
 		e.stacks = memo.NewBytes(stackFramesBits, stackFramesBytes)
 	}
-	return e.stacks.Append(b, id, func(b []byte) []byte { return appendFrames(b, a.Stack) })
+	return e.stacks.Append(b, id, func(b []byte) []byte { return appendFrames(b, a.Stack, id) })
 }
 
-// appendFrames appends the frames of stack.
-func appendFrames(b []byte, stack []analysis.Frame) []byte {
+// appendFrames appends the frames of stack, whose identity is id (0:
+// none; see the record's layout).
+func appendFrames(b []byte, stack []analysis.Frame, id uint64) []byte {
 	b = binary.LittleEndian.AppendUint32(b, uint32(len(stack)))
+	if len(stack) == 0 {
+		return b
+	}
+	b = binary.LittleEndian.AppendUint64(b, id)
+	b = binary.LittleEndian.AppendUint32(b, 0) // the frames' length
+	start := len(b)
 	for i := range stack {
 		fr := &stack[i]
 		var flags uint8
@@ -422,6 +432,7 @@ func appendFrames(b []byte, stack []analysis.Frame) []byte {
 			b = appendAbsent(b)
 		}
 	}
+	putU32(b, start-4, uint32(len(b)-start))
 	return b
 }
 

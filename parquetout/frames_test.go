@@ -23,9 +23,19 @@ func parseFrames(b []byte, pos int, frames []frame) ([]frame, int, bool) {
 	}
 	nf := binary.LittleEndian.Uint32(b[pos:])
 	pos += 4
-	if uint64(nf)*17 > uint64(len(b)-pos) {
+	if nf == 0 {
+		return frames[:0], pos, true
+	}
+	if len(b)-pos < 12 {
 		return frames, pos, false
 	}
+	n := binary.LittleEndian.Uint32(b[pos+8:]) // the frames' length; the identity before it
+	pos += 12
+	if uint64(n) > uint64(len(b)-pos) || uint64(nf)*17 > uint64(n) {
+		return frames, pos, false
+	}
+	end := pos + int(n)
+	b = b[:end]
 	// nf is bounded by the record's length: the frames are made in place.
 	frames = slices.Grow(frames[:0], int(nf))[:nf]
 	var ok bool
@@ -42,7 +52,7 @@ func parseFrames(b []byte, pos int, frames []frame) ([]frame, int, bool) {
 			return frames, pos, false
 		}
 	}
-	return frames, pos, true
+	return frames, pos, pos == end
 }
 
 // addRecord is rowSet.addRecordWith with the frames read by parseFrames

@@ -18,8 +18,11 @@ import (
 //	u32 length of the record, these 4 bytes included
 //	fixed part (fixedSize bytes, little-endian, offsets below)
 //	strings: nStrings × (u32 length, bytes); absent = 0xFFFFFFFF
-//	frames:  u32 count, then per frame u64 address, u64 offset, u8 flags
-//	         (1 module, 2 method), module and method as strings
+//	frames:  u32 count; when not 0, the u64 identity of the stack
+//	         (analysis.Annotation.StackID, 0 when it has none) and the u32
+//	         length of the frames that follow; per frame u64 address, u64
+//	         offset, u8 flags (1 module, 2 method), module and method as
+//	         strings
 //	extension (NewExtendedWriter's writers only): the trace start (rel_ms)
 //	         and 8 bytes per column, added by the writer after the record's
 //	         length
@@ -65,6 +68,16 @@ const (
 	absent         = math.MaxUint32
 	frameHasModule = 1
 	frameHasMethod = 2
+)
+
+// hasStack marks a record with frames, which come after a header of
+// stackHeader bytes (identity, length): a table leaves the header out of
+// the records' size, which bounds its chunks and row groups, so that
+// they end where they did before records had it, and so do the files'
+// pages.
+const (
+	hasStack    = 1 << 7
+	stackHeader = 12
 )
 
 // The strings of a record, in order.
@@ -200,14 +213,15 @@ func (r *rec) parse(b []byte) error {
 }
 
 // frameCount reads the frame count of record b at pos: it returns the
-// count, where the frames start, and ok false when the count is missing
-// or more frames than the bytes left could hold (17 bytes each at the
-// least), next then where it stopped. skipFrames and chunk.stackRecord
-// start with it. It must stay small enough to inline: as a call it cost
-// 0.6-1.2M instructions more on net.4.5.2.x64.etl's Parquet dumps
-// (session 10); inlined, chunk.stackRecord takes 4M fewer than with its
-// own copy of the check (117.4M -> 113.1M, cachegrind, -of PARQUET) and
-// skipFrames as many (42.2M, --split-by-event).
+// count, where what follows it starts (frameHeader, when the count is not
+// 0), and ok false when the count is missing or more frames than the
+// bytes left could hold (17 bytes each at the least), next then where it
+// stopped. skipFrames and chunk.stackRecord start with it. It must stay
+// small enough to inline: as a call it cost 0.6-1.2M instructions more
+// on net.4.5.2.x64.etl's Parquet dumps (session 10); inlined,
+// chunk.stackRecord takes 4M fewer than with its own copy of the check
+// (117.4M -> 113.1M, cachegrind, -of PARQUET) and skipFrames as many
+// (42.2M, --split-by-event).
 func frameCount(b []byte, pos int) (nf uint32, next int, ok bool) {
 	if len(b)-pos < 4 {
 		return 0, pos, false
@@ -216,14 +230,32 @@ func frameCount(b []byte, pos int) (nf uint32, next int, ok bool) {
 	return nf, pos + 4, uint64(nf)*17 <= uint64(len(b)-pos-4)
 }
 
+// frameHeader reads the header of nf > 0 frames at pos: the stack's
+// identity, where the frames start and where they end; ok is false when
+// the header is cut or its length more than the bytes left or less than
+// the frames could take.
+func frameHeader(b []byte, pos int, nf uint32) (id uint64, next, end int, ok bool) {
+	if len(b)-pos < 12 {
+		return 0, pos, pos, false
+	}
+	id, n := binary.LittleEndian.Uint64(b[pos:]), binary.LittleEndian.Uint32(b[pos+8:])
+	pos += 12
+	return id, pos, pos + int(n), uint64(nf)*17 <= uint64(n) && uint64(n) <= uint64(len(b)-pos)
+}
+
 // skipFrames checks the frames of record b at pos: it returns where the
 // record goes on after them, ok false when they are malformed (as
 // chunk.stackRecord finds them).
 func skipFrames(b []byte, pos int) (next int, ok bool) {
 	nf, pos, ok := frameCount(b, pos)
+	if !ok || nf == 0 {
+		return pos, ok
+	}
+	_, pos, end, ok := frameHeader(b, pos, nf)
 	if !ok {
 		return pos, false
 	}
+	b = b[:end] // the frames' length bounds them
 	for range nf {
 		if len(b)-pos < 17 {
 			return pos, false
@@ -235,7 +267,7 @@ func skipFrames(b []byte, pos int) (next int, ok bool) {
 			return pos, false
 		}
 	}
-	return pos, true
+	return pos, pos == end // the frames fill their length
 }
 
 // recStr reads the record string at pos of b: its bytes (nil when

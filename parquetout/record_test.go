@@ -12,8 +12,11 @@ import (
 )
 
 // testRecord returns a record with every other string present and two
-// frames, the second without a method, then tail.
-func testRecord(tail []byte) []byte {
+// frames, the second without a method, of stack identity 7, then tail.
+func testRecord(tail []byte) []byte { return testRecordID(tail, 7) }
+
+// testRecordID is testRecord with stack identity id.
+func testRecordID(tail []byte, id uint64) []byte {
 	b := make([]byte, fixedSize)
 	putU64(b, offTime, 133_000_000_000_000_000)
 	putU32(b, offPresent, hasHook|hasRelMS)
@@ -25,6 +28,9 @@ func testRecord(tail []byte) []byte {
 		}
 	}
 	b = binary.LittleEndian.AppendUint32(b, 2)
+	b = binary.LittleEndian.AppendUint64(b, id)
+	b = binary.LittleEndian.AppendUint32(b, 0)
+	frames := len(b)
 	b = binary.LittleEndian.AppendUint64(b, 0x7ff0_1234)
 	b = binary.LittleEndian.AppendUint64(b, 0x34)
 	b = append(b, frameHasModule|frameHasMethod)
@@ -35,6 +41,7 @@ func testRecord(tail []byte) []byte {
 	b = append(b, frameHasModule)
 	b = appendStr(b, "ntoskrnl.exe")
 	b = appendAbsent(b)
+	putU32(b, frames-4, uint32(len(b)-frames))
 	b = append(b, tail...)
 	putU32(b, 0, uint32(len(b)))
 	return b

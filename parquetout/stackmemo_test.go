@@ -42,7 +42,7 @@ func (f *framesCheck) AppendEvent(b []byte, _ *etl.Event, _ *decode.Result, a *a
 	if a.StackID() != 0 {
 		f.ids.Add(1)
 	}
-	f.got, f.want = f.e.appendFrames(f.got[:0], a), appendFrames(f.want[:0], a.Stack)
+	f.got, f.want = f.e.appendFrames(f.got[:0], a), appendFrames(f.want[:0], a.Stack, a.StackID())
 	if !bytes.Equal(f.got, f.want) {
 		f.wrong.Add(1)
 	}

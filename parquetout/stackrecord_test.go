@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
+
+	"github.com/etwkit/etw/analysis"
 )
 
 // checkStackRecord checks that chunk.stackRecord and skipFrames accept
@@ -111,4 +113,67 @@ func FuzzStackRecord(f *testing.F) {
 	f.Fuzz(func(t *testing.T, frames []byte) {
 		checkStackRecord(t, frames, 0, true)
 	})
+}
+
+// TestChunkStacks: rows whose stacks have one identity get the values of
+// the chunk's first row with it; stacks of another identity in the same
+// slot, of another length, without identity, in a chunk that copies its
+// values, or after the chunk was emptied, are read from their frames.
+func TestChunkStacks(t *testing.T) {
+	img := &analysis.Image{Base: 0x10000, Size: 0x1000, Path: `C:\a.dll`}
+	meth := &analysis.Method{Start: 0x10100, Size: 0x10, Namespace: "N", Name: "M"}
+	stack := func(n int, first uint64) []analysis.Frame {
+		s := make([]analysis.Frame, n)
+		for i := range s {
+			a := first + uint64(i)
+			s[i] = analysis.Frame{Address: a, Image: img, Offset: a - img.Base}
+			if i%2 == 1 {
+				s[i].Method = meth
+			}
+		}
+		return s
+	}
+	rec := func(s []analysis.Frame, id uint64) []byte { return appendFrames(nil, s, id) }
+	a, b := rec(stack(3, 0x10000), 7), rec(stack(5, 0x10100), 7+chunkStacks)
+	short := rec(stack(2, 0x10050), 7) // not expected: another length under a known identity
+	none := rec(stack(4, 0x10200), 0)
+	cols := stackColumns{0, 1, 2, 3}
+	// want returns the values of record r read alone.
+	want := func(r []byte) [][]parquet.Value {
+		k := &chunk{cols: make([][]parquet.Value, 4), borrow: true}
+		if _, ok := k.stackRecord(cols, r, 0); !ok {
+			t.Fatal("a record was refused")
+		}
+		return k.cols
+	}
+	for _, borrow := range []bool{true, false} {
+		k := &chunk{cols: make([][]parquet.Value, 4), borrow: borrow}
+		// a and b share a slot; short has a's identity.
+		seq := [][]byte{a, a, b, b, a, a, short, short, a, none, none}
+		for round := range 2 {
+			for i, r := range seq {
+				at := len(k.cols[0])
+				next, ok := k.stackRecord(cols, r, 0)
+				if !ok || next != len(r) {
+					t.Fatalf("borrow %v, round %d, row %d: next %d, ok %v", borrow, round, i, next, ok)
+				}
+				w := want(r)
+				for c := range k.cols {
+					got := k.cols[c][at:]
+					if len(got) != len(w[c]) {
+						t.Fatalf("borrow %v, round %d, row %d, column %d: %d values, want %d", borrow, round, i, c, len(got), len(w[c]))
+					}
+					for j := range got {
+						if !parquet.DeepEqual(got[j], w[c][j]) || got[j].DefinitionLevel() != w[c][j].DefinitionLevel() || got[j].RepetitionLevel() != w[c][j].RepetitionLevel() {
+							t.Fatalf("borrow %v, round %d, row %d, column %d, value %d: %v, want %v", borrow, round, i, c, j, got[j], w[c][j])
+						}
+					}
+				}
+			}
+			k.reset() // the next round starts from empty columns
+			if k.stacks != ([chunkStacks]chunkStack{}) {
+				t.Fatal("reset kept the chunk's stacks")
+			}
+		}
+	}
 }

@@ -1,6 +1,7 @@
 package parquetout
 
 import (
+	"encoding/binary"
 	"fmt"
 	"io"
 	"runtime"
@@ -220,7 +221,16 @@ type chunk struct {
 	// the chunk is written: byte values point into it instead of being
 	// copied to the arena.
 	borrow bool
+	// stacks are where the stack columns hold the values of recent
+	// stacks (see chunk.sameStack); emptied with the columns.
+	stacks [chunkStacks]chunkStack
+	// headers is the bytes of raw's frames' headers (see stackHeader).
+	headers int
 }
+
+// rawSize is the size of the chunk's records that bounds it: without
+// their frames' headers.
+func (c *chunk) rawSize() int { return len(c.raw) - c.headers }
 
 func (c *chunk) reset() {
 	// Values converted from raw point into it, which the chunk keeps:
@@ -233,7 +243,8 @@ func (c *chunk) reset() {
 		}
 		c.cols[i] = c.cols[i][:0]
 	}
-	c.rows, c.values, c.last = 0, 0, false
+	c.rows, c.values, c.last, c.headers = 0, 0, false, 0
+	clear(c.stacks[:])
 	c.arena.reset()
 	c.raw = c.raw[:0]
 }
@@ -376,6 +387,7 @@ func newTable(out io.Writer, name string, fields []field, o *Options, meta map[s
 				// The row group's values: a chunk's exist only while
 				// it is converted and written.
 				c.cols = g.cols
+				clear(c.stacks[:])
 				if err == nil {
 					err = t.encode(g.crg, c)
 				}
@@ -449,10 +461,13 @@ func (t *table) addRawExt(b, ext []byte) error {
 	c.raw = append(c.raw, b...)
 	c.raw = append(c.raw, ext...)
 	c.rows++
-	if t.rgRows+c.rows >= t.maxRows || t.rgBytes+len(c.raw) >= t.maxBytes {
+	if len(b) >= fixedSize && binary.LittleEndian.Uint32(b[offPresent:])&hasStack != 0 {
+		c.headers += stackHeader
+	}
+	if t.rgRows+c.rows >= t.maxRows || t.rgBytes+c.rawSize() >= t.maxBytes {
 		return t.send(true)
 	}
-	if c.rows >= chunkRows || len(c.raw) >= t.chunkBytes {
+	if c.rows >= chunkRows || c.rawSize() >= t.chunkBytes {
 		return t.send(false)
 	}
 	return nil
@@ -547,7 +562,7 @@ func (t *table) send(last bool) error {
 	c := t.cur
 	c.rg, c.last = t.rg, last
 	t.rgRows += c.rows
-	t.rgBytes += c.arena.size + len(c.raw)
+	t.rgBytes += c.arena.size + c.rawSize()
 	if last {
 		t.rg++
 		t.rgRows, t.rgBytes = 0, 0
