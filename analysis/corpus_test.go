@@ -15,6 +15,7 @@ import (
 	"github.com/etwkit/etw/catalog"
 	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/internal/etlcorpus"
 	"github.com/etwkit/etw/internal/etltest"
 )
 
@@ -32,12 +33,14 @@ const (
 func corpusPath(t testing.TB, rel string) string { return etltest.CorpusFile(t, rel) }
 
 // schemaPath returns a file of the schema collection (ETL_SCHEMAS,
-// default ETL_CORPUS/../schemas).
+// default ETL_CORPUS/../schemas): the test is skipped when neither is
+// set, as the corpus tests are, and fails when the collection lacks the
+// file.
 func schemaPath(t testing.TB, rel string) string {
 	t.Helper()
-	dir := os.Getenv("ETL_SCHEMAS")
-	if dir == "" {
-		dir = filepath.Join(os.Getenv("ETL_CORPUS"), "..", "schemas")
+	dir, why := etlcorpus.FindShared("ETL_SCHEMAS", "schemas", "schema collection")
+	if why != "" {
+		t.Skip(why)
 	}
 	p := filepath.Join(dir, rel)
 	if _, err := os.Stat(p); err != nil {
