@@ -15,8 +15,9 @@ import "unsafe"
 // that the address cannot be reused while cached; schemas are not changed
 // once decoded with.
 
-// layoutSlots sizes the cache: net.4.5.2's 157 schemas fill 109 of 512
-// direct-mapped slots.
+// layoutSlots sizes the cache, direct-mapped: net.4.5.2's schemas take
+// 143 of the 512 slots, and a pass over its 179,473 decoded events fills
+// a slot taken by another schema fewer than 100 times.
 const (
 	layoutBits  = 9
 	layoutSlots = 1 << layoutBits
