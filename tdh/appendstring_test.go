@@ -4,6 +4,8 @@ import (
 	"math/rand/v2"
 	"testing"
 	"unicode/utf16"
+
+	"github.com/etwkit/etw/internal/jsonstr"
 )
 
 // decodeWide is what AppendString must give for UTF-16LE b: the code
@@ -90,21 +92,27 @@ func TestNulAt(t *testing.T) {
 }
 
 // checkWideJSON compares appendWideJSON with AppendString's text quoted
-// by jsonQuoteFrom.
+// by jsonQuoteFrom, and appendWide for the message with the text
+// escaped by jsonstr.
 func checkWideJSON(t *testing.T, b []byte) {
 	t.Helper()
 	want := jsonQuoteFrom(AppendString([]byte("x"), b, true), 1)
 	if got := appendWideJSON([]byte("x"), b); string(got) != string(want) {
 		t.Fatalf("appendWideJSON(% x) = %q, want %q", b, got, want)
 	}
+	want, _ = jsonstr.Escape([]byte("x"), AppendString(nil, b, true))
+	if got := appendWide([]byte("x"), b, wideMsg); string(got) != string(want) {
+		t.Fatalf("appendWide(% x, wideMsg) = %q, want %q", b, got, want)
+	}
 }
 
-// TestAppendWideJSON checks the one-pass JSON string of UTF-16 text on
+// TestAppendWideJSON checks the one-pass JSON strings of UTF-16 text on
 // random strings of printable ASCII, characters to escape (quote,
-// backslash, controls, DEL), other characters, surrogates, NULs and odd
-// lengths.
+// backslash, controls, DEL; <, > and & for the message), other
+// characters, surrogates, NULs and odd lengths.
 func TestAppendWideJSON(t *testing.T) {
-	units := []uint16{'"', '\\', '\n', 1, 0x1F, 0x20, 0x7F, 0x80, 0xE9, 0x2028, 0x4E2D, 0xD83D, 0xDE00, 0xDC00, 0x225C, 0x5C00, 0}
+	units := []uint16{'"', '\\', '\n', 1, 0x1F, 0x20, 0x7F, 0x80, 0xE9, 0x2028, 0x2029, 0x4E2D, 0xD83D, 0xDE00, 0xDC00, 0x225C, 0x5C00,
+		'<', '>', '&', '=', '?', '"' | 0x100, '&' | 0x100, 0x3C00, 0}
 	r := rand.New(rand.NewPCG(5, 6))
 	for n := 0; n < 50000; n++ {
 		checkWideJSON(t, randomWide(r, units))
@@ -113,5 +121,6 @@ func TestAppendWideJSON(t *testing.T) {
 
 func FuzzAppendWideJSON(f *testing.F) {
 	f.Add([]byte("a\x00\"\x00b\x00\\\x00c\x00d\x00e\x00f\x00\x3d\xd8\x00\xde"))
+	f.Add([]byte("a\x00b\x00c\x00d\x00e\x00f\x00g\x00<\x00i\x00j\x00&\x00l\x00m\x00n\x00o\x00p\x00(\x20)\x20"))
 	f.Fuzz(checkWideJSON)
 }

@@ -90,9 +90,10 @@ const MaxDepth = 64
 // next, so decoding allocates nothing once warm. A Decoder is not safe for
 // concurrent use; use one per goroutine.
 type Decoder struct {
-	out   Decoded
-	names nameCache  // out's lookups by name
-	peeks *peekCache // Peek's layouts (peek.go), made at the first Peek
+	out     Decoded
+	names   nameCache   // out's lookups by name
+	layouts layoutCache // the schemas' leading fixed-size runs
+	peeks   *peekCache  // Peek's layouts (peek.go), made at the first Peek
 }
 
 // Decode lays out payload according to schema. ptrSize (4 or 8) sizes
@@ -128,8 +129,17 @@ func (dec *Decoder) decode(schema *Event, payload []byte, ptrSize int) (*Decoded
 		d.Values = make([]Value, n, n+16)
 	}
 	d.Values = d.Values[:n]
-	clear(d.Values)
-	pos, err := d.level(schema.Properties, 0, 0, "", 0)
+	from, pos := 0, 0
+	if ends := dec.layouts.fixedRun(schema.Properties, ptrSize); len(ends) > 0 && int(ends[len(ends)-1]) <= len(payload) {
+		// The leading fixed-size scalars, all there: at the schema's
+		// offsets.
+		d.layRun(schema.Properties, ends)
+		from, pos = len(ends), int(ends[len(ends)-1])
+	}
+	if from < n {
+		clear(d.Values[from:])
+	}
+	pos, err := d.level(schema.Properties, 0, from, pos, "", 0)
 	if err != nil {
 		return d, err
 	}
@@ -137,10 +147,11 @@ func (dec *Decoder) decode(schema *Event, payload []byte, ptrSize int) (*Decoded
 	return d, nil
 }
 
-// level decodes props into d.Values[base:base+len(props)] starting at pos;
-// the values are at nesting depth depth.
-func (d *Decoded) level(props []Property, base int, pos int, path string, depth int) (int, error) {
-	for i := range props {
+// level decodes props[from:] into d.Values[base+from:base+len(props)]
+// starting at pos (props[:from] are decoded); the values are at nesting
+// depth depth.
+func (d *Decoded) level(props []Property, base, from, pos int, path string, depth int) (int, error) {
+	for i := from; i < len(props); i++ {
 		p := &props[i]
 		if !p.IsArray && pos < len(d.Payload) {
 			// A fixed-size scalar the payload holds, the bulk of most
@@ -266,7 +277,7 @@ func (d *Decoded) structAt(idx, pos int, path string, depth int) (int, error) {
 	d.Values = append(d.Values, make([]Value, len(p.Members))...)
 	v := &d.Values[idx]
 	v.Kind, v.First, v.N, v.Offset = Struct, int32(first), int32(len(p.Members)), pos
-	return d.level(p.Members, first, pos, joinPath(path, p.Name), depth+1)
+	return d.level(p.Members, first, 0, pos, joinPath(path, p.Name), depth+1)
 }
 
 // count returns the element count of an array property (1 otherwise)

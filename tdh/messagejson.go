@@ -22,6 +22,8 @@ type msgOp struct {
 	start, end int32
 	raw        int32
 	piece      int32 // the insert's index in JSONPlan.msg; opLiteral, opEnd
+	n          int32 // the insert's number (msgPiece.n); 0 for the others
+	text       bool  // the insert's text as it is (textSpec)
 }
 
 const (
@@ -37,7 +39,7 @@ func (pl *JSONPlan) planMessageJSON() {
 	pl.msgOps, pl.msgJSON, pl.msgJSONValid = pl.msgOps[:0], pl.msgJSON[:0], true
 	for i := range pl.msg {
 		m := &pl.msg[i]
-		op := msgOp{start: int32(len(pl.msgJSON)), raw: int32(len(m.text)), piece: int32(i)}
+		op := msgOp{start: int32(len(pl.msgJSON)), raw: int32(len(m.text)), piece: int32(i), n: int32(m.n), text: textSpec(m.spec)}
 		switch {
 		case m.end:
 			op.piece = opEnd
@@ -97,17 +99,14 @@ func (pl *JSONPlan) appendMessageJSON(dst, scratch []byte, msg string, d *Decode
 		if op.piece == opEnd {
 			break
 		}
-		var m *msgPiece
-		if op.piece >= 0 {
-			m = &pl.msg[op.piece]
-		}
-		if m == nil || m.n > len(top) {
+		if op.piece < 0 || int(op.n) > len(top) {
+			// Literal text, or an insert of a value the event lacks.
 			out = append(out, pl.msgJSON[op.start:op.end]...)
 			raw += int(op.raw)
 			continue
 		}
-		v, pp := &top[m.n-1], &pl.props[m.n-1]
-		if v.Kind == Scalar && v.Prop == pp.prop && textSpec(m.spec) {
+		v, pp := &top[op.n-1], &pl.props[op.n-1]
+		if v.Kind == Scalar && v.Prop == pp.prop && op.text {
 			n := len(out)
 			if pp.wide {
 				// A UTF-16 string, escaped as it is converted; one
@@ -133,7 +132,7 @@ func (pl *JSONPlan) appendMessageJSON(dst, scratch []byte, msg string, d *Decode
 		// bound, with the text from n), escaped from the first byte
 		// that needs it, through scratch.
 		n := len(out)
-		out = pl.appendInsert(out, d, m, v, n+MaxMessageBytes-raw)
+		out = pl.appendInsert(out, d, &pl.msg[op.piece], v, n+MaxMessageBytes-raw)
 		raw += len(out) - n
 		if safe := n + jsonstr.SafeLen(out[n:]); safe < len(out) {
 			scratch = append(scratch[:0], out[safe:]...)

@@ -39,8 +39,8 @@ var widePlain = func() (t [3][256]bool) {
 // appendWide appends the text of UTF-16LE string b up to its first NUL
 // (AppendString), escaped for a JSON string as esc says. A run of ASCII
 // characters that need no escape (widePlain) is written in place, a byte
-// each, into room made once for the rest of b, four characters at a time
-// while it lasts.
+// each, into room made once for the rest of b, eight characters at a
+// time while it lasts, then four.
 func appendWide(dst, b []byte, esc wideEscape) []byte {
 	plain := &widePlain[esc%3]
 	for i := 0; i+1 < len(b); i += 2 {
@@ -48,20 +48,28 @@ func appendWide(dst, b []byte, esc wideEscape) []byte {
 			n := len(dst)
 			dst = slices.Grow(dst, (len(b)-i)/2)
 			out := dst[:cap(dst)]
-			for ; i+8 <= len(b); i += 8 {
-				x := binary.LittleEndian.Uint64(b[i:])
-				// Plain for esc (widePlain): ASCII, but NUL for
-				// text, printable but the quote and the backslash
-				// for JSON, and but <, > and & too for the message.
-				if x&0xFF80FF80FF80FF80 != 0 || (esc == wideText && hasZero16(x)) ||
-					(esc != wideText && !jsonWide4(x)) || (esc == wideMsg && !msgWide4(x)) {
+			for ; i+16 <= len(b); i += 16 {
+				x, y := binary.LittleEndian.Uint64(b[i:]), binary.LittleEndian.Uint64(b[i+8:])
+				if (x|y)&0xFF80FF80FF80FF80 != 0 { // not ASCII
 					break
 				}
-				// The low bytes of the four units (their high bytes
-				// are zero), packed.
-				x = (x | x>>8) & 0x0000FFFF0000FFFF
-				binary.LittleEndian.PutUint32(out[n:], uint32(x|x>>16))
-				n += 4
+				// The low bytes of the eight units (their high
+				// bytes are zero), packed.
+				p := uint64(pack4(x)) | uint64(pack4(y))<<32
+				if !plain8(p, esc) {
+					break
+				}
+				binary.LittleEndian.PutUint64(out[n:], p)
+				n += 8
+			}
+			if i+8 <= len(b) {
+				x := binary.LittleEndian.Uint64(b[i:])
+				// Four, the other four bytes plain ('A').
+				if p := pack4(x); x&0xFF80FF80FF80FF80 == 0 && plain8(uint64(p)|0x4141414100000000, esc) {
+					binary.LittleEndian.PutUint32(out[n:], p)
+					n += 4
+					i += 8
+				}
 			}
 			for ; i+1 < len(b) && b[i+1] == 0 && plain[b[i]]; i += 2 {
 				out[n] = b[i]
@@ -104,16 +112,30 @@ func appendWide(dst, b []byte, esc wideEscape) []byte {
 	return dst
 }
 
-// jsonWide4 reports whether none of the four ASCII code units of x is
-// below 0x20, the quote or the backslash.
-func jsonWide4(x uint64) bool {
-	const lanes = 0x0001000100010001
-	return (x+0x60*lanes)&(0x80*lanes) == 0x80*lanes &&
-		!hasZero16(x^('"'*lanes)) && !hasZero16(x^('\\'*lanes))
+// pack4 returns the low bytes of the four UTF-16 code units of x,
+// packed.
+func pack4(x uint64) uint32 {
+	x = (x | x>>8) & 0x0000FFFF0000FFFF
+	return uint32(x | x>>16)
 }
 
-// msgWide4 reports whether none of the four code units of x is <, > or &.
-func msgWide4(x uint64) bool {
-	const lanes = 0x0001000100010001
-	return !hasZero16(x^('<'*lanes)) && !hasZero16(x^('>'*lanes)) && !hasZero16(x^('&'*lanes))
+// plain8 reports whether the eight ASCII bytes of p are plain for esc
+// (widePlain): but NUL for text; printable but the quote and the
+// backslash for JSON, and but <, > and & too for the message. Below 0x80,
+// adding 0x60 to a byte sets its top bit from 0x20 up, and adding 0x7F
+// from 1 up, with no carry into the next byte.
+func plain8(p uint64, esc wideEscape) bool {
+	const ones, tops = 0x0101010101010101, 0x8080808080808080
+	var t uint64
+	switch esc {
+	case wideText:
+		t = p + 0x7F*ones
+	case wideJSON:
+		t = (p + 0x60*ones) & ((p ^ '"'*ones) + 0x7F*ones) & ((p ^ '\\'*ones) + 0x7F*ones)
+	default:
+		t = (p + 0x60*ones) & ((p ^ '\\'*ones) + 0x7F*ones) &
+			(((p | 4*ones) ^ '&'*ones) + 0x7F*ones) & // " or &
+			(((p | 2*ones) ^ '>'*ones) + 0x7F*ones) // < or >
+	}
+	return t&tops == tops
 }

@@ -113,24 +113,13 @@ func SafeLen(b []byte) int {
 	return i
 }
 
-// safe8 reports whether the eight bytes of x are all safe.
+// safe8 reports whether the eight bytes of x are all safe. Below 0x80,
+// adding 0x60 to a byte sets its top bit from 0x20 up, and adding 0x7F
+// from 1 up, with no carry into the next byte.
 func safe8(x uint64) bool {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	if x&highs != 0 { // not ASCII
-		return false
-	}
-	// Below 0x80, adding 0x60 carries into the high bit from 0x20 up,
-	// and never into the next byte.
-	if (x+0x60*ones)&highs != highs {
-		return false
-	}
-	return !hasZero8(x^('"'*ones)) && !hasZero8(x^('\\'*ones)) &&
-		!hasZero8(x^('<'*ones)) && !hasZero8(x^('>'*ones)) && !hasZero8(x^('&'*ones))
-}
-
-// hasZero8 reports whether one of the eight bytes of x is zero (Hacker's
-// Delight §6.1).
-func hasZero8(x uint64) bool {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	return (x-ones)&^x&highs != 0
+	const ones, tops = 0x0101010101010101, 0x8080808080808080
+	t := (x + 0x60*ones) & ((x ^ '\\'*ones) + 0x7F*ones) &
+		(((x | 4*ones) ^ '&'*ones) + 0x7F*ones) & // " or &
+		(((x | 2*ones) ^ '>'*ones) + 0x7F*ones) // < or >
+	return x&tops == 0 && t&tops == tops
 }
