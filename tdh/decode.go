@@ -91,9 +91,9 @@ const MaxDepth = 64
 // concurrent use; use one per goroutine.
 type Decoder struct {
 	out     Decoded
-	names   nameCache   // out's lookups by name
-	layouts layoutCache // the schemas' leading fixed-size runs
-	peeks   *peekCache  // Peek's layouts (peek.go), made at the first Peek
+	names   nameCache   // out's lookups by name (and Peek's)
+	layouts layoutCache // the schemas' leading fixed-size runs (and Peek's)
+	peeks   *peekMemo   // Peek's answers from those two, made at the first Peek
 }
 
 // Decode lays out payload according to schema. ptrSize (4 or 8) sizes

@@ -87,21 +87,7 @@ func (d *Decoded) find(name string) (*Value, bool) {
 	var i int
 	if d.names != nil && d.Schema != nil && len(d.Schema.Properties) >= len(top) && len(d.Schema.Properties) > 0 && len(d.Schema.Properties) <= math.MaxInt32 {
 		props := d.Schema.Properties
-		if d.names.sets == nil {
-			d.names.sets = new([nameSets][nameWays]nameEntry)
-		}
-		set := &d.names.sets[nameSet(&props[0], name)]
-		w := 0
-		for w < nameWays-1 && !set[w].is(props, name) {
-			w++
-		}
-		e := set[w]
-		if !e.is(props, name) { // w is the last way: its entry goes
-			e = nameEntry{props: &props[0], name: name, n: int32(len(props)), idx: int32(schemaIndex(props, name))}
-		}
-		copy(set[1:w+1], set[:w])
-		set[0] = e
-		i = int(e.idx)
+		i = d.names.index(props, name)
 		if i >= 0 && (i >= len(top) || top[i].Prop != &props[i]) {
 			i = scanNames(top, name)
 		}
@@ -112,6 +98,30 @@ func (d *Decoded) find(name string) (*Value, bool) {
 		return nil, false
 	}
 	return &top[i], true
+}
+
+// index returns schemaIndex(props, name) (props not empty, at most
+// math.MaxInt32 of them) through the cache: the entry found or made goes
+// first in its set.
+func (c *nameCache) index(props []Property, name string) int {
+	if c.sets == nil {
+		c.sets = new([nameSets][nameWays]nameEntry)
+	}
+	set := &c.sets[nameSet(&props[0], name)]
+	if set[0].is(props, name) {
+		return int(set[0].idx) // the most recent: in place
+	}
+	w := 1
+	for w < nameWays-1 && !set[w].is(props, name) {
+		w++
+	}
+	e := set[w]
+	if !e.is(props, name) { // w is the last way: its entry goes
+		e = nameEntry{props: &props[0], name: name, n: int32(len(props)), idx: int32(schemaIndex(props, name))}
+	}
+	copy(set[1:w+1], set[:w])
+	set[0] = e
+	return int(e.idx)
 }
 
 // schemaIndex is what scanNames finds among all of props.

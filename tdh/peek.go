@@ -1,5 +1,7 @@
 package tdh
 
+import "math"
+
 // Peek returns the top-level property called name of payload laid out by
 // schema, as Decode(schema, payload, ptrSize) followed by
 // [Decoded.Get](name) gives it, without decoding the payload: when the
@@ -11,29 +13,30 @@ package tdh
 // Alternates a decoding might choose instead): decode then.
 //
 // An event of which only a property or two are read (a CPU sample's
-// thread) costs a cache lookup instead of a decoding of all its
-// properties: the Decoder keeps where the last few (schema, name) pairs
-// lie.
+// thread) costs a lookup in a small memo instead of a decoding of all its
+// properties. The memo keeps, per (schema, name, pointer size), what the
+// Decoder's caches of names (Get's) and of leading fixed-size runs
+// (Decode's) say: a lookup in those two costs three times as much.
 func (dec *Decoder) Peek(schema *Event, payload []byte, ptrSize int, name string) (v Value, found, peeked bool) {
 	if ptrSize != 4 {
 		ptrSize = 8
 	}
 	if dec.peeks == nil {
-		dec.peeks = new(peekCache)
+		dec.peeks = new(peekMemo)
 	}
-	l := dec.peeks.layout(schema, ptrSize, name)
+	l := dec.peeks.layout(dec, schema, ptrSize, name)
 	if l.total != len(payload) && len(schema.Alternates) > 0 {
 		// A decoding that does not fit exactly tries the alternates
-		// (l.total is -1 when the schema is not all fixed-size scalars).
+		// (l.total is -1 when the run is not every property).
 		return Value{}, false, false
 	}
 	switch {
 	case l.index < 0:
 		return Value{}, false, true // no property of that name
-	case l.size == 0 || l.size > len(payload)-l.off:
+	case l.end == 0 || l.end > len(payload):
 		return Value{}, false, false
 	}
-	return Value{Prop: &schema.Properties[l.index], Offset: l.off, Data: payload[l.off : l.off+l.size]}, true, true
+	return Value{Prop: &schema.Properties[l.index], Offset: l.off, Data: payload[l.off:l.end]}, true, true
 }
 
 // peekLayout is where a property lies in every payload of a schema that
@@ -43,44 +46,45 @@ type peekLayout struct {
 	name   string
 	ptr    int
 	index  int // the property's (schemaIndex), -1 if none
-	off    int // its offset, when the properties before it are fixed-size scalars
-	size   int // its size; 0 when its place or size depends on the payload
-	total  int // the size of every property when all are fixed-size scalars, else -1
+	off    int // its offset, when it is in the leading fixed-size run
+	end    int // its end; 0 when not in the run
+	total  int // the run's end when the run is every property, else -1
 }
 
-// peekCache holds the layouts of the last (schema, name) pairs Peek met,
-// direct-mapped by schema and name length: a pass peeks at a name or two
-// of a few schemas.
-type peekCache [32]peekLayout
+// peekMemo holds the layouts of the last (schema, name, pointer size)
+// triples Peek met, direct-mapped: a pass peeks at a name or two of a few
+// schemas.
+type peekMemo [32]peekLayout
 
-func (c *peekCache) layout(schema *Event, ptrSize int, name string) *peekLayout {
-	h := uint64(len(name))*0x9E3779B97F4A7C15 ^ uint64(ptrSize) ^ uint64(len(schema.Properties))<<8
+func (c *peekMemo) layout(dec *Decoder, schema *Event, ptr int, name string) *peekLayout {
+	h := uint64(len(name))*0x9E3779B97F4A7C15 ^ uint64(ptr) ^ uint64(len(schema.Properties))<<8
 	if len(name) > 0 {
 		h ^= uint64(name[0]) << 16
 	}
 	l := &c[(h*0xC2B2AE3D27D4EB4F)>>(64-5)]
-	if l.schema == schema && l.ptr == ptrSize && l.name == name {
+	if l.schema == schema && l.ptr == ptr && l.name == name {
 		return l
 	}
-	*l = peekLayout{schema: schema, name: name, ptr: ptrSize, index: schemaIndex(schema.Properties, name), total: -1}
 	props := schema.Properties
-	if len(props) == 0 {
-		l.total = 0
+	ends := dec.layouts.fixedRun(props, ptr)
+	*l = peekLayout{schema: schema, name: name, ptr: ptr, index: -1, total: -1}
+	switch {
+	case len(props) > math.MaxInt32:
+		l.index = schemaIndex(props, name)
+	case len(props) > 0:
+		l.index = dec.names.index(props, name)
 	}
-	pos := 0
-	for j := range props {
-		p := &props[j]
-		n := p.scalarSize(ptrSize)
-		if p.IsArray || n <= 0 {
-			break
+	if l.index >= 0 && l.index < len(ends) {
+		l.end = int(ends[l.index])
+		if l.index > 0 {
+			l.off = int(ends[l.index-1])
 		}
-		if j == l.index {
-			l.off, l.size = pos, n
-		}
-		pos += n
-		if j == len(props)-1 {
-			l.total = pos
-		}
+	}
+	switch {
+	case len(props) == 0:
+		l.total = 0
+	case len(ends) == len(props):
+		l.total = int(ends[len(ends)-1])
 	}
 	return l
 }
