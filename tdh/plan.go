@@ -179,6 +179,11 @@ func (pl *JSONPlan) appendTopJSON(dst []byte, d *Decoded) ([]byte, error) {
 				dst = appendWideJSON(dst, v.Data)
 				continue
 			}
+			if n := len(v.Data); n < 8 && pp.num[n].json == jsonUint {
+				// Below 2^53: a number (appendNumber), with no call.
+				dst = decimal.AppendUint(dst, leUint(v.Data))
+				continue
+			}
 			if out, ok := pp.appendNumber(dst, v); ok {
 				dst = out
 				continue
