@@ -179,6 +179,10 @@ func (pl *JSONPlan) appendTopJSON(dst []byte, d *Decoded) ([]byte, error) {
 				dst = appendWideJSON(dst, v.Data)
 				continue
 			}
+			if pp.smallUint(v) {
+				dst = decimal.AppendUint(dst, leUint(v.Data))
+				continue
+			}
 			if out, ok := pp.appendNumber(dst, v); ok {
 				dst = out
 				continue
@@ -204,6 +208,14 @@ func (pp *planProp) appendData(dst []byte, d *Decoded, v *Value, b *budget) []by
 		}
 	}
 	return appendDataJSON(dst, d, v, 0, b)
+}
+
+// smallUint reports whether scalar v of property pp is an unsigned
+// integer below 64 bits, which appendNumber writes as its digits (below
+// 2^53: a number, whatever it is): a loop writes it with no call.
+func (pp *planProp) smallUint(v *Value) bool {
+	n := len(v.Data)
+	return n < 8 && pp.num[n].json == jsonUint
 }
 
 // appendNumber appends scalar v of property pp as a data-JSON number when

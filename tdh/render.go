@@ -405,6 +405,10 @@ func appendJSONContainer(dst []byte, d *Decoded, v *Value, depth int, bud *budge
 			}
 			k := &kids[i]
 			if pp != nil && data && k.Prop == pp.prop && k.Kind == Scalar {
+				if pp.smallUint(k) {
+					dst = decimal.AppendUint(dst, leUint(k.Data))
+					continue
+				}
 				if out, ok := pp.appendNumber(dst, k); ok {
 					dst = out
 					continue
