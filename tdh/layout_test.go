@@ -2,6 +2,7 @@ package tdh_test
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 	"unsafe"
 
@@ -69,20 +70,69 @@ func TestFixedRunsCorpus(t *testing.T) {
 
 // FuzzFixedRuns decodes fuzz-built schemas and payloads, and the payloads
 // cut at every length, with and without the fixed runs, one Decoder each
-// for all of them.
+// for all of them, and compares Peek with Decode and Get for each of the
+// schema's names (the schema as built, with its last property optional,
+// and with an alternate).
 func FuzzFixedRuns(f *testing.F) {
 	f.Add([]byte{0x05, 1, 0, 0, 0, 8, 18, 0x80, 0, 'a', 0, 0, 0, 1, 2, 3, 4})
 	f.Add([]byte{0x12, 14, 25, 0x84, 16, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0})
 	f.Add([]byte{0x21, 8, 0, 0x31, 3, 1, 2, 3, 7, 0, 0, 0})
 	f.Add([]byte{0x13, 18, 0, 0, 0, 17, 0, 0, 0, 0xE3, 7, 2, 0, 5, 0, 29, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8})
+	// One fixed-size property and a payload that its alternate fits.
+	f.Add([]byte("0 0\x00000"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		e, payload := fuzzSchema(data)
 		var dec, plain tdh.Decoder
 		plain.NoFixedRuns()
-		for _, ptr := range []int{4, 8} {
-			for k := len(payload); k >= 0; k-- {
-				checkFixedRuns(t, &dec, &plain, e, payload[:k], ptr)
+		for _, s := range peekVariants(e) {
+			for _, ptr := range []int{4, 8} {
+				for k := len(payload); k >= 0; k-- {
+					checkFixedRuns(t, &dec, &plain, s, payload[:k], ptr)
+					checkPeekNames(t, &dec, &plain, s, payload[:k], ptr)
+				}
 			}
 		}
 	})
+}
+
+// peekVariants returns e, e with its last property optional, and e with
+// an alternate layout (e and one byte more).
+func peekVariants(e *tdh.Event) []*tdh.Event {
+	opt := *e
+	opt.Properties = slices.Clone(e.Properties)
+	opt.Properties[len(opt.Properties)-1].Optional = true
+	alt := &tdh.Event{Properties: append(slices.Clone(e.Properties),
+		tdh.Property{Name: "AltByte", InType: tdh.InTypeUInt8, LengthIndex: -1, CountIndex: -1})}
+	withAlt := *e
+	withAlt.Alternates = []*tdh.Event{alt}
+	return []*tdh.Event{e, &opt, &withAlt}
+}
+
+// checkPeekNames checks that what dec.Peek answers for each top-level
+// property of s, and for names s lacks, is what plain's Decode and Get
+// give (dec decodes too: Peek shares its caches).
+func checkPeekNames(t *testing.T, dec, plain *tdh.Decoder, s *tdh.Event, payload []byte, ptr int) {
+	t.Helper()
+	for i := -2; i < len(s.Properties); i++ {
+		name := "AltByte"
+		if i == -1 {
+			name = "Nothing"
+		} else if i >= 0 {
+			name = s.Properties[i].Name
+		}
+		v, found, peeked := dec.Peek(s, payload, ptr, name)
+		if !peeked {
+			continue
+		}
+		d, _ := plain.Decode(s, payload, ptr)
+		w, ok := d.Get(name)
+		switch {
+		case found != ok:
+			t.Fatalf("%q of %d bytes, pointers of %d: Peek found %v, Decode and Get %v", name, len(payload), ptr, found, ok)
+		case !ok:
+		case v.Prop != w.Prop || v.Kind != w.Kind || v.Offset != w.Offset ||
+			unsafe.SliceData(v.Data) != unsafe.SliceData(w.Data) || len(v.Data) != len(w.Data):
+			t.Fatalf("%q of %d bytes, pointers of %d: Peek %+v, Decode and Get %+v", name, len(payload), ptr, v, *w)
+		}
+	}
 }
