@@ -25,11 +25,15 @@ func (e *CSVEncoder) appendColumns(b []byte, ev *etl.Event, s *tdh.Event) []byte
 	c := e.columns
 	k := shapeKey{s: s, h: newHeaderKey(ev, 0)}
 	shape := &c.shapes.slots[slotOf(k.hash(), slotBits)]
-	if shape.json == nil || !shape.k.same(&k) {
-		shape.k = k
-		shape.json = e.appendShapeColumns(shape.json[:0], ev, s)
+	text := shape.json
+	if text == nil || !shape.k.same(&k) {
+		text = e.appendShapeColumns(shape.json[:0], ev, s)
+		shape.k, shape.json = k, text
+		if len(text) > maxSlotText { // see slotCache
+			shape.json = nil
+		}
 	}
-	b = append(b, shape.json...)
+	b = append(b, text...)
 	thread, ok := threadIDsSlot(&c.threads, ev)
 	if !ok {
 		thread.json = appendThreadColumns(thread.json[:0], ev)

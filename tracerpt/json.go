@@ -483,6 +483,9 @@ func (e *JSONEncoder) appendNames(b []byte, ev *etl.Event, s *tdh.Event) []byte 
 	if slot.json == nil || slot.k.s != k.s || slot.k.level != k.level {
 		slot.k = k
 		slot.json = appendSchemaNames(slot.json[:0], ev, s)
+		if len(slot.json) > maxSlotText {
+			return appendUnkept(b, &slot.json)
+		}
 	}
 	return append(b, slot.json...)
 }

@@ -32,7 +32,7 @@ type procCache = slotCache[threadKey]
 // slotCache is a direct-mapped cache of renderings: 2^slotBits slots, each
 // a key and the text rendered for it (the JSON encoder's header keys,
 // schema names and thread keys: at most ~250 bytes, and names from the
-// trace).
+// trace, which are kept up to maxSlotText).
 type slotCache[K any] struct {
 	slots [1 << slotBits]struct {
 		k    K
@@ -41,6 +41,21 @@ type slotCache[K any] struct {
 }
 
 const slotBits = 8
+
+// maxSlotText bounds the text a slot of the encoders' caches of renderings
+// keeps (slotCache, xmlSystem's shapes): a longer one (names from the
+// trace, up to an event's 64 KB, six bytes a character escaped) is
+// rendered again for each event, which bounds a cache's text to
+// 2^slotBits × maxSlotText bytes.
+const maxSlotText = 1024
+
+// appendUnkept appends *text, a slot's rendering longer than maxSlotText,
+// to b, and makes the slot forget it.
+func appendUnkept(b []byte, text *[]byte) []byte {
+	b = append(b, *text...)
+	*text = nil
+	return b
+}
 
 // appendThread appends the keys "cpu" to "process_name" of ev, whose
 // event ids are pid and tid, in process p (nil: none or unknown), from
@@ -72,6 +87,9 @@ func (e *JSONEncoder) appendThread(b []byte, ev *etl.Event, pid, tid uint32, p *
 		slot.k.name != k.name || slot.k.nameLen != k.nameLen { // not slot.k != k: a call
 		slot.k = k
 		slot.json = appendThreadJSON(slot.json[:0], ev, pid, tid, p)
+		if len(slot.json) > maxSlotText {
+			return appendUnkept(b, &slot.json)
+		}
 	}
 	return append(b, slot.json...)
 }

@@ -24,6 +24,7 @@ import (
 // xmlSystem is what an XMLEncoder keeps of recent events' <System>.
 type xmlSystem struct {
 	shapes  [1 << slotBits]xmlShape
+	long    xmlShape // the text of the last shape too long to keep in shapes
 	threads slotCache[threadIDsKey]
 
 	sec     int64  // FILETIME seconds of time; valid when time is not nil
@@ -119,6 +120,12 @@ func (e *XMLEncoder) appendSystem(b []byte, ev *etl.Event, s *tdh.Event) []byte 
 		shape.k = k
 		shape.head = e.appendSystemHead(shape.head[:0], ev, s)
 		shape.tail = appendSystemTail(shape.tail[:0], s)
+		if len(shape.head)+len(shape.tail) > maxSlotText {
+			// Not kept (see slotCache): the slot is emptied, the text is
+			// this event's only.
+			c.long, *shape = *shape, xmlShape{}
+			shape = &c.long
+		}
 	}
 	b = append(b, shape.head...)
 	b = e.appendSystemTime(b, ev.Time)
