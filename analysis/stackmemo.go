@@ -19,7 +19,11 @@ import (
 // 0 when unknown: the stack was not resolved by a StackResolver, has a
 // frame that depends on the time (an address that several images or
 // .NET methods held), or is no longer the slice Resolve returned (its
-// frames must not be modified).
+// frames must not be modified). It is checked by the slice's address and
+// length only: like the frames Resolve appends to, it holds until the
+// caller reuses that storage (the pipeline's resolvers do at their next
+// event), and a copy of the annotation kept past that reports it over
+// other frames.
 func (a *Annotation) StackID() uint64 {
 	if a.stackID == 0 || len(a.Stack) != a.stackLen || &a.Stack[0] != a.stackAt {
 		return 0
