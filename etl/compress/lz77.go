@@ -89,23 +89,9 @@ func decompressLZ77(dst, src []byte, fast bool) (int, error) {
 			}
 			return out, corruptf("xpress: match at input offset %d truncated", at)
 		}
-		mb := int(binary.LittleEndian.Uint16(src[in:]))
-		in += 2
-		offset := mb>>3 + 1
-		length := mb & 7
-		if length == 7 {
-			var err error
-			if length, in, half, err = lz77LongLength(src, in, half, at, out, len(dst)); err != nil {
-				return out, err
-			}
-		}
-		length += 3
-
-		if offset > out {
-			return out, corruptf("xpress: match at input offset %d reaches %d bytes back from output offset %d, before start of output", at, offset, out)
-		}
-		if length > len(dst)-out {
-			return out, overflowf("xpress: match at input offset %d of length %d at output offset %d overflows %d-byte output", at, length, out, len(dst))
+		offset, length, err := lz77Match(src, &in, &half, out, len(dst))
+		if err != nil {
+			return out, err
 		}
 		if from := out - offset; offset >= 8 && length <= 16 && len(dst)-out >= 16 {
 			// The common short match, inline: two 8-byte moves that
@@ -149,6 +135,33 @@ func copyMatch(dst []byte, out, offset, length int) int {
 		out += copy(dst[out:end], dst[from:out])
 	}
 	return end
+}
+
+// lz77Match reads the match whose header starts at *in (at least two
+// bytes of src left) for output offset out of a size-byte output, and
+// checks it: it returns the match's offset and length, *in and *half
+// past it, or an error naming the match's input offset when it reaches
+// before the output or past its end. The checked loops of
+// DecompressLZ77 and LZ77Decoder share it.
+func lz77Match(src []byte, in, half *int, out, size int) (offset, length int, err error) {
+	at := *in
+	mb := int(binary.LittleEndian.Uint16(src[at:]))
+	*in += 2
+	offset = mb>>3 + 1
+	length = mb & 7
+	if length == 7 {
+		if length, *in, *half, err = lz77LongLength(src, *in, *half, at, out, size); err != nil {
+			return 0, 0, err
+		}
+	}
+	length += 3
+	if offset > out {
+		return 0, 0, corruptf("xpress: match at input offset %d reaches %d bytes back from output offset %d, before start of output", at, offset, out)
+	}
+	if length > size-out {
+		return 0, 0, overflowf("xpress: match at input offset %d of length %d at output offset %d overflows %d-byte output", at, length, out, size)
+	}
+	return offset, length, nil
 }
 
 // lz77LongLength decodes the rest of the length of the match whose 16-bit

@@ -152,24 +152,9 @@ func (d *LZ77Decoder) Decode(dst []byte, hist int, src []byte) (int, error) {
 			}
 			return fail(corruptf("xpress: match at input offset %d truncated", at))
 		}
-		mb := int(binary.LittleEndian.Uint16(src[in:]))
-		in += 2
-		offset := mb>>3 + 1
-		length := mb & 7
-		left := d.size - (base + out)
-		if length == 7 {
-			var err error
-			if length, in, half, err = lz77LongLength(src, in, half, at, base+out, d.size); err != nil {
-				return fail(err)
-			}
-		}
-		length += 3
-
-		if offset > base+out {
-			return fail(corruptf("xpress: match at input offset %d reaches %d bytes back from output offset %d, before start of output", at, offset, base+out))
-		}
-		if length > left {
-			return fail(overflowf("xpress: match at input offset %d of length %d at output offset %d overflows %d-byte output", at, length, base+out, d.size))
+		offset, length, err := lz77Match(src, &in, &half, base+out, d.size)
+		if err != nil {
+			return fail(err)
 		}
 		if c := len(dst) - out; length > c {
 			out = copyMatch(dst, out, offset, c)
