@@ -49,7 +49,12 @@ type annotated struct {
 }
 
 // netAnnotated returns copies of net.4.5.2's events as the dump writes
-// them, each with its annotation.
+// them, each with its annotation. The copied stacks have no
+// analysis.Annotation.StackID (a copy is not the slice the resolver
+// gave), so the encoder renders them frame by frame, without the memo of
+// whole stacks the dump uses: BenchmarkEncodeJSONNet measures that path;
+// the dump's, stacks by identity included, is BenchmarkDumpJSONNet's
+// (and cmd/tracerpt-go's BenchmarkCommandsNet/JSON).
 func netAnnotated(b *testing.B, files []*etl.File, dec *decode.Decoder, m *analysis.Model) []annotated {
 	var evs []annotated
 	_, err := pipeline.Run(context.Background(), &pipeline.Config[byte]{
