@@ -232,20 +232,33 @@ type recordContext struct {
 // classifyRecord reads the marker at b[0:4] and returns the header type and
 // the record size, or an error describing why the bytes are not a record.
 func classifyRecord(b []byte) (HeaderType, int, recordFault) {
+	var f recordFault
+	t, size := classify(b, &f)
+	return t, size, f
+}
+
+// classify is classifyRecord for the walk's hot path: the fault, if any,
+// is written to *f (left as it is otherwise) and the size is then 0. A
+// recordFault returned by value is 64 bytes copied through the stack at
+// every call, a record's largest single cost after its parse.
+func classify(b []byte, f *recordFault) (HeaderType, int) {
 	if len(b) < 8 {
-		return 0, 0, recordFault{kind: faultShort, a: len(b)}
+		*f = recordFault{kind: faultShort, a: len(b)}
+		return 0, 0
 	}
 	le := binary.LittleEndian
 	flags := b[3]
 	if flags&0xF0 == 0x90 && flags&0x40 == 0 { // TRACE_HEADER_FLAG | TRACE_MESSAGE
 		size := int(le.Uint16(b))
 		if size < messageHeaderSize {
-			return 0, 0, recordFault{kind: faultMessageSize, a: size, b: messageHeaderSize}
+			*f = recordFault{kind: faultMessageSize, a: size, b: messageHeaderSize}
+			return 0, 0
 		}
-		return HeaderMessage, size, recordFault{}
+		return HeaderMessage, size
 	}
 	if flags&0xC0 != 0xC0 {
-		return 0, 0, recordFault{kind: faultNoMarker, a: int(le.Uint32(b))}
+		*f = recordFault{kind: faultNoMarker, a: int(le.Uint32(b))}
+		return 0, 0
 	}
 	t := HeaderType(b[2])
 	var size, min int
@@ -261,17 +274,27 @@ func classifyRecord(b []byte) (HeaderType, int, recordFault) {
 	case HeaderEvent32, HeaderEvent64, HeaderError:
 		size, min = int(le.Uint16(b)), eventHeaderSize
 	default:
-		return 0, 0, recordFault{kind: faultUnknownType, a: int(uint8(t)), b: int(le.Uint32(b))}
+		*f = recordFault{kind: faultUnknownType, a: int(uint8(t)), b: int(le.Uint32(b))}
+		return 0, 0
 	}
 	if size < min {
-		return 0, 0, recordFault{kind: faultSize, t: t, a: size, b: min}
+		*f = recordFault{kind: faultSize, t: t, a: size, b: min}
+		return 0, 0
 	}
-	return t, size, recordFault{}
+	return t, size
 }
 
 // parseRecord fills ev from the record b (exactly Size bytes) of type t.
 // ext is scratch storage for extended items. It returns ext, possibly grown.
 func parseRecord(ev *Event, t HeaderType, b []byte, rc *recordContext, ext []ExtendedItem) ([]ExtendedItem, recordFault) {
+	var f recordFault
+	ext, _ = parseInto(ev, t, b, rc, ext, &f)
+	return ext, f
+}
+
+// parseInto is parseRecord for the walk's hot path (see classify): it
+// reports a fault in *f and returns false.
+func parseInto(ev *Event, t HeaderType, b []byte, rc *recordContext, ext []ExtendedItem, f *recordFault) ([]ExtendedItem, bool) {
 	le := binary.LittleEndian
 	// Cleared in place, then filled: a composite literal is built in a
 	// stack temporary (the Event's 248 bytes zeroed, then filled) and
@@ -322,14 +345,16 @@ func parseRecord(ev *Event, t HeaderType, b []byte, rc *recordContext, ext []Ext
 		// PEBS index and PMC counters sit between header and payload.
 		if ver&pebsFlag != 0 {
 			if hs+8 > len(b) {
-				return ext, recordFault{kind: faultPEBS, t: t, a: len(b)}
+				*f = recordFault{kind: faultPEBS, t: t, a: len(b)}
+				return ext, false
 			}
 			ev.Extended = append(ev.Extended, ExtendedItem{Type: ExtPEBSIndex, Data: b[hs : hs+8]})
 			hs += 8
 		}
 		if n := int(ver>>pmcCountShift) & pmcCountMask; n > 0 {
 			if hs+8*n > len(b) {
-				return ext, recordFault{kind: faultPMC, t: t, a: len(b), b: n}
+				*f = recordFault{kind: faultPMC, t: t, a: len(b), b: n}
+				return ext, false
 			}
 			ev.Extended = append(ev.Extended, ExtendedItem{Type: ExtPMCCounters, Data: b[hs : hs+8*n]})
 			hs += 8 * n
@@ -352,7 +377,8 @@ func parseRecord(ev *Event, t HeaderType, b []byte, rc *recordContext, ext []Ext
 		if t == HeaderInstance32 || t == HeaderInstance64 {
 			if rc.guidInst {
 				if len(b) < instanceHeaderSize {
-					return ext, recordFault{kind: faultInstance, t: t, a: len(b), b: instanceHeaderSize}
+					*f = recordFault{kind: faultInstance, t: t, a: len(b), b: instanceHeaderSize}
+					return ext, false
 				}
 				ev.ProviderID = GUIDFromWindows(b[0x18:])
 				ev.InstanceID = le.Uint32(b[0x30:])
@@ -363,7 +389,8 @@ func parseRecord(ev *Event, t HeaderType, b []byte, rc *recordContext, ext []Ext
 				// Windows 2000/XP EVENT_INSTANCE_HEADER: registration
 				// handles instead of GUIDs.
 				if len(b) < oldInstanceHdrSize {
-					return ext, recordFault{kind: faultInstance, t: t, a: len(b), b: oldInstanceHdrSize}
+					*f = recordFault{kind: faultInstance, t: t, a: len(b), b: oldInstanceHdrSize}
+					return ext, false
 				}
 				ev.InstanceID = le.Uint32(b[0x20:])
 				ev.ParentInstanceID = le.Uint32(b[0x24:])
@@ -402,17 +429,20 @@ func parseRecord(ev *Event, t HeaderType, b []byte, rc *recordContext, ext []Ext
 		if flags&FlagExtendedInfo != 0 {
 			for {
 				if p+extItemHeaderSize > len(b) {
-					return ev.Extended, recordFault{kind: faultExtEnd, a: p, b: len(b)}
+					*f = recordFault{kind: faultExtEnd, a: p, b: len(b)}
+					return ev.Extended, false
 				}
 				total := int(le.Uint16(b[p:]))
 				typ := le.Uint16(b[p+2:])
 				link := le.Uint16(b[p+4:])
 				dsize := int(le.Uint16(b[p+6:]))
 				if extItemHeaderSize+dsize > total || total&7 != 0 || p+total > len(b) {
-					return ev.Extended, recordFault{kind: faultExtItem, a: int(typ), b: p, c: total, d: dsize, e: len(b)}
+					*f = recordFault{kind: faultExtItem, a: int(typ), b: p, c: total, d: dsize, e: len(b)}
+					return ev.Extended, false
 				}
 				if len(ev.Extended) >= maxExtendedItems {
-					return ev.Extended, recordFault{kind: faultExtCount, a: maxExtendedItems}
+					*f = recordFault{kind: faultExtCount, a: maxExtendedItems}
+					return ev.Extended, false
 				}
 				ev.Extended = append(ev.Extended, ExtendedItem{Type: ExtType(typ), Data: b[p+extItemHeaderSize : p+extItemHeaderSize+dsize]})
 				p += total
@@ -436,42 +466,43 @@ func parseRecord(ev *Event, t HeaderType, b []byte, rc *recordContext, ext []Ext
 			ev.Flags |= Flag64BitHeader
 		}
 		p := messageHeaderSize
-		need := func(n int, what string) recordFault {
+		need := func(n int, what string) bool {
 			if p+n > len(b) {
-				return recordFault{kind: faultMessage, a: len(b), what: what, b: p}
+				*f = recordFault{kind: faultMessage, a: len(b), what: what, b: p}
+				return false
 			}
-			return recordFault{}
+			return true
 		}
 		if opt&wppSequence != 0 {
-			if f := need(4, "sequence number"); f.kind != faultNone {
-				return ext, f
+			if !need(4, "sequence number") {
+				return ext, false
 			}
 			ev.SequenceNumber = le.Uint32(b[p:])
 			p += 4
 		}
 		if opt&wppComponentID != 0 {
-			if f := need(4, "component id"); f.kind != faultNone {
-				return ext, f
+			if !need(4, "component id") {
+				return ext, false
 			}
 			ev.ComponentID = le.Uint32(b[p:])
 			p += 4
 		} else if opt&wppGUID != 0 {
-			if f := need(16, "GUID"); f.kind != faultNone {
-				return ext, f
+			if !need(16, "GUID") {
+				return ext, false
 			}
 			ev.ProviderID = GUIDFromWindows(b[p:])
 			p += 16
 		}
 		if opt&(wppTimestamp|wppPerfTimestamp) != 0 {
-			if f := need(8, "timestamp"); f.kind != faultNone {
-				return ext, f
+			if !need(8, "timestamp") {
+				return ext, false
 			}
 			ev.Timestamp = int64(le.Uint64(b[p:]))
 			p += 8
 		}
 		if opt&wppSystemInfo != 0 {
-			if f := need(8, "thread and process ids"); f.kind != faultNone {
-				return ext, f
+			if !need(8, "thread and process ids") {
+				return ext, false
 			}
 			ev.ThreadID = le.Uint32(b[p:])
 			ev.ProcessID = le.Uint32(b[p+4:])
@@ -479,9 +510,10 @@ func parseRecord(ev *Event, t HeaderType, b []byte, rc *recordContext, ext []Ext
 		}
 		ev.UserData = b[p:]
 	default:
-		return ext, recordFault{kind: faultRecordType, a: int(uint8(t))}
+		*f = recordFault{kind: faultRecordType, a: int(uint8(t))}
+		return ext, false
 	}
-	return ev.Extended, recordFault{}
+	return ev.Extended, true
 }
 
 func setCPUTimes(ev *Event, b []byte, private bool) {

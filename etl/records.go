@@ -25,6 +25,7 @@ type RecordReader struct {
 	lastTS int64
 	ext    []ExtendedItem
 	errs   []error
+	why    recordFault // what parse found wrong, when it returns 0
 }
 
 // Reset points the reader at the start of b's records.
@@ -65,13 +66,13 @@ func (rr *RecordReader) Offset() int { return rr.off }
 // reader's scratch space: they are valid until the next call.
 func (rr *RecordReader) Next(ev *Event) bool {
 	for rr.off < rr.end {
-		size, f := rr.parse(ev, rr.off)
-		if f.kind != faultNone {
+		size := rr.parse(ev, rr.off)
+		if size == 0 {
 			if rr.window {
 				rr.fault = true // the reader reads the whole buffer again
 				return false
 			}
-			rr.skip(ev, f.message())
+			rr.skip(ev, rr.why.message())
 			continue
 		}
 		if ev.Header == HeaderMessage && ev.MessageFlags&(wppTimestamp|wppPerfTimestamp) == 0 {
@@ -88,19 +89,24 @@ func (rr *RecordReader) Next(ev *Event) bool {
 	return false
 }
 
-// parse parses the record at off into ev and returns its size, or why
-// it is not a record (formatted only if reported: no allocation).
-func (rr *RecordReader) parse(ev *Event, off int) (int, recordFault) {
+// parse parses the record at off into ev and returns its size, or 0 and
+// why it is not a record in rr.why (formatted only if reported: no
+// allocation).
+func (rr *RecordReader) parse(ev *Event, off int) int {
 	data := rr.data[off-rr.base : rr.end-rr.base]
-	t, size, f := classifyRecord(data)
-	if f.kind != faultNone {
-		return 0, f
+	t, size := classify(data, &rr.why)
+	if size == 0 {
+		return 0
 	}
 	if size > len(data) {
-		return 0, recordFault{kind: faultPastData, a: size, b: len(data)}
+		rr.why = recordFault{kind: faultPastData, a: size, b: len(data)}
+		return 0
 	}
-	rr.ext, f = parseRecord(ev, t, data[:size], &rr.rc, rr.ext)
-	return size, f
+	var ok bool
+	if rr.ext, ok = parseInto(ev, t, data[:size], &rr.rc, rr.ext, &rr.why); !ok {
+		return 0
+	}
+	return size
 }
 
 // skip records the damaged record at rr.off and moves to the next
@@ -111,13 +117,13 @@ func (rr *RecordReader) skip(ev *Event, msg string) {
 	from := rr.off
 	next := rr.end
 	for p := from + 8; p+8 <= rr.end; p += 8 {
-		size, f := rr.parse(ev, p)
-		if f.kind != faultNone {
+		size := rr.parse(ev, p)
+		if size == 0 {
 			continue
 		}
 		after := p + (size+7)&^7
 		if after < rr.end {
-			if _, _, f := classifyRecord(rr.data[after-rr.base : rr.end-rr.base]); f.kind != faultNone {
+			if _, n := classify(rr.data[after-rr.base:rr.end-rr.base], &rr.why); n == 0 {
 				continue
 			}
 		}
