@@ -2,6 +2,7 @@ package etl
 
 import (
 	"cmp"
+	"math"
 	"runtime"
 	"slices"
 
@@ -83,6 +84,14 @@ type Reader struct {
 	// compressed bytes read again for the windows.
 	window int
 	src    []byte
+	// bar is the earliest event time on the heap's second level
+	// (heap[1], heap[2]) in time order: the stream on top, moved to its
+	// next event, stays on top without sifting it down when that event
+	// is earlier, as it is for most records (a processor's buffer holds
+	// runs of events before another processor's next one). It is
+	// math.MaxInt64 with one stream left and math.MinInt64 (always
+	// sift) in file order.
+	bar int64
 }
 
 type bufRef struct {
@@ -229,9 +238,13 @@ func (r *Reader) Next() bool {
 		for i := len(r.heap)/2 - 1; i >= 0; i-- {
 			r.down(i)
 		}
+		r.setBar()
 	} else if r.last != nil {
 		if r.advance(r.last) {
-			r.down(0)
+			if r.last.ev.Time >= r.bar {
+				r.down(0)
+				r.setBar()
+			}
 		} else {
 			n := len(r.heap) - 1
 			r.heap[0] = r.heap[n]
@@ -239,6 +252,7 @@ func (r *Reader) Next() bool {
 			if n > 0 {
 				r.down(0)
 			}
+			r.setBar()
 		}
 	}
 	if len(r.heap) == 0 {
@@ -367,6 +381,21 @@ func (r *Reader) less(a, b *stream) bool {
 		return x.BufferIndex < y.BufferIndex
 	}
 	return x.RecordOffset < y.RecordOffset
+}
+
+// setBar sets r.bar from the heap's second level.
+func (r *Reader) setBar() {
+	h := r.heap
+	switch {
+	case len(h) < 2:
+		r.bar = math.MaxInt64
+	case r.order != TimeOrder:
+		r.bar = math.MinInt64
+	case len(h) == 2:
+		r.bar = h[1].ev.Time
+	default:
+		r.bar = min(h[1].ev.Time, h[2].ev.Time)
+	}
 }
 
 func (r *Reader) down(i int) {
