@@ -11,12 +11,18 @@ import (
 // the 8 bytes of Data4) into a [uuid.UUID], whose bytes are in RFC 4122
 // (big-endian) order. b must hold at least 16 bytes.
 func GUIDFromWindows(b []byte) uuid.UUID {
-	var u uuid.UUID
 	_ = b[15]
-	u[0], u[1], u[2], u[3] = b[3], b[2], b[1], b[0]
-	u[4], u[5] = b[5], b[4]
-	u[6], u[7] = b[7], b[6]
-	copy(u[8:], b[8:16])
+	return guidAt((*[16]byte)(b))
+}
+
+// guidAt is GUIDFromWindows of 16 bytes known to be there: three loads
+// with their bytes swapped and one copy of Data4, not 16 byte moves.
+func guidAt(b *[16]byte) uuid.UUID {
+	var u uuid.UUID
+	binary.BigEndian.PutUint32(u[0:], binary.LittleEndian.Uint32(b[0:]))
+	binary.BigEndian.PutUint16(u[4:], binary.LittleEndian.Uint16(b[4:]))
+	binary.BigEndian.PutUint16(u[6:], binary.LittleEndian.Uint16(b[6:]))
+	binary.LittleEndian.PutUint64(u[8:], binary.LittleEndian.Uint64(b[8:]))
 	return u
 }
 

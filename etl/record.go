@@ -293,9 +293,11 @@ func parseRecord(ev *Event, t HeaderType, b []byte, rc *recordContext, ext []Ext
 }
 
 // parseInto is parseRecord for the walk's hot path (see classify): it
-// reports a fault in *f and returns false.
+// reports a fault in *f and returns false. b holds at least the minimum
+// header size of t (classify's check): each kind's parser reads its
+// header through an array pointer of that size, one length check for
+// the whole header instead of one or two a field.
 func parseInto(ev *Event, t HeaderType, b []byte, rc *recordContext, ext []ExtendedItem, f *recordFault) ([]ExtendedItem, bool) {
-	le := binary.LittleEndian
 	// Cleared in place, then filled: a composite literal is built in a
 	// stack temporary (the Event's 248 bytes zeroed, then filled) and
 	// copied over *ev (wbMove while the collector marks): three passes
@@ -312,41 +314,77 @@ func parseInto(ev *Event, t HeaderType, b []byte, rc *recordContext, ext []Exten
 	if !t.Is64() {
 		bits = Flag32BitHeader
 	}
+	var ok bool
 	switch t {
 	case HeaderSystem32, HeaderSystem64, HeaderCompact32, HeaderCompact64, HeaderPerfInfo32, HeaderPerfInfo64:
-		ver := le.Uint16(b)
-		ev.ClassVersion = ver
-		ev.HookID = le.Uint16(b[6:])
-		ev.Descriptor.Opcode = uint8(ev.HookID)
-		ev.Descriptor.Version = uint8(ver)
-		ev.ProviderID = KernelGroupGUID(ev.HookID)
-		ev.Flags |= FlagClassicHeader | bits
-		var hs int
-		switch t {
-		case HeaderSystem32, HeaderSystem64:
+		ok = parseKernel(ev, t, b, bits, f)
+	case HeaderClassic32, HeaderClassic64, HeaderInstance32, HeaderInstance64:
+		ok = parseClassic(ev, t, b, rc, bits, f)
+	case HeaderEvent32, HeaderEvent64, HeaderError:
+		ok = parseEvent(ev, t, b, rc, bits, f)
+	case HeaderMessage:
+		ok = parseMessage(ev, b, rc, f)
+	default:
+		*f = recordFault{kind: faultRecordType, a: int(uint8(t))}
+		return ext, false
+	}
+	if !ok && !f.keepExt() {
+		return ext, false
+	}
+	return ev.Extended, ok
+}
+
+// keepExt reports whether a fault is met after extended items may have
+// been appended (parseRecord then returns the grown scratch space, as
+// the walk did before the parsers were split).
+func (f *recordFault) keepExt() bool {
+	switch f.kind {
+	case faultExtEnd, faultExtItem, faultExtCount:
+		return true
+	}
+	return false
+}
+
+// parseKernel reads the system, compact and perfinfo headers.
+func parseKernel(ev *Event, t HeaderType, b []byte, bits uint16, f *recordFault) bool {
+	le := binary.LittleEndian
+	h := (*[perfinfoHeaderSize]byte)(b) // the shortest of the three
+	ver := le.Uint16(h[0:])
+	hook := le.Uint16(h[6:])
+	ev.ClassVersion = ver
+	ev.HookID = hook
+	ev.Descriptor.Opcode = uint8(hook)
+	ev.Descriptor.Version = uint8(ver)
+	ev.ProviderID = KernelGroupGUID(hook)
+	ev.Flags |= FlagClassicHeader | bits
+	var hs int
+	switch t {
+	case HeaderPerfInfo32, HeaderPerfInfo64:
+		hs = perfinfoHeaderSize
+		ev.ThreadID, ev.ProcessID = 0xFFFFFFFF, 0xFFFFFFFF
+		ev.Timestamp = int64(le.Uint64(h[8:]))
+		ev.Flags |= FlagNoCPUTime
+	default: // system and compact: the compact header is the system one without CPU times
+		h := (*[compactHeaderSize]byte)(b)
+		ev.ThreadID = le.Uint32(h[8:])
+		ev.ProcessID = le.Uint32(h[12:])
+		ev.Timestamp = int64(le.Uint64(h[16:]))
+		if t == HeaderSystem32 || t == HeaderSystem64 {
+			h := (*[systemHeaderSize]byte)(b)
 			hs = systemHeaderSize
-			ev.ThreadID = le.Uint32(b[8:])
-			ev.ProcessID = le.Uint32(b[12:])
-			ev.Timestamp = int64(le.Uint64(b[16:]))
-			ev.KernelTime = le.Uint32(b[24:])
-			ev.UserTime = le.Uint32(b[28:])
-		case HeaderCompact32, HeaderCompact64:
+			ev.KernelTime = le.Uint32(h[24:])
+			ev.UserTime = le.Uint32(h[28:])
+		} else {
 			hs = compactHeaderSize
-			ev.ThreadID = le.Uint32(b[8:])
-			ev.ProcessID = le.Uint32(b[12:])
-			ev.Timestamp = int64(le.Uint64(b[16:]))
-			ev.Flags |= FlagNoCPUTime
-		default:
-			hs = perfinfoHeaderSize
-			ev.ThreadID, ev.ProcessID = 0xFFFFFFFF, 0xFFFFFFFF
-			ev.Timestamp = int64(le.Uint64(b[8:]))
 			ev.Flags |= FlagNoCPUTime
 		}
-		// PEBS index and PMC counters sit between header and payload.
+	}
+	// PEBS index and PMC counters sit between header and payload.
+	if ver&(pebsFlag|pmcCountMask<<pmcCountShift) != 0 {
 		if ver&pebsFlag != 0 {
 			if hs+8 > len(b) {
 				*f = recordFault{kind: faultPEBS, t: t, a: len(b)}
-				return ext, false
+				return false
 			}
 			ev.Extended = append(ev.Extended, ExtendedItem{Type: ExtPEBSIndex, Data: b[hs : hs+8]})
 			hs += 8
@@ -354,174 +392,192 @@ func parseInto(ev *Event, t HeaderType, b []byte, rc *recordContext, ext []Exten
 		if n := int(ver>>pmcCountShift) & pmcCountMask; n > 0 {
 			if hs+8*n > len(b) {
 				*f = recordFault{kind: faultPMC, t: t, a: len(b), b: n}
-				return ext, false
+				return false
 			}
 			ev.Extended = append(ev.Extended, ExtendedItem{Type: ExtPMCCounters, Data: b[hs : hs+8*n]})
 			hs += 8 * n
 		}
-		if len(ev.Extended) > 0 {
-			ev.Flags |= FlagExtendedInfo
-		}
-		ev.UserData = b[hs:]
-	case HeaderClassic32, HeaderClassic64, HeaderInstance32, HeaderInstance64:
-		ev.Descriptor.Opcode = b[4]
-		ev.Descriptor.Level = b[5]
-		ev.ClassVersion = le.Uint16(b[6:])
-		ev.Descriptor.Version = uint8(ev.ClassVersion)
-		ev.ThreadID = le.Uint32(b[8:])
-		ev.ProcessID = le.Uint32(b[12:])
-		ev.Timestamp = int64(le.Uint64(b[16:]))
-		ev.Flags |= FlagClassicHeader | bits
-		setCPUTimes(ev, b[0x28:], rc.privateMode)
-		hs := classicHeaderSize
-		if t == HeaderInstance32 || t == HeaderInstance64 {
-			if rc.guidInst {
-				if len(b) < instanceHeaderSize {
-					*f = recordFault{kind: faultInstance, t: t, a: len(b), b: instanceHeaderSize}
-					return ext, false
-				}
-				ev.ProviderID = GUIDFromWindows(b[0x18:])
-				ev.InstanceID = le.Uint32(b[0x30:])
-				ev.ParentInstanceID = le.Uint32(b[0x34:])
-				ev.ParentGUID = GUIDFromWindows(b[0x38:])
-				hs = instanceHeaderSize
-			} else {
-				// Windows 2000/XP EVENT_INSTANCE_HEADER: registration
-				// handles instead of GUIDs.
-				if len(b) < oldInstanceHdrSize {
-					*f = recordFault{kind: faultInstance, t: t, a: len(b), b: oldInstanceHdrSize}
-					return ext, false
-				}
-				ev.InstanceID = le.Uint32(b[0x20:])
-				ev.ParentInstanceID = le.Uint32(b[0x24:])
-				hs = oldInstanceHdrSize
-			}
-		} else {
-			ev.ProviderID = GUIDFromWindows(b[0x18:])
-		}
-		ev.UserData = b[hs:]
-	case HeaderEvent32, HeaderEvent64, HeaderError:
-		flags := le.Uint16(b[4:])
-		// The 32/64-bit flags follow from the header type, as the
-		// consumer sets them; stored bits are ignored (error records
-		// excepted: their type says nothing of the producer).
-		ev.Flags |= flags&flagProducerMask&^(Flag32BitHeader|Flag64BitHeader) | bits
-		if t == HeaderError {
-			ev.Flags = ev.Flags&^(Flag32BitHeader|Flag64BitHeader) | flags&(Flag32BitHeader|Flag64BitHeader)
-		}
-		ev.EventProperty = le.Uint16(b[6:])
-		ev.ThreadID = le.Uint32(b[8:])
-		ev.ProcessID = le.Uint32(b[12:])
-		ev.Timestamp = int64(le.Uint64(b[16:]))
-		ev.ProviderID = GUIDFromWindows(b[0x18:])
-		ev.Descriptor = EventDescriptor{
-			ID:      le.Uint16(b[0x28:]),
-			Version: b[0x2A],
-			Channel: b[0x2B],
-			Level:   b[0x2C],
-			Opcode:  b[0x2D],
-			Task:    le.Uint16(b[0x2E:]),
-			Keyword: le.Uint64(b[0x30:]),
-		}
-		setCPUTimes(ev, b[0x38:], rc.privateMode || flags&FlagPrivateSession != 0)
-		ev.ActivityID = GUIDFromWindows(b[0x40:])
-		p := eventHeaderSize
-		if flags&FlagExtendedInfo != 0 {
-			for {
-				if p+extItemHeaderSize > len(b) {
-					*f = recordFault{kind: faultExtEnd, a: p, b: len(b)}
-					return ev.Extended, false
-				}
-				total := int(le.Uint16(b[p:]))
-				typ := le.Uint16(b[p+2:])
-				link := le.Uint16(b[p+4:])
-				dsize := int(le.Uint16(b[p+6:]))
-				if extItemHeaderSize+dsize > total || total&7 != 0 || p+total > len(b) {
-					*f = recordFault{kind: faultExtItem, a: int(typ), b: p, c: total, d: dsize, e: len(b)}
-					return ev.Extended, false
-				}
-				if len(ev.Extended) >= maxExtendedItems {
-					*f = recordFault{kind: faultExtCount, a: maxExtendedItems}
-					return ev.Extended, false
-				}
-				ev.Extended = append(ev.Extended, ExtendedItem{Type: ExtType(typ), Data: b[p+extItemHeaderSize : p+extItemHeaderSize+dsize]})
-				p += total
-				if link&1 == 0 {
-					break
-				}
-			}
-		}
-		ev.UserData = b[p:]
-	case HeaderMessage:
-		ev.Flags = FlagTraceMessage | FlagClassicHeader
-		if rc.procIndex {
-			ev.Flags |= FlagProcessorIndex
-		}
-		ev.Descriptor.ID = le.Uint16(b[4:])
-		opt := le.Uint16(b[6:])
-		ev.MessageFlags = opt
-		if opt&wppPointer32 != 0 {
-			ev.Flags |= Flag32BitHeader
-		} else if opt&wppPointer64 != 0 {
-			ev.Flags |= Flag64BitHeader
-		}
-		p := messageHeaderSize
-		need := func(n int, what string) bool {
-			if p+n > len(b) {
-				*f = recordFault{kind: faultMessage, a: len(b), what: what, b: p}
-				return false
-			}
-			return true
-		}
-		if opt&wppSequence != 0 {
-			if !need(4, "sequence number") {
-				return ext, false
-			}
-			ev.SequenceNumber = le.Uint32(b[p:])
-			p += 4
-		}
-		if opt&wppComponentID != 0 {
-			if !need(4, "component id") {
-				return ext, false
-			}
-			ev.ComponentID = le.Uint32(b[p:])
-			p += 4
-		} else if opt&wppGUID != 0 {
-			if !need(16, "GUID") {
-				return ext, false
-			}
-			ev.ProviderID = GUIDFromWindows(b[p:])
-			p += 16
-		}
-		if opt&(wppTimestamp|wppPerfTimestamp) != 0 {
-			if !need(8, "timestamp") {
-				return ext, false
-			}
-			ev.Timestamp = int64(le.Uint64(b[p:]))
-			p += 8
-		}
-		if opt&wppSystemInfo != 0 {
-			if !need(8, "thread and process ids") {
-				return ext, false
-			}
-			ev.ThreadID = le.Uint32(b[p:])
-			ev.ProcessID = le.Uint32(b[p+4:])
-			p += 8
-		}
-		ev.UserData = b[p:]
-	default:
-		*f = recordFault{kind: faultRecordType, a: int(uint8(t))}
-		return ext, false
+		ev.Flags |= FlagExtendedInfo
 	}
-	return ev.Extended, true
+	ev.UserData = b[hs:]
+	return true
 }
 
-func setCPUTimes(ev *Event, b []byte, private bool) {
+// parseClassic reads the classic (EVENT_TRACE_HEADER) and instance
+// headers.
+func parseClassic(ev *Event, t HeaderType, b []byte, rc *recordContext, bits uint16, f *recordFault) bool {
+	le := binary.LittleEndian
+	h := (*[classicHeaderSize]byte)(b)
+	ev.Descriptor.Opcode = h[4]
+	ev.Descriptor.Level = h[5]
+	ev.ClassVersion = le.Uint16(h[6:])
+	ev.Descriptor.Version = uint8(ev.ClassVersion)
+	ev.ThreadID = le.Uint32(h[8:])
+	ev.ProcessID = le.Uint32(h[12:])
+	ev.Timestamp = int64(le.Uint64(h[16:]))
+	ev.Flags |= FlagClassicHeader | bits
+	setCPUTimes(ev, (*[8]byte)(h[0x28:]), rc.privateMode)
+	hs := classicHeaderSize
+	if t == HeaderInstance32 || t == HeaderInstance64 {
+		if rc.guidInst {
+			if len(b) < instanceHeaderSize {
+				*f = recordFault{kind: faultInstance, t: t, a: len(b), b: instanceHeaderSize}
+				return false
+			}
+			h := (*[instanceHeaderSize]byte)(b)
+			ev.ProviderID = guidAt((*[16]byte)(h[0x18:]))
+			ev.InstanceID = le.Uint32(h[0x30:])
+			ev.ParentInstanceID = le.Uint32(h[0x34:])
+			ev.ParentGUID = guidAt((*[16]byte)(h[0x38:]))
+			hs = instanceHeaderSize
+		} else {
+			// Windows 2000/XP EVENT_INSTANCE_HEADER: registration
+			// handles instead of GUIDs.
+			if len(b) < oldInstanceHdrSize {
+				*f = recordFault{kind: faultInstance, t: t, a: len(b), b: oldInstanceHdrSize}
+				return false
+			}
+			h := (*[oldInstanceHdrSize]byte)(b)
+			ev.InstanceID = le.Uint32(h[0x20:])
+			ev.ParentInstanceID = le.Uint32(h[0x24:])
+			hs = oldInstanceHdrSize
+		}
+	} else {
+		ev.ProviderID = guidAt((*[16]byte)(h[0x18:]))
+	}
+	ev.UserData = b[hs:]
+	return true
+}
+
+// parseEvent reads EVENT_HEADER records (and error records, shaped like
+// them) with their extended items.
+func parseEvent(ev *Event, t HeaderType, b []byte, rc *recordContext, bits uint16, f *recordFault) bool {
+	le := binary.LittleEndian
+	h := (*[eventHeaderSize]byte)(b)
+	flags := le.Uint16(h[4:])
+	// The 32/64-bit flags follow from the header type, as the
+	// consumer sets them; stored bits are ignored (error records
+	// excepted: their type says nothing of the producer).
+	ev.Flags |= flags&flagProducerMask&^(Flag32BitHeader|Flag64BitHeader) | bits
+	if t == HeaderError {
+		ev.Flags = ev.Flags&^(Flag32BitHeader|Flag64BitHeader) | flags&(Flag32BitHeader|Flag64BitHeader)
+	}
+	ev.EventProperty = le.Uint16(h[6:])
+	ev.ThreadID = le.Uint32(h[8:])
+	ev.ProcessID = le.Uint32(h[12:])
+	ev.Timestamp = int64(le.Uint64(h[16:]))
+	ev.ProviderID = guidAt((*[16]byte)(h[0x18:]))
+	ev.Descriptor = EventDescriptor{
+		ID:      le.Uint16(h[0x28:]),
+		Version: h[0x2A],
+		Channel: h[0x2B],
+		Level:   h[0x2C],
+		Opcode:  h[0x2D],
+		Task:    le.Uint16(h[0x2E:]),
+		Keyword: le.Uint64(h[0x30:]),
+	}
+	setCPUTimes(ev, (*[8]byte)(h[0x38:]), rc.privateMode || flags&FlagPrivateSession != 0)
+	ev.ActivityID = guidAt((*[16]byte)(h[0x40:]))
+	p := eventHeaderSize
+	if flags&FlagExtendedInfo != 0 {
+		for {
+			if p+extItemHeaderSize > len(b) {
+				*f = recordFault{kind: faultExtEnd, a: p, b: len(b)}
+				return false
+			}
+			total := int(le.Uint16(b[p:]))
+			typ := le.Uint16(b[p+2:])
+			link := le.Uint16(b[p+4:])
+			dsize := int(le.Uint16(b[p+6:]))
+			if extItemHeaderSize+dsize > total || total&7 != 0 || p+total > len(b) {
+				*f = recordFault{kind: faultExtItem, a: int(typ), b: p, c: total, d: dsize, e: len(b)}
+				return false
+			}
+			if len(ev.Extended) >= maxExtendedItems {
+				*f = recordFault{kind: faultExtCount, a: maxExtendedItems}
+				return false
+			}
+			ev.Extended = append(ev.Extended, ExtendedItem{Type: ExtType(typ), Data: b[p+extItemHeaderSize : p+extItemHeaderSize+dsize]})
+			p += total
+			if link&1 == 0 {
+				break
+			}
+		}
+	}
+	ev.UserData = b[p:]
+	return true
+}
+
+// parseMessage reads WPP trace-message records, whose header's optional
+// fields follow each other as the option flags say.
+func parseMessage(ev *Event, b []byte, rc *recordContext, f *recordFault) bool {
+	le := binary.LittleEndian
+	ev.Flags = FlagTraceMessage | FlagClassicHeader
+	if rc.procIndex {
+		ev.Flags |= FlagProcessorIndex
+	}
+	h := (*[messageHeaderSize]byte)(b)
+	ev.Descriptor.ID = le.Uint16(h[4:])
+	opt := le.Uint16(h[6:])
+	ev.MessageFlags = opt
+	if opt&wppPointer32 != 0 {
+		ev.Flags |= Flag32BitHeader
+	} else if opt&wppPointer64 != 0 {
+		ev.Flags |= Flag64BitHeader
+	}
+	p := messageHeaderSize
+	need := func(n int, what string) bool {
+		if p+n > len(b) {
+			*f = recordFault{kind: faultMessage, a: len(b), what: what, b: p}
+			return false
+		}
+		return true
+	}
+	if opt&wppSequence != 0 {
+		if !need(4, "sequence number") {
+			return false
+		}
+		ev.SequenceNumber = le.Uint32(b[p:])
+		p += 4
+	}
+	if opt&wppComponentID != 0 {
+		if !need(4, "component id") {
+			return false
+		}
+		ev.ComponentID = le.Uint32(b[p:])
+		p += 4
+	} else if opt&wppGUID != 0 {
+		if !need(16, "GUID") {
+			return false
+		}
+		ev.ProviderID = GUIDFromWindows(b[p:])
+		p += 16
+	}
+	if opt&(wppTimestamp|wppPerfTimestamp) != 0 {
+		if !need(8, "timestamp") {
+			return false
+		}
+		ev.Timestamp = int64(le.Uint64(b[p:]))
+		p += 8
+	}
+	if opt&wppSystemInfo != 0 {
+		if !need(8, "thread and process ids") {
+			return false
+		}
+		ev.ThreadID = le.Uint32(b[p:])
+		ev.ProcessID = le.Uint32(b[p+4:])
+		p += 8
+	}
+	ev.UserData = b[p:]
+	return true
+}
+
+func setCPUTimes(ev *Event, b *[8]byte, private bool) {
 	le := binary.LittleEndian
 	if private {
-		ev.ProcessorTime = le.Uint64(b)
+		ev.ProcessorTime = le.Uint64(b[:])
 		return
 	}
-	ev.KernelTime = le.Uint32(b)
+	ev.KernelTime = le.Uint32(b[0:])
 	ev.UserTime = le.Uint32(b[4:])
 }
