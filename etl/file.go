@@ -147,7 +147,7 @@ func (f *File) parseHeaderEvent(head []byte, bh *BufferHeader) (LogfileHeader, e
 		why = fmt.Sprintf("the event (%d bytes) does not fit in the first %d bytes of the file", recSize, len(head))
 	default:
 		var ev Event
-		if _, fault := parseRecord(&ev, t, rec[:recSize], &recordContext{}, nil); fault.kind != faultNone {
+		if fault := parseRecord(&ev, t, rec[:recSize], &recordContext{}); fault.kind != faultNone {
 			why = fault.message()
 			break
 		}

@@ -240,8 +240,65 @@ func classifyRecord(b []byte) (HeaderType, int, recordFault) {
 // classify is classifyRecord for the walk's hot path: the fault, if any,
 // is written to *f (left as it is otherwise) and the size is then 0. A
 // recordFault returned by value is 64 bytes copied through the stack at
-// every call, a record's largest single cost after its parse.
+// every call, a record's largest single cost after its parse. A typed
+// header (marker bits 0xC0) of a known type and size takes the inlined
+// table look-up; anything else classifySlow's full checks.
 func classify(b []byte, f *recordFault) (HeaderType, int) {
+	if t, size := typed(b); size != 0 {
+		return t, size
+	}
+	return classifySlow(b, f)
+}
+
+// typed returns the type and size of a typed header of a known type and
+// a size of at least its minimum, else a size of 0. It inlines.
+func typed(b []byte) (HeaderType, int) {
+	if len(b) < 8 {
+		return 0, 0
+	}
+	h := (*[8]byte)(b)
+	k := headerKinds[h[2]]
+	at := k.at & 4
+	if size := int(h[at]) | int(h[at+1])<<8; h[3] >= 0xC0 && size >= int(k.min) {
+		return HeaderType(h[2]), size
+	}
+	return 0, 0
+}
+
+// headerKind is where a typed header keeps its record size (+0 or +4)
+// and the size's minimum. Unknown types have a minimum no 16-bit size
+// reaches.
+type headerKind struct {
+	at  uint8
+	min uint32
+}
+
+var headerKinds = func() (k [256]headerKind) {
+	for i := range k {
+		k[i].min = 1 << 16
+	}
+	for t, m := range map[HeaderType]headerKind{
+		HeaderSystem32:   {4, systemHeaderSize},
+		HeaderSystem64:   {4, systemHeaderSize},
+		HeaderCompact32:  {4, compactHeaderSize},
+		HeaderCompact64:  {4, compactHeaderSize},
+		HeaderPerfInfo32: {4, perfinfoHeaderSize},
+		HeaderPerfInfo64: {4, perfinfoHeaderSize},
+		HeaderClassic32:  {0, classicHeaderSize},
+		HeaderClassic64:  {0, classicHeaderSize},
+		HeaderInstance32: {0, classicHeaderSize},
+		HeaderInstance64: {0, classicHeaderSize},
+		HeaderEvent32:    {0, eventHeaderSize},
+		HeaderEvent64:    {0, eventHeaderSize},
+		HeaderError:      {0, eventHeaderSize},
+	} {
+		k[t] = m
+	}
+	return k
+}()
+
+// classifySlow is classify's every case, the faults included.
+func classifySlow(b []byte, f *recordFault) (HeaderType, int) {
 	if len(b) < 8 {
 		*f = recordFault{kind: faultShort, a: len(b)}
 		return 0, 0
@@ -284,20 +341,21 @@ func classify(b []byte, f *recordFault) (HeaderType, int) {
 	return t, size
 }
 
-// parseRecord fills ev from the record b (exactly Size bytes) of type t.
-// ext is scratch storage for extended items. It returns ext, possibly grown.
-func parseRecord(ev *Event, t HeaderType, b []byte, rc *recordContext, ext []ExtendedItem) ([]ExtendedItem, recordFault) {
-	var f recordFault
-	ext, _ = parseInto(ev, t, b, rc, ext, &f)
-	return ext, f
+// parseRecord fills ev from the record b (exactly Size bytes) of type t,
+// or says why it cannot. ev's slices point into b.
+func parseRecord(ev *Event, t HeaderType, b []byte, rc *recordContext) recordFault {
+	rr := RecordReader{rc: *rc}
+	rr.parseRecord(ev, t, b)
+	return rr.why
 }
 
-// parseInto is parseRecord for the walk's hot path (see classify): it
-// reports a fault in *f and returns false. b holds at least the minimum
-// header size of t (classify's check): each kind's parser reads its
-// header through an array pointer of that size, one length check for
-// the whole header instead of one or two a field.
-func parseInto(ev *Event, t HeaderType, b []byte, rc *recordContext, ext []ExtendedItem, f *recordFault) ([]ExtendedItem, bool) {
+// parseRecord fills ev from the record b (exactly Size bytes) of type t;
+// rr.ext is the scratch storage of the extended items, kept when it
+// grows. It reports a fault in rr.why and returns false (see classify).
+// b holds at least the minimum header size of t (classify's check): each
+// kind's parser reads its header through an array pointer of that size,
+// one length check for the whole header instead of one or two a field.
+func (rr *RecordReader) parseRecord(ev *Event, t HeaderType, b []byte) bool {
 	// Cleared in place, then filled: a composite literal is built in a
 	// stack temporary (the Event's 248 bytes zeroed, then filled) and
 	// copied over *ev (wbMove while the collector marks): three passes
@@ -305,48 +363,31 @@ func parseInto(ev *Event, t HeaderType, b []byte, rc *recordContext, ext []Exten
 	// Go 1.26).
 	*ev = Event{}
 	ev.Header = t
-	ev.Processor, ev.LoggerID = rc.processor, rc.loggerID
-	ev.Raw, ev.Extended = b, ext[:0]
-	if rc.procIndex {
+	ev.Processor, ev.LoggerID = rr.rc.processor, rr.rc.loggerID
+	ev.Raw, ev.Extended = b, rr.ext[:0]
+	if rr.rc.procIndex {
 		ev.Flags |= FlagProcessorIndex
 	}
 	bits := uint16(Flag64BitHeader)
 	if !t.Is64() {
 		bits = Flag32BitHeader
 	}
-	var ok bool
 	switch t {
 	case HeaderSystem32, HeaderSystem64, HeaderCompact32, HeaderCompact64, HeaderPerfInfo32, HeaderPerfInfo64:
-		ok = parseKernel(ev, t, b, bits, f)
+		return rr.parseKernel(ev, t, b, bits)
 	case HeaderClassic32, HeaderClassic64, HeaderInstance32, HeaderInstance64:
-		ok = parseClassic(ev, t, b, rc, bits, f)
+		return rr.parseClassic(ev, t, b, bits)
 	case HeaderEvent32, HeaderEvent64, HeaderError:
-		ok = parseEvent(ev, t, b, rc, bits, f)
+		return rr.parseEvent(ev, t, b, bits)
 	case HeaderMessage:
-		ok = parseMessage(ev, b, rc, f)
-	default:
-		*f = recordFault{kind: faultRecordType, a: int(uint8(t))}
-		return ext, false
+		return rr.parseMessage(ev, b)
 	}
-	if !ok && !f.keepExt() {
-		return ext, false
-	}
-	return ev.Extended, ok
-}
-
-// keepExt reports whether a fault is met after extended items may have
-// been appended (parseRecord then returns the grown scratch space, as
-// the walk did before the parsers were split).
-func (f *recordFault) keepExt() bool {
-	switch f.kind {
-	case faultExtEnd, faultExtItem, faultExtCount:
-		return true
-	}
+	rr.why = recordFault{kind: faultRecordType, a: int(uint8(t))}
 	return false
 }
 
 // parseKernel reads the system, compact and perfinfo headers.
-func parseKernel(ev *Event, t HeaderType, b []byte, bits uint16, f *recordFault) bool {
+func (rr *RecordReader) parseKernel(ev *Event, t HeaderType, b []byte, bits uint16) bool {
 	le := binary.LittleEndian
 	h := (*[perfinfoHeaderSize]byte)(b) // the shortest of the three
 	ver := le.Uint16(h[0:])
@@ -383,18 +424,20 @@ func parseKernel(ev *Event, t HeaderType, b []byte, bits uint16, f *recordFault)
 	if ver&(pebsFlag|pmcCountMask<<pmcCountShift) != 0 {
 		if ver&pebsFlag != 0 {
 			if hs+8 > len(b) {
-				*f = recordFault{kind: faultPEBS, t: t, a: len(b)}
+				rr.why = recordFault{kind: faultPEBS, t: t, a: len(b)}
 				return false
 			}
 			ev.Extended = append(ev.Extended, ExtendedItem{Type: ExtPEBSIndex, Data: b[hs : hs+8]})
+			rr.ext = ev.Extended // grown, or the same
 			hs += 8
 		}
 		if n := int(ver>>pmcCountShift) & pmcCountMask; n > 0 {
 			if hs+8*n > len(b) {
-				*f = recordFault{kind: faultPMC, t: t, a: len(b), b: n}
+				rr.why = recordFault{kind: faultPMC, t: t, a: len(b), b: n}
 				return false
 			}
 			ev.Extended = append(ev.Extended, ExtendedItem{Type: ExtPMCCounters, Data: b[hs : hs+8*n]})
+			rr.ext = ev.Extended // grown, or the same
 			hs += 8 * n
 		}
 		ev.Flags |= FlagExtendedInfo
@@ -405,7 +448,7 @@ func parseKernel(ev *Event, t HeaderType, b []byte, bits uint16, f *recordFault)
 
 // parseClassic reads the classic (EVENT_TRACE_HEADER) and instance
 // headers.
-func parseClassic(ev *Event, t HeaderType, b []byte, rc *recordContext, bits uint16, f *recordFault) bool {
+func (rr *RecordReader) parseClassic(ev *Event, t HeaderType, b []byte, bits uint16) bool {
 	le := binary.LittleEndian
 	h := (*[classicHeaderSize]byte)(b)
 	ev.Descriptor.Opcode = h[4]
@@ -416,12 +459,12 @@ func parseClassic(ev *Event, t HeaderType, b []byte, rc *recordContext, bits uin
 	ev.ProcessID = le.Uint32(h[12:])
 	ev.Timestamp = int64(le.Uint64(h[16:]))
 	ev.Flags |= FlagClassicHeader | bits
-	setCPUTimes(ev, (*[8]byte)(h[0x28:]), rc.privateMode)
+	setCPUTimes(ev, (*[8]byte)(h[0x28:]), rr.rc.privateMode)
 	hs := classicHeaderSize
 	if t == HeaderInstance32 || t == HeaderInstance64 {
-		if rc.guidInst {
+		if rr.rc.guidInst {
 			if len(b) < instanceHeaderSize {
-				*f = recordFault{kind: faultInstance, t: t, a: len(b), b: instanceHeaderSize}
+				rr.why = recordFault{kind: faultInstance, t: t, a: len(b), b: instanceHeaderSize}
 				return false
 			}
 			h := (*[instanceHeaderSize]byte)(b)
@@ -434,7 +477,7 @@ func parseClassic(ev *Event, t HeaderType, b []byte, rc *recordContext, bits uin
 			// Windows 2000/XP EVENT_INSTANCE_HEADER: registration
 			// handles instead of GUIDs.
 			if len(b) < oldInstanceHdrSize {
-				*f = recordFault{kind: faultInstance, t: t, a: len(b), b: oldInstanceHdrSize}
+				rr.why = recordFault{kind: faultInstance, t: t, a: len(b), b: oldInstanceHdrSize}
 				return false
 			}
 			h := (*[oldInstanceHdrSize]byte)(b)
@@ -451,7 +494,7 @@ func parseClassic(ev *Event, t HeaderType, b []byte, rc *recordContext, bits uin
 
 // parseEvent reads EVENT_HEADER records (and error records, shaped like
 // them) with their extended items.
-func parseEvent(ev *Event, t HeaderType, b []byte, rc *recordContext, bits uint16, f *recordFault) bool {
+func (rr *RecordReader) parseEvent(ev *Event, t HeaderType, b []byte, bits uint16) bool {
 	le := binary.LittleEndian
 	h := (*[eventHeaderSize]byte)(b)
 	flags := le.Uint16(h[4:])
@@ -476,13 +519,13 @@ func parseEvent(ev *Event, t HeaderType, b []byte, rc *recordContext, bits uint1
 		Task:    le.Uint16(h[0x2E:]),
 		Keyword: le.Uint64(h[0x30:]),
 	}
-	setCPUTimes(ev, (*[8]byte)(h[0x38:]), rc.privateMode || flags&FlagPrivateSession != 0)
+	setCPUTimes(ev, (*[8]byte)(h[0x38:]), rr.rc.privateMode || flags&FlagPrivateSession != 0)
 	ev.ActivityID = guidAt((*[16]byte)(h[0x40:]))
 	p := eventHeaderSize
 	if flags&FlagExtendedInfo != 0 {
 		for {
 			if p+extItemHeaderSize > len(b) {
-				*f = recordFault{kind: faultExtEnd, a: p, b: len(b)}
+				rr.why = recordFault{kind: faultExtEnd, a: p, b: len(b)}
 				return false
 			}
 			total := int(le.Uint16(b[p:]))
@@ -490,14 +533,15 @@ func parseEvent(ev *Event, t HeaderType, b []byte, rc *recordContext, bits uint1
 			link := le.Uint16(b[p+4:])
 			dsize := int(le.Uint16(b[p+6:]))
 			if extItemHeaderSize+dsize > total || total&7 != 0 || p+total > len(b) {
-				*f = recordFault{kind: faultExtItem, a: int(typ), b: p, c: total, d: dsize, e: len(b)}
+				rr.why = recordFault{kind: faultExtItem, a: int(typ), b: p, c: total, d: dsize, e: len(b)}
 				return false
 			}
 			if len(ev.Extended) >= maxExtendedItems {
-				*f = recordFault{kind: faultExtCount, a: maxExtendedItems}
+				rr.why = recordFault{kind: faultExtCount, a: maxExtendedItems}
 				return false
 			}
 			ev.Extended = append(ev.Extended, ExtendedItem{Type: ExtType(typ), Data: b[p+extItemHeaderSize : p+extItemHeaderSize+dsize]})
+			rr.ext = ev.Extended // grown, or the same
 			p += total
 			if link&1 == 0 {
 				break
@@ -510,10 +554,10 @@ func parseEvent(ev *Event, t HeaderType, b []byte, rc *recordContext, bits uint1
 
 // parseMessage reads WPP trace-message records, whose header's optional
 // fields follow each other as the option flags say.
-func parseMessage(ev *Event, b []byte, rc *recordContext, f *recordFault) bool {
+func (rr *RecordReader) parseMessage(ev *Event, b []byte) bool {
 	le := binary.LittleEndian
 	ev.Flags = FlagTraceMessage | FlagClassicHeader
-	if rc.procIndex {
+	if rr.rc.procIndex {
 		ev.Flags |= FlagProcessorIndex
 	}
 	h := (*[messageHeaderSize]byte)(b)
@@ -528,7 +572,7 @@ func parseMessage(ev *Event, b []byte, rc *recordContext, f *recordFault) bool {
 	p := messageHeaderSize
 	need := func(n int, what string) bool {
 		if p+n > len(b) {
-			*f = recordFault{kind: faultMessage, a: len(b), what: what, b: p}
+			rr.why = recordFault{kind: faultMessage, a: len(b), what: what, b: p}
 			return false
 		}
 		return true

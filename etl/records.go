@@ -94,16 +94,17 @@ func (rr *RecordReader) Next(ev *Event) bool {
 // allocation).
 func (rr *RecordReader) parse(ev *Event, off int) int {
 	data := rr.data[off-rr.base : rr.end-rr.base]
-	t, size := classify(data, &rr.why)
+	t, size := typed(data) // classify, its common case inlined
 	if size == 0 {
-		return 0
+		if t, size = classifySlow(data, &rr.why); size == 0 {
+			return 0
+		}
 	}
 	if size > len(data) {
 		rr.why = recordFault{kind: faultPastData, a: size, b: len(data)}
 		return 0
 	}
-	var ok bool
-	if rr.ext, ok = parseInto(ev, t, data[:size], &rr.rc, rr.ext, &rr.why); !ok {
+	if !rr.parseRecord(ev, t, data[:size]) {
 		return 0
 	}
 	return size
