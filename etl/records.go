@@ -66,7 +66,14 @@ func (rr *RecordReader) Offset() int { return rr.off }
 // reader's scratch space: they are valid until the next call.
 func (rr *RecordReader) Next(ev *Event) bool {
 	for rr.off < rr.end {
-		size := rr.parse(ev, rr.off)
+		// parse's common case inlined: a typed header that fits and
+		// parses; anything else goes through parse again, which says
+		// why.
+		data := rr.data[rr.off-rr.base : rr.end-rr.base]
+		t, size := typed(data)
+		if size == 0 || size > len(data) || !rr.parseRecord(ev, t, data[:size]) {
+			size = rr.parse(ev, rr.off)
+		}
 		if size == 0 {
 			if rr.window {
 				rr.fault = true // the reader reads the whole buffer again
