@@ -222,10 +222,24 @@ func (r *Reader) Event() *Event {
 
 // Next advances to the next event and reports whether there is one.
 func (r *Reader) Next() bool {
-	if r.closed {
+	if s := r.last; s != nil { // started and not closed (Close clears last)
+		if r.advance(s) {
+			if s.ev.Time < r.bar {
+				return true // s stays on top (see bar)
+			}
+			r.down(0)
+		} else {
+			n := len(r.heap) - 1
+			r.heap[0] = r.heap[n]
+			r.heap = r.heap[:n]
+			if n > 0 {
+				r.down(0)
+			}
+		}
+		r.setBar()
+	} else if r.closed {
 		return false
-	}
-	if !r.started {
+	} else if !r.started {
 		r.started = true
 		for _, s := range r.streams {
 			r.request(s, false)
@@ -239,21 +253,6 @@ func (r *Reader) Next() bool {
 			r.down(i)
 		}
 		r.setBar()
-	} else if r.last != nil {
-		if r.advance(r.last) {
-			if r.last.ev.Time >= r.bar {
-				r.down(0)
-				r.setBar()
-			}
-		} else {
-			n := len(r.heap) - 1
-			r.heap[0] = r.heap[n]
-			r.heap = r.heap[:n]
-			if n > 0 {
-				r.down(0)
-			}
-			r.setBar()
-		}
 	}
 	if len(r.heap) == 0 {
 		r.last = nil
