@@ -2,7 +2,6 @@ package etl
 
 import (
 	"encoding/binary"
-	"reflect"
 	"testing"
 )
 
@@ -40,44 +39,5 @@ func TestTypedAgreesWithClassifySlow(t *testing.T) {
 		if _, size := typed(make([]byte, n)); size != 0 {
 			t.Errorf("typed answered for %d bytes", n)
 		}
-	}
-}
-
-// TestEventScalarsHoldNoPointers keeps parseRecord's clearing of Event's
-// leading fields as bytes sound: no field before Extended may hold a
-// pointer (the collector would miss the cleared one).
-func TestEventScalarsHoldNoPointers(t *testing.T) {
-	var pointerFree func(ty reflect.Type) bool
-	pointerFree = func(ty reflect.Type) bool {
-		switch ty.Kind() {
-		case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-			reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:
-			return true
-		case reflect.Array:
-			return pointerFree(ty.Elem())
-		case reflect.Struct:
-			for i := range ty.NumField() {
-				if !pointerFree(ty.Field(i).Type) {
-					return false
-				}
-			}
-			return true
-		}
-		return false
-	}
-	ty := reflect.TypeFor[Event]()
-	n := 0
-	for i := range ty.NumField() {
-		f := ty.Field(i)
-		if f.Offset >= eventScalars {
-			continue
-		}
-		n++
-		if !pointerFree(f.Type) {
-			t.Errorf("Event.%s (%v, at %d) before Extended (%d) may hold a pointer", f.Name, f.Type, f.Offset, eventScalars)
-		}
-	}
-	if n < 20 {
-		t.Errorf("only %d fields before Extended (at %d)", n, eventScalars)
 	}
 }

@@ -3,7 +3,6 @@ package etl
 import (
 	"encoding/binary"
 	"fmt"
-	"unsafe"
 
 	"github.com/google/uuid"
 )
@@ -221,11 +220,6 @@ func (e *Event) RelatedActivityID() (uuid.UUID, bool) {
 	return uuid.UUID{}, false
 }
 
-// eventScalars is the size of Event's leading fields, up to Extended:
-// none of them holds a pointer (TestEventScalarsHoldNoPointers), so
-// parseRecord may clear them as plain bytes.
-const eventScalars = unsafe.Offsetof(Event{}.Extended)
-
 // recordContext holds the per-buffer facts the record parser needs.
 type recordContext struct {
 	processor   uint16
@@ -366,11 +360,8 @@ func (rr *RecordReader) parseRecord(ev *Event, t HeaderType, b []byte) bool {
 	// stack temporary (the Event's 248 bytes zeroed, then filled) and
 	// copied over *ev (wbMove while the collector marks): three passes
 	// over the event a record, one here (go build -gcflags=-S ./etl,
-	// Go 1.26). The leading scalars are cleared as bytes (no write
-	// barrier check, 9 stores), the fields after them one by one: the
-	// slices below, File; the walk sets the rest of the position.
-	*(*[eventScalars]byte)(unsafe.Pointer(ev)) = [eventScalars]byte{}
-	ev.UserData, ev.File = nil, 0
+	// Go 1.26).
+	*ev = Event{}
 	ev.Header = t
 	ev.Processor, ev.LoggerID = rr.rc.processor, rr.rc.loggerID
 	ev.Raw, ev.Extended = b, rr.ext[:0]
