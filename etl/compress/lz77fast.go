@@ -44,7 +44,7 @@ func init() {
 // returns the state after them. It stops at an item boundary before
 // anything it leaves to DecompressLZ77: the last bytes of src or dst, a
 // 16- or 32-bit match length, a match that reaches before the output,
-// and a long match that would end within 8 bytes of its end, which
+// and a long match that would end within 32 bytes of its end, which
 // DecompressLZ77 then decodes or reports with its own checks. It never
 // fails, so the result does not depend on it.
 //
@@ -53,8 +53,9 @@ func init() {
 // past an item are rewritten by the items after it or lie beyond the count
 // DecompressLZ77 returns. A match with offset 8 or more never reads a
 // byte it has not yet written, so word moves repeat the pattern as byte
-// moves would; a shorter match of up to 8 bytes is its pattern, made in
-// one word (fastPatternMul).
+// moves would (up to 64 bytes of them; a longer match is copied with
+// copy, or copyMatch when it overlaps itself); a shorter match of up to
+// 8 bytes is its pattern, made in one word (fastPatternMul).
 func decodeLZ77Fast(dst, src []byte, in0, out0 int, flags uint32, nflags, half int) (int, int, uint32, int, int) {
 	// The offsets are held in 32 bits (src and dst cut to fastMaxLen):
 	// adding the margins to them cannot overflow, so the compiler needs
@@ -120,7 +121,7 @@ func decodeLZ77Fast(dst, src []byte, in0, out0 int, flags uint32, nflags, half i
 				length += 15
 			}
 			length += 7 + 3
-			if uint(length) > uint(len(dst))-uint(out)-8 {
+			if uint(length) > uint(len(dst))-uint(out)-32 {
 				break // the end of dst
 			}
 		}
@@ -144,6 +145,18 @@ func decodeLZ77Fast(dst, src []byte, in0, out0 int, flags uint32, nflags, half i
 			w := dst[uint(from) : uint(from)+8 : uint(from)+8]
 			o := offset & 7
 			binary.LittleEndian.PutUint64(m, binary.LittleEndian.Uint64(w)&fastPatternMask[o]*fastPatternMul[o])
+		case offset >= 8 && length <= 64:
+			// The room test above left 64 bytes (length is over 32).
+			w := dst[uint(from) : uint(from)+64 : uint(from)+64]
+			v := dst[uint(out) : uint(out)+64 : uint(out)+64]
+			binary.LittleEndian.PutUint64(v, binary.LittleEndian.Uint64(w))
+			binary.LittleEndian.PutUint64(v[8:], binary.LittleEndian.Uint64(w[8:]))
+			binary.LittleEndian.PutUint64(v[16:], binary.LittleEndian.Uint64(w[16:]))
+			binary.LittleEndian.PutUint64(v[24:], binary.LittleEndian.Uint64(w[24:]))
+			binary.LittleEndian.PutUint64(v[32:], binary.LittleEndian.Uint64(w[32:]))
+			binary.LittleEndian.PutUint64(v[40:], binary.LittleEndian.Uint64(w[40:]))
+			binary.LittleEndian.PutUint64(v[48:], binary.LittleEndian.Uint64(w[48:]))
+			binary.LittleEndian.PutUint64(v[56:], binary.LittleEndian.Uint64(w[56:]))
 		case offset >= length:
 			copy(dst[uint(out):uint(out)+uint(length)], dst[uint(from):uint(out)])
 		default:
