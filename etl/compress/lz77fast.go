@@ -62,7 +62,7 @@ func decodeLZ77Fast(dst, src []byte, in0, out0 int, flags uint32, nflags, half i
 	// no bounds checks for the windows beyond the loop's margin tests.
 	ls, ld := min(len(src), fastMaxLen), min(len(dst), fastMaxLen)
 	src, dst = src[:ls:ls], dst[:ld:ld]
-	if in0 > len(src) || out0 > len(dst) {
+	if in0 < 0 || out0 < 0 || in0 > len(src) || out0 > len(dst) {
 		return in0, out0, flags, nflags, half
 	}
 	in, out := uint32(in0), uint32(out0)
