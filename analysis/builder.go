@@ -218,9 +218,12 @@ func Build(files []*etl.File, dec *decode.Decoder, opts *Options) (*Model, error
 					continue
 				}
 			}
-			if k == kClrMethod && b.methods != nil && o.LateMethods {
+			if k == kClrMethod && b.methods != nil && (o.LateMethods || b.methods.keepsUp()) {
 				// The pass that follows waits for the methods: their
 				// goroutine may take the decoding too, and finish later.
+				// Otherwise it takes it while it keeps up (see keepsUp):
+				// this goroutine, the model pass's critical path, and
+				// the methods' share the work of a burst of methods.
 				if pin, ok := dec.Pin(ev); ok {
 					b.observePinned(ev, k, pin)
 					continue
