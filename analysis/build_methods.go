@@ -266,7 +266,11 @@ func newMethodQueue(dec *decode.Decoder, names int) *methodQueue {
 						if i >= q.names {
 							return ""
 						}
-						return textIn(dd, methodNames[i], &names)
+						data, wide, ok := stringOf(fields.get(dd, i)) // textIn's, by index
+						if !ok {
+							return ""
+						}
+						return names.intern(data, wide)
 					}
 				}
 				if r.p.methodByID == nil { // its first method: addMethod makes the index
