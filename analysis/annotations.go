@@ -30,7 +30,7 @@ func (b *Builder) headerOnly(k kind) bool {
 
 // skips reports whether b only begins an event of kind k (see above).
 func (b *Builder) skips(k kind) bool {
-	if !b.annOnly || b.describes(k) {
+	if b.skipSet>>k&1 == 0 {
 		return false
 	}
 	if !b.idle {
@@ -40,6 +40,19 @@ func (b *Builder) skips(k kind) bool {
 		b.idle = true
 	}
 	return true
+}
+
+// skipKinds returns the set of the kinds skips may skip (bit k): none
+// but with Options.AnnotationsOnly, then those that describe nothing an
+// annotation reads (a set taken once: skips is asked for every event).
+func (b *Builder) skipKinds() uint32 {
+	var set uint32
+	for k := range kClrRuntime + 1 {
+		if b.annOnly && !b.describes(k) {
+			set |= 1 << k
+		}
+	}
+	return set
 }
 
 // methodNames returns how many of methodNames b keeps: not the

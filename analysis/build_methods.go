@@ -70,7 +70,10 @@ func (b *Builder) takeMethod(ev *etl.Event, d *tdh.Decoded) (methodRec, bool) {
 		return methodRec{}, false
 	}
 	r := methodHeader(ev)
-	if !r.fields(d) {
+	if b.methodFields == nil {
+		b.methodFields = newMethodFields()
+	}
+	if !r.fields(d, b.methodFields) {
 		return methodRec{}, false
 	}
 	r.p = b.m.processFor(ev.ProcessID, ev.Time)
@@ -87,32 +90,51 @@ func methodHeader(ev *etl.Event) methodRec {
 	}
 }
 
+// The properties of a method event the model reads, in a fieldSet
+// (newMethodFields): its names (methodNames) first, then fields'.
+const (
+	mfStart = len(methodNames) + iota
+	mfID
+	mfSize
+	mfModule
+	mfToken
+	mfFlags
+)
+
+// newMethodFields returns the fieldSet of the method events' properties
+// (mfStart, …, and methodNames' by their index).
+func newMethodFields() *fieldSet {
+	return newFieldSet(methodNames[0], methodNames[1], methodNames[2],
+		"MethodStartAddress", "MethodID", "MethodSize", "ModuleID", "MethodToken", "MethodFlags")
+}
+
 // fields sets r's fields from the decoding d of its event, but its
 // names, and reports whether d is a method's (it has the start address).
-func (r *methodRec) fields(d *tdh.Decoded) bool {
-	start, ok := getU(d, "MethodStartAddress")
+// f is newMethodFields', of the calling goroutine.
+func (r *methodRec) fields(d *tdh.Decoded, f *fieldSet) bool {
+	start, ok := f.uint(d, mfStart)
 	if !ok {
 		return false
 	}
 	r.start = start
-	r.id, _ = getU(d, "MethodID")
-	if v, ok := getU(d, "MethodSize"); ok {
+	r.id, _ = f.uint(d, mfID)
+	if v, ok := f.uint(d, mfSize); ok {
 		r.size = uint32(v)
 	}
-	r.moduleID, _ = getU(d, "ModuleID")
-	if v, ok := getU(d, "MethodToken"); ok {
+	r.moduleID, _ = f.uint(d, mfModule)
+	if v, ok := f.uint(d, mfToken); ok {
 		r.token = uint32(v)
 	}
-	if v, ok := getU(d, "MethodFlags"); ok {
+	if v, ok := f.uint(d, mfFlags); ok {
 		r.flags = uint32(v)
 	}
 	return true
 }
 
-// textOf copies the string property called name into b's text ("" when
-// there is none).
-func (b *methodBatch) textOf(d *tdh.Decoded, name string) textRef {
-	data, wide, ok := stringProp(d, name)
+// textOf copies the string property of methodNames[i] into b's text
+// ("" when there is none); f is newMethodFields'.
+func (b *methodBatch) textOf(d *tdh.Decoded, f *fieldSet, i int) textRef {
+	data, wide, ok := stringOf(f.get(d, i))
 	if !ok {
 		return textRef{}
 	}
@@ -230,20 +252,25 @@ func newMethodQueue(dec *decode.Decoder, names int) *methodQueue {
 		defer panicerr.Recover(&q.err)
 		var names interner
 		var procs []*Process // those with methods
+		fields := newMethodFields()
 		for mb := range q.full {
 			for i := range mb.recs {
 				r := &mb.recs[i]
 				name := func(i int) string { return mb.textString(r.names[i], &names) }
 				if r.pinned {
 					dd := decoded(d.DecodePinned(mb.text[r.payload.off:r.payload.off+r.payload.n], r.pin))
-					if dd == nil || !r.fields(dd) {
+					if dd == nil || !r.fields(dd, fields) {
 						continue // not a method: takeMethod would not have queued it
 					}
 					name = func(i int) string {
 						if i >= q.names {
 							return ""
 						}
-						return textIn(dd, methodNames[i], &names)
+						data, wide, ok := stringOf(fields.get(dd, i)) // textIn's, by index
+						if !ok {
+							return ""
+						}
+						return names.intern(data, wide)
 					}
 				}
 				if r.p.methodByID == nil { // its first method: addMethod makes the index
@@ -280,7 +307,7 @@ func (q *methodQueue) add(b *Builder, ev *etl.Event, d *tdh.Decoded) {
 		return
 	}
 	for i := range q.names {
-		r.names[i] = q.cur.textOf(d, methodNames[i])
+		r.names[i] = q.cur.textOf(d, b.methodFields, i)
 	}
 	q.push(&r)
 }
@@ -345,6 +372,18 @@ func (q *methodQueue) wait() {
 		panic(q.err)
 	}
 }
+
+// keepsUp reports whether the queue's goroutine keeps up with the
+// methods queued: at most one full batch waits for it. The model pass
+// then hands it the decoding of the next method event (Builder.
+// observePinned) rather than decode it itself: in a burst of methods
+// (net.4.5.2's rundown: 16,700 method events in its last fifth) the
+// reading goroutine parses and decodes each event (~2,200 instructions)
+// while the queue's adds it (~1,200), and taking a decoding makes the
+// queue's the slower one; handed over while it keeps up, the work of
+// the burst is shared, and at its end the model pass waits for at most
+// two batches.
+func (q *methodQueue) keepsUp() bool { return len(q.full) <= 1 }
 
 // pending reports whether methods are still being added (or queued).
 func (q *methodQueue) pending() bool {
