@@ -110,6 +110,12 @@ type Enricher struct {
 	next   int64 // sequence number of the next event pushed
 	out    int64 // next annotation to hand out
 	final  int64 // events before this one are final
+	// The ring indexes of next and out, and the events until the next
+	// sweep: kept as counters, which spares each event the divisions of
+	// slot and of a modulo by window (a 64-bit division costs tens of
+	// cycles: three an event).
+	nextAt, outAt int
+	toSweep       int64
 
 	parked map[uint32][]int64 // thread → events whose kernel stack awaits its user part
 	match  map[uint64][]int64 // extended-item MatchId → kernel parts awaiting the user part
@@ -253,10 +259,9 @@ func (e *Enricher) push(ev *etl.Event, k kind, res *decode.Result) Annotation {
 // thread tid (namedIDs).
 func (e *Enricher) pushIDs(ev *etl.Event, k kind, d *tdh.Decoded, pid, tid uint32) Annotation {
 	m := e.m
-	seq := e.advance()
+	seq, s := e.advance()
 	c := e.idCache()
 	pid = m.orThreadPIDIn(c, pid, tid, ev.Time) // what attribute gives
-	s := e.slot(seq)
 	*s = slot{seq: seq, file: ev.File, ts: ev.Timestamp, ft: ev.Time, cpu: ev.Processor, pid: pid, tid: tid,
 		kern: part{frames: s.kern.frames[:0]}, user: part{frames: s.user.frames[:0]}}
 	if pid != NoID {
@@ -290,8 +295,7 @@ func (e *Enricher) pushIDs(ev *etl.Event, k kind, d *tdh.Decoded, pid, tid uint3
 // annotation as Push does.
 func (e *Enricher) apply(b *pushBatch, r *pushRec) Annotation {
 	e.m.finishIn(e.idCache(), r)
-	seq := e.advance()
-	s := e.slot(seq)
+	seq, s := e.advance()
 	*s = slot{seq: seq, file: int(r.file), ts: r.ts, ft: r.ft, cpu: r.cpu, pid: r.pid, tid: r.tid, proc: r.proc,
 		kern: part{frames: s.kern.frames[:0]}, user: part{frames: s.user.frames[:0]}}
 	s.stid = r.htid
@@ -320,22 +324,29 @@ func (e *Enricher) apply(b *pushBatch, r *pushRec) Annotation {
 	return Annotation{Seq: seq, PID: r.pid, TID: r.tid, Process: s.proc, m: e.m, ft: r.ft}
 }
 
-// advance returns the sequence number of the event pushed now and moves
-// the window on.
-func (e *Enricher) advance() int64 {
+// advance returns the sequence number of the event pushed now and its
+// slot, and moves the window on.
+func (e *Enricher) advance() (int64, *slot) {
 	seq := e.next
 	if e.out < seq+1-int64(len(e.ring)) {
 		e.out = seq + 1 - int64(len(e.ring)) // annotations not taken are dropped
+		e.outAt = int(e.out % int64(len(e.ring)))
+	}
+	s := &e.ring[e.nextAt]
+	if e.nextAt++; e.nextAt == len(e.ring) {
+		e.nextAt = 0
 	}
 	e.next++
 	e.Stats.Events++
-	if seq%e.window == 0 {
+	if e.toSweep == 0 { // seq is a multiple of window
 		e.sweep()
+		e.toSweep = e.window
 	}
+	e.toSweep--
 	if f := e.next - e.window; f > e.final {
 		e.final = f
 	}
-	return seq
+	return seq, s
 }
 
 // sweep forgets parked events that have left the window.
@@ -373,7 +384,10 @@ func (e *Enricher) nextSlot() *slot {
 	if e.out >= e.final {
 		return nil
 	}
-	s := e.slot(e.out)
+	s := &e.ring[e.outAt]
+	if e.outAt++; e.outAt == len(e.ring) {
+		e.outAt = 0
+	}
 	e.out++
 	return s
 }
@@ -382,7 +396,7 @@ func (e *Enricher) nextSlot() *slot {
 // stack resolved. It and its Stack are valid until the next call to
 // annotate, Next or Push.
 func (e *Enricher) annotate(s *slot) *Annotation {
-	e.ann = s.annotation(e.m)
+	s.annotate(&e.ann, e.m)
 	e.addrs = e.stackAddrs(s, e.addrs[:0]) // counts the stack
 	e.frames, _ = e.cache.resolveAll(e.m, s.proc, e.addrs, s.ft, e.frames[:0])
 	if len(e.frames) > 0 {

@@ -17,13 +17,15 @@ func (e *Enricher) NextAddrs(dst []uint64) (*Annotation, []uint64, bool) {
 	if s == nil {
 		return nil, dst, false
 	}
-	e.ann = s.annotation(e.m)
+	s.annotate(&e.ann, e.m)
 	return &e.ann, e.stackAddrs(s, dst), true
 }
 
-// annotation returns the annotation of s, without its stack.
-func (s *slot) annotation(m *Model) Annotation {
-	return Annotation{Seq: s.seq, PID: s.pid, TID: s.tid, Process: s.proc, m: m, ft: s.ft}
+// annotate sets a to the annotation of s, without its stack: field by
+// field, which spares NextAddrs building a temporary and copying it.
+func (s *slot) annotate(a *Annotation, m *Model) {
+	a.Seq, a.PID, a.TID, a.Process, a.Stack, a.m, a.ft = s.seq, s.pid, s.tid, s.proc, nil, m, s.ft
+	a.stackID, a.stackAt, a.stackLen = 0, nil, 0
 }
 
 // StackResolver resolves the addresses of events' stacks to frames

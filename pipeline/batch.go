@@ -79,7 +79,9 @@ func (b *batch[E]) reset(pool *chunkPool[E], slabs *slabs) {
 	b.arena, b.arenaLen = slabs.arena.putAll(b.arena), 0
 	b.resetOut(pool)
 	b.base, b.err = 0, nil
-	clear(b.ann)
+	// b.ann is not cleared: keep lengthens it over what annotate then
+	// writes whole, and its stale entries point to processes of the
+	// model, which outlives the batches.
 	b.addrs = slabs.addrs.putAll(b.addrs)
 	if slabs.frames != nil {
 		b.frames = slabs.frames.putAll(b.frames)
@@ -94,17 +96,18 @@ func (b *batch[E]) resetOut(pool *chunkPool[E]) {
 	b.ends, b.schema, b.held = b.ends[:0], b.schema[:0], 0
 }
 
-// annotate records the final annotation of the batch's event i and its
-// stack's addresses, in chunks from pool.
+// annotate records the final annotation of the batch's event i, as
+// Enricher.NextAddrs gives it (without its Stack), and its stack's
+// addresses, in chunks from pool.
 func (b *batch[E]) annotate(i int, a *analysis.Annotation, addrs []uint64, pool *slabPool[uint64]) {
 	b.ann[i] = *a
-	b.ann[i].Stack = nil
-	b.stack[i] = stackSpan{}
+	sp := stackSpan{}
 	if n := len(addrs); n > 0 {
 		k := pool.take(&b.addrs, n)
-		b.stack[i] = stackSpan{int32(k), int32(len(b.addrs[k])), int32(n)}
+		sp = stackSpan{int32(k), int32(len(b.addrs[k])), int32(n)}
 		b.addrs[k] = append(b.addrs[k], addrs...)
 	}
+	b.stack[i] = sp
 	b.annotated++
 }
 
@@ -170,7 +173,8 @@ type worker[E any] struct {
 func (b *batch[E]) full() bool { return len(b.events) >= batchEvents || b.arenaLen >= batchBytes }
 
 // add copies ev (its payload and extended items) into the batch, in a
-// chunk of arena from pool.
+// chunk of arena from pool. The event is copied once, straight into
+// b.events (an etl.Event is about 250 bytes).
 func (b *batch[E]) add(ev *etl.Event, pool *slabPool[byte]) {
 	sp := eventSpan{extFirst: int32(len(b.ext)), extN: int32(len(ev.Extended))}
 	n := len(ev.UserData)
@@ -179,7 +183,13 @@ func (b *batch[E]) add(ev *etl.Event, pool *slabPool[byte]) {
 	}
 	k := pool.take(&b.arena, n)
 	c := b.arena[k]
-	e := *ev
+	i := len(b.events)
+	if i == cap(b.events) {
+		b.events = append(b.events, etl.Event{})
+	}
+	b.events = b.events[:i+1]
+	e := &b.events[i]
+	*e = *ev
 	at := len(c)
 	c = append(c, ev.UserData...)
 	e.UserData = c[at:len(c):len(c)]
@@ -191,7 +201,6 @@ func (b *batch[E]) add(ev *etl.Event, pool *slabPool[byte]) {
 	b.arena[k] = c
 	b.arenaLen += n
 	e.Extended, e.Raw = nil, nil
-	b.events = append(b.events, e)
 	b.spans = append(b.spans, sp)
 }
 
@@ -552,11 +561,20 @@ func (q *enrichQueue[E]) push(ev *etl.Event) (res *decode.Result, pid, tid uint3
 	return res, a.PID, a.TID
 }
 
-// keep notes that the event just pushed was added to b.
+// keep notes that the event just pushed was added to b. Its annotation
+// and stack span are left for annotate to write (once, whole).
 func (q *enrichQueue[E]) keep(b *batch[E]) {
 	i := len(b.events) - 1
-	b.ann = append(b.ann, analysis.Annotation{})
-	b.stack = append(b.stack, stackSpan{})
+	if i < cap(b.ann) {
+		b.ann = b.ann[:i+1]
+	} else {
+		b.ann = append(b.ann, analysis.Annotation{})
+	}
+	if i < cap(b.stack) {
+		b.stack = b.stack[:i+1]
+	} else {
+		b.stack = append(b.stack, stackSpan{})
+	}
 	q.kept = append(q.kept, keptEvent[E]{q.seq - 1, b, i})
 }
 
