@@ -21,6 +21,11 @@ func (e *Enricher) NextAddrs(dst []uint64) (*Annotation, []uint64, bool) {
 	return &e.ann, e.stackAddrs(s, dst), true
 }
 
+// annotation returns the annotation of s, without its stack.
+func (s *slot) annotation(m *Model) Annotation {
+	return Annotation{Seq: s.seq, PID: s.pid, TID: s.tid, Process: s.proc, m: m, ft: s.ft}
+}
+
 // annotate sets a to the annotation of s, without its stack: field by
 // field, which spares NextAddrs building a temporary and copying it.
 func (s *slot) annotate(a *Annotation, m *Model) {

@@ -551,14 +551,8 @@ type keptEvent[E any] struct {
 // until the next push, and the process and thread the enricher
 // attributes ev.
 func (q *enrichQueue[E]) push(ev *etl.Event) (res *decode.Result, pid, tid uint32) {
-	var a analysis.Annotation
-	if q.peek {
-		res, a = q.e.PushPeeking(ev, q.dec)
-	} else {
-		res, a = q.e.PushDecoding(ev, q.dec)
-	}
 	q.seq++
-	return res, a.PID, a.TID
+	return q.e.PushIDs(ev, q.dec, q.peek)
 }
 
 // keep notes that the event just pushed was added to b. Its annotation
