@@ -125,6 +125,7 @@ type Enricher struct {
 	ext     pushBatch // the fragments of an event's extended items
 	cache   frameCache
 	ann     Annotation
+	brief   Brief
 	frames  []Frame
 	addrs   []uint64
 	Stats   EnrichStats

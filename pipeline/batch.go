@@ -37,11 +37,10 @@ type batch[E any] struct {
 	schema   []*tdh.Event
 	err      error // rendering failed (an overflow)
 
-	// With Config.Analysis: each event's annotation, its stack's
-	// addresses in addrs (resolved by the goroutine that renders or
-	// writes the event: see stackResolver).
-	ann       []analysis.Annotation
-	stack     []stackSpan
+	// With Config.Analysis: each event's annotation (its brief), its
+	// stack's addresses in addrs (resolved by the goroutine that renders
+	// or writes the event: see stackResolver).
+	ann       []keptAnnotation
 	addrs     [][]uint64 // chunks from a slabPool
 	annotated int
 	// With Config.Written too: the stacks the goroutine that rendered
@@ -87,7 +86,7 @@ func (b *batch[E]) reset(pool *chunkPool[E], slabs *slabs) {
 		b.frames = slabs.frames.putAll(b.frames)
 	}
 	b.resolved = b.resolved[:0]
-	b.ann, b.stack, b.annotated = b.ann[:0], b.stack[:0], 0
+	b.ann, b.annotated = b.ann[:0], 0
 }
 
 // resetOut empties the rendering, giving its chunks back to pool.
@@ -96,18 +95,23 @@ func (b *batch[E]) resetOut(pool *chunkPool[E]) {
 	b.ends, b.schema, b.held = b.ends[:0], b.schema[:0], 0
 }
 
-// annotate records the final annotation of the batch's event i, as
-// Enricher.NextAddrs gives it (without its Stack), and its stack's
-// addresses, in chunks from pool.
-func (b *batch[E]) annotate(i int, a *analysis.Annotation, addrs []uint64, pool *slabPool[uint64]) {
-	b.ann[i] = *a
+// keptAnnotation is the final annotation of a batch's event: its brief
+// and its stack's addresses (56 bytes; an Annotation is 96 without them).
+type keptAnnotation struct {
+	brief analysis.Brief
+	stack stackSpan
+}
+
+// annotate records the final annotation of the batch's event i (its
+// brief, a) and its stack's addresses, in chunks from pool.
+func (b *batch[E]) annotate(i int, a *analysis.Brief, addrs []uint64, pool *slabPool[uint64]) {
 	sp := stackSpan{}
 	if n := len(addrs); n > 0 {
 		k := pool.take(&b.addrs, n)
 		sp = stackSpan{int32(k), int32(len(b.addrs[k])), int32(n)}
 		b.addrs[k] = append(b.addrs[k], addrs...)
 	}
-	b.stack[i] = sp
+	b.ann[i] = keptAnnotation{*a, sp}
 	b.annotated++
 }
 
@@ -118,9 +122,10 @@ func (b *batch[E]) annotation(i int, r *stackResolver) *analysis.Annotation {
 	if len(b.ann) <= i {
 		return nil
 	}
-	r.ann = b.ann[i]
+	k := &b.ann[i]
+	k.brief.Expand(&r.ann)
 	r.frames = r.frames[:0]
-	if sp := b.stack[i]; sp.n > 0 {
+	if sp := k.stack; sp.n > 0 {
 		r.frames = r.r.Resolve(&r.ann, b.addrs[sp.chunk][sp.off:sp.off+sp.n], r.frames)
 		r.ann.Stack = r.frames
 	}
@@ -148,7 +153,7 @@ func (b *batch[E]) writtenAnnotation(i int, r *stackResolver) *analysis.Annotati
 	if len(b.resolved) <= i {
 		return b.annotation(i, r)
 	}
-	r.ann = b.ann[i]
+	b.ann[i].brief.Expand(&r.ann)
 	if sp := b.resolved[i]; sp.n > 0 {
 		r.ann.Stack = b.frames[sp.chunk][sp.off : sp.off+sp.n : sp.off+sp.n]
 	}
@@ -556,18 +561,13 @@ func (q *enrichQueue[E]) push(ev *etl.Event) (res *decode.Result, pid, tid uint3
 }
 
 // keep notes that the event just pushed was added to b. Its annotation
-// and stack span are left for annotate to write (once, whole).
+// is left for annotate to write (once, whole).
 func (q *enrichQueue[E]) keep(b *batch[E]) {
 	i := len(b.events) - 1
 	if i < cap(b.ann) {
 		b.ann = b.ann[:i+1]
 	} else {
-		b.ann = append(b.ann, analysis.Annotation{})
-	}
-	if i < cap(b.stack) {
-		b.stack = b.stack[:i+1]
-	} else {
-		b.stack = append(b.stack, stackSpan{})
+		b.ann = append(b.ann, keptAnnotation{})
 	}
 	q.kept = append(q.kept, keptEvent[E]{q.seq - 1, b, i})
 }
@@ -579,7 +579,7 @@ func (q *enrichQueue[E]) drain() error {
 		q.e.Flush()
 	}
 	for {
-		a, addrs, ok := q.e.NextAddrs(q.scratch[:0])
+		a, addrs, ok := q.e.NextBrief(q.scratch[:0])
 		if !ok {
 			break
 		}
