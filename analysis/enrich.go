@@ -125,7 +125,6 @@ type Enricher struct {
 	ext     pushBatch // the fragments of an event's extended items
 	cache   frameCache
 	ann     Annotation
-	brief   Brief
 	frames  []Frame
 	addrs   []uint64
 	Stats   EnrichStats
@@ -148,6 +147,29 @@ type slot struct {
 	user    part // root side
 }
 
+// init sets s to the slot of event seq, of kind k, whose header names
+// thread htid, with no stack part. It sets the fields one by one: a
+// composite literal that keeps the parts' frames (s.kern.frames[:0])
+// reads s, and Go builds it in a temporary then copies it, which the
+// reading goroutine of the JSON dump paid for in stalls (session 13).
+func (s *slot) init(seq int64, file int, ts, ft int64, cpu uint16, pid, tid, htid uint32, proc *Process, k kind) {
+	s.seq, s.file, s.ts, s.ft, s.cpu = seq, file, ts, ft, cpu
+	s.pid, s.tid, s.proc = pid, tid, proc
+	s.stid = htid
+	if htid == NoID {
+		s.stid = tid
+	}
+	s.noStack, s.clr, s.has = false, false, false
+	switch k {
+	case kStack, kStackKey, kKeyDef, kImageID, kImageRSDS, kClrStack:
+		s.noStack = true
+	case kClrMethod, kClrGC, kClrRuntime:
+		s.clr = true
+	}
+	s.kern.clear()
+	s.user.clear()
+}
+
 // part is a stack fragment: inline frames, or a stack key to look up.
 type part struct {
 	set    bool
@@ -155,6 +177,12 @@ type part struct {
 	table  int8 // keyed: 1 kernel definitions, 0 user definitions, -1 either
 	key    uint64
 	frames []uint64
+}
+
+// clear empties p, keeping its frames' storage.
+func (p *part) clear() {
+	p.set, p.keyed, p.table, p.key = false, false, 0, 0
+	p.frames = p.frames[:0]
 }
 
 func (p *part) setFrames(f []uint64) {
@@ -278,21 +306,11 @@ func (e *Enricher) pushIDs(ev *etl.Event, k kind, d *tdh.Decoded, pid, tid uint3
 	seq, s := e.advance()
 	c := e.idCache()
 	pid = m.orThreadPIDIn(c, pid, tid, ev.Time) // what attribute gives
-	*s = slot{seq: seq, file: ev.File, ts: ev.Timestamp, ft: ev.Time, cpu: ev.Processor, pid: pid, tid: tid,
-		kern: part{frames: s.kern.frames[:0]}, user: part{frames: s.user.frames[:0]}}
+	var proc *Process
 	if pid != NoID {
-		s.proc = processIn(m.pidRecs(c, pid), ev.Time)
+		proc = processIn(m.pidRecs(c, pid), ev.Time)
 	}
-	s.stid = ev.ThreadID
-	if s.stid == NoID {
-		s.stid = tid
-	}
-	switch k {
-	case kStack, kStackKey, kKeyDef, kImageID, kImageRSDS, kClrStack:
-		s.noStack = true
-	case kClrMethod, kClrGC, kClrRuntime:
-		s.clr = true
-	}
+	s.init(seq, ev.File, ev.Timestamp, ev.Time, ev.Processor, pid, tid, ev.ThreadID, proc, k)
 	if len(ev.Extended) > 0 {
 		e.extended(ev, s)
 	}
@@ -312,18 +330,7 @@ func (e *Enricher) pushIDs(ev *etl.Event, k kind, d *tdh.Decoded, pid, tid uint3
 func (e *Enricher) apply(b *pushBatch, r *pushRec) Annotation {
 	e.m.finishIn(e.idCache(), r)
 	seq, s := e.advance()
-	*s = slot{seq: seq, file: int(r.file), ts: r.ts, ft: r.ft, cpu: r.cpu, pid: r.pid, tid: r.tid, proc: r.proc,
-		kern: part{frames: s.kern.frames[:0]}, user: part{frames: s.user.frames[:0]}}
-	s.stid = r.htid
-	if s.stid == NoID {
-		s.stid = r.tid
-	}
-	switch r.k {
-	case kStack, kStackKey, kKeyDef, kImageID, kImageRSDS, kClrStack:
-		s.noStack = true
-	case kClrMethod, kClrGC, kClrRuntime:
-		s.clr = true
-	}
+	s.init(seq, int(r.file), r.ts, r.ft, r.cpu, r.pid, r.tid, r.htid, r.proc, r.k)
 	for i := r.x0; i < r.x0+r.xn; i++ {
 		e.extFrag(b, &b.frags[i], s)
 	}

@@ -36,16 +36,17 @@ type Brief struct {
 	ft int64
 }
 
-// NextBrief is [Enricher.NextAddrs] giving the brief of the annotation:
-// it is valid until the next call to Next, NextAddrs, NextBrief or Push.
-func (e *Enricher) NextBrief(dst []uint64) (*Brief, []uint64, bool) {
+// NextBrief is [Enricher.NextAddrs] setting *b to the brief of the
+// annotation rather than handing out the annotation: a caller that
+// keeps the briefs (package pipeline's batches) has them written once,
+// where they are kept. *b is left alone when there is none.
+func (e *Enricher) NextBrief(b *Brief, dst []uint64) ([]uint64, bool) {
 	s := e.nextSlot()
 	if s == nil {
-		return nil, dst, false
+		return dst, false
 	}
-	b := &e.brief
-	b.Seq, b.Process, b.PID, b.TID, b.m, b.ft = s.seq, s.proc, s.pid, s.tid, e.m, s.ft
-	return b, e.stackAddrs(s, dst), true
+	*b = Brief{Seq: s.seq, Process: s.proc, PID: s.pid, TID: s.tid, m: e.m, ft: s.ft}
+	return e.stackAddrs(s, dst), true
 }
 
 // Expand sets a to the annotation b is the brief of, without its stack

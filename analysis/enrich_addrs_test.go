@@ -38,7 +38,8 @@ func TestNextAddrsResolves(t *testing.T) {
 			a1, ok1 := e1.Next()
 			a2, got, ok2 := e2.NextAddrs(addrs[:0])
 			addrs = got
-			b3, got3, ok3 := e3.NextBrief(addrs3[:0])
+			var b3 analysis.Brief
+			got3, ok3 := e3.NextBrief(&b3, addrs3[:0])
 			addrs3 = got3
 			if ok1 != ok2 || ok1 != ok3 {
 				t.Fatalf("event %d: Next %v, NextAddrs %v, NextBrief %v", n, ok1, ok2, ok3)

@@ -102,16 +102,17 @@ type keptAnnotation struct {
 	stack stackSpan
 }
 
-// annotate records the final annotation of the batch's event i (its
-// brief, a) and its stack's addresses, in chunks from pool.
-func (b *batch[E]) annotate(i int, a *analysis.Brief, addrs []uint64, pool *slabPool[uint64]) {
+// annotate records the final annotation of the batch's event i: its
+// brief, which Enricher.NextBrief wrote in place, and its stack's
+// addresses, in chunks from pool.
+func (b *batch[E]) annotate(i int, addrs []uint64, pool *slabPool[uint64]) {
 	sp := stackSpan{}
 	if n := len(addrs); n > 0 {
 		k := pool.take(&b.addrs, n)
 		sp = stackSpan{int32(k), int32(len(b.addrs[k])), int32(n)}
 		b.addrs[k] = append(b.addrs[k], addrs...)
 	}
-	b.ann[i] = keptAnnotation{*a, sp}
+	b.ann[i].stack = sp
 	b.annotated++
 }
 
@@ -534,7 +535,8 @@ const maxPendingBatches = 6
 type enrichQueue[E any] struct {
 	e       *analysis.Enricher
 	addrs   *slabPool[uint64]
-	scratch []uint64 // the addresses of the annotation drain takes
+	scratch []uint64       // the addresses of the annotation drain takes
+	spare   analysis.Brief // the brief of an event not kept
 	dec     *decode.Decoder
 	peek    bool // no Config.Observe reads the enricher's decodings
 	send    func(*batch[E]) error
@@ -579,18 +581,26 @@ func (q *enrichQueue[E]) drain() error {
 		q.e.Flush()
 	}
 	for {
-		a, addrs, ok := q.e.NextBrief(q.scratch[:0])
+		// The brief is written where the oldest kept event keeps it:
+		// if it is another event's (one not kept), the kept event's own
+		// comes later and overwrites it, before the batch is sent.
+		dst := &q.spare
+		if q.head < len(q.kept) {
+			k := &q.kept[q.head]
+			dst = &k.b.ann[k.i].brief
+		}
+		addrs, ok := q.e.NextBrief(dst, q.scratch[:0])
 		if !ok {
 			break
 		}
 		q.scratch = addrs
-		if q.head == len(q.kept) || q.kept[q.head].seq != a.Seq {
+		if q.head == len(q.kept) || q.kept[q.head].seq != dst.Seq {
 			continue
 		}
 		k := q.kept[q.head]
 		q.kept[q.head] = keptEvent[E]{}
 		q.head++
-		k.b.annotate(k.i, a, addrs, q.addrs)
+		k.b.annotate(k.i, addrs, q.addrs)
 	}
 	if q.head == len(q.kept) {
 		q.kept, q.head = q.kept[:0], 0
