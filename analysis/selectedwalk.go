@@ -41,9 +41,9 @@ func (w *selectedWalk) push(ev *etl.Event, k kind, res *decode.Result) error {
 	if w.o.Observe != nil {
 		w.o.Observe(ev, res)
 	}
-	a := w.e.push(ev, k, res)
-	if w.sel.selects(ev, res, a.PID) {
-		w.queue = append(w.queue, a.Seq)
+	s := w.e.push(ev, k, res)
+	if w.sel.selects(ev, res, s.pid) {
+		w.queue = append(w.queue, s.seq)
 	}
 	return w.drain()
 }

@@ -37,11 +37,10 @@ type batch[E any] struct {
 	schema   []*tdh.Event
 	err      error // rendering failed (an overflow)
 
-	// With Config.Analysis: each event's annotation, its stack's
-	// addresses in addrs (resolved by the goroutine that renders or
-	// writes the event: see stackResolver).
-	ann       []analysis.Annotation
-	stack     []stackSpan
+	// With Config.Analysis: each event's annotation (its brief), its
+	// stack's addresses in addrs (resolved by the goroutine that renders
+	// or writes the event: see stackResolver).
+	ann       []keptAnnotation
 	addrs     [][]uint64 // chunks from a slabPool
 	annotated int
 	// With Config.Written too: the stacks the goroutine that rendered
@@ -79,13 +78,15 @@ func (b *batch[E]) reset(pool *chunkPool[E], slabs *slabs) {
 	b.arena, b.arenaLen = slabs.arena.putAll(b.arena), 0
 	b.resetOut(pool)
 	b.base, b.err = 0, nil
-	clear(b.ann)
+	// b.ann is not cleared: keep lengthens it over what annotate then
+	// writes whole, and its stale entries point to processes of the
+	// model, which outlives the batches.
 	b.addrs = slabs.addrs.putAll(b.addrs)
 	if slabs.frames != nil {
 		b.frames = slabs.frames.putAll(b.frames)
 	}
 	b.resolved = b.resolved[:0]
-	b.ann, b.stack, b.annotated = b.ann[:0], b.stack[:0], 0
+	b.ann, b.annotated = b.ann[:0], 0
 }
 
 // resetOut empties the rendering, giving its chunks back to pool.
@@ -94,17 +95,24 @@ func (b *batch[E]) resetOut(pool *chunkPool[E]) {
 	b.ends, b.schema, b.held = b.ends[:0], b.schema[:0], 0
 }
 
-// annotate records the final annotation of the batch's event i and its
-// stack's addresses, in chunks from pool.
-func (b *batch[E]) annotate(i int, a *analysis.Annotation, addrs []uint64, pool *slabPool[uint64]) {
-	b.ann[i] = *a
-	b.ann[i].Stack = nil
-	b.stack[i] = stackSpan{}
+// keptAnnotation is the final annotation of a batch's event: its brief
+// and its stack's addresses (56 bytes; an Annotation is 96 without them).
+type keptAnnotation struct {
+	brief analysis.Brief
+	stack stackSpan
+}
+
+// annotate records the final annotation of the batch's event i: its
+// brief, which Enricher.NextBrief wrote in place, and its stack's
+// addresses, in chunks from pool.
+func (b *batch[E]) annotate(i int, addrs []uint64, pool *slabPool[uint64]) {
+	sp := stackSpan{}
 	if n := len(addrs); n > 0 {
 		k := pool.take(&b.addrs, n)
-		b.stack[i] = stackSpan{int32(k), int32(len(b.addrs[k])), int32(n)}
+		sp = stackSpan{int32(k), int32(len(b.addrs[k])), int32(n)}
 		b.addrs[k] = append(b.addrs[k], addrs...)
 	}
+	b.ann[i].stack = sp
 	b.annotated++
 }
 
@@ -115,9 +123,10 @@ func (b *batch[E]) annotation(i int, r *stackResolver) *analysis.Annotation {
 	if len(b.ann) <= i {
 		return nil
 	}
-	r.ann = b.ann[i]
+	k := &b.ann[i]
+	k.brief.Expand(&r.ann)
 	r.frames = r.frames[:0]
-	if sp := b.stack[i]; sp.n > 0 {
+	if sp := k.stack; sp.n > 0 {
 		r.frames = r.r.Resolve(&r.ann, b.addrs[sp.chunk][sp.off:sp.off+sp.n], r.frames)
 		r.ann.Stack = r.frames
 	}
@@ -145,7 +154,7 @@ func (b *batch[E]) writtenAnnotation(i int, r *stackResolver) *analysis.Annotati
 	if len(b.resolved) <= i {
 		return b.annotation(i, r)
 	}
-	r.ann = b.ann[i]
+	b.ann[i].brief.Expand(&r.ann)
 	if sp := b.resolved[i]; sp.n > 0 {
 		r.ann.Stack = b.frames[sp.chunk][sp.off : sp.off+sp.n : sp.off+sp.n]
 	}
@@ -170,7 +179,8 @@ type worker[E any] struct {
 func (b *batch[E]) full() bool { return len(b.events) >= batchEvents || b.arenaLen >= batchBytes }
 
 // add copies ev (its payload and extended items) into the batch, in a
-// chunk of arena from pool.
+// chunk of arena from pool. The event is copied once, straight into
+// b.events (an etl.Event is about 250 bytes).
 func (b *batch[E]) add(ev *etl.Event, pool *slabPool[byte]) {
 	sp := eventSpan{extFirst: int32(len(b.ext)), extN: int32(len(ev.Extended))}
 	n := len(ev.UserData)
@@ -179,7 +189,13 @@ func (b *batch[E]) add(ev *etl.Event, pool *slabPool[byte]) {
 	}
 	k := pool.take(&b.arena, n)
 	c := b.arena[k]
-	e := *ev
+	i := len(b.events)
+	if i == cap(b.events) {
+		b.events = append(b.events, etl.Event{})
+	}
+	b.events = b.events[:i+1]
+	e := &b.events[i]
+	*e = *ev
 	at := len(c)
 	c = append(c, ev.UserData...)
 	e.UserData = c[at:len(c):len(c)]
@@ -191,7 +207,6 @@ func (b *batch[E]) add(ev *etl.Event, pool *slabPool[byte]) {
 	b.arena[k] = c
 	b.arenaLen += n
 	e.Extended, e.Raw = nil, nil
-	b.events = append(b.events, e)
 	b.spans = append(b.spans, sp)
 }
 
@@ -520,7 +535,8 @@ const maxPendingBatches = 6
 type enrichQueue[E any] struct {
 	e       *analysis.Enricher
 	addrs   *slabPool[uint64]
-	scratch []uint64 // the addresses of the annotation drain takes
+	scratch []uint64       // the addresses of the annotation drain takes
+	spare   analysis.Brief // the brief of an event not kept
 	dec     *decode.Decoder
 	peek    bool // no Config.Observe reads the enricher's decodings
 	send    func(*batch[E]) error
@@ -542,21 +558,19 @@ type keptEvent[E any] struct {
 // until the next push, and the process and thread the enricher
 // attributes ev.
 func (q *enrichQueue[E]) push(ev *etl.Event) (res *decode.Result, pid, tid uint32) {
-	var a analysis.Annotation
-	if q.peek {
-		res, a = q.e.PushPeeking(ev, q.dec)
-	} else {
-		res, a = q.e.PushDecoding(ev, q.dec)
-	}
 	q.seq++
-	return res, a.PID, a.TID
+	return q.e.PushIDs(ev, q.dec, q.peek)
 }
 
-// keep notes that the event just pushed was added to b.
+// keep notes that the event just pushed was added to b. Its annotation
+// is left for annotate to write (once, whole).
 func (q *enrichQueue[E]) keep(b *batch[E]) {
 	i := len(b.events) - 1
-	b.ann = append(b.ann, analysis.Annotation{})
-	b.stack = append(b.stack, stackSpan{})
+	if i < cap(b.ann) {
+		b.ann = b.ann[:i+1]
+	} else {
+		b.ann = append(b.ann, keptAnnotation{})
+	}
 	q.kept = append(q.kept, keptEvent[E]{q.seq - 1, b, i})
 }
 
@@ -567,18 +581,26 @@ func (q *enrichQueue[E]) drain() error {
 		q.e.Flush()
 	}
 	for {
-		a, addrs, ok := q.e.NextAddrs(q.scratch[:0])
+		// The brief is written where the oldest kept event keeps it:
+		// if it is another event's (one not kept), the kept event's own
+		// comes later and overwrites it, before the batch is sent.
+		dst := &q.spare
+		if q.head < len(q.kept) {
+			k := &q.kept[q.head]
+			dst = &k.b.ann[k.i].brief
+		}
+		addrs, ok := q.e.NextBrief(dst, q.scratch[:0])
 		if !ok {
 			break
 		}
 		q.scratch = addrs
-		if q.head == len(q.kept) || q.kept[q.head].seq != a.Seq {
+		if q.head == len(q.kept) || q.kept[q.head].seq != dst.Seq {
 			continue
 		}
 		k := q.kept[q.head]
 		q.kept[q.head] = keptEvent[E]{}
 		q.head++
-		k.b.annotate(k.i, a, addrs, q.addrs)
+		k.b.annotate(k.i, addrs, q.addrs)
 	}
 	if q.head == len(q.kept) {
 		q.kept, q.head = q.kept[:0], 0
