@@ -183,6 +183,14 @@ func (pl *JSONPlan) appendTopJSON(dst []byte, d *Decoded) ([]byte, error) {
 				dst = decimal.AppendUint(dst, leUint(v.Data))
 				continue
 			}
+			if len(v.Data) == 8 && pp.num[8].json == jsonUint {
+				// 64-bit ids and addresses: a number below 2^53 with no
+				// call of appendNumber and AppendJSONUint.
+				if u := binary.LittleEndian.Uint64(v.Data); u <= MaxExactJSONInt {
+					dst = decimal.AppendUint(dst, u)
+					continue
+				}
+			}
 			if out, ok := pp.appendNumber(dst, v); ok {
 				dst = out
 				continue
