@@ -85,6 +85,7 @@ func (pl *JSONPlan) appendMessageJSON(dst, scratch []byte, msg string, d *Decode
 	if len(d.Values) >= len(d.Schema.Properties) {
 		top = d.Top()
 	}
+	n0 := len(dst) // dst is not kept live through the loop: out[:n0] is it
 	out := append(dst, '"')
 	raw := 0 // bytes of the expansion so far (appendMessage's len(out))
 	for k := range pl.msgOps {
@@ -94,7 +95,7 @@ func (pl *JSONPlan) appendMessageJSON(dst, scratch []byte, msg string, d *Decode
 		// which the next step or the end sees.
 		op := &pl.msgOps[k]
 		if raw >= MaxMessageBytes {
-			return dst, scratch, false
+			return out[:n0], scratch, false
 		}
 		if op.piece == opEnd {
 			break
@@ -138,12 +139,12 @@ func (pl *JSONPlan) appendMessageJSON(dst, scratch []byte, msg string, d *Decode
 			scratch = append(scratch[:0], out[safe:]...)
 			var valid bool
 			if out, valid = jsonstr.Escape(out[:safe], scratch); !valid {
-				return dst, scratch, false
+				return out[:n0], scratch, false
 			}
 		}
 	}
 	if raw > MaxMessageBytes {
-		return dst, scratch, false
+		return out[:n0], scratch, false
 	}
 	return append(out, '"'), scratch, true
 }
