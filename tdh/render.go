@@ -410,6 +410,10 @@ func appendJSONContainer(dst []byte, d *Decoded, v *Value, depth int, bud *budge
 					dst = decimal.AppendUint(dst, leUint(k.Data))
 					continue
 				}
+				if u, ok := pp.exactUint64(k); ok {
+					dst = decimal.AppendUint(dst, u)
+					continue
+				}
 				if out, ok := pp.appendNumber(dst, k); ok {
 					dst = out
 					continue
