@@ -183,8 +183,12 @@ func (pl *JSONPlan) appendTopJSON(dst []byte, d *Decoded) ([]byte, error) {
 				dst = decimal.AppendUint(dst, leUint(v.Data))
 				continue
 			}
-			if u, ok := pp.exactUint64(v); ok {
-				dst = decimal.AppendUint(dst, u)
+			if u, ok := pp.uint64Of(v); ok {
+				if u <= MaxExactJSONInt {
+					dst = decimal.AppendUint(dst, u)
+				} else {
+					dst = AppendJSONUint(dst, u)
+				}
 				continue
 			}
 			if out, ok := pp.appendNumber(dst, v); ok {
@@ -214,16 +218,15 @@ func (pp *planProp) appendData(dst []byte, d *Decoded, v *Value, b *budget) []by
 	return appendDataJSON(dst, d, v, 0, b)
 }
 
-// exactUint64 returns scalar v of property pp when it is an unsigned
-// 64-bit integer up to 2^53 (ids and addresses), which appendNumber writes
-// as its digits: the loops write it with no call of appendNumber and
-// AppendJSONUint.
-func (pp *planProp) exactUint64(v *Value) (uint64, bool) {
+// uint64Of returns scalar v of property pp when it is an unsigned 64-bit
+// integer (ids, addresses), which appendNumber writes as AppendJSONUint
+// does: the loops write it with no call of appendNumber, and those up to
+// 2^53 with no call of AppendJSONUint.
+func (pp *planProp) uint64Of(v *Value) (uint64, bool) {
 	if len(v.Data) != 8 || pp.num[8].json != jsonUint {
 		return 0, false
 	}
-	u := binary.LittleEndian.Uint64(v.Data)
-	return u, u <= MaxExactJSONInt
+	return binary.LittleEndian.Uint64(v.Data), true
 }
 
 // smallUint reports whether scalar v of property pp is an unsigned

@@ -410,8 +410,12 @@ func appendJSONContainer(dst []byte, d *Decoded, v *Value, depth int, bud *budge
 					dst = decimal.AppendUint(dst, leUint(k.Data))
 					continue
 				}
-				if u, ok := pp.exactUint64(k); ok {
-					dst = decimal.AppendUint(dst, u)
+				if u, ok := pp.uint64Of(k); ok {
+					if u <= MaxExactJSONInt {
+						dst = decimal.AppendUint(dst, u)
+					} else {
+						dst = AppendJSONUint(dst, u)
+					}
 					continue
 				}
 				if out, ok := pp.appendNumber(dst, k); ok {
