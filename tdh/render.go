@@ -951,14 +951,6 @@ func appendHexWord(dst []byte, w uint64, n int) []byte {
 	return append(dst, buf[:n&15]...)
 }
 
-// upperHexPairs holds "00" to "FF" as big-endian 16-bit words.
-var upperHexPairs = func() (t [256]uint16) {
-	for i := range t {
-		t[i] = uint16(upperHex[i>>4])<<8 | uint16(upperHex[i&15])
-	}
-	return t
-}()
-
 // appendUpperHexBytes appends b as upper-case hex digits.
 func appendUpperHexBytes(dst, b []byte) []byte {
 	for _, c := range b {
