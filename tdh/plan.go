@@ -32,6 +32,7 @@ type JSONPlan struct {
 	msgOps       []msgOp
 	msgJSON      []byte
 	msgJSONValid bool
+	msgMemo      []insertMemo // per step of msgOps
 }
 
 // planProp is the plan of one top-level property.
