@@ -111,7 +111,11 @@ func appendMapsJSON(dst []byte, d *Decoded, pl *JSONPlan) ([]byte, bool) {
 			break
 		}
 		var ok bool
-		dst, ok = appendNamedMember(dst, d, p.Name, &d.Values[i], 0, &bud, named)
+		if v := &d.Values[i]; pl != nil && v.Kind == Scalar && v.Prop == p {
+			dst, ok = pl.appendNamedScalar(dst, d, i, v, &bud, named)
+		} else {
+			dst, ok = appendNamedMember(dst, d, p.Name, v, 0, &bud, named)
+		}
 		named = named || ok
 	}
 	if !named {

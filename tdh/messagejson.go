@@ -31,6 +31,19 @@ const (
 	opEnd
 )
 
+// insertMemo is what a step of a plan's message wrote for the last scalar
+// it inserted the way of appendInsert: the value's size and bytes and the
+// pointer size, the insert's bytes before escaping (raw) and its JSON.
+type insertMemo struct {
+	size, ptr int // size 0: none
+	val       uint64
+	raw       int
+	json      []byte
+}
+
+// maxInsertMemo bounds the JSON an insertMemo keeps.
+const maxInsertMemo = 256
+
 // planMessageJSON makes the steps of the plan's message for JSON,
 // consecutive literal pieces in one step: appendMessage checks its bound
 // before each piece, and a step of several pieces gives the same
@@ -57,6 +70,7 @@ func (pl *JSONPlan) planMessageJSON() {
 		op.end = int32(len(pl.msgJSON))
 		pl.msgOps = append(pl.msgOps, op)
 	}
+	pl.msgMemo = append(pl.msgMemo[:0], make([]insertMemo, len(pl.msgOps))...)
 }
 
 // AppendMessageJSON appends the expansion of msg with no RenderOptions
@@ -85,6 +99,7 @@ func (pl *JSONPlan) appendMessageJSON(dst, scratch []byte, msg string, d *Decode
 	if len(d.Values) >= len(d.Schema.Properties) {
 		top = d.Top()
 	}
+	n0 := len(dst) // dst is not kept live through the loop: out[:n0] is it
 	out := append(dst, '"')
 	raw := 0 // bytes of the expansion so far (appendMessage's len(out))
 	for k := range pl.msgOps {
@@ -94,7 +109,7 @@ func (pl *JSONPlan) appendMessageJSON(dst, scratch []byte, msg string, d *Decode
 		// which the next step or the end sees.
 		op := &pl.msgOps[k]
 		if raw >= MaxMessageBytes {
-			return dst, scratch, false
+			return out[:n0], scratch, false
 		}
 		if op.piece == opEnd {
 			break
@@ -131,19 +146,37 @@ func (pl *JSONPlan) appendMessageJSON(dst, scratch []byte, msg string, d *Decode
 		// The insert's text straight into the string (appendMessage's
 		// bound, with the text from n), escaped from the first byte
 		// that needs it, through scratch.
+		var mm *insertMemo
+		if sz := len(v.Data); v.Kind == Scalar && v.Prop == pp.prop && (sz == 1 || sz == 2 || sz == 4 || sz == 8) {
+			// A scalar's insert (map text, a GUID's or a float's is
+			// not: 16 bytes or other kinds) depends on its bytes and the
+			// pointer size alone: the step keeps the last one's.
+			mm = &pl.msgMemo[k]
+			if mm.size == sz && mm.val == leUint(v.Data) && mm.ptr == d.PointerSize && raw+mm.raw < MaxMessageBytes {
+				out = append(out, mm.json...)
+				raw += mm.raw
+				continue
+			}
+		}
 		n := len(out)
 		out = pl.appendInsert(out, d, &pl.msg[op.piece], v, n+MaxMessageBytes-raw)
-		raw += len(out) - n
+		r := len(out) - n
+		raw += r
 		if safe := n + jsonstr.SafeLen(out[n:]); safe < len(out) {
 			scratch = append(scratch[:0], out[safe:]...)
 			var valid bool
 			if out, valid = jsonstr.Escape(out[:safe], scratch); !valid {
-				return dst, scratch, false
+				return out[:n0], scratch, false
 			}
+		}
+		if mm != nil && raw < MaxMessageBytes && len(out)-n <= maxInsertMemo {
+			// Not cut by the bound: the same text wherever it fits.
+			mm.size, mm.val, mm.ptr, mm.raw = len(v.Data), leUint(v.Data), d.PointerSize, r
+			mm.json = append(mm.json[:0], out[n:]...)
 		}
 	}
 	if raw > MaxMessageBytes {
-		return dst, scratch, false
+		return out[:n0], scratch, false
 	}
 	return append(out, '"'), scratch, true
 }

@@ -107,3 +107,29 @@ func TestMessageJSONNearCut(t *testing.T) {
 		}
 	}
 }
+
+// TestMessageJSONMemo renders a message through one warm plan, whose
+// steps keep the last scalar they inserted the way of appendInsert, with
+// a string before those inserts of every length that brings them around
+// MaxMessageBytes, and values that repeat and change: each message is the
+// escaped expansion.
+func TestMessageJSONMemo(t *testing.T) {
+	msg := strings.Repeat("a", MaxMessageBytes-40) + "%2|%3!08X!|%3!x!|%1!u!<%1!d!>"
+	e, _ := messageJSONEvent(msg, "")
+	pl := NewJSONPlan(e)
+	var dec Decoder
+	for n := 0; n < 64; n++ {
+		for _, flags := range []uint32{0x1A138, 0x1A138, 7, 0x1A138} {
+			_, payload := messageJSONEvent(msg, strings.Repeat("b", n))
+			binary.LittleEndian.PutUint32(payload[len(payload)-4:], flags)
+			d, err := dec.Decode(e, payload, 8)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := jsonstr.Append([]byte("x"), AppendMessage(nil, msg, d, nil))
+			if got, _ := pl.AppendMessageJSON([]byte("x"), nil, msg, d); !bytes.Equal(got, want) {
+				t.Fatalf("string of %d, flags %#x: got …%s\nwant …%s", n, flags, got[len(got)-80:], want[len(want)-80:])
+			}
+		}
+	}
+}

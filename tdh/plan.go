@@ -32,6 +32,7 @@ type JSONPlan struct {
 	msgOps       []msgOp
 	msgJSON      []byte
 	msgJSONValid bool
+	msgMemo      []insertMemo // per step of msgOps
 }
 
 // planProp is the plan of one top-level property.
@@ -48,7 +49,24 @@ type planProp struct {
 	wide bool
 	// num[n] is how a scalar integer value of n bytes renders (n <= 8).
 	num [9]numPlan
+	// names is the names' JSON of the last scalar value of a names
+	// property (appendNamedScalar).
+	names0 namesMemo
 }
+
+// namesMemo is the names' JSON (appendNamesJSON) of one scalar value of
+// a property, known by its size and its bytes: a value's names depend on
+// nothing else for one schema (its map, its out-type's error texts).
+type namesMemo struct {
+	size int    // bytes of the value; 0: none kept
+	val  uint64 // its bytes, little-endian
+	ok   bool   // it has names
+	json []byte
+}
+
+// maxNamesMemo bounds the names' JSON a plan keeps per property (a
+// bitmap's names can be long).
+const maxNamesMemo = 256
 
 // numPlan is how an integer scalar of one size renders; zero: not known
 // from the schema (the value is not an integer of that size, or it
@@ -183,6 +201,14 @@ func (pl *JSONPlan) appendTopJSON(dst []byte, d *Decoded) ([]byte, error) {
 				dst = decimal.AppendUint(dst, leUint(v.Data))
 				continue
 			}
+			if u, ok := pp.uint64Of(v); ok {
+				if u <= MaxExactJSONInt {
+					dst = decimal.AppendUint(dst, u)
+				} else {
+					dst = AppendJSONUint(dst, u)
+				}
+				continue
+			}
 			if out, ok := pp.appendNumber(dst, v); ok {
 				dst = out
 				continue
@@ -208,6 +234,17 @@ func (pp *planProp) appendData(dst []byte, d *Decoded, v *Value, b *budget) []by
 		}
 	}
 	return appendDataJSON(dst, d, v, 0, b)
+}
+
+// uint64Of returns scalar v of property pp when it is an unsigned 64-bit
+// integer (ids, addresses), which appendNumber writes as AppendJSONUint
+// does: the loops write it with no call of appendNumber, and those up to
+// 2^53 with no call of AppendJSONUint.
+func (pp *planProp) uint64Of(v *Value) (uint64, bool) {
+	if len(v.Data) != 8 || pp.num[8].json != jsonUint {
+		return 0, false
+	}
+	return binary.LittleEndian.Uint64(v.Data), true
 }
 
 // smallUint reports whether scalar v of property pp is an unsigned
@@ -288,6 +325,43 @@ func leInt(b []byte) int64 {
 		return int64(binary.LittleEndian.Uint64(b))
 	}
 	return 0
+}
+
+// appendNamedScalar is appendNamedMember of scalar value v of the plan's
+// top-level property i (v.Prop is its property): the key from the plan's
+// keys, the names from the property's memo when its last value had the
+// same bytes.
+func (pl *JSONPlan) appendNamedScalar(dst []byte, d *Decoded, i int, v *Value, bud *budget, comma bool) ([]byte, bool) {
+	pp := &pl.props[i]
+	n := len(v.Data)
+	if n != 1 && n != 2 && n != 4 && n != 8 {
+		return appendNamedMember(dst, d, pp.prop.Name, v, 0, bud, comma)
+	}
+	m, u := &pp.names0, leUint(v.Data)
+	if m.size == n && m.val == u && !m.ok {
+		return dst, false
+	}
+	mark := len(dst)
+	start := pp.keyStart + 1
+	if comma {
+		start = pp.keyStart
+	}
+	dst = append(dst, pl.keys[start:pp.keyEnd]...)
+	if m.size == n && m.val == u {
+		return append(dst, m.json...), true
+	}
+	k := len(dst)
+	dst, ok := appendNamesJSON(dst, d, v, 0, bud)
+	m.size, m.val, m.ok = n, u, ok
+	if !ok {
+		return dst[:mark], false
+	}
+	if len(dst)-k > maxNamesMemo {
+		m.size = 0 // rendered again each time, not kept
+	} else {
+		m.json = append(m.json[:0], dst[k:]...)
+	}
+	return dst, true
 }
 
 // AppendMapsJSON is [AppendMapsJSON] through the plan (pl may be nil).

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"math/bits"
 	"strconv"
 	"time"
 	"unicode/utf16"
@@ -407,6 +408,14 @@ func appendJSONContainer(dst []byte, d *Decoded, v *Value, depth int, bud *budge
 			if pp != nil && data && k.Prop == pp.prop && k.Kind == Scalar {
 				if pp.smallUint(k) {
 					dst = decimal.AppendUint(dst, leUint(k.Data))
+					continue
+				}
+				if u, ok := pp.uint64Of(k); ok {
+					if u <= MaxExactJSONInt {
+						dst = decimal.AppendUint(dst, u)
+					} else {
+						dst = AppendJSONUint(dst, u)
+					}
 					continue
 				}
 				if out, ok := pp.appendNumber(dst, k); ok {
@@ -907,31 +916,40 @@ const (
 
 // appendHex0x appends "0x" and n in upper-case hex without padding.
 func appendHex0x(dst []byte, n uint64) []byte {
-	var buf [16]byte
-	i := len(buf)
-	// Two digits at a time, then the last one or two.
-	for ; n >= 0x100; n >>= 8 {
-		i -= 2
-		binary.BigEndian.PutUint16(buf[i:], upperHexPairs[uint8(n)])
-	}
-	if n >= 0x10 {
-		i -= 2
-		binary.BigEndian.PutUint16(buf[i:], upperHexPairs[n])
-	} else {
-		i--
-		buf[i] = upperHex[n]
-	}
 	dst = append(dst, '0', 'x')
-	return append(dst, buf[i:]...)
+	if hi := uint32(n >> 32); hi != 0 {
+		dst = appendHexWord(dst, hexDigits8(hi), hexWidth(hi))
+		return appendHexWord(dst, hexDigits8(uint32(n)), 8)
+	}
+	return appendHexWord(dst, hexDigits8(uint32(n)), hexWidth(uint32(n)))
 }
 
-// upperHexPairs holds "00" to "FF" as big-endian 16-bit words.
-var upperHexPairs = func() (t [256]uint16) {
-	for i := range t {
-		t[i] = uint16(upperHex[i>>4])<<8 | uint16(upperHex[i&15])
-	}
-	return t
-}()
+// hexWidth returns the number of hex digits of x without leading zeros
+// (1 for 0).
+func hexWidth(x uint32) int { return (bits.Len32(x|1) + 3) >> 2 }
+
+// hexDigits8 returns the eight upper-case hex digits of x, zeros in front,
+// as a word whose low byte is the first digit: its nibbles spread to one
+// a byte, in one pass for all eight, with no table and no loop.
+func hexDigits8(x uint32) uint64 {
+	const ones = 0x0101010101010101
+	v := uint64(x)
+	v = (v | v<<16) & 0x0000FFFF0000FFFF
+	v = (v | v<<8) & 0x00FF00FF00FF00FF
+	v = (v | v<<4) & 0x0F0F0F0F0F0F0F0F // byte i: nibble i
+	// Digits from 10 up ('A'…) are 7 past '9'+1: a nibble + 6 has its
+	// bit 4 set from 10 on.
+	v += '0'*ones + ((v+6*ones)>>4&ones)*7
+	return bits.ReverseBytes64(v) // the most significant digit first
+}
+
+// appendHexWord appends the last n (1 to 8) digits of w, a word of
+// hexDigits8.
+func appendHexWord(dst []byte, w uint64, n int) []byte {
+	var buf [8]byte
+	binary.LittleEndian.PutUint64(buf[:], w>>(8*(8-n)&63))
+	return append(dst, buf[:n&15]...)
+}
 
 // appendUpperHexBytes appends b as upper-case hex digits.
 func appendUpperHexBytes(dst, b []byte) []byte {
