@@ -70,7 +70,17 @@ func (pl *JSONPlan) planMessageJSON() {
 		op.end = int32(len(pl.msgJSON))
 		pl.msgOps = append(pl.msgOps, op)
 	}
-	pl.msgMemo = append(pl.msgMemo[:0], make([]insertMemo, len(pl.msgOps))...)
+	// The memos' storage is kept (their JSON buffers too), their values
+	// forgotten.
+	n := len(pl.msgOps)
+	if cap(pl.msgMemo) < n {
+		pl.msgMemo = append(pl.msgMemo[:cap(pl.msgMemo)], make([]insertMemo, n-cap(pl.msgMemo))...)
+	}
+	pl.msgMemo = pl.msgMemo[:n]
+	for i := range pl.msgMemo {
+		m := &pl.msgMemo[i]
+		*m = insertMemo{json: m.json[:0]}
+	}
 }
 
 // AppendMessageJSON appends the expansion of msg with no RenderOptions

@@ -119,6 +119,10 @@ func (pl *JSONPlan) Reset(s *Event) {
 		for _, n := range [...]int{1, 2, 4, 8} {
 			pp.num[n] = numPlanOf(p, n)
 		}
+		if k := len(pl.props); k < cap(pl.props) {
+			// The names' memo keeps the storage of the property before.
+			pp.names0.json = pl.props[: k+1 : k+1][k].names0.json[:0]
+		}
 		pl.props = append(pl.props, pp)
 	}
 	pl.msg = parseMessage(pl.msg, s.Message)
