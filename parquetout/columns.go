@@ -473,16 +473,5 @@ func (w *Writer) convertWrite(crg *parquet.ConcurrentRowGroupWriter, c *chunk) e
 	if w.x != nil {
 		w.extend(c, s)
 	}
-	for i, cw := range crg.ColumnWriters() {
-		vals := c.cols[i]
-		if i < nMainColumns {
-			s.vals = s.appendColumn(s.vals[:0], i, c)
-			vals = s.vals
-		}
-		if _, err := cw.WriteRowValues(vals); err != nil {
-			return err
-		}
-	}
-	clear(s.vals) // the values point into c.raw
-	return nil
+	return w.writeColumns(crg.ColumnWriters(), s, c)
 }

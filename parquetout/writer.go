@@ -211,6 +211,9 @@ type Writer struct {
 	err   error
 	one   rowSet // a sync table's row (header)
 	ext          // NewExtendedWriter's
+	// colWorkers is how many goroutines write a chunk's columns
+	// (columnWorkers; tests set it).
+	colWorkers int
 }
 
 // NewWriter starts a Parquet file on out for the records of enc. The
@@ -230,7 +233,7 @@ func newSyncWriter(out io.Writer, start int64, o *Options) *Writer {
 }
 
 func newWriter(out io.Writer, start int64, o *Options, async bool) *Writer {
-	w := &Writer{t: newTable(out, "event", mainFields(), o, metadata(), async), start: start}
+	w := &Writer{t: newTable(out, "event", mainFields(), o, metadata(), async), start: start, colWorkers: columnWorkers()}
 	w.stack = w.t.stackColumns()
 	return w
 }

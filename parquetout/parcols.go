@@ -1,0 +1,135 @@
+package parquetout
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/etwkit/etw/internal/panicerr"
+	"github.com/parquet-go/parquet-go"
+)
+
+// Columns of a chunk are written on several goroutines when the machine
+// has several processors: each column has a writer of its own in the row
+// group (its buffer, dictionary, pages, statistics), so columns written
+// at once make the same pages as columns written one after the other, and
+// the file is the same. A row group is encoded by one encoder at a time
+// (rowGroupsInFlight), whose goroutine alone did all of a chunk's
+// conversion, encoding and compression: the dump's busiest goroutine
+// (docs/performance.md).
+const (
+	// maxColumnWorkers bounds the goroutines that write a chunk's columns.
+	maxColumnWorkers = 8
+	// minParallelRows is the least rows of a chunk whose columns are
+	// shared out: below it, starting goroutines costs more than it saves.
+	minParallelRows = 64
+)
+
+// columnWorkers is how many goroutines write a chunk's columns: one per
+// processor, at most maxColumnWorkers.
+func columnWorkers() int { return min(runtime.GOMAXPROCS(0), maxColumnWorkers) }
+
+// writeColumns gives each column writer of the row group its values of
+// chunk c: the header columns made from s (appendColumn), the others
+// taken from c's columns. The first error by column order is returned.
+func (w *Writer) writeColumns(cws []*parquet.ColumnWriter, s *rowSet, c *chunk) error {
+	n := min(w.colWorkers, len(cws))
+	if n <= 1 || c.rows < minParallelRows {
+		defer clear(s.vals) // the values point into c.raw
+		for i, cw := range cws {
+			if err := s.writeColumn(cw, i, c); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	p := columnPass{cws: cws, c: c}
+	var wg sync.WaitGroup
+	for range n - 1 {
+		rs := s.share()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p.run(rs)
+			rs.unshare()
+		}()
+	}
+	p.run(s)
+	clear(s.vals)
+	wg.Wait()
+	return p.err
+}
+
+// writeColumn writes column i's values of chunk c to cw.
+func (s *rowSet) writeColumn(cw *parquet.ColumnWriter, i int, c *chunk) error {
+	vals := c.cols[i]
+	if i < nMainColumns {
+		s.vals = s.appendColumn(s.vals[:0], i, c)
+		vals = s.vals
+	}
+	_, err := cw.WriteRowValues(vals)
+	return err
+}
+
+// columnPass is one chunk's columns shared out among goroutines: each
+// takes the next column not yet taken until none is left.
+type columnPass struct {
+	cws  []*parquet.ColumnWriter
+	c    *chunk
+	next atomic.Int32
+	fail atomic.Bool
+	mu   sync.Mutex
+	err  error // of the first column by index that failed
+	at   int
+}
+
+// run writes columns through s until none is left or one failed. The
+// columns are taken from the last: the stack list's and the text
+// columns (properties, message), the dearest, are at the end, so that
+// the cheap integer columns that come last fill the goroutines' ends.
+func (p *columnPass) run(s *rowSet) {
+	for !p.fail.Load() {
+		j := int(p.next.Add(1)) - 1
+		if j >= len(p.cws) {
+			return
+		}
+		i := len(p.cws) - 1 - j
+		if err := p.write(s, i); err != nil {
+			p.mu.Lock()
+			if p.err == nil || i < p.at {
+				p.err, p.at = err, i
+			}
+			p.mu.Unlock()
+			p.fail.Store(true)
+		}
+	}
+}
+
+// write writes column i; a panic becomes its error.
+func (p *columnPass) write(s *rowSet, i int) (err error) {
+	defer panicerr.Recover(&err)
+	return s.writeColumn(p.cws[i], i, p.c)
+}
+
+// sharedRowSets holds the rowSets of share: their own storage is only
+// scratch, which rowSets' users would grow again for rows.
+var sharedRowSets = sync.Pool{New: func() any { return new(rowSet) }}
+
+// share returns a rowSet that reads s's rows (which must not change until
+// unshare) with scratch of its own.
+func (s *rowSet) share() *rowSet {
+	rs := sharedRowSets.Get().(*rowSet)
+	vals, nums := rs.vals, rs.nums
+	*rs = *s
+	rs.vals, rs.nums = vals, nums
+	return rs
+}
+
+// unshare returns a rowSet from share to its pool: it forgets the rows it
+// read (their storage is s's) and the values its scratch holds.
+func (rs *rowSet) unshare() {
+	clear(rs.vals)
+	vals, nums := rs.vals[:0], rs.nums[:0]
+	*rs = rowSet{vals: vals, nums: nums}
+	sharedRowSets.Put(rs)
+}

@@ -1,0 +1,63 @@
+package parquetout_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/etwkit/etw/analysis"
+	"github.com/etwkit/etw/decode"
+	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/parquetout"
+	"github.com/etwkit/etw/pipeline"
+)
+
+// dumpParquetCols is dumpParquet with cols goroutines writing each
+// chunk's columns.
+func dumpParquetCols(t testing.TB, files []*etl.File, dec *decode.Decoder, m *analysis.Model, cols int, o *parquetout.Options) []byte {
+	var out bytes.Buffer
+	enc := parquetout.NewEncoder(files, false)
+	w := parquetout.NewWriter(&out, enc, o)
+	parquetout.SetColumnWorkers(w, cols)
+	_, err := pipeline.Run(context.Background(), &pipeline.Config[byte]{Files: files, Decoder: dec, Encoder: enc, Output: w, Workers: 2, Analysis: m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return out.Bytes()
+}
+
+// TestColumnsAtOnce: a chunk's columns written by several goroutines make
+// the file that one goroutine makes, byte for byte, with the default
+// pages, small pages (many flushed inside a chunk), pages waiting in a
+// temporary file, another codec and small row groups. The fixtures test
+// it without the corpus, the largest corpus file with it.
+func TestColumnsAtOnce(t *testing.T) {
+	paths := []string{fixture(t, "compressed.etl"), fixture(t, "tracelogging-types.etl")}
+	if dir := os.Getenv("ETL_CORPUS"); dir != "" && !testing.Short() {
+		paths = append(paths, filepath.Join(dir, "microsoft+perfview/src/TraceEvent/TraceEvent.Tests/inputs/net.4.5.2.x64.etl.zip.unzipped/net.4.5.2.x64.etl"))
+	}
+	for _, p := range paths {
+		t.Run(filepath.Base(p), func(t *testing.T) {
+			files := open(t, p)
+			dec := decode.New()
+			m, _ := analysis.Build(files, dec, nil)
+			for _, o := range []*parquetout.Options{nil, {PageBufferSize: 4 << 10}, {TempDir: t.TempDir()},
+				{Compression: parquetout.Zstd, RowGroupRows: 3000}} {
+				one := dumpParquetCols(t, files, dec, m, 1, o)
+				if len(readRows(t, one)) == 0 {
+					t.Fatalf("%+v: no rows", o)
+				}
+				for _, cols := range []int{2, 5} {
+					if got := dumpParquetCols(t, files, dec, m, cols, o); !bytes.Equal(got, one) {
+						t.Errorf("%+v: %d goroutines for the columns: %d bytes, one goroutine %d", o, cols, len(got), len(one))
+					}
+				}
+			}
+		})
+	}
+}
