@@ -31,11 +31,16 @@ func columnWorkers() int { return min(runtime.GOMAXPROCS(0), maxColumnWorkers) }
 
 // writeColumns gives each column writer of the row group its values of
 // chunk c: the header columns made from s (appendColumn), the others
-// taken from c's columns. The first error by column order is returned.
+// taken from c's columns. It stops at a column's error; with several
+// goroutines the columns already taken are finished, and of the errors
+// the one of the lowest column is returned.
 func (w *Writer) writeColumns(cws []*parquet.ColumnWriter, s *rowSet, c *chunk) error {
 	n := min(w.colWorkers, len(cws))
 	if n <= 1 || c.rows < minParallelRows {
-		defer clear(s.vals) // the values point into c.raw
+		// The values point into c.raw: cleared as they are after the
+		// last column (writeColumn grows s.vals, so not a deferred
+		// clear of the slice as it is now).
+		defer func() { clear(s.vals) }()
 		for i, cw := range cws {
 			if err := s.writeColumn(cw, i, c); err != nil {
 				return err
