@@ -266,8 +266,8 @@ func typed(b []byte) (HeaderType, int) {
 }
 
 // headerKind is where a typed header keeps its record size (+0 or +4)
-// and the size's minimum. Unknown types have a minimum no 16-bit size
-// reaches.
+// and the size's minimum: typed's and classifySlow's one table. Unknown
+// types have a minimum no 16-bit size reaches.
 type headerKind struct {
 	at  uint8
 	min uint32
@@ -318,22 +318,12 @@ func classifySlow(b []byte, f *recordFault) (HeaderType, int) {
 		return 0, 0
 	}
 	t := HeaderType(b[2])
-	var size, min int
-	switch t {
-	case HeaderSystem32, HeaderSystem64:
-		size, min = int(le.Uint16(b[4:])), systemHeaderSize
-	case HeaderCompact32, HeaderCompact64:
-		size, min = int(le.Uint16(b[4:])), compactHeaderSize
-	case HeaderPerfInfo32, HeaderPerfInfo64:
-		size, min = int(le.Uint16(b[4:])), perfinfoHeaderSize
-	case HeaderClassic32, HeaderClassic64, HeaderInstance32, HeaderInstance64:
-		size, min = int(le.Uint16(b)), classicHeaderSize
-	case HeaderEvent32, HeaderEvent64, HeaderError:
-		size, min = int(le.Uint16(b)), eventHeaderSize
-	default:
+	k := headerKinds[t]
+	if k.min > 0xFFFF {
 		*f = recordFault{kind: faultUnknownType, a: int(uint8(t)), b: int(le.Uint32(b))}
 		return 0, 0
 	}
+	size, min := int(le.Uint16(b[k.at:])), int(k.min)
 	if size < min {
 		*f = recordFault{kind: faultSize, t: t, a: size, b: min}
 		return 0, 0
