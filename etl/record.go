@@ -237,12 +237,13 @@ func classifyRecord(b []byte) (HeaderType, int, recordFault) {
 	return t, size, f
 }
 
-// classify is classifyRecord for the walk's hot path: the fault, if any,
-// is written to *f (left as it is otherwise) and the size is then 0. A
-// recordFault returned by value is 64 bytes copied through the stack at
-// every call, a record's largest single cost after its parse. A typed
+// classify is classifyRecord with the fault, if any, written to *f (left
+// as it is otherwise) and the size then 0: a recordFault returned by
+// value is 64 bytes copied through the stack at every call. A typed
 // header (marker bits 0xC0) of a known type and size takes the inlined
-// table look-up; anything else classifySlow's full checks.
+// table look-up; anything else classifySlow's full checks. The walk
+// (RecordReader.Next and parse) calls typed and classifySlow itself;
+// classify serves skip's resynchronization.
 func classify(b []byte, f *recordFault) (HeaderType, int) {
 	if t, size := typed(b); size != 0 {
 		return t, size
