@@ -547,10 +547,7 @@ func (rr *RecordReader) parseEvent(ev *Event, t HeaderType, b []byte, bits uint1
 // fields follow each other as the option flags say.
 func (rr *RecordReader) parseMessage(ev *Event, b []byte) bool {
 	le := binary.LittleEndian
-	ev.Flags = FlagTraceMessage | FlagClassicHeader
-	if rr.rc.procIndex {
-		ev.Flags |= FlagProcessorIndex
-	}
+	ev.Flags |= FlagTraceMessage | FlagClassicHeader // parseRecord set FlagProcessorIndex
 	h := (*[messageHeaderSize]byte)(b)
 	ev.Descriptor.ID = le.Uint16(h[4:])
 	opt := le.Uint16(h[6:])
