@@ -20,24 +20,19 @@ func TestAheadMatchesDecode(t *testing.T) {
 	if testing.Short() {
 		t.Skip("decodes the corpus and the attack run twice")
 	}
-	paths := append(etltest.CorpusTraces(t), etltest.AttackTraces(t)...)
+	paths := etltest.CorpusAndAttackTraces(t)
 	if len(paths) < 40 {
 		t.Fatalf("%d files in the corpus and the attack run: want them all", len(paths))
 	}
 	ahead := 0
-	for _, p := range paths {
-		f, err := etl.Open(p)
-		if err != nil {
-			continue // files that do not open are the reader's tests
-		}
+	etltest.EachOpened(paths, func(p string, f *etl.File) {
 		files := []*etl.File{f}
 		want := render(files, nil)
 		var n int
 		got := render(files, &n)
-		f.Close()
 		if len(got) != len(want) {
 			t.Errorf("%s: %d events through Ahead, %d decoded in turn", filepath.Base(p), len(got), len(want))
-			continue
+			return
 		}
 		for i := range want {
 			if got[i] != want[i] {
@@ -46,7 +41,7 @@ func TestAheadMatchesDecode(t *testing.T) {
 			}
 		}
 		ahead += n
-	}
+	})
 	if ahead < 150000 {
 		t.Errorf("%d events decoded ahead: want most of the corpus's", ahead)
 	}

@@ -17,13 +17,9 @@ func TestPeekUintMatchesDecode(t *testing.T) {
 	if testing.Short() {
 		t.Skip("decodes the corpus and the attack run")
 	}
-	paths := append(etltest.CorpusTraces(t), etltest.AttackTraces(t)...)
+	paths := etltest.CorpusAndAttackTraces(t)
 	peeked, samples := 0, 0
-	for _, p := range paths {
-		f, err := etl.Open(p)
-		if err != nil {
-			continue
-		}
+	etltest.EachOpened(paths, func(p string, f *etl.File) {
 		dec := New()
 		ps := dec.NewPrescanner()
 		r := etl.NewReader([]*etl.File{f}, nil)
@@ -58,8 +54,7 @@ func TestPeekUintMatchesDecode(t *testing.T) {
 			}
 		}
 		r.Close()
-		f.Close()
-	}
+	})
 	if peeked < 100000 || samples < 50000 {
 		t.Errorf("PeekUint answered %d times (%d samples' threads): want most of the corpus's samples", peeked, samples)
 	}
@@ -86,11 +81,7 @@ func TestAheadPeek(t *testing.T) {
 		return tid{v, ok}
 	}
 	peeks, taken, events := 0, 0, 0
-	for _, p := range etltest.CorpusTraces(t) {
-		f, err := etl.Open(p)
-		if err != nil {
-			continue
-		}
+	etltest.EachOpened(etltest.CorpusTraces(t), func(p string, f *etl.File) {
 		dec := New()
 		ps := dec.NewPrescanner()
 		ad := NewAhead(dec, func(*etl.Event) bool { return true }, extract)
@@ -116,9 +107,8 @@ func TestAheadPeek(t *testing.T) {
 			}
 		}
 		r.Close()
-		f.Close()
 		peeks += int(n.Load())
-	}
+	})
 	if peeks < 100000 {
 		t.Errorf("%d events read in place ahead: want most of the corpus's kernel events", peeks)
 	}

@@ -237,12 +237,13 @@ func classifyRecord(b []byte) (HeaderType, int, recordFault) {
 	return t, size, f
 }
 
-// classify is classifyRecord for the walk's hot path: the fault, if any,
-// is written to *f (left as it is otherwise) and the size is then 0. A
-// recordFault returned by value is 64 bytes copied through the stack at
-// every call, a record's largest single cost after its parse. A typed
+// classify is classifyRecord with the fault, if any, written to *f (left
+// as it is otherwise) and the size then 0: a recordFault returned by
+// value is 64 bytes copied through the stack at every call. A typed
 // header (marker bits 0xC0) of a known type and size takes the inlined
-// table look-up; anything else classifySlow's full checks.
+// table look-up; anything else classifySlow's full checks. The walk
+// (RecordReader.Next and parse) calls typed and classifySlow itself;
+// classify serves skip's resynchronization.
 func classify(b []byte, f *recordFault) (HeaderType, int) {
 	if t, size := typed(b); size != 0 {
 		return t, size
@@ -266,8 +267,8 @@ func typed(b []byte) (HeaderType, int) {
 }
 
 // headerKind is where a typed header keeps its record size (+0 or +4)
-// and the size's minimum. Unknown types have a minimum no 16-bit size
-// reaches.
+// and the size's minimum: typed's and classifySlow's one table. Unknown
+// types have a minimum no 16-bit size reaches.
 type headerKind struct {
 	at  uint8
 	min uint32
@@ -318,22 +319,12 @@ func classifySlow(b []byte, f *recordFault) (HeaderType, int) {
 		return 0, 0
 	}
 	t := HeaderType(b[2])
-	var size, min int
-	switch t {
-	case HeaderSystem32, HeaderSystem64:
-		size, min = int(le.Uint16(b[4:])), systemHeaderSize
-	case HeaderCompact32, HeaderCompact64:
-		size, min = int(le.Uint16(b[4:])), compactHeaderSize
-	case HeaderPerfInfo32, HeaderPerfInfo64:
-		size, min = int(le.Uint16(b[4:])), perfinfoHeaderSize
-	case HeaderClassic32, HeaderClassic64, HeaderInstance32, HeaderInstance64:
-		size, min = int(le.Uint16(b)), classicHeaderSize
-	case HeaderEvent32, HeaderEvent64, HeaderError:
-		size, min = int(le.Uint16(b)), eventHeaderSize
-	default:
+	k := headerKinds[t]
+	if k.min > 0xFFFF {
 		*f = recordFault{kind: faultUnknownType, a: int(uint8(t)), b: int(le.Uint32(b))}
 		return 0, 0
 	}
+	size, min := int(le.Uint16(b[k.at:])), int(k.min)
 	if size < min {
 		*f = recordFault{kind: faultSize, t: t, a: size, b: min}
 		return 0, 0
@@ -556,10 +547,7 @@ func (rr *RecordReader) parseEvent(ev *Event, t HeaderType, b []byte, bits uint1
 // fields follow each other as the option flags say.
 func (rr *RecordReader) parseMessage(ev *Event, b []byte) bool {
 	le := binary.LittleEndian
-	ev.Flags = FlagTraceMessage | FlagClassicHeader
-	if rr.rc.procIndex {
-		ev.Flags |= FlagProcessorIndex
-	}
+	ev.Flags |= FlagTraceMessage | FlagClassicHeader // parseRecord set FlagProcessorIndex
 	h := (*[messageHeaderSize]byte)(b)
 	ev.Descriptor.ID = le.Uint16(h[4:])
 	opt := le.Uint16(h[6:])

@@ -28,11 +28,7 @@ func TestDictPageBounds(t *testing.T) {
 		distinct := 1 + rng.IntN(300)
 		words := make([][]byte, distinct)
 		for i := range words {
-			w := make([]byte, rng.IntN(6))
-			for j := range w {
-				w[j] = byte('a' + rng.IntN(4))
-			}
-			words[i] = w
+			words[i] = randomWord(rng, 6, 4)
 		}
 		for step := range 3 {
 			values := make([]parquet.Value, 1+rng.IntN(2000))

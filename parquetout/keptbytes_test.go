@@ -32,11 +32,7 @@ func TestKeptBytesMatchesLibrary(t *testing.T) {
 			for range 1 + rng.IntN(10) {
 				values := make([]parquet.Value, rng.IntN(50))
 				for i := range values {
-					v := make([]byte, rng.IntN(40))
-					for j := range v {
-						v[j] = byte('a' + rng.IntN(3))
-					}
-					values[i] = parquet.ByteArrayValue(v)
+					values[i] = parquet.ByteArrayValue(randomWord(rng, 40, 3))
 				}
 				if _, err := buf.WriteValues(values); err != nil {
 					t.Fatal(err)
@@ -93,10 +89,7 @@ func TestKeptBytesSwap(t *testing.T) {
 	buf := newKeptBytes(parquet.String().Type(), 0, 0)
 	var want [][]byte
 	for range 30 {
-		v := make([]byte, rng.IntN(9))
-		for j := range v {
-			v[j] = byte('a' + rng.IntN(26))
-		}
+		v := randomWord(rng, 9, 26)
 		want = append(want, v)
 		if _, err := buf.WriteValues([]parquet.Value{parquet.ByteArrayValue(v)}); err != nil {
 			t.Fatal(err)
@@ -154,4 +147,14 @@ func TestKeptBytesMethods(t *testing.T) {
 		}
 	}()
 	buf.Page()
+}
+
+// randomWord returns a word of fewer than n letters, each among the first
+// letters of the alphabet.
+func randomWord(rng *rand.Rand, n, letters int) []byte {
+	w := make([]byte, rng.IntN(n))
+	for j := range w {
+		w[j] = byte('a' + rng.IntN(letters))
+	}
+	return w
 }

@@ -31,12 +31,15 @@ func columnWorkers() int { return min(runtime.GOMAXPROCS(0), maxColumnWorkers) }
 
 // writeColumns gives each column writer of the row group its values of
 // chunk c: the header columns made from s (appendColumn), the others
-// taken from c's columns. It stops at a column's error; with several
-// goroutines the columns already taken are finished, and of the errors
-// the one of the lowest column is returned.
+// taken from c's columns. On one goroutine, the columns are written in
+// order and the first error stops them; on several, the columns not yet
+// taken when one fails are not written, and the error of the failed
+// column of lowest index is returned. Columns are shared out only while
+// c lends its values (c.borrow): keep would copy into c's arena, which
+// one goroutine at a time may grow.
 func (w *Writer) writeColumns(cws []*parquet.ColumnWriter, s *rowSet, c *chunk) error {
 	n := min(w.colWorkers, len(cws))
-	if n <= 1 || c.rows < minParallelRows {
+	if n <= 1 || c.rows < minParallelRows || !c.borrow {
 		// The values point into c.raw: cleared as they are after the
 		// last column (writeColumn grows s.vals, so not a deferred
 		// clear of the slice as it is now).

@@ -136,11 +136,13 @@ func (rg *chunk) sameStack(s stackColumns, id uint64, n int) bool {
 		return false
 	}
 	at := int(k.at)
+	// The four columns have the same length (values are appended to all
+	// of them at once): one check before any is appended to.
+	if at+n > len(rg.cols[s.address]) {
+		return false // not expected: the columns were emptied without the stacks
+	}
 	for _, c := range [...]int{s.address, s.module, s.offset, s.method} {
 		col := rg.cols[c]
-		if at+n > len(col) {
-			return false // not expected: the columns were emptied without the stacks
-		}
 		rg.cols[c] = append(col, col[at:at+n]...)
 	}
 	return true

@@ -79,3 +79,24 @@ func AttackTraces(t testing.TB) []string {
 	t.Helper()
 	return etlcorpus.AttackTraces(t)
 }
+
+// CorpusAndAttackTraces returns [CorpusTraces] followed by
+// [AttackTraces]: every real and every hostile .etl file.
+func CorpusAndAttackTraces(t testing.TB) []string {
+	t.Helper()
+	return append(CorpusTraces(t), AttackTraces(t)...)
+}
+
+// EachOpened calls fn with each of the .etl files at paths that opens,
+// closing it after; files that do not open are skipped (they are the
+// reader's tests).
+func EachOpened(paths []string, fn func(path string, f *etl.File)) {
+	for _, p := range paths {
+		f, err := etl.Open(p)
+		if err != nil {
+			continue
+		}
+		fn(p, f)
+		f.Close()
+	}
+}
