@@ -260,7 +260,7 @@ func (e *Enricher) PushPeeking(ev *etl.Event, dec *decode.Decoder) (*decode.Resu
 // that reads nothing of Push's annotation but the process and thread the
 // event belongs to (its PID and TID): a filter's, before the annotation
 // is final. It returns those rather than the whole annotation, whose
-// copies (96 bytes, from one call to the next) cost the JSON dump's
+// copies (88 bytes, from one call to the next) cost the JSON dump's
 // reading goroutine more than the enricher's own work (session 13).
 func (e *Enricher) PushIDs(ev *etl.Event, dec *decode.Decoder, peek bool) (res *decode.Result, pid, tid uint32) {
 	res, s := e.pushDecoding(ev, dec, peek)
