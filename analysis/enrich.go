@@ -326,8 +326,8 @@ func (e *Enricher) pushIDs(ev *etl.Event, k kind, d *tdh.Decoded, pid, tid uint3
 }
 
 // apply adds the event of r (extractPush's record, in b) and returns its
-// annotation as Push does.
-func (e *Enricher) apply(b *pushBatch, r *pushRec) Annotation {
+// sequence number (what its caller reads of Push's annotation).
+func (e *Enricher) apply(b *pushBatch, r *pushRec) int64 {
 	e.m.finishIn(e.idCache(), r)
 	seq, s := e.advance()
 	s.init(seq, int(r.file), r.ts, r.ft, r.cpu, r.pid, r.tid, r.htid, r.proc, r.k)
@@ -344,7 +344,7 @@ func (e *Enricher) apply(b *pushBatch, r *pushRec) Annotation {
 			e.attachClr(b.framesOf(r.f0, r.fn), s)
 		}
 	}
-	return Annotation{Seq: seq, PID: r.pid, TID: r.tid, Process: s.proc, m: e.m, ft: r.ft}
+	return seq
 }
 
 // advance returns the sequence number of the event pushed now and its
