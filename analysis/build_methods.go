@@ -164,6 +164,16 @@ func (t *interner) intern(data []byte, wide bool) string {
 	return s
 }
 
+// internValue returns the string value v that a lookup found (ok),
+// interned; "" when there is none.
+func (t *interner) internValue(v *tdh.Value, ok bool) string {
+	data, wide, found := stringOf(v, ok)
+	if !found {
+		return ""
+	}
+	return t.intern(data, wide)
+}
+
 // copyText copies data into b's text.
 func (b *methodBatch) copyText(data []byte) textRef {
 	off := len(b.text)
@@ -266,11 +276,7 @@ func newMethodQueue(dec *decode.Decoder, names int) *methodQueue {
 						if i >= q.names {
 							return ""
 						}
-						data, wide, ok := stringOf(fields.get(dd, i)) // textIn's, by index
-						if !ok {
-							return ""
-						}
-						return names.intern(data, wide)
+						return names.internValue(fields.get(dd, i)) // Builder.text's, by index
 					}
 				}
 				if r.p.methodByID == nil { // its first method: addMethod makes the index

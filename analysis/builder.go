@@ -907,24 +907,10 @@ func (b *Builder) method(ev *etl.Event, d *tdh.Decoded) {
 
 // text returns the string property called name, interned: names of
 // methods, types and files repeat across events and processes.
-func (b *Builder) text(d *tdh.Decoded, name string) string { return textIn(d, name, &b.names) }
+func (b *Builder) text(d *tdh.Decoded, name string) string { return b.names.internValue(d.Get(name)) }
 
-// textIn returns the string property called name, interned in names.
-func textIn(d *tdh.Decoded, name string, names *interner) string {
-	data, wide, ok := stringProp(d, name)
-	if !ok {
-		return ""
-	}
-	return names.intern(data, wide)
-}
-
-// stringProp returns the bytes of the string property called name and
-// whether they are UTF-16; ok is false when d has no such string.
-func stringProp(d *tdh.Decoded, name string) (data []byte, wide, ok bool) {
-	return stringOf(d.Get(name))
-}
-
-// stringOf is stringProp of the value a lookup found (ok) or not.
+// stringOf returns the bytes of the string value v that a lookup found
+// (ok) and whether they are UTF-16; found is false when v is not a string.
 func stringOf(v *tdh.Value, ok bool) (data []byte, wide, found bool) {
 	if !ok || v.Prop == nil || v.Kind != tdh.Scalar || !v.Prop.InType.IsString() {
 		return nil, false, false

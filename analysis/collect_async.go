@@ -110,9 +110,9 @@ func (e *Enricher) enrichSelected(full <-chan *pushBatch, free chan<- *pushBatch
 	for b := range full {
 		for i := range b.recs {
 			r := &b.recs[i]
-			a := e.apply(b, r)
+			seq := e.apply(b, r)
 			if r.selected {
-				queue = append(queue, a.Seq)
+				queue = append(queue, seq)
 			}
 			if e.out < e.final {
 				_ = e.drainSelected(&queue, take)

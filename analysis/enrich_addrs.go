@@ -22,7 +22,7 @@ func (e *Enricher) NextAddrs(dst []uint64) (*Annotation, []uint64, bool) {
 }
 
 // Brief is an event's annotation without its stack: 40 bytes against
-// an [Annotation]'s 96, for a pass that carries annotations from the
+// an [Annotation]'s 88, for a pass that carries annotations from the
 // enricher's goroutine to others (package pipeline's batches, which
 // write and read one per event). [Enricher.NextBrief] hands them out;
 // Expand gives the annotation back.

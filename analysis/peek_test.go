@@ -14,7 +14,10 @@ import (
 // TestPushPeekingMatches: on every corpus trace, an enricher fed through
 // PushPeeking (which reads a CPU sample's thread in place) gives every
 // event the annotation one fed through PushDecoding gives, stack
-// included, and PushPeeking decodes no sample it can read in place.
+// included, and PushPeeking decodes no sample it can read in place. A
+// third, fed through PushIDs with peek (the pipeline's), decodes the
+// events PushPeeking decodes and gives the process and thread of
+// PushPeeking's annotation.
 func TestPushPeekingMatches(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the model of every corpus trace")
@@ -31,8 +34,8 @@ func TestPushPeekingMatches(t *testing.T) {
 		// (the error lists the damage): it is compared as well.
 		m, _ := analysis.Build(files, nil, nil)
 		traces++
-		d1, d2 := decode.New(), decode.New()
-		e1, e2 := m.NewEnricher(nil), m.NewEnricher(nil)
+		d1, d2, d3 := decode.New(), decode.New(), decode.New()
+		e1, e2, e3 := m.NewEnricher(nil), m.NewEnricher(nil), m.NewEnricher(nil)
 		n := 0
 		check := func() {
 			for {
@@ -54,7 +57,12 @@ func TestPushPeekingMatches(t *testing.T) {
 		for r.Next() {
 			ev := r.Event()
 			res1, _ := e1.PushDecoding(ev, d1)
-			res2, _ := e2.PushPeeking(ev, d2)
+			res2, a2 := e2.PushPeeking(ev, d2)
+			res3, pid, tid := e3.PushIDs(ev, d3, true)
+			if (res2 == nil) != (res3 == nil) || pid != a2.PID || tid != a2.TID {
+				t.Fatalf("%s: event %d: PushPeeking decoded %v, PID %d, TID %d; PushIDs decoded %v, PID %d, TID %d",
+					filepath.Base(p), n, res2 != nil, a2.PID, a2.TID, res3 != nil, pid, tid)
+			}
 			if res1 != nil && res2 == nil {
 				peeked++
 			}

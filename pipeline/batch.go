@@ -96,7 +96,7 @@ func (b *batch[E]) resetOut(pool *chunkPool[E]) {
 }
 
 // keptAnnotation is the final annotation of a batch's event: its brief
-// and its stack's addresses (56 bytes; an Annotation is 96 without them).
+// and its stack's addresses (56 bytes; an Annotation is 88, its stack a slice of frames).
 type keptAnnotation struct {
 	brief analysis.Brief
 	stack stackSpan

@@ -25,8 +25,9 @@ const digitPairs = "00010203040506070809" +
 var pow10 = [20]uint64{1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
 	1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19}
 
-// decimalWidth returns the number of decimal digits of n (1 for 0).
-func decimalWidth(n uint64) int {
+// Width returns the number of decimal digits of n (1 for 0): what
+// AppendUint appends.
+func Width(n uint64) int {
 	// log10(2) ≈ 1233/4096: a guess that is exact or one too small.
 	w := (bits.Len64(n) * 1233) >> 12
 	if w < len(pow10) && n >= pow10[w] {
@@ -118,7 +119,7 @@ func AppendInt(dst []byte, n int64) []byte {
 
 // AppendUintWidth appends n with at least width digits, zeros in front.
 func AppendUintWidth(dst []byte, n uint64, width int) []byte {
-	for w := decimalWidth(n); w < width; w++ {
+	for w := Width(n); w < width; w++ {
 		dst = append(dst, '0')
 	}
 	return AppendUint(dst, n)
@@ -135,7 +136,3 @@ func Digits8(n uint32) uint64 {
 	hi := n / 10000
 	return uint64(four(hi)) | uint64(four(n-hi*10000))<<32
 }
-
-// Width returns the number of decimal digits of n (1 for 0): what
-// AppendUint appends.
-func Width(n uint64) int { return decimalWidth(n) }
