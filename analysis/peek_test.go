@@ -24,11 +24,7 @@ func TestPushPeekingMatches(t *testing.T) {
 	}
 	peeked, traces := 0, 0
 	paths := etltest.CorpusTraces(t)
-	for _, p := range paths {
-		f, err := etl.Open(p)
-		if err != nil {
-			continue
-		}
+	etltest.EachOpened(paths, func(p string, f *etl.File) {
 		files := []*etl.File{f}
 		// A damaged trace's model is built from what could be read
 		// (the error lists the damage): it is compared as well.
@@ -72,8 +68,7 @@ func TestPushPeekingMatches(t *testing.T) {
 		e1.Flush()
 		e2.Flush()
 		check()
-		f.Close()
-	}
+	})
 	t.Logf("%d traces compared, %d events read in place", traces, peeked)
 	if traces < len(paths)-2 {
 		t.Errorf("%d of %d traces compared: want every one that opens", traces, len(paths))

@@ -11,7 +11,6 @@ import (
 // the 8 bytes of Data4) into a [uuid.UUID], whose bytes are in RFC 4122
 // (big-endian) order. b must hold at least 16 bytes.
 func GUIDFromWindows(b []byte) uuid.UUID {
-	_ = b[15]
 	return guidAt((*[16]byte)(b))
 }
 
