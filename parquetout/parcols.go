@@ -68,8 +68,17 @@ func (w *Writer) writeColumns(cws []*parquet.ColumnWriter, s *rowSet, c *chunk) 
 	return p.err
 }
 
+// columnFault, set by tests only, is called before column i is written:
+// an error it returns (or a panic) is that column's.
+var columnFault func(i int) error
+
 // writeColumn writes column i's values of chunk c to cw.
 func (s *rowSet) writeColumn(cw *parquet.ColumnWriter, i int, c *chunk) error {
+	if columnFault != nil {
+		if err := columnFault(i); err != nil {
+			return err
+		}
+	}
 	vals := c.cols[i]
 	if i < nMainColumns {
 		s.vals = s.appendColumn(s.vals[:0], i, c)

@@ -3,8 +3,10 @@ package parquetout_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/etwkit/etw/analysis"
@@ -59,5 +61,43 @@ func TestColumnsAtOnce(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestColumnsFail: a column whose writing fails, or panics, fails the
+// dump with that column's error, on one goroutine and on several, and
+// the dump returns (no goroutine waits for a column that is never
+// written).
+func TestColumnsFail(t *testing.T) {
+	files := open(t, fixture(t, "compressed.etl"))
+	dec := decode.New()
+	m, _ := analysis.Build(files, dec, nil)
+	defer parquetout.SetColumnFault(nil)
+	for _, cols := range []int{1, 2, 5} {
+		for _, col := range []int{0, 3, 17} {
+			for _, panics := range []bool{false, true} {
+				want := fmt.Errorf("column %d made to fail", col)
+				parquetout.SetColumnFault(func(i int) error {
+					if i != col {
+						return nil
+					}
+					if panics {
+						panic(want)
+					}
+					return want
+				})
+				var out bytes.Buffer
+				enc := parquetout.NewEncoder(files, false)
+				w := parquetout.NewWriter(&out, enc, nil)
+				parquetout.SetColumnWorkers(w, cols)
+				_, err := pipeline.Run(context.Background(), &pipeline.Config[byte]{Files: files, Decoder: dec, Encoder: enc, Output: w, Workers: 2, Analysis: m})
+				if cerr := w.Close(); err == nil {
+					err = cerr
+				}
+				if err == nil || !strings.Contains(err.Error(), want.Error()) {
+					t.Errorf("%d goroutines, column %d fails (panic %v): dump's error %v, want %q", cols, col, panics, err, want)
+				}
+			}
+		}
 	}
 }
