@@ -411,10 +411,8 @@ func (m *Model) threadAt(tid uint32, ft int64) *Thread {
 
 // threadIn returns the record of recs (a tid's) at ft.
 func threadIn(recs []*Thread, ft int64) *Thread {
-	for i := len(recs) - 1; i >= 0; i-- {
-		if recs[i].start <= ft {
-			return recs[i]
-		}
+	if i := threadIndex(recs, ft); i >= 0 {
+		return recs[i]
 	}
 	// A thread whose records all start later: only the first answers,
 	// if it was a rundown or end-only record (start unknown).
