@@ -1,6 +1,7 @@
 package etl
 
 import (
+	"bytes"
 	"path/filepath"
 	"testing"
 )
@@ -64,4 +65,70 @@ func TestReadAheadBounded(t *testing.T) {
 		t.Errorf("%d streams: the test wants more than the default bound", n)
 	}
 	r.Close()
+}
+
+// TestReadAheadOption: ReaderOptions.ReadAhead bounds the buffers loaded
+// ahead of need instead of the default, and lets one stream queue that
+// many (the default: Workers + 1); the events are the default reader's.
+// The trace: 600 events of one processor in 1 KiB buffers (a stream of
+// ~45 buffers, beside the header buffer's).
+func TestReadAheadOption(t *testing.T) {
+	var out bytes.Buffer
+	w, err := NewWriter(&out, &WriterOptions{BufferSize: 1024, Header: LogfileHeader{Is64: true, NumberOfProcessors: 1,
+		StartTime: 132247862638609634, HeaderTimestamp: 80000000000, LoggerName: "read ahead"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 600 {
+		ev := Event{Header: HeaderEvent64, Descriptor: EventDescriptor{ID: uint16(i)}, Timestamp: 80000000000 + int64(i), UserData: make([]byte, 40)}
+		if err := w.WriteEvent(&ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := NewFile(bytes.NewReader(out.Bytes()), int64(out.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := func(ahead int) (ids []uint16, most, mostOne int) {
+		r := NewReader([]*File{f}, &ReaderOptions{Workers: 2, ReadAhead: ahead})
+		defer r.Close()
+		if len(r.streams) < 2 {
+			t.Fatalf("%d streams: the bound is the merge's", len(r.streams))
+		}
+		for r.Next() {
+			ids = append(ids, r.Event().Descriptor.ID)
+			for _, s := range r.streams {
+				mostOne = max(mostOne, len(s.queue))
+			}
+			most = max(most, r.ahead)
+		}
+		if len(r.Errors()) > 0 {
+			t.Fatal(r.Errors())
+		}
+		return ids, most, mostOne
+	}
+	def, _, defOne := read(0)
+	if defOne > 3 {
+		t.Errorf("default: a stream queued %d loads, want at most Workers + 1 = 3", defOne)
+	}
+	for _, ahead := range []int{5, 12} {
+		got, most, one := read(ahead)
+		if most > ahead {
+			t.Errorf("ReadAhead %d: %d buffers ahead", ahead, most)
+		}
+		if one <= 3 {
+			t.Errorf("ReadAhead %d: a stream queued at most %d loads: the option does not let it go further", ahead, one)
+		}
+		if len(got) != len(def) || len(def) < 600 {
+			t.Fatalf("ReadAhead %d: %d events, default %d", ahead, len(got), len(def))
+		}
+		for i := range def {
+			if got[i] != def[i] {
+				t.Fatalf("ReadAhead %d: event %d is id %d, default %d", ahead, i, got[i], def[i])
+			}
+		}
+	}
 }

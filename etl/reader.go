@@ -40,6 +40,14 @@ type ReaderOptions struct {
 	// inputs; it costs about one more decode of each compressed buffer.
 	// The events and errors are the same.
 	Windows bool
+	// ReadAhead, if more than 0, is how many buffers the merge loads
+	// ahead of need at most (0: max(16, 4 × Workers)), and how many
+	// loads one stream may have queued (0: Workers + 1, see NewReader):
+	// a pass whose reading goroutine is at times slower than the
+	// loaders (a Prepare that leaves it much to do per event) lets them
+	// go further ahead then, in what the loaders would otherwise do
+	// later while it waits. It costs up to that many buffers in memory.
+	ReadAhead int
 }
 
 // MaxWorkers bounds ReaderOptions.Workers (each worker may hold a buffer
@@ -148,6 +156,9 @@ func NewReader(files []*File, opts *ReaderOptions) *Reader {
 	// that logs alone for a while (samples) had its buffers loaded one at
 	// a time while the other workers had nothing to do.
 	r := &Reader{files: files, order: o.Order, depth: o.Workers + 1, maxAhead: max(16, 4*o.Workers)}
+	if o.ReadAhead > 0 {
+		r.maxAhead, r.depth = o.ReadAhead, max(o.ReadAhead, r.depth)
+	}
 	r.loads = loaders{n: o.Workers, prep: o.Prepare}
 	r.index = make([][]BufferInfo, len(files))
 	for i, f := range files {
