@@ -136,4 +136,3 @@ func TestBulkColumnsGenerated(t *testing.T) {
 		}
 	}
 }
-
