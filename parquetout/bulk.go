@@ -62,7 +62,7 @@ func (t bulkType) NewColumnBuffer(columnIndex, numValues int) parquet.ColumnBuff
 type bulkBuffer struct {
 	parquet.ColumnBuffer
 	spec    *colSpec
-	scratch []byte // the chunk's values, little-endian
+	scratch []byte // the chunk's values, little-endian (chunkRows at most: 8 KiB)
 }
 
 // bulkValues is the one Value that hands rowSet s's fixed parts to a
