@@ -3,6 +3,7 @@ package parquetout
 import (
 	"bytes"
 	"encoding/binary"
+	"io"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -82,12 +83,33 @@ func genRecords(rng *rand.Rand, n int) []byte {
 }
 
 // writeGen writes records through a Writer with options o, cols
-// goroutines for a chunk's columns, the bulk columns in bulk or not.
-func writeGen(t *testing.T, records []byte, o *Options, cols int, bulk bool) []byte {
+// goroutines for a chunk's columns, the bulk columns in bulk or not;
+// extended, through NewExtendedWriter's Writer (two columns, files of
+// 7,000 rows, one after the other in the bytes returned).
+func writeGen(t *testing.T, records []byte, o *Options, cols int, bulk, extended bool) []byte {
 	t.Helper()
 	var out bytes.Buffer
-	w := NewWriter(&out, NewEncoder(nil, false), o)
+	var w *Writer
+	if extended {
+		n := int64(0)
+		x := &Extension{Columns: []Column{{"trace", 32, false}, {"utid", 64, true}},
+			Values: func(dst []int64) {
+				n++
+				dst[0], dst[1] = n%3, n%5
+			},
+			MaxFileRows: 7000, NextFile: func() (io.Writer, error) { return &out, nil }}
+		var err error
+		if w, err = NewExtendedWriter(&out, o, x); err != nil {
+			t.Fatal(err)
+		}
+		w.SetEncoder(NewEncoder(nil, false))
+	} else {
+		w = NewWriter(&out, NewEncoder(nil, false), o)
+	}
 	w.colWorkers = cols
+	if w.bulk != bulkColumns {
+		t.Fatalf("extended %v: the Writer writes columns %v in bulk, want %v", extended, w.bulk, bulkColumns)
+	}
 	if !bulk {
 		w.bulk = [nMainColumns]bool{}
 	}
@@ -112,7 +134,8 @@ func writeGen(t *testing.T, records []byte, o *Options, cols int, bulk bool) []b
 // strings absent, empty or present in runs, all-null chunks, stacks or
 // none, long texts), with default and 4 KiB pages (many pages a chunk),
 // small row groups, zstd, pages in a temporary file, on one goroutine
-// and on several.
+// and on several; NewWriter's and NewExtendedWriter's (package tables'
+// events) Writers.
 func TestBulkColumnsGenerated(t *testing.T) {
 	if bulkColumns == ([nMainColumns]bool{}) {
 		t.Fatal("no header column is written in bulk")
@@ -128,10 +151,12 @@ func TestBulkColumnsGenerated(t *testing.T) {
 	records := genRecords(rng, 20_000)
 	for _, o := range []*Options{nil, {PageBufferSize: 4 << 10}, {RowGroupRows: 700, Compression: Zstd},
 		{TempDir: t.TempDir(), PageBufferSize: 16 << 10}} {
-		want := writeGen(t, records, o, 1, false)
-		for _, cols := range []int{1, 2, 5} {
-			if got := writeGen(t, records, o, cols, true); !bytes.Equal(got, want) {
-				t.Errorf("%+v, %d goroutines: bulk columns make %d bytes, values %d (or the same size, other bytes)", o, cols, len(got), len(want))
+		for _, extended := range []bool{false, true} {
+			want := writeGen(t, records, o, 1, false, extended)
+			for _, cols := range []int{1, 2, 5} {
+				if got := writeGen(t, records, o, cols, true, extended); !bytes.Equal(got, want) {
+					t.Errorf("%+v, extended %v, %d goroutines: bulk columns make %d bytes, values %d (or the same size, other bytes)", o, extended, cols, len(got), len(want))
+				}
 			}
 		}
 	}
