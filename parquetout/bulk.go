@@ -46,7 +46,13 @@ type bulkType struct {
 // required header column col, taking its values in bulk.
 func bulkCol(n parquet.Node, col int) parquet.Node {
 	spec := &headerCols[col]
-	if !n.Leaf() || n.Optional() || n.Repeated() || spec.optional || (spec.kind != colInt && spec.kind != colUint && spec.kind != colTime) {
+	wide := n.Leaf() && n.Type().Kind() == parquet.Int64
+	// The fields appendFields reads: an 8-byte one into an INT64 column,
+	// one of 1, 2 or 4 bytes into an INT32 one, or "time".
+	fits := spec.kind == colTime && wide ||
+		(spec.kind == colInt || spec.kind == colUint) && (wide && spec.size == 8 && spec.width == 64 ||
+			!wide && spec.width < 64 && (spec.size == 1 || spec.size == 2 || spec.size == 4))
+	if !n.Leaf() || n.Optional() || n.Repeated() || spec.optional || !fits {
 		panic(fmt.Sprintf("parquetout: bulkCol(%v, %d): not a required integer header column", n, col))
 	}
 	return parquet.Leaf(bulkType{Type: n.Type(), col: col})
@@ -104,8 +110,8 @@ func libraryBuffer(b parquet.ColumnBuffer) parquet.ColumnBuffer {
 
 // appendFields appends to dst the values of header column spec of the
 // rows whose fixed parts (rowStride bytes each) are fixed, little-endian:
-// eight bytes each when wide (INT64), else four (INT32: the field's low
-// 32 bits, zero-extended when narrower).
+// eight bytes each when wide (INT64: "time" or an 8-byte field), else four
+// (INT32: a field of 1, 2 or 4 bytes, zero-extended).
 func appendFields(dst, fixed []byte, spec *colSpec, wide bool) []byte {
 	n := len(fixed) / rowStride
 	size := 4
@@ -115,7 +121,8 @@ func appendFields(dst, fixed []byte, spec *colSpec, wide bool) []byte {
 	start := len(dst)
 	dst = slices.Grow(dst, n*size)[:start+n*size]
 	out := dst[start:]
-	// Row i's field is at f[i*rowStride:], its value at out[i*size:].
+	// Row i's field is at f[i*rowStride:], its value at out[i*size:]
+	// (bulkCol checked the field's size against the column's).
 	f := fixed[spec.off:]
 	switch {
 	case spec.kind == colTime:
@@ -124,13 +131,9 @@ func appendFields(dst, fixed []byte, spec *colSpec, wide bool) []byte {
 			ft := int64(binary.LittleEndian.Uint64(f[j : j+8]))
 			binary.LittleEndian.PutUint64(out[i:i+8], uint64(unixMicros(ft)))
 		}
-	case wide && spec.size == 8:
-		for i, j := 0, 0; i < len(out); i, j = i+8, j+rowStride {
-			binary.LittleEndian.PutUint64(out[i:i+8], binary.LittleEndian.Uint64(f[j:j+8]))
-		}
 	case wide:
 		for i, j := 0, 0; i < len(out); i, j = i+8, j+rowStride {
-			binary.LittleEndian.PutUint64(out[i:i+8], fieldAt(f[j:], spec.size))
+			binary.LittleEndian.PutUint64(out[i:i+8], binary.LittleEndian.Uint64(f[j:j+8]))
 		}
 	case spec.size == 4:
 		for i, j := 0, 0; i < len(out); i, j = i+4, j+rowStride {
@@ -140,27 +143,10 @@ func appendFields(dst, fixed []byte, spec *colSpec, wide bool) []byte {
 		for i, j := 0, 0; i < len(out); i, j = i+4, j+rowStride {
 			binary.LittleEndian.PutUint32(out[i:i+4], uint32(binary.LittleEndian.Uint16(f[j:j+2])))
 		}
-	case spec.size == 1:
+	default:
 		for i, j := 0, 0; i < len(out); i, j = i+4, j+rowStride {
 			binary.LittleEndian.PutUint32(out[i:i+4], uint32(f[j]))
 		}
-	default:
-		for i, j := 0, 0; i < len(out); i, j = i+4, j+rowStride {
-			binary.LittleEndian.PutUint32(out[i:i+4], uint32(fieldAt(f[j:], spec.size)))
-		}
 	}
 	return dst
-}
-
-// fieldAt is the unsigned little-endian field of size bytes at b.
-func fieldAt(b []byte, size uint8) uint64 {
-	switch size {
-	case 1:
-		return uint64(b[0])
-	case 2:
-		return uint64(binary.LittleEndian.Uint16(b))
-	case 4:
-		return uint64(binary.LittleEndian.Uint32(b))
-	}
-	return binary.LittleEndian.Uint64(b)
 }
