@@ -20,14 +20,15 @@ import (
 // rowSet is the records of a chunk laid out field by field: each row's
 // fixed part with its trace start, and where each of its strings is.
 type rowSet struct {
-	raw     []byte          // the records the strings are in
-	fixed   []byte          // per row: the fixed part, then the trace start (i64)
-	str     []uint64        // per row, nStrings: offset in raw << 32 | length, or absentRef
-	ext     []byte          // per row: the extension's values, 8 bytes a column
-	n       int             // rows
-	vals    []parquet.Value // scratch: one column's values
-	nums    []uint64        // scratch: one integer column's fields
-	present []uint32        // per row: the has* bits of its fixed part
+	raw     []byte           // the records the strings are in
+	fixed   []byte           // per row: the fixed part, then the trace start (i64)
+	str     []uint64         // per row, nStrings: offset in raw << 32 | length, or absentRef
+	ext     []byte           // per row: the extension's values, 8 bytes a column
+	n       int              // rows
+	vals    []parquet.Value  // scratch: one column's values
+	nums    []uint64         // scratch: one integer column's fields
+	present []uint32         // per row: the has* bits of its fixed part
+	one     [1]parquet.Value // scratch: a bulk write's value (bulkValues)
 	// anyHas and anyStr are the has* bits and the strings (bit i: string
 	// i) present in some row: a column present in none is all nulls.
 	anyHas, anyStr uint32

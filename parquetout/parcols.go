@@ -45,13 +45,13 @@ func (w *Writer) writeColumns(cws []*parquet.ColumnWriter, s *rowSet, c *chunk) 
 		// clear of the slice as it is now).
 		defer func() { clear(s.vals) }()
 		for i, cw := range cws {
-			if err := s.writeColumn(cw, i, c); err != nil {
+			if err := s.writeColumn(cw, i, c, &w.bulk); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
-	p := columnPass{cws: cws, c: c}
+	p := columnPass{cws: cws, c: c, bulk: &w.bulk}
 	var wg sync.WaitGroup
 	for range n - 1 {
 		rs := s.share()
@@ -72,15 +72,19 @@ func (w *Writer) writeColumns(cws []*parquet.ColumnWriter, s *rowSet, c *chunk) 
 // an error it returns (or a panic) is that column's.
 var columnFault func(i int) error
 
-// writeColumn writes column i's values of chunk c to cw.
-func (s *rowSet) writeColumn(cw *parquet.ColumnWriter, i int, c *chunk) error {
+// writeColumn writes column i's values of chunk c to cw; the header
+// columns of bulk go in bulk (bulkValues).
+func (s *rowSet) writeColumn(cw *parquet.ColumnWriter, i int, c *chunk, bulk *[nMainColumns]bool) error {
 	if columnFault != nil {
 		if err := columnFault(i); err != nil {
 			return err
 		}
 	}
 	vals := c.cols[i]
-	if i < nMainColumns {
+	switch {
+	case i < nMainColumns && bulk[i]:
+		vals = s.bulkValues()
+	case i < nMainColumns:
 		s.vals = s.appendColumn(s.vals[:0], i, c)
 		vals = s.vals
 	}
@@ -93,6 +97,7 @@ func (s *rowSet) writeColumn(cw *parquet.ColumnWriter, i int, c *chunk) error {
 type columnPass struct {
 	cws  []*parquet.ColumnWriter
 	c    *chunk
+	bulk *[nMainColumns]bool
 	next atomic.Int32
 	fail atomic.Bool
 	mu   sync.Mutex
@@ -125,7 +130,7 @@ func (p *columnPass) run(s *rowSet) {
 // write writes column i; a panic becomes its error.
 func (p *columnPass) write(s *rowSet, i int) (err error) {
 	defer panicerr.Recover(&err)
-	return s.writeColumn(p.cws[i], i, p.c)
+	return s.writeColumn(p.cws[i], i, p.c, p.bulk)
 }
 
 // sharedRowSets holds the rowSets of share: their own storage is only

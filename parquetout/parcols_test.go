@@ -19,10 +19,17 @@ import (
 // dumpParquetCols is dumpParquet with cols goroutines writing each
 // chunk's columns.
 func dumpParquetCols(t testing.TB, files []*etl.File, dec *decode.Decoder, m *analysis.Model, cols int, o *parquetout.Options) []byte {
+	return dumpParquetBulk(t, files, dec, m, cols, o, true)
+}
+
+// dumpParquetBulk is dumpParquetCols with the required integer header
+// columns written in bulk or as values.
+func dumpParquetBulk(t testing.TB, files []*etl.File, dec *decode.Decoder, m *analysis.Model, cols int, o *parquetout.Options, bulk bool) []byte {
 	var out bytes.Buffer
 	enc := parquetout.NewEncoder(files, false)
 	w := parquetout.NewWriter(&out, enc, o)
 	parquetout.SetColumnWorkers(w, cols)
+	parquetout.SetBulk(w, bulk)
 	_, err := pipeline.Run(context.Background(), &pipeline.Config[byte]{Files: files, Decoder: dec, Encoder: enc, Output: w, Workers: 2, Analysis: m})
 	if err != nil {
 		t.Fatal(err)
@@ -37,7 +44,10 @@ func dumpParquetCols(t testing.TB, files []*etl.File, dec *decode.Decoder, m *an
 // the file that one goroutine makes, byte for byte, with the default
 // pages, small pages (many flushed inside a chunk), pages waiting in a
 // temporary file, another codec and small row groups. The fixtures test
-// it without the corpus, the largest corpus file with it.
+// it without the corpus, the largest corpus file with it. The same for
+// the required integer header columns handed to their buffers in bulk:
+// the file is the one their values, written one by one through
+// parquet-go's column writers, make.
 func TestColumnsAtOnce(t *testing.T) {
 	paths := []string{fixture(t, "compressed.etl"), fixture(t, "tracelogging-types.etl")}
 	if dir := os.Getenv("ETL_CORPUS"); dir != "" && !testing.Short() {
@@ -53,6 +63,9 @@ func TestColumnsAtOnce(t *testing.T) {
 				one := dumpParquetCols(t, files, dec, m, 1, o)
 				if len(readRows(t, one)) == 0 {
 					t.Fatalf("%+v: no rows", o)
+				}
+				if values := dumpParquetBulk(t, files, dec, m, 1, o, false); !bytes.Equal(values, one) {
+					t.Errorf("%+v: bulk columns make %d bytes, values %d (or the same size, other bytes)", o, len(one), len(values))
 				}
 				for _, cols := range []int{2, 5} {
 					if got := dumpParquetCols(t, files, dec, m, cols, o); !bytes.Equal(got, one) {

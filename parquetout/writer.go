@@ -75,26 +75,26 @@ func timestampMicros() parquet.Node { return parquet.Timestamp(parquet.Microseco
 // constants, then the stack.
 func mainFields() []field {
 	return []field{
-		{"time", keepBounds(timestampMicros())},
+		{"time", bulkCol(keepBounds(timestampMicros()), cTime)},
 		{"time_ns", opt(keepBounds(parquet.Int(64)))},
 		{"rel_ms", opt(keepBounds(parquet.Leaf(parquet.DoubleType)))},
-		{"filetime", keepBounds(parquet.Int(64))},
-		{"raw_timestamp", keepBounds(parquet.Int(64))},
-		{"file", keepBounds(parquet.Uint(32))},
-		{"cpu", narrowUint(16)},
-		{"pid", keepBounds(parquet.Uint(32))},
-		{"tid", keepBounds(parquet.Uint(32))},
+		{"filetime", bulkCol(keepBounds(parquet.Int(64)), cFiletime)},
+		{"raw_timestamp", bulkCol(keepBounds(parquet.Int(64)), cRawTimestamp)},
+		{"file", bulkCol(keepBounds(parquet.Uint(32)), cFile)},
+		{"cpu", bulkCol(narrowUint(16), cCPU)},
+		{"pid", bulkCol(keepBounds(parquet.Uint(32)), cPID)},
+		{"tid", bulkCol(keepBounds(parquet.Uint(32)), cTID)},
 		{"process_name", opt(dictString())},
 		{"header", dictString()},
-		{"flags", narrowUint(16)},
+		{"flags", bulkCol(narrowUint(16), cFlags)},
 		{"provider_guid", dictString()},
-		{"event_id", narrowUint(16)},
-		{"version", narrowUint(8)},
-		{"channel", narrowUint(8)},
-		{"level", narrowUint(8)},
-		{"opcode", narrowUint(8)},
-		{"task", narrowUint(16)},
-		{"keywords", keepBounds(parquet.Uint(64))},
+		{"event_id", bulkCol(narrowUint(16), cEventID)},
+		{"version", bulkCol(narrowUint(8), cVersion)},
+		{"channel", bulkCol(narrowUint(8), cChannel)},
+		{"level", bulkCol(narrowUint(8), cLevel)},
+		{"opcode", bulkCol(narrowUint(8), cOpcode)},
+		{"task", bulkCol(narrowUint(16), cTask)},
+		{"keywords", bulkCol(keepBounds(parquet.Uint(64)), cKeywords)},
 		{"hook_id", opt(keepBounds(parquet.Uint(16)))},
 		{"instance_id", opt(keepBounds(parquet.Uint(32)))},
 		{"parent_instance_id", opt(keepBounds(parquet.Uint(32)))},
@@ -214,6 +214,9 @@ type Writer struct {
 	// colWorkers is how many goroutines write a chunk's columns
 	// (columnWorkers; tests set it).
 	colWorkers int
+	// bulk has the header columns written in bulk (bulkColumns; tests
+	// clear it to write them as values).
+	bulk [nMainColumns]bool
 }
 
 // NewWriter starts a Parquet file on out for the records of enc. The
@@ -233,7 +236,7 @@ func newSyncWriter(out io.Writer, start int64, o *Options) *Writer {
 }
 
 func newWriter(out io.Writer, start int64, o *Options, async bool) *Writer {
-	w := &Writer{t: newTable(out, "event", mainFields(), o, metadata(), async), start: start, colWorkers: columnWorkers()}
+	w := &Writer{t: newTable(out, "event", mainFields(), o, metadata(), async), start: start, colWorkers: columnWorkers(), bulk: bulkColumns}
 	w.stack = w.t.stackColumns()
 	return w
 }
