@@ -116,6 +116,11 @@ type Enricher struct {
 	// cycles: three an event).
 	nextAt, outAt int
 	toSweep       int64
+	// stacks holds the frames of the slots' parts; marks[i] is where its
+	// next frames went when next last became i modulo len(ring) (see
+	// frameRing).
+	stacks frameRing
+	marks  []uint64
 
 	parked map[uint32][]int64 // thread → events whose kernel stack awaits its user part
 	match  map[uint64][]int64 // extended-item MatchId → kernel parts awaiting the user part
@@ -149,8 +154,8 @@ type slot struct {
 
 // init sets s to the slot of event seq, of kind k, whose header names
 // thread htid, with no stack part. It sets the fields one by one: a
-// composite literal that keeps the parts' frames (s.kern.frames[:0])
-// reads s, and Go builds it in a temporary then copies it, which the
+// composite literal (which then kept the parts' frames, s.kern.frames[:0])
+// read s, and Go built it in a temporary then copied it, which the
 // reading goroutine of the JSON dump paid for in stalls (session 13).
 func (s *slot) init(seq int64, file int, ts, ft int64, cpu uint16, pid, tid, htid uint32, proc *Process, k kind) {
 	s.seq, s.file, s.ts, s.ft, s.cpu = seq, file, ts, ft, cpu
@@ -170,24 +175,105 @@ func (s *slot) init(seq int64, file int, ts, ft int64, cpu uint16, pid, tid, hti
 	s.user.clear()
 }
 
-// part is a stack fragment: inline frames, or a stack key to look up.
+// part is a stack fragment: inline frames (n of them from position at of
+// the Enricher's frameRing), or a stack key to look up.
 type part struct {
-	set    bool
-	keyed  bool
-	table  int8 // keyed: 1 kernel definitions, 0 user definitions, -1 either
-	key    uint64
-	frames []uint64
+	set   bool
+	keyed bool
+	table int8 // keyed: 1 kernel definitions, 0 user definitions, -1 either
+	n     int32
+	key   uint64
+	at    uint64
 }
 
-// clear empties p, keeping its frames' storage.
+// clear empties p.
 func (p *part) clear() {
-	p.set, p.keyed, p.table, p.key = false, false, 0, 0
-	p.frames = p.frames[:0]
+	p.set, p.keyed, p.table, p.key, p.n = false, false, 0, 0, 0
 }
 
-func (p *part) setFrames(f []uint64) {
-	p.set, p.keyed = true, false
-	p.frames = append(p.frames[:0], f...)
+// setFrames sets p to the inline frames f, which it copies into the
+// enricher's frameRing.
+func (e *Enricher) setFrames(p *part, f []uint64) {
+	p.set, p.keyed, p.n = true, false, int32(len(f))
+	p.at = e.stacks.put(f, e.marks[e.oldestMark()])
+}
+
+// oldestMark returns the index in e.marks of the oldest frames a slot
+// may still hand out: those put since next became next-len(ring)+1 (the
+// slot of the event before then, the last to take frames then, is
+// overwritten when next passes next-1+len(ring)).
+func (e *Enricher) oldestMark() int {
+	if i := e.nextAt + 1; i < len(e.marks) {
+		return i
+	}
+	return 0
+}
+
+// frameRing holds the inline frames of an enricher's stack parts, in the
+// order they were set. Each slot's parts kept a slice of their own, grown
+// to the deepest stack the slot ever held, so that the window's 2,049
+// slots held 1.5-2.2 MB over a dump (the deepest stacks of a trace,
+// 2,049 times); the frames the window holds at once take a fraction of
+// that. A slot's frames are read until the slot is overwritten, len(ring)
+// events after its own, and the frames put while the enricher's next
+// event was N belong to events before N: positions put since next was
+// next-len(ring)+1 are live (Enricher.marks), older ones are overwritten.
+// The ring grows (doubling) when the live frames would not fit.
+type frameRing struct {
+	buf  []uint64 // a power of two long
+	head uint64   // positions put so far (and skipped, see put)
+}
+
+// minFrameRing is the least length of a frameRing (32 KiB).
+const minFrameRing = 4096
+
+// put copies f into the ring, whose positions from oldest on are live,
+// and returns its position. A run of frames that would wrap around the
+// end starts over at the beginning instead, so that each part's frames
+// are contiguous.
+func (r *frameRing) put(f []uint64, oldest uint64) uint64 {
+	n := uint64(len(f))
+	if n == 0 {
+		return r.head
+	}
+	for {
+		c := uint64(len(r.buf))
+		at := r.head
+		if c > 0 && at&(c-1)+n > c {
+			at += c - at&(c-1)
+		}
+		if c > 0 && at+n-oldest <= c {
+			copy(r.buf[at&(c-1):], f)
+			r.head = at + n
+			return at
+		}
+		r.grow(oldest, max(2*c, minFrameRing, 2*(at+n-oldest)))
+	}
+}
+
+// grow moves the ring's live positions (from oldest on) to storage of at
+// least size (rounded up to a power of two).
+func (r *frameRing) grow(oldest, size uint64) {
+	c := uint64(minFrameRing)
+	for c < size {
+		c *= 2
+	}
+	buf := make([]uint64, c)
+	if old := uint64(len(r.buf)); old > 0 {
+		for p := oldest; p < r.head; p++ {
+			buf[p&(c-1)] = r.buf[p&(old-1)]
+		}
+	}
+	r.buf = buf
+}
+
+// frames returns the n frames at position at.
+func (r *frameRing) frames(at uint64, n int32) []uint64 {
+	if n == 0 {
+		return nil
+	}
+	i := at & uint64(len(r.buf)-1)
+	return r.buf[i : i+uint64(n)]
 }
 
 func (p *part) setKey(key uint64, table int8) {
@@ -207,6 +293,7 @@ func (m *Model) NewEnricher(opts *EnrichOptions) *Enricher {
 		m:      m,
 		window: int64(w),
 		ring:   make([]slot, w+1),
+		marks:  make([]uint64, w+1),
 		parked: map[uint32][]int64{},
 		match:  map[uint64][]int64{},
 	}
@@ -360,6 +447,7 @@ func (e *Enricher) advance() (int64, *slot) {
 		e.nextAt = 0
 	}
 	e.next++
+	e.marks[e.nextAt] = e.stacks.head
 	e.Stats.Events++
 	if e.toSweep == 0 { // seq is a multiple of window
 		e.sweep()
@@ -431,7 +519,7 @@ func (e *Enricher) annotate(s *slot) *Annotation {
 // skip counts the stack of a slot nextSlot handed out, whose annotation
 // is not wanted, without resolving it.
 func (e *Enricher) skip(s *slot) {
-	if s.has && e.m.partLen(&s.kern, s.ft)+e.m.partLen(&s.user, s.ft) > 0 {
+	if s.has && e.partLen(&s.kern, s.ft)+e.partLen(&s.user, s.ft) > 0 {
 		e.Stats.WithStack++
 	}
 }
@@ -444,8 +532,8 @@ func (e *Enricher) stackAddrs(s *slot, dst []uint64) []uint64 {
 		return dst
 	}
 	n := len(dst)
-	dst = e.m.partFrames(&s.kern, s.ft, dst)
-	dst = e.m.partFrames(&s.user, s.ft, dst)
+	dst = e.partFrames(&s.kern, s.ft, dst)
+	dst = e.partFrames(&s.user, s.ft, dst)
 	if len(dst) > n {
 		e.Stats.WithStack++
 	}
@@ -472,25 +560,25 @@ func (c *frameCache) resolveAll(m *Model, p *Process, addrs []uint64, ft int64, 
 }
 
 // partFrames appends the addresses of p.
-func (m *Model) partFrames(p *part, ft int64, dst []uint64) []uint64 {
+func (e *Enricher) partFrames(p *part, ft int64, dst []uint64) []uint64 {
 	if !p.set {
 		return dst
 	}
 	if !p.keyed {
-		return append(dst, p.frames...)
+		return append(dst, e.stacks.frames(p.at, p.n)...)
 	}
-	return append(dst, m.keyFrames(p.key, p.table, ft)...)
+	return append(dst, e.m.keyFrames(p.key, p.table, ft)...)
 }
 
 // partLen returns the number of addresses partFrames appends for p.
-func (m *Model) partLen(p *part, ft int64) int {
+func (e *Enricher) partLen(p *part, ft int64) int {
 	switch {
 	case !p.set:
 		return 0
 	case !p.keyed:
-		return len(p.frames)
+		return int(p.n)
 	}
-	return len(m.keyFrames(p.key, p.table, ft))
+	return len(e.m.keyFrames(p.key, p.table, ft))
 }
 
 // keyDef is one definition of a stack key: the frames it stood for until
@@ -593,7 +681,7 @@ func (e *Enricher) attachWalk(file int, ts int64, tid uint32, cpu uint16, frames
 	t := e.find(file, ts, tid, cpu)
 	if !firstKernel && !lastKernel {
 		// User-only: completes the thread's kernel parts waiting for it.
-		used := e.completeParked(tid, t, func(p *part) { p.setFrames(frames) })
+		used := e.completeParked(tid, t, func(p *part) { e.setFrames(p, frames) })
 		if t == nil && !used {
 			e.Stats.Orphans++
 		}
@@ -601,7 +689,7 @@ func (e *Enricher) attachWalk(file int, ts int64, tid uint32, cpu uint16, frames
 	}
 	// Kernel-only (the user part, if any, comes later) or both.
 	if e.takesKernel(t, tid, lastKernel) {
-		t.kern.setFrames(frames)
+		e.setFrames(&t.kern, frames)
 	}
 }
 
@@ -698,7 +786,7 @@ func (e *Enricher) attachClr(frames []uint64, self *slot) {
 			if s.has {
 				break
 			}
-			s.user.setFrames(frames)
+			e.setFrames(&s.user, frames)
 			s.has = true
 			return
 		}
@@ -752,7 +840,7 @@ func (e *Enricher) extFrag(b *pushBatch, f *extFrag, s *slot) {
 		return
 	}
 	frames := b.framesOf(f.f0, f.fn)
-	e.extFragment(s, f.match, func(p *part) { p.setFrames(frames) }, f.first, f.last)
+	e.extFragment(s, f.match, func(p *part) { e.setFrames(p, frames) }, f.first, f.last)
 }
 
 // extFragment attaches a stack fragment carried by an extended item.

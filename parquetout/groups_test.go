@@ -2,6 +2,7 @@ package parquetout
 
 import (
 	"io"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -76,6 +77,28 @@ func TestGroupPoolBound(t *testing.T) {
 		}
 		if len(seen) > c.max {
 			t.Errorf("%+v: %d writers made for %d row groups, want at most %d", c, len(seen), groups, c.max)
+		}
+	}
+}
+
+// TestChunksInFlight: an async table has an encoder per row group in
+// flight and a chunk of records (up to 1 MiB) for each and the one
+// filling, whatever the number of processors: a second encoder with one
+// row group in flight only held a chunk for the next row group (1 MB of
+// the Parquet dump's live heap).
+func TestChunksInFlight(t *testing.T) {
+	for _, procs := range []int{1, 2, 8} {
+		prev := runtime.GOMAXPROCS(procs)
+		tb := newTable(io.Discard, "event", mainFields(), nil, metadata(), true)
+		runtime.GOMAXPROCS(prev)
+		if got, want := len(tb.enc), min(procs, rowGroupsInFlight); got != want {
+			t.Errorf("GOMAXPROCS %d: %d encoders, want %d", procs, got, want)
+		}
+		if got, want := cap(tb.free), len(tb.enc)+1; got != want {
+			t.Errorf("GOMAXPROCS %d: %d chunks, want %d", procs, got, want)
+		}
+		if err := tb.close(); err != nil {
+			t.Fatal(err)
 		}
 	}
 }

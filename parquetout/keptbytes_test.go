@@ -158,3 +158,38 @@ func randomWord(rng *rand.Rand, n, letters int) []byte {
 	}
 	return w
 }
+
+// TestKeptBytesRoom checks that a keptBytes keeps its room from page to
+// page, but not room past keptRoom that a page of large values left
+// (kept to the end of the run, it held 1.4 MB for pages of 0.3-0.9 MB).
+func TestKeptBytesRoom(t *testing.T) {
+	b := keepRoom(parquet.Leaf(parquet.JSON().Type())).Type().NewColumnBuffer(0, 0).(*keptBytes)
+	write := func(n, size int) {
+		t.Helper()
+		values := make([]parquet.Value, n)
+		for i := range values {
+			values[i] = parquet.ByteArrayValue(make([]byte, size))
+		}
+		if _, err := b.WriteValues(values); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(100, 1000)
+	room := cap(b.values)
+	b.Reset()
+	if cap(b.values) != room || b.Size() != 0 {
+		t.Fatalf("after a page of 100 KB: room %d, size %d; want the room kept (%d) and size 0", cap(b.values), b.Size(), room)
+	}
+	write(4, 290_000) // four large events' properties
+	if got := b.Size(); got != 4*290_000+4*4 {
+		t.Fatalf("size %d, want %d", got, 4*290_000+4*4)
+	}
+	b.Reset()
+	if cap(b.values) > keptRoom {
+		t.Errorf("after a page of 1.16 MB the buffer keeps %d bytes of room, want at most %d", cap(b.values), keptRoom)
+	}
+	write(100, 1000)
+	if got := b.value(99); len(got) != 1000 {
+		t.Errorf("value 99 after the reset: %d bytes, want 1000", len(got))
+	}
+}

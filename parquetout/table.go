@@ -265,8 +265,8 @@ const chunkRows = 1024
 // table writes rows of one schema to one Parquet file. Rows fill chunks;
 // each chunk goes to the row group it belongs to, whose column writers
 // encode and compress its pages: on other goroutines (async: row groups
-// round-robin over up to GOMAXPROCS encoders, committed to the file in
-// order) or at once. Memory is the chunks in flight plus the pages of the
+// round-robin over an encoder per row group in flight, committed to the
+// file in order) or at once. Memory is the chunks in flight plus the pages of the
 // row groups being written, not the file.
 type table struct {
 	schema   *parquet.Schema
@@ -358,12 +358,17 @@ func newTable(out io.Writer, name string, fields []field, o *Options, meta map[s
 		t.cur = t.newChunk()
 		return t
 	}
-	workers := min(runtime.GOMAXPROCS(0), 4)
+	// An encoder per row group in flight: a row group's chunks go to
+	// one encoder, and the next row group begins when the previous one
+	// is committed, so with one row group in flight (rowGroupsInFlight)
+	// a second encoder only held a chunk queued for the next row group
+	// while the first flushed (a chunk's columns are written on every
+	// core: parcols.go).
+	workers := min(runtime.GOMAXPROCS(0), 4, rowGroupsInFlight)
 	// Chunks in flight: one filling, one per encoder. Each holds up to
-	// chunkRawBytes of records; with one row group in flight
-	// (rowGroupsInFlight) more only queue at the encoder of the next row
-	// group while the previous one is flushed (docs/performance.md,
-	// "Parquet chunks in flight").
+	// chunkRawBytes of records (1 MiB: two on any machine, 2.1 MB of the
+	// Parquet dump's live heap; docs/performance.md, "Parquet chunks in
+	// flight" and pq16mem).
 	t.free = make(chan *chunk, workers+1)
 	for range cap(t.free) {
 		t.free <- &chunk{}

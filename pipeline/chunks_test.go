@@ -14,13 +14,13 @@ func TestChunkPool(t *testing.T) {
 	c := newChunkPool[byte](1)
 	var held [][]byte
 	for range c.limit {
-		held = append(held, c.get(2))
+		held = append(held, c.get(1))
 	}
 	got := make(chan []byte, 1)
-	go func() { got <- c.get(3) }()
+	go func() { got <- c.get(1) }()
 	select {
 	case <-got:
-		t.Fatalf("batch 3 got a chunk beyond the bound of %d", c.limit)
+		t.Fatalf("batch 1 got a chunk beyond the bound of %d", c.limit)
 	case <-time.After(50 * time.Millisecond):
 	}
 	// Batch 0, which the writer waits for, is not held back.
@@ -44,7 +44,7 @@ func TestChunkPool(t *testing.T) {
 	case s := <-got:
 		held[0] = s
 	case <-time.After(5 * time.Second):
-		t.Fatal("batch 3 still waits after a chunk came back")
+		t.Fatal("batch 1 still waits after a chunk came back")
 	}
 	// Stopping lets every batch go on.
 	go func() { got <- c.get(7) }()
@@ -101,5 +101,59 @@ func TestChunkOversize(t *testing.T) {
 		if cap(s) != chunkCap {
 			t.Errorf("the pool holds a chunk of capacity %d", cap(s))
 		}
+	}
+}
+
+// The last chunksReserved chunks of the pool go to the batch the writer
+// waits for and the one after it only: batches further ahead wait for
+// them (idle or not yet made), so that the writer's next batches do not
+// take chunks beyond the bound, which were then dropped (garbage), when
+// a worker got ahead.
+func TestChunkPoolReserve(t *testing.T) {
+	c := newChunkPool[byte](1)
+	if c.limit <= chunksReserved {
+		t.Fatalf("limit %d, reserve %d: no chunk for batches ahead", c.limit, chunksReserved)
+	}
+	var held [][]byte
+	for range c.limit - chunksReserved {
+		held = append(held, c.get(5))
+	}
+	got := make(chan []byte, 1)
+	go func() { got <- c.get(5) }()
+	select {
+	case <-got:
+		t.Fatalf("batch 5 took a reserved chunk (%d of %d out)", c.n, c.limit)
+	case <-time.After(50 * time.Millisecond):
+	}
+	// Batch 1, after the one the writer waits for, takes the reserve,
+	// up to the bound.
+	for range chunksReserved {
+		held = append(held, c.get(1))
+	}
+	if c.n != c.limit {
+		t.Fatalf("%d chunks out, want %d", c.n, c.limit)
+	}
+	// A reserved chunk given back while batch 5 waits: still not batch
+	// 5's, but batch 0's without a new one.
+	c.put(held[len(held)-1])
+	held = held[:len(held)-1]
+	select {
+	case <-got:
+		t.Fatal("batch 5 took an idle reserved chunk")
+	case <-time.After(50 * time.Millisecond):
+	}
+	if s := c.get(0); cap(s) != chunkCap || c.n != c.limit {
+		t.Fatalf("batch 0: cap %d, %d chunks out; want the idle chunk, %d out", cap(s), c.n, c.limit)
+	}
+	// The writer moves on to batch 4: batch 5 is next but one.
+	c.advance(4)
+	c.put(held[0])
+	select {
+	case s := <-got:
+		if cap(s) != chunkCap {
+			t.Errorf("batch 5's chunk: cap %d, want %d", cap(s), chunkCap)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("batch 5 still waits after the writer moved on and a chunk came back")
 	}
 }
