@@ -5,6 +5,9 @@ import (
 	"testing"
 )
 
+// raceEnabled is set when the race detector is on (race_test.go).
+var raceEnabled bool
+
 // TestDecodersShareLargeValues decodes an event of thousands of values on
 // several Decoders in turn, as a dump's goroutines meet the same large
 // event in each of 16 inputs, then small events: together they hold one
@@ -81,14 +84,16 @@ func TestDecodersShareLargeValues(t *testing.T) {
 			t.Fatalf("round %d: the spare holds %d values, want room for %d", round, c, len(want.Values))
 		}
 	}
-	// Warm: the large event takes the spare and gives it back.
+	// Warm: the large event takes the spare and gives it back. (Not
+	// with the race detector, under which append(s, make(...)...) of
+	// each struct's members allocates: 16,004 a round.)
 	a := testing.AllocsPerRun(20, func() {
 		for i := range decs {
 			decs[i].Decode(large, big.Bytes(), 8)
 			decs[i].Decode(small, sp.Bytes(), 8)
 		}
 	})
-	if a != 0 {
+	if a != 0 && !raceEnabled {
 		t.Errorf("%v allocations per round of large and small decodes, want 0", a)
 	}
 	// The spare's values were cleared: they pointed into the payload.

@@ -1,0 +1,5 @@
+//go:build race
+
+package tdh
+
+func init() { raceEnabled = true }
