@@ -110,6 +110,11 @@ func TestReadAheadOption(t *testing.T) {
 		}
 		return ids, most, mostOne
 	}
+	r := NewReader([]*File{f}, &ReaderOptions{ReadAhead: 1 << 30})
+	if r.maxAhead != MaxReadAhead || r.depth != MaxReadAhead {
+		t.Errorf("ReadAhead 1<<30: %d ahead, %d a stream, want MaxReadAhead (%d)", r.maxAhead, r.depth, MaxReadAhead)
+	}
+	r.Close()
 	def, _, defOne := read(0)
 	if defOne > 3 {
 		t.Errorf("default: a stream queued %d loads, want at most Workers + 1 = 3", defOne)

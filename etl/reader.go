@@ -46,9 +46,15 @@ type ReaderOptions struct {
 	// a pass whose reading goroutine is at times slower than the
 	// loaders (a Prepare that leaves it much to do per event) lets them
 	// go further ahead then, in what the loaders would otherwise do
-	// later while it waits. It costs up to that many buffers in memory.
+	// later while it waits. It costs up to that many buffers in memory;
+	// more than MaxReadAhead means MaxReadAhead. A merge of several
+	// files in windows (Windows) keeps its own, smaller bound instead.
 	ReadAhead int
 }
+
+// MaxReadAhead bounds ReaderOptions.ReadAhead (each buffer loaded ahead
+// may hold up to 16 MiB).
+const MaxReadAhead = 256
 
 // MaxWorkers bounds ReaderOptions.Workers (each worker may hold a buffer
 // of up to 16 MiB).
@@ -157,7 +163,8 @@ func NewReader(files []*File, opts *ReaderOptions) *Reader {
 	// a time while the other workers had nothing to do.
 	r := &Reader{files: files, order: o.Order, depth: o.Workers + 1, maxAhead: max(16, 4*o.Workers)}
 	if o.ReadAhead > 0 {
-		r.maxAhead, r.depth = o.ReadAhead, max(o.ReadAhead, r.depth)
+		ahead := min(o.ReadAhead, MaxReadAhead)
+		r.maxAhead, r.depth = ahead, max(ahead, r.depth)
 	}
 	r.loads = loaders{n: o.Workers, prep: o.Prepare}
 	r.index = make([][]BufferInfo, len(files))
