@@ -47,11 +47,12 @@ type bulkType struct {
 func bulkCol(n parquet.Node, col int) parquet.Node {
 	spec := &headerCols[col]
 	wide := n.Leaf() && n.Type().Kind() == parquet.Int64
+	narrow := n.Leaf() && n.Type().Kind() == parquet.Int32
 	// The fields appendFields reads: an 8-byte one into an INT64 column,
 	// one of 1, 2 or 4 bytes into an INT32 one, or "time".
 	fits := spec.kind == colTime && wide ||
 		(spec.kind == colInt || spec.kind == colUint) && (wide && spec.size == 8 && spec.width == 64 ||
-			!wide && spec.width < 64 && (spec.size == 1 || spec.size == 2 || spec.size == 4))
+			narrow && spec.width < 64 && (spec.size == 1 || spec.size == 2 || spec.size == 4))
 	if !n.Leaf() || n.Optional() || n.Repeated() || spec.optional || !fits {
 		panic(fmt.Sprintf("parquetout: bulkCol(%v, %d): not a required integer header column", n, col))
 	}
