@@ -42,7 +42,8 @@ type ReaderOptions struct {
 	Windows bool
 	// ReadAhead, if more than 0, is how many buffers the merge loads
 	// ahead of need at most (0: max(16, 4 × Workers)), and how many
-	// loads one stream may have queued (0: Workers + 1, see NewReader):
+	// loads one stream may have queued (never fewer than Workers + 1,
+	// the default; see NewReader):
 	// a pass whose reading goroutine is at times slower than the
 	// loaders (a Prepare that leaves it much to do per event) lets them
 	// go further ahead then, in what the loaders would otherwise do

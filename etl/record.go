@@ -243,7 +243,7 @@ func classifyRecord(b []byte) (HeaderType, int, recordFault) {
 // header (marker bits 0xC0) of a known type and size takes the inlined
 // table look-up; anything else classifySlow's full checks. The walk
 // (RecordReader.Next and parse) calls typed and classifySlow itself;
-// classify serves skip's resynchronization.
+// classify serves skip's resynchronization and classifyRecord.
 func classify(b []byte, f *recordFault) (HeaderType, int) {
 	if t, size := typed(b); size != 0 {
 		return t, size

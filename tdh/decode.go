@@ -331,7 +331,9 @@ func putLarge(v []Value) {
 }
 
 // grow lengthens d.Values by n zero values. A Decoder's values past
-// largeValues go to the shared spare storage (see largeValues).
+// largeValues go to the shared spare storage (see largeValues); d is a
+// Decoder's when d.names is set (decode sets it, a Decoded made
+// otherwise has none).
 func (d *Decoded) grow(n int) {
 	k := len(d.Values)
 	if k+n > cap(d.Values) && k+n > largeValues && d.names != nil {

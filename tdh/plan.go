@@ -49,7 +49,7 @@ type planProp struct {
 	wide bool
 	// num[n] is how a scalar integer value of n bytes renders (n <= 8).
 	num [9]numPlan
-	// names is the names' JSON of the last scalar value of a names
+	// names0 is the names' JSON of the last scalar value of a names
 	// property (appendNamedScalar).
 	names0 namesMemo
 }
