@@ -8,9 +8,10 @@
 // record on the pipeline's workers, and a [Writer] (or [SplitWriter]),
 // given to Run as the output, turns the records into rows. Row groups are
 // encoded and compressed on other goroutines and committed in order, so
-// memory is a few row groups whatever the input's size; a [Writer]'s
-// columns are written by a goroutine per processor (each column has its
-// own writer, so the file does not depend on how many).
+// memory is a few row groups whatever the input's size; the columns of a
+// [Writer]'s chunks of 64 rows or more are written by a goroutine per
+// processor, at most 8 (each column has its own writer, so the file does
+// not depend on how many).
 //
 //	enc := parquetout.NewEncoder(files, false)
 //	w := parquetout.NewWriter(out, enc, nil)
