@@ -157,12 +157,14 @@ func (pl *JSONPlan) appendMessageJSON(dst, scratch []byte, msg string, d *Decode
 		// bound, with the text from n), escaped from the first byte
 		// that needs it, through scratch.
 		var mm *insertMemo
+		var val uint64
 		if sz := len(v.Data); v.Kind == Scalar && v.Prop == pp.prop && (sz == 1 || sz == 2 || sz == 4 || sz == 8) {
-			// A scalar's insert (map text, a GUID's or a float's is
-			// not: 16 bytes or other kinds) depends on its bytes and the
-			// pointer size alone: the step keeps the last one's.
-			mm = &pl.msgMemo[k]
-			if mm.size == sz && mm.val == leUint(v.Data) && mm.ptr == d.PointerSize && raw+mm.raw < MaxMessageBytes {
+			// A scalar's insert of 1, 2, 4 or 8 bytes (integers, floats,
+			// map text; not a GUID's 16 or other kinds) depends on its
+			// bytes and the pointer size alone: the step keeps the last
+			// one's.
+			mm, val = &pl.msgMemo[k], leUint(v.Data)
+			if mm.size == sz && mm.val == val && mm.ptr == d.PointerSize && raw+mm.raw < MaxMessageBytes {
 				out = append(out, mm.json...)
 				raw += mm.raw
 				continue
@@ -181,7 +183,7 @@ func (pl *JSONPlan) appendMessageJSON(dst, scratch []byte, msg string, d *Decode
 		}
 		if mm != nil && raw < MaxMessageBytes && len(out)-n <= maxInsertMemo {
 			// Not cut by the bound: the same text wherever it fits.
-			mm.size, mm.val, mm.ptr, mm.raw = len(v.Data), leUint(v.Data), d.PointerSize, r
+			mm.size, mm.val, mm.ptr, mm.raw = len(v.Data), val, d.PointerSize, r
 			mm.json = append(mm.json[:0], out[n:]...)
 		}
 	}
