@@ -348,22 +348,29 @@ func (b *Builder) observe(ev *etl.Event, k kind, res *decode.Result) {
 func (b *Builder) stackKey(ev *etl.Event, d *tdh.Decoded) (pid, tid uint32) {
 	f := b.stackKeyFields
 	if f == nil {
-		f = newFieldSet("StackKey", "StackProcess", "StackThread")
+		f = newFieldSet("StackKey", "StackProcess", "StackThread") // skKey, skProcess, skThread
 		b.stackKeyFields = f
 	}
 	pid, tid = ev.ProcessID, ev.ThreadID
-	sp, spOK := f.uint(d, 1)
-	if key, ok := f.uint(d, 0); ok && spOK {
+	sp, spOK := f.uint(d, skProcess)
+	if key, ok := f.uint(d, skKey); ok && spOK {
 		b.m.keyOwner[key] = uint32(sp)
 	}
 	if spOK {
 		pid = uint32(sp)
 	}
-	if v, ok := f.uint(d, 2); ok {
+	if v, ok := f.uint(d, skThread); ok {
 		tid = uint32(v)
 	}
 	return pid, tid
 }
+
+// The properties of a stack key's reference in Builder.stackKeyFields.
+const (
+	skKey = iota
+	skProcess
+	skThread
+)
 
 // observePinned adds a .NET method event (kClrMethod) that the method
 // queue's goroutine decodes, with pin, the schemas Decode would decode it

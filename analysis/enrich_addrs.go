@@ -60,9 +60,11 @@ func (b *Brief) Expand(a *Annotation) {
 	a.stackID, a.stackAt, a.stackLen = 0, nil, 0
 }
 
-// annotation returns the annotation of s, without its stack.
+// annotation returns the annotation of s, without its stack (annotate's).
 func (s *slot) annotation(m *Model) Annotation {
-	return Annotation{Seq: s.seq, PID: s.pid, TID: s.tid, Process: s.proc, m: m, ft: s.ft}
+	var a Annotation
+	s.annotate(&a, m)
+	return a
 }
 
 // annotate sets a to the annotation of s, without its stack: field by

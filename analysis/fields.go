@@ -33,9 +33,9 @@ func (f *fieldSet) get(d *tdh.Decoded, i int) (*tdh.Value, bool) {
 	}
 	n := len(f.names)
 	switch s := d.Schema; {
-	case s == f.schema[0]:
-	case s == nil:
+	case s == nil: // (before schema[0], nil in a new fieldSet)
 		return d.Get(f.names[i])
+	case s == f.schema[0]:
 	case s == f.schema[1]:
 		f.schema[0], f.schema[1] = s, f.schema[0]
 		a, b := f.idx[:n], f.idx[n:]

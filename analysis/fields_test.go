@@ -59,3 +59,15 @@ func TestFieldSetMatchesGet(t *testing.T) {
 	}
 	t.Logf("checked %d decodings (%d cut short), %d properties found", checked, partial, found)
 }
+
+// TestFieldSetNoSchema: a decoding without a schema (one made by hand)
+// is Get's to answer, also for a new fieldSet, whose recent schemas are
+// nil.
+func TestFieldSetNoSchema(t *testing.T) {
+	f := newFieldSet("ProcessId")
+	d := &tdh.Decoded{}
+	want, wok := d.Get("ProcessId")
+	if got, ok := f.get(d, 0); got != want || ok != wok {
+		t.Fatalf("fieldSet gives %p %v, Get %p %v", got, ok, want, wok)
+	}
+}

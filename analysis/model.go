@@ -414,8 +414,8 @@ func threadIn(recs []*Thread, ft int64) *Thread {
 	if i := threadIndex(recs, ft); i >= 0 {
 		return recs[i]
 	}
-	// A thread whose records all start later: only the first answers,
-	// if it was a rundown or end-only record (start unknown).
+	// A thread whose records all start later: none. (Rundown and
+	// end-only records, whose start is unknown, start at minTime.)
 	return nil
 }
 

@@ -554,9 +554,9 @@ type keptEvent[E any] struct {
 
 // push gives ev to the enricher (decoding it if the enricher reads its
 // payload, unless nothing but the enricher reads it and the enricher can
-// do without: PushPeeking) and returns the decoding (nil if none), valid
-// until the next push, and the process and thread the enricher
-// attributes ev.
+// do without: PushIDs with q.peek) and returns the decoding (nil if
+// none), valid until the next push, and the process and thread the
+// enricher attributes ev.
 func (q *enrichQueue[E]) push(ev *etl.Event) (res *decode.Result, pid, tid uint32) {
 	q.seq++
 	return q.e.PushIDs(ev, q.dec, q.peek)
