@@ -47,7 +47,7 @@ func (b *Builder) skips(k kind) bool {
 // annotation reads (a set taken once: skips is asked for every event).
 func (b *Builder) skipKinds() uint32 {
 	var set uint32
-	for k := range kClrRuntime + 1 {
+	for k := range numKinds {
 		if b.annOnly && !b.describes(k) {
 			set |= 1 << k
 		}

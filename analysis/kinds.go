@@ -34,7 +34,13 @@ const (
 	kClrMethod  // CLR method load/unload/rundown, verbose
 	kClrGC      // CLR GC events used by the GC statistics
 	kClrRuntime // any other event of the .NET runtime providers
+
+	numKinds // the count of kinds above (a kind set is a uint32)
 )
+
+// A set of kinds (Builder.skipKinds) is a uint32: this fails to compile
+// past 32 kinds.
+var _ [32 - numKinds]struct{}
 
 // Opcodes of the kernel classes.
 const (
