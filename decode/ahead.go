@@ -61,11 +61,13 @@ type Ahead[T any] struct {
 // Bounds on what is decoded ahead: events per buffer (a 64 KiB buffer
 // holds at most ~2,700 records) and buffers with values at once. A
 // time-order merge holds a buffer or more per processor stream and loads
-// up to max(16, 4 × its workers) ahead of need (etl.Reader): the model's
-// pass over net.4.5.2 (8 processors) and over its ×16 copy held at most
-// 32 buffers' values at once on 2 cores and 47–48 with GOMAXPROCS=8
+// up to its read-ahead ahead of need (etl.Reader: max(16, 4 × its
+// workers) by default). With that default, the model's pass over
+// net.4.5.2 (8 processors) and over its ×16 copy held at most 32
+// buffers' values at once on 2 cores and 47–48 with GOMAXPROCS=8
 // (measured twice each on 2026-11-27 with a temporary counter), so the
-// bound refused none there and came close at 8.
+// bound refused none there and came close at 8; the model pass now
+// reads 32 ahead (analysis' readAhead), which was not counted so.
 // Merges of more processors or workers may meet it: the bound is then
 // what keeps the values' memory in hand.
 const (
