@@ -29,7 +29,11 @@ type Options struct {
 	// ([Process.Methods], [Model.ResolveFrame], an [Enricher]'s frames)
 	// before [Model.WaitMethods] returns; the collecting passes
 	// ([Model.EachSelected], [Model.Collect], [Model.CollectWeighted],
-	// [Model.CollectPprof]) wait themselves, when they first need them.
+	// [Model.CollectPprof]) wait themselves, when they first need them,
+	// and so does a [StackResolver]. With AnnotationsOnly the reading
+	// goroutine still shares the methods' decoding while their goroutine
+	// keeps up, as without LateMethods: the dumps' pass waits for them
+	// at its first stack.
 	LateMethods bool
 	// NoMethods leaves the .NET methods out of the model, for a command
 	// that resolves no frame ([Process.Methods] stays empty, frames in
@@ -166,6 +170,41 @@ func NewBuilder(opts *Options) *Builder {
 // speed there, not in the model.
 const readAhead = 32
 
+// annReadAhead is the model pass's etl.ReaderOptions.ReadAhead with
+// AnnotationsOnly (the dumps'), with more than one processor. The
+// loaders then only decompress, and the reading goroutine is the
+// critical path throughout; at the default read-ahead (16 buffers, 3 a
+// stream) it still waited for a buffer being loaded 144–165 times in a
+// model pass of net.4.5.2 (13–41 ms in execution traces, under load),
+// the loaders idle most of the time: a processor's stream that the merge
+// reads fast used up its few buffers ahead. At 64 (and 64 a stream) it
+// waited 19–81 times (3–18 ms). The buffers are released at the pass's
+// end, before the dump pass holds its own: up to 4 MiB more during the
+// model pass only.
+const annReadAhead = 64
+
+// modelReadAhead returns the model pass's read-ahead with more than one
+// processor: annReadAhead with AnnotationsOnly, else readAhead.
+func modelReadAhead(annOnly bool) int {
+	if annOnly {
+		return annReadAhead
+	}
+	return readAhead
+}
+
+// handsMethod reports whether the model pass hands the decoding of the
+// next .NET method event to the methods' goroutine (observePinned) rather
+// than decode it itself. With late (Options.LateMethods) the pass that
+// follows waits for the methods: their goroutine may take every decoding,
+// and finish later. Otherwise, and with AnnotationsOnly (the dumps', whose
+// pass resolves stacks from its first batches, so that it would wait for
+// the methods at once), it takes it while it keeps up (see keepsUp): the
+// reading goroutine, the model pass's critical path, and the methods'
+// share the work of a burst of methods.
+func (b *Builder) handsMethod(late bool) bool {
+	return late && !b.annOnly || b.methods.keepsUp()
+}
+
 // Build reads files in time order, decoding with dec the events the model
 // needs (nil: decode.New()), and returns the model. The error, if not
 // nil, is the [etl.ErrorList] of the damaged buffers and records the
@@ -190,17 +229,21 @@ func Build(files []*etl.File, dec *decode.Decoder, opts *Options) (*Model, error
 	// or so buffers ahead.
 	var ad *decode.Ahead[payloadIDs]
 	ropts := &etl.ReaderOptions{}
-	if cores.Several() && !b.annOnly {
-		ad = decode.NewAhead(dec, wantsIDs, extractIDs)
-		ad.Peek = peekIDs
-		ropts.Prepare = ad
+	if cores.Several() {
+		if !b.annOnly {
+			ad = decode.NewAhead(dec, wantsIDs, extractIDs)
+			ad.Peek = peekIDs
+			ropts.Prepare = ad
+		}
 		// The reading goroutine is the slower side where the events
 		// are samples (net.4.5.2's first half: the loaders idle for
 		// lack of buffers to load), the loaders where they are
 		// header-only .NET rundown (its second half, one processor's
 		// 200 buffers): the loaders go further ahead in the first,
-		// and have less left to do in the second (readAhead).
-		ropts.ReadAhead = readAhead
+		// and have less left to do in the second (readAhead). With
+		// AnnotationsOnly the loaders only decompress, and go further
+		// still (annReadAhead).
+		ropts.ReadAhead = modelReadAhead(b.annOnly)
 	}
 	r := etl.NewReader(files, ropts)
 	defer r.Close()
@@ -236,12 +279,7 @@ func Build(files []*etl.File, dec *decode.Decoder, opts *Options) (*Model, error
 					continue
 				}
 			}
-			if k == kClrMethod && b.methods != nil && (o.LateMethods || b.methods.keepsUp()) {
-				// The pass that follows waits for the methods: their
-				// goroutine may take the decoding too, and finish later.
-				// Otherwise it takes it while it keeps up (see keepsUp):
-				// this goroutine, the model pass's critical path, and
-				// the methods' share the work of a burst of methods.
+			if k == kClrMethod && b.methods != nil && b.handsMethod(o.LateMethods) {
 				if pin, ok := dec.Pin(ev); ok {
 					b.observePinned(ev, k, pin)
 					continue

@@ -213,3 +213,82 @@ func TestStackResolverWaitsMethods(t *testing.T) {
 		t.Errorf("%d frames for %d addresses", len(frames), len(stack))
 	}
 }
+
+// TestLateMethodsAnnotationsOnly: the dumps' model (AnnotationsOnly with
+// LateMethods, at GOMAXPROCS 2) is returned while its .NET methods are
+// still being added, and once WaitMethods returns holds the methods of
+// the model built without LateMethods.
+func TestLateMethodsAnnotationsOnly(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	defer func() { methodsDoneHook = nil }()
+	files := openCorpus(t, netFile)
+	dec := clrDecoder(t)
+	ref, _ := Build(files, dec, &Options{AnnotationsOnly: true})
+	release := make(chan struct{})
+	methodsDoneHook = func() { <-release }
+	late, _ := Build(files, dec, &Options{AnnotationsOnly: true, LateMethods: true})
+	if !late.methodsPending() { // the hook holds them back
+		t.Fatal("AnnotationsOnly with LateMethods: Build returned after the methods were added")
+	}
+	close(release)
+	late.WaitMethods()
+	rp, lp := ref.Processes(), late.Processes()
+	if len(rp) != len(lp) {
+		t.Fatalf("%d processes, want %d", len(lp), len(rp))
+	}
+	methods := 0
+	for i := range rp {
+		rm, lm := rp[i].Methods(), lp[i].Methods()
+		methods += len(rm)
+		if len(rm) != len(lm) {
+			t.Errorf("process %v: %d methods, want %d", rp[i], len(lm), len(rm))
+			continue
+		}
+		for j := range rm {
+			if *rm[j] != *lm[j] {
+				t.Errorf("process %v: method %d is %+v, want %+v", rp[i], j, *lm[j], *rm[j])
+				break
+			}
+		}
+	}
+	if methods == 0 {
+		t.Error("no .NET method: nothing was compared")
+	}
+}
+
+// TestHandsMethod: with LateMethods the model pass hands every method
+// event's decoding to the methods' goroutine, but with AnnotationsOnly
+// (the dumps', whose pass needs the methods at its first stack) only
+// while that goroutine keeps up, as without LateMethods.
+func TestHandsMethod(t *testing.T) {
+	for _, annOnly := range []bool{false, true} {
+		b := NewBuilder(&Options{AnnotationsOnly: annOnly})
+		q := &methodQueue{full: make(chan *methodBatch, methodBatches)}
+		b.methods = q
+		for _, late := range []bool{false, true} {
+			if !b.handsMethod(late) {
+				t.Errorf("AnnotationsOnly %v, late %v: the queue keeps up, but the reading goroutine decodes", annOnly, late)
+			}
+		}
+		q.full <- new(methodBatch)
+		q.full <- new(methodBatch) // two full batches wait: it falls behind
+		if b.handsMethod(false) {
+			t.Errorf("AnnotationsOnly %v: the queue falls behind, but takes the decoding", annOnly)
+		}
+		if got, want := b.handsMethod(true), !annOnly; got != want {
+			t.Errorf("AnnotationsOnly %v, LateMethods, the queue behind: hands the decoding %v, want %v", annOnly, got, want)
+		}
+	}
+}
+
+// TestModelReadAhead: the dumps' model pass (AnnotationsOnly) reads
+// further ahead than the reader's default, and than the model pass that
+// decodes ahead (bounded by decode.Ahead's kept values).
+func TestModelReadAhead(t *testing.T) {
+	if got := modelReadAhead(true); got != annReadAhead || got <= max(16, 4*2) || got <= readAhead {
+		t.Errorf("AnnotationsOnly: read-ahead %d, want annReadAhead (%d), more than the default and readAhead", got, annReadAhead)
+	}
+	if got := modelReadAhead(false); got != readAhead {
+		t.Errorf("decoding ahead: read-ahead %d, want readAhead (%d)", got, readAhead)
+	}
+}

@@ -156,14 +156,13 @@ func Dump(ctx context.Context, o *Options) (Result, error) {
 	if len(o.Processes) > 0 || annotate {
 		// One pass builds the analysis model and registers the schemas
 		// the trace carries: the dump needs no prescan of its own. The
-		// reader's warnings come from the dump. The model holds what the
-		// annotations and SelectProcesses read, unless a name to select
-		// is empty: that one matches the processes without a name, of
-		// which a full model has more (analysis.Options.AnnotationsOnly).
-		// Without annotations no frame is resolved: no .NET methods.
-		ao := &analysis.Options{AnnotationsOnly: !slices.Contains(o.Processes, ""),
-			NoImageIDs: o.Symbolizer == nil || !annotate, NoMethods: !annotate}
-		model, _, prescanErr := pipeline.PrepareWith(o.Files, dec, ao)
+		// reader's warnings come from the dump. What the model holds:
+		// modelOptions.
+		model, _, prescanErr := pipeline.PrepareWith(o.Files, dec, modelOptions(o, annotate))
+		// The dump's stacks wait for the .NET methods themselves
+		// (LateMethods); a panic adding them is raised here at the
+		// latest, rather than lost.
+		defer model.WaitMethods()
 		if o.Symbolizer != nil {
 			model.SetSymbolizer(o.Symbolizer)
 		}
@@ -207,6 +206,24 @@ func Dump(ctx context.Context, o *Options) (Result, error) {
 		})
 	}
 	return res, err
+}
+
+// modelOptions returns the options of the dump's model pass (see Dump).
+// The model holds what the annotations and SelectProcesses read, unless
+// a name to select is empty: that one matches the processes without a
+// name, of which a full model has more (analysis.Options.AnnotationsOnly).
+// Without annotations no frame is resolved: no .NET methods, nor the
+// images' identities without a symbolizer. With annotations, the model
+// pass returns before its goroutine has added the last .NET methods
+// (LateMethods: net.4.5.2's rundown ends the trace), so that the dump
+// pass starts reading meanwhile; its stacks wait for them
+// (analysis.StackResolver), and the model pass still shares their
+// decoding (AnnotationsOnly).
+func modelOptions(o *Options, annotate bool) *analysis.Options {
+	annOnly := !slices.Contains(o.Processes, "")
+	return &analysis.Options{AnnotationsOnly: annOnly,
+		NoImageIDs: o.Symbolizer == nil || !annotate, NoMethods: !annotate,
+		LateMethods: annotate && annOnly}
 }
 
 // SelectProcesses returns the ids of the processes of m with one of these
