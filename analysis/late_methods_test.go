@@ -77,24 +77,7 @@ func TestLateMethods(t *testing.T) {
 			t.Error("EachSelected: the folded profile differs")
 		}
 		late.WaitMethods()
-		rp, lp := ref.Processes(), late.Processes()
-		if len(rp) != len(lp) {
-			t.Fatalf("%d processes, want %d", len(lp), len(rp))
-		}
-		for i := range rp {
-			rm, lm := rp[i].Methods(), lp[i].Methods()
-			methods += len(rm)
-			if len(rm) != len(lm) {
-				t.Errorf("process %v: %d methods, want %d", rp[i], len(lm), len(rm))
-				continue
-			}
-			for j := range rm {
-				if *rm[j] != *lm[j] {
-					t.Errorf("process %v: method %d is %+v, want %+v", rp[i], j, *lm[j], *rm[j])
-					break
-				}
-			}
-		}
+		methods += compareMethods(t, ref, late)
 	})
 	if methods == 0 {
 		t.Error("no trace had a .NET method: nothing was compared")
@@ -232,6 +215,15 @@ func TestLateMethodsAnnotationsOnly(t *testing.T) {
 	}
 	close(release)
 	late.WaitMethods()
+	if compareMethods(t, ref, late) == 0 {
+		t.Error("no .NET method: nothing was compared")
+	}
+}
+
+// compareMethods reports the processes of late whose methods differ from
+// ref's (late's methods all added), and returns how many ref has.
+func compareMethods(t *testing.T, ref, late *Model) int {
+	t.Helper()
 	rp, lp := ref.Processes(), late.Processes()
 	if len(rp) != len(lp) {
 		t.Fatalf("%d processes, want %d", len(lp), len(rp))
@@ -251,9 +243,7 @@ func TestLateMethodsAnnotationsOnly(t *testing.T) {
 			}
 		}
 	}
-	if methods == 0 {
-		t.Error("no .NET method: nothing was compared")
-	}
+	return methods
 }
 
 // TestHandsMethod: with LateMethods the model pass hands every method
