@@ -174,7 +174,7 @@ const readAhead = 32
 // AnnotationsOnly (the dumps'), with more than one processor. The
 // loaders then only decompress, and the reading goroutine is the
 // critical path throughout; at the default read-ahead (16 buffers, 3 a
-// stream) it still waited for a buffer being loaded 144–165 times in a
+// stream) it still waited for a buffer being loaded 144–185 times in a
 // model pass of net.4.5.2 (13–41 ms in execution traces, under load),
 // the loaders idle most of the time: a processor's stream that the merge
 // reads fast used up its few buffers ahead. At 64 (and 64 a stream) it
