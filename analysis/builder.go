@@ -178,9 +178,10 @@ const readAhead = 32
 // model pass of net.4.5.2 (13–41 ms in execution traces, under load),
 // the loaders idle most of the time: a processor's stream that the merge
 // reads fast used up its few buffers ahead. At 64 (and 64 a stream) it
-// waited 19–81 times (3–18 ms). The buffers are released at the pass's
-// end, before the dump pass holds its own: up to 4 MiB more during the
-// model pass only.
+// waited 19–81 times (3–18 ms). It holds up to 48 more buffers than
+// the default while the pass reads (3 MiB at 64 KiB each): the JSON
+// dump's peak RSS over net.4.5.2 rose by ~2 MB (docs/performance.md,
+// modelpar); at 128 the dump over 16 inputs rose too.
 const annReadAhead = 64
 
 // modelReadAhead returns the model pass's read-ahead with more than one
