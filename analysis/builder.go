@@ -170,29 +170,6 @@ func NewBuilder(opts *Options) *Builder {
 // speed there, not in the model.
 const readAhead = 32
 
-// annReadAhead is the model pass's etl.ReaderOptions.ReadAhead with
-// AnnotationsOnly (the dumps'), with more than one processor. The
-// loaders then only decompress, and the reading goroutine is the
-// critical path throughout; at the default read-ahead (16 buffers, 3 a
-// stream) it still waited for a buffer being loaded 144–185 times in a
-// model pass of net.4.5.2 (13–41 ms in execution traces, under load),
-// the loaders idle most of the time: a processor's stream that the merge
-// reads fast used up its few buffers ahead. At 64 (and 64 a stream) it
-// waited 19–81 times (3–18 ms). It holds up to 48 more buffers than
-// the default while the pass reads (3 MiB at 64 KiB each): the JSON
-// dump's peak RSS over net.4.5.2 rose by ~2 MB (docs/performance.md,
-// modelpar); at 128 the dump over 16 inputs rose too.
-const annReadAhead = 64
-
-// modelReadAhead returns the model pass's read-ahead with more than one
-// processor: annReadAhead with AnnotationsOnly, else readAhead.
-func modelReadAhead(annOnly bool) int {
-	if annOnly {
-		return annReadAhead
-	}
-	return readAhead
-}
-
 // handsMethod reports whether the model pass hands the decoding of the
 // next .NET method event to the methods' goroutine (observePinned) rather
 // than decode it itself. With late (Options.LateMethods) the pass that
@@ -230,21 +207,17 @@ func Build(files []*etl.File, dec *decode.Decoder, opts *Options) (*Model, error
 	// or so buffers ahead.
 	var ad *decode.Ahead[payloadIDs]
 	ropts := &etl.ReaderOptions{}
-	if cores.Several() {
-		if !b.annOnly {
-			ad = decode.NewAhead(dec, wantsIDs, extractIDs)
-			ad.Peek = peekIDs
-			ropts.Prepare = ad
-		}
+	if cores.Several() && !b.annOnly {
+		ad = decode.NewAhead(dec, wantsIDs, extractIDs)
+		ad.Peek = peekIDs
+		ropts.Prepare = ad
 		// The reading goroutine is the slower side where the events
 		// are samples (net.4.5.2's first half: the loaders idle for
 		// lack of buffers to load), the loaders where they are
 		// header-only .NET rundown (its second half, one processor's
 		// 200 buffers): the loaders go further ahead in the first,
-		// and have less left to do in the second (readAhead). With
-		// AnnotationsOnly the loaders only decompress, and go further
-		// still (annReadAhead).
-		ropts.ReadAhead = modelReadAhead(b.annOnly)
+		// and have less left to do in the second (readAhead).
+		ropts.ReadAhead = readAhead
 	}
 	r := etl.NewReader(files, ropts)
 	defer r.Close()

@@ -270,15 +270,3 @@ func TestHandsMethod(t *testing.T) {
 		}
 	}
 }
-
-// TestModelReadAhead: the dumps' model pass (AnnotationsOnly) reads
-// further ahead than the reader's default, and than the model pass that
-// decodes ahead (bounded by decode.Ahead's kept values).
-func TestModelReadAhead(t *testing.T) {
-	if got := modelReadAhead(true); got != annReadAhead || got <= max(16, 4*2) || got <= readAhead {
-		t.Errorf("AnnotationsOnly: read-ahead %d, want annReadAhead (%d), more than the default and readAhead", got, annReadAhead)
-	}
-	if got := modelReadAhead(false); got != readAhead {
-		t.Errorf("decoding ahead: read-ahead %d, want readAhead (%d)", got, readAhead)
-	}
-}
