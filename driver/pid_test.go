@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"runtime"
 	"testing"
 
 	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/driver"
+	"github.com/etwkit/etw/etl"
 	"github.com/etwkit/etw/internal/etltest"
 	"github.com/etwkit/etw/pipeline"
 )
@@ -21,12 +23,7 @@ func TestDumpAttributedPID(t *testing.T) {
 	files := etltest.OpenFiles(t, etltest.CorpusFile(t, net452))
 	dump := func(o driver.Options) []byte {
 		t.Helper()
-		var out bytes.Buffer
-		o.Files, o.Decoder, o.Format, o.Output, o.Stdout = files, decode.New(), driver.JSON, "-", &out
-		if _, err := driver.Dump(context.Background(), &o); err != nil {
-			t.Fatal(err)
-		}
-		return out.Bytes()
+		return dumpJSON(t, files, o)
 	}
 	var want bytes.Buffer
 	all := 0
@@ -59,5 +56,40 @@ func TestDumpAttributedPID(t *testing.T) {
 		if samples != 5129 {
 			t.Errorf("%s: %d CPU samples, want stats' 5,129", name, samples)
 		}
+	}
+}
+
+// dumpJSON returns the JSON dump of files with o (its files, decoder,
+// format and output set here).
+func dumpJSON(t *testing.T, files []*etl.File, o driver.Options) []byte {
+	t.Helper()
+	var out bytes.Buffer
+	o.Files, o.Decoder, o.Format, o.Output, o.Stdout = files, decode.New(), driver.JSON, "-", &out
+	if _, err := driver.Dump(context.Background(), &o); err != nil {
+		t.Fatal(err)
+	}
+	return out.Bytes()
+}
+
+// TestDumpLateMethods: the JSON dump of net.4.5.2.x64 with more than one
+// processor, whose model pass returns while the .NET methods are still
+// being added (the dump's stacks wait for them), is the dump made with
+// one (the methods added before the model pass returns), and resolves
+// frames to .NET methods (20,148 events). (That the stacks wait for the
+// methods is analysis' TestStackResolverWaitsMethods, which holds them
+// back; here the methods are usually all added before the first stack.)
+func TestDumpLateMethods(t *testing.T) {
+	files := etltest.OpenFiles(t, etltest.CorpusFile(t, net452))
+	dump := func(procs int) []byte {
+		t.Helper()
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+		return dumpJSON(t, files, driver.Options{})
+	}
+	one, two := dump(1), dump(2)
+	if !bytes.Equal(one, two) {
+		t.Errorf("the dump at GOMAXPROCS 2 (%d bytes) differs from the one at 1 (%d bytes)", len(two), len(one))
+	}
+	if n := bytes.Count(two, []byte(`"method":`)); n == 0 {
+		t.Error("no frame resolved to a .NET method: the methods were not compared")
 	}
 }
