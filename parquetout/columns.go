@@ -428,7 +428,7 @@ func (s *rowSet) appendStrings(out []parquet.Value, spec *colSpec, def int, k *c
 // writes its values to the row group's column writers: the header columns
 // one at a time (appendColumn), the stack and the extension's columns
 // from c's columns, filled record by record.
-func (w *Writer) convertWrite(crg *parquet.ConcurrentRowGroupWriter, c *chunk) error {
+func (w *Writer) convertWrite(crg rowGroupWriter, c *chunk) error {
 	if c.rows == 0 {
 		return nil
 	}
@@ -474,5 +474,8 @@ func (w *Writer) convertWrite(crg *parquet.ConcurrentRowGroupWriter, c *chunk) e
 	if w.x != nil {
 		w.extend(c, s)
 	}
-	return w.writeColumns(crg.ColumnWriters(), s, c)
+	if g, ok := crg.(*ownRowGroup); ok {
+		return writeColumns(w, g.cols, s, c)
+	}
+	return writeColumns(w, crg.(*parquet.ConcurrentRowGroupWriter).ColumnWriters(), s, c)
 }
