@@ -285,6 +285,21 @@ func (s *rowSet) appendColumn(vals []parquet.Value, col int, k *chunk) []parquet
 	return vals
 }
 
+// allNull tells whether header column c is null in every row of s, as
+// appendInts and appendStrings find it.
+func (s *rowSet) allNull(c int) bool {
+	spec := &headerCols[c]
+	switch {
+	case !spec.optional:
+		return false
+	case spec.kind == colString:
+		return s.anyStr&(1<<spec.str) == 0
+	case spec.kind == colInt || spec.kind == colUint:
+		return spec.has != 0 && s.anyHas&spec.has == 0
+	}
+	return false
+}
+
 // appendInts fills out with the values of integer column spec (present
 // values at definition level def): the column's field is read for every
 // row first, a loop for each size, then the values are made and the rows

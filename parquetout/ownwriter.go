@@ -345,7 +345,6 @@ type ownColumn struct {
 	// its rows.
 	defs, reps []byte
 	rows       int
-	scratch    []parquet.Value // a repeated row's present values
 
 	// The chunk: its pages (in pages, or in pageBuffer from pool), their
 	// locations and statistics.
@@ -427,39 +426,12 @@ func (c *ownColumn) size() int64 {
 // WriteRowValues writes whole rows' values, with their levels, and ends
 // the page when full.
 func (c *ownColumn) WriteRowValues(values []parquet.Value) (int, error) {
-	l := c.leaf
-	switch {
-	case l.maxRep > 0:
-		if err := c.writeRepeated(values); err != nil {
-			return 0, err
-		}
-	case l.maxDef > 0:
-		// As the library's optional buffer: the present values go to
-		// the buffer a run at a time.
-		for n := 0; n < len(values); {
-			for n < len(values) && values[n].DefinitionLevel() != int(l.maxDef) {
-				c.defs = append(c.defs, byte(values[n].DefinitionLevel()))
-				n++
-			}
-			i := n
-			for n < len(values) && values[n].DefinitionLevel() == int(l.maxDef) {
-				n++
-			}
-			if i < n {
-				k, err := c.base.WriteValues(values[i:n])
-				for range k {
-					c.defs = append(c.defs, l.maxDef)
-				}
-				if err != nil {
-					return 0, err
-				}
-			}
-		}
-		c.rows = len(c.defs)
-	default:
+	if c.leaf.maxDef == 0 && c.leaf.maxRep == 0 {
 		if _, err := c.base.WriteValues(values); err != nil {
 			return 0, err
 		}
+	} else if err := c.writeLevels(values); err != nil {
+		return 0, err
 	}
 	if c.size() >= c.pageSize {
 		return len(values), c.flush()
@@ -467,41 +439,66 @@ func (c *ownColumn) WriteRowValues(values []parquet.Value) (int, error) {
 	return len(values), nil
 }
 
-// writeRepeated writes rows of a repeated column as the library's
-// repeated buffer does: a row's present values go to the buffer at once.
-func (c *ownColumn) writeRepeated(values []parquet.Value) error {
-	l := c.leaf
-	for i := 0; i < len(values); {
-		j := i
-		if values[j].RepetitionLevel() == 0 {
-			j++
+// writeNulls writes n rows null in a top-level optional column, as
+// WriteRowValues writes n null values.
+func (c *ownColumn) writeNulls(n int) error {
+	if c.leaf.maxRep > 0 || c.leaf.maxDef != 1 {
+		return fmt.Errorf("parquetout: nulls written to column %v", c.leaf.path)
+	}
+	k := len(c.defs)
+	c.defs = slices.Grow(c.defs, n)[:k+n]
+	clear(c.defs[k:])
+	c.rows = len(c.defs)
+	if c.size() >= c.pageSize {
+		return c.flush()
+	}
+	return nil
+}
+
+// writeLevels writes the values of an optional or repeated column: their
+// levels to the page's, the present ones to the buffer, each run of
+// them at once. The library's optional buffer gives the buffer runs of
+// present values too, its repeated buffer a row's present values at a
+// time: the buffers keep the values they are given in order, whatever
+// the calls, so the pages are the same.
+func (c *ownColumn) writeLevels(values []parquet.Value) error {
+	maxDef, repeated := c.leaf.maxDef, c.leaf.maxRep > 0
+	k := len(c.defs)
+	c.defs = slices.Grow(c.defs, len(values))[:k+len(values)]
+	defs := c.defs[k:]
+	var reps []byte
+	if repeated {
+		c.reps = slices.Grow(c.reps, len(values))[:k+len(values)]
+		reps = c.reps[k:]
+	}
+	for n := 0; n < len(values); {
+		// A run of nulls (or empty lists), then one of present values.
+		for n < len(values) && byte(values[n].DefinitionLevel()) != maxDef {
+			defs[n] = byte(values[n].DefinitionLevel())
+			n++
 		}
-		for j < len(values) && values[j].RepetitionLevel() != 0 {
-			j++
+		i := n
+		for n < len(values) && byte(values[n].DefinitionLevel()) == maxDef {
+			defs[n] = maxDef
+			n++
 		}
-		row := values[i:j]
-		c.scratch = c.scratch[:0]
-		for _, v := range row {
-			if v.DefinitionLevel() == int(l.maxDef) {
-				c.scratch = append(c.scratch, v)
-			}
-		}
-		if len(c.scratch) > 0 {
-			if _, err := c.base.WriteValues(c.scratch); err != nil {
-				clear(c.scratch)
+		if i < n {
+			if _, err := c.base.WriteValues(values[i:n]); err != nil {
 				return err
 			}
 		}
-		if row[0].RepetitionLevel() == 0 {
+	}
+	if !repeated {
+		c.rows = len(c.defs)
+		return nil
+	}
+	for i := range values {
+		r := byte(values[i].RepetitionLevel())
+		reps[i] = r
+		if r == 0 {
 			c.rows++
 		}
-		for _, v := range row {
-			c.reps = append(c.reps, byte(v.RepetitionLevel()))
-			c.defs = append(c.defs, byte(v.DefinitionLevel()))
-		}
-		i = j
 	}
-	clear(c.scratch)
 	return nil
 }
 

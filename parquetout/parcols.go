@@ -91,6 +91,9 @@ func (s *rowSet) writeColumn(cw valueWriter, i int, c *chunk, bulk *[nMainColumn
 	case i < nMainColumns && bulk[i]:
 		vals = s.bulkValues()
 	case i < nMainColumns:
+		if oc, ok := cw.(*ownColumn); ok && s.allNull(i) {
+			return oc.writeNulls(s.n)
+		}
 		s.vals = s.appendColumn(s.vals[:0], i, c)
 		vals = s.vals
 	}
