@@ -10,6 +10,7 @@ import (
 	"io"
 	"math/bits"
 	"slices"
+	"sync"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress"
@@ -362,11 +363,9 @@ type ownColumn struct {
 	pageDefHist []int64
 	pageRepHist []int64
 
-	// Scratch of a page's encoding.
-	lvlRep, lvlDef, page, comp []byte
-	hdr                        bytes.Buffer
-	tenc                       *thrift.Encoder
-	header                     format.PageHeader
+	hdr    bytes.Buffer
+	tenc   *thrift.Encoder
+	header format.PageHeader
 }
 
 func newOwnColumn(l *ownLeaf, codec compress.Codec, pageSize int64) *ownColumn {
@@ -534,46 +533,50 @@ func (c *ownColumn) writeDataPage() error {
 	if numValues == 0 {
 		return nil
 	}
+	// The page's encoding goes through scratch shared by the columns, as
+	// the library's does (one per page being encoded, not per column).
+	sc := ownScratchPool.Get().(*ownScratch)
+	defer ownScratchPool.Put(sc)
 	var err error
-	c.lvlRep, c.lvlDef = c.lvlRep[:0], c.lvlDef[:0]
+	sc.lvlRep, sc.lvlDef = sc.lvlRep[:0], sc.lvlDef[:0]
 	if l.maxRep > 0 {
 		e := rle.Encoding{BitWidth: bits.Len8(l.maxRep)}
-		if c.lvlRep, err = e.EncodeLevels(c.lvlRep, c.reps); err != nil {
+		if sc.lvlRep, err = e.EncodeLevels(sc.lvlRep, c.reps); err != nil {
 			return err
 		}
 	}
 	if l.maxDef > 0 {
 		e := rle.Encoding{BitWidth: bits.Len8(l.maxDef)}
-		if c.lvlDef, err = e.EncodeLevels(c.lvlDef, c.defs); err != nil {
+		if sc.lvlDef, err = e.EncodeLevels(sc.lvlDef, c.defs); err != nil {
 			return err
 		}
 	}
 	data := page.Data()
-	if c.page, err = page.Type().Encode(c.page[:0], data, l.encoding); err != nil {
+	if sc.page, err = page.Type().Encode(sc.page[:0], data, l.encoding); err != nil {
 		return fmt.Errorf("encoding parquet data page: %w", err)
 	}
-	uncompressed := len(c.lvlRep) + len(c.lvlDef) + len(c.page)
-	body := c.page
+	uncompressed := len(sc.lvlRep) + len(sc.lvlDef) + len(sc.page)
+	body := sc.page
 	compressed := isCompressed(c.codec)
 	if compressed {
-		if c.comp, err = c.codec.Encode(c.comp[:0], c.page); err != nil {
+		if sc.comp, err = c.codec.Encode(sc.comp[:0], sc.page); err != nil {
 			return fmt.Errorf("compressing parquet data page: %w", err)
 		}
-		body = c.comp
+		body = sc.comp
 	}
 	minValue, maxValue, hasBounds := page.Bounds()
 	minBytes, maxBytes := minValue.Bytes(), maxValue.Bytes()
-	crc := crc32.Update(0, crc32.IEEETable, c.lvlRep)
-	crc = crc32.Update(crc, crc32.IEEETable, c.lvlDef)
+	crc := crc32.Update(0, crc32.IEEETable, sc.lvlRep)
+	crc = crc32.Update(crc, crc32.IEEETable, sc.lvlDef)
 	crc = crc32.Update(crc, crc32.IEEETable, body)
 	h := &c.header
 	h.UncompressedPageSize = int32(uncompressed)
-	h.CompressedPageSize = int32(len(c.lvlRep) + len(c.lvlDef) + len(body))
+	h.CompressedPageSize = int32(len(sc.lvlRep) + len(sc.lvlDef) + len(body))
 	h.CRC = int32(crc)
 	h.DataPageHeaderV2.V = format.DataPageHeaderV2{
 		NumValues: int32(numValues), NumNulls: int32(numNulls), NumRows: int32(numRows),
 		Encoding:                   l.encoding.Encoding(),
-		DefinitionLevelsByteLength: int32(len(c.lvlDef)), RepetitionLevelsByteLength: int32(len(c.lvlRep)),
+		DefinitionLevelsByteLength: int32(len(sc.lvlDef)), RepetitionLevelsByteLength: int32(len(sc.lvlRep)),
 		IsCompressed: thrift.New(compressed),
 		Statistics:   format.Statistics{Min: minBytes, Max: maxBytes, NullCount: numNulls, MinValue: minBytes, MaxValue: maxBytes},
 	}
@@ -583,7 +586,7 @@ func (c *ownColumn) writeDataPage() error {
 	}
 	headerSize := int32(c.hdr.Len())
 	at := c.pagesLen
-	if err := c.writePage(c.hdr.Bytes(), c.lvlRep, c.lvlDef, body); err != nil {
+	if err := c.writePage(c.hdr.Bytes(), sc.lvlRep, sc.lvlDef, body); err != nil {
 		return err
 	}
 
@@ -632,6 +635,12 @@ func (c *ownColumn) writeDataPage() error {
 	return nil
 }
 
+// ownScratch is where a page is encoded: its levels, its values, them
+// compressed.
+type ownScratch struct{ lvlRep, lvlDef, page, comp []byte }
+
+var ownScratchPool = sync.Pool{New: func() any { return new(ownScratch) }}
+
 // appendLevelHistogram appends the histogram of levels (0 to max) to
 // pages and adds it to total.
 func appendLevelHistogram(pages, total []int64, levels []byte, max byte) []int64 {
@@ -662,18 +671,20 @@ func isCompressed(c compress.Codec) bool {
 // writeDictionaryPage writes the row group's dictionary page to w.
 func (c *ownColumn) writeDictionaryPage(w *ownWriter) error {
 	page := c.dict.Page()
+	sc := ownScratchPool.Get().(*ownScratch)
+	defer ownScratchPool.Put(sc)
 	var err error
-	if c.page, err = page.Type().Encode(c.page[:0], page.Data(), &parquet.Plain); err != nil {
+	if sc.page, err = page.Type().Encode(sc.page[:0], page.Data(), &parquet.Plain); err != nil {
 		return fmt.Errorf("writing parquet dictionary page: %w", err)
 	}
-	body := c.page
+	body := sc.page
 	if isCompressed(c.codec) {
-		if c.comp, err = c.codec.Encode(c.comp[:0], c.page); err != nil {
+		if sc.comp, err = c.codec.Encode(sc.comp[:0], sc.page); err != nil {
 			return fmt.Errorf("compressing parquet dictionary page: %w", err)
 		}
-		body = c.comp
+		body = sc.comp
 	}
-	h := format.PageHeader{Type: format.DictionaryPage, UncompressedPageSize: int32(len(c.page)), CompressedPageSize: int32(len(body)),
+	h := format.PageHeader{Type: format.DictionaryPage, UncompressedPageSize: int32(len(sc.page)), CompressedPageSize: int32(len(body)),
 		CRC: int32(crc32.ChecksumIEEE(body))}
 	h.DictionaryPageHeader = thrift.New(format.DictionaryPageHeader{NumValues: int32(c.dict.Len()), Encoding: format.Plain})
 	c.hdr.Reset()
