@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"math"
 	"math/bits"
 	"slices"
 	"sync"
@@ -170,31 +171,38 @@ func (w *ownWriter) encode(v any) ([]byte, error) {
 	return w.hdr.Bytes(), nil
 }
 
+// writeIndex writes a column or offset index; it returns where and its
+// length.
+func (w *ownWriter) writeIndex(index any) (offset int64, length int32, err error) {
+	offset = w.offset
+	b, err := w.encode(index)
+	if err != nil {
+		return 0, 0, err
+	}
+	w.write(b)
+	return offset, int32(w.offset - offset), nil
+}
+
 // Close writes the column and offset indexes and the footer.
 func (w *ownWriter) Close() error {
 	w.writeMagic()
+	// The column indexes of every row group, then the offset indexes.
 	for i := range w.colIndex {
 		for j := range w.colIndex[i] {
 			c := &w.rowGroups[i].Columns[j]
-			c.ColumnIndexOffset = w.offset
-			b, err := w.encode(&w.colIndex[i][j])
-			if err != nil {
+			var err error
+			if c.ColumnIndexOffset, c.ColumnIndexLength, err = w.writeIndex(&w.colIndex[i][j]); err != nil {
 				return err
 			}
-			w.write(b)
-			c.ColumnIndexLength = int32(w.offset - c.ColumnIndexOffset)
 		}
 	}
 	for i := range w.offIndex {
 		for j := range w.offIndex[i] {
 			c := &w.rowGroups[i].Columns[j]
-			c.OffsetIndexOffset = w.offset
-			b, err := w.encode(&w.offIndex[i][j])
-			if err != nil {
+			var err error
+			if c.OffsetIndexOffset, c.OffsetIndexLength, err = w.writeIndex(&w.offIndex[i][j]); err != nil {
 				return err
 			}
-			w.write(b)
-			c.OffsetIndexLength = int32(w.offset - c.OffsetIndexOffset)
 		}
 	}
 	var rows int64
@@ -250,6 +258,9 @@ func (rg *ownRowGroup) Commit() (int64, error) {
 	rows := rg.cols[0].numRows + int64(rg.cols[0].bufRows())
 	if rows == 0 {
 		return 0, nil
+	}
+	if len(w.rowGroups) == parquet.MaxRowGroups {
+		return 0, parquet.ErrTooManyRowGroups
 	}
 	defer rg.reset()
 	w.writeMagic()
@@ -556,6 +567,9 @@ func (c *ownColumn) writeDataPage() error {
 		return fmt.Errorf("encoding parquet data page: %w", err)
 	}
 	uncompressed := len(sc.lvlRep) + len(sc.lvlDef) + len(sc.page)
+	if uncompressed > math.MaxInt32 {
+		return fmt.Errorf("page size limit exceeded: %d>%d", uncompressed, math.MaxInt32)
+	}
 	body := sc.page
 	compressed := isCompressed(c.codec)
 	if compressed {
