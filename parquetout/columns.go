@@ -285,6 +285,21 @@ func (s *rowSet) appendColumn(vals []parquet.Value, col int, k *chunk) []parquet
 	return vals
 }
 
+// allNull tells whether header column c is null in every row of s, as
+// appendInts and appendStrings find it.
+func (s *rowSet) allNull(c int) bool {
+	spec := &headerCols[c]
+	switch {
+	case !spec.optional:
+		return false
+	case spec.kind == colString:
+		return s.anyStr&(1<<spec.str) == 0
+	case spec.kind == colInt || spec.kind == colUint:
+		return spec.has != 0 && s.anyHas&spec.has == 0
+	}
+	return false
+}
+
 // appendInts fills out with the values of integer column spec (present
 // values at definition level def): the column's field is read for every
 // row first, a loop for each size, then the values are made and the rows
@@ -428,7 +443,7 @@ func (s *rowSet) appendStrings(out []parquet.Value, spec *colSpec, def int, k *c
 // writes its values to the row group's column writers: the header columns
 // one at a time (appendColumn), the stack and the extension's columns
 // from c's columns, filled record by record.
-func (w *Writer) convertWrite(crg *parquet.ConcurrentRowGroupWriter, c *chunk) error {
+func (w *Writer) convertWrite(crg rowGroupWriter, c *chunk) error {
 	if c.rows == 0 {
 		return nil
 	}
@@ -474,5 +489,8 @@ func (w *Writer) convertWrite(crg *parquet.ConcurrentRowGroupWriter, c *chunk) e
 	if w.x != nil {
 		w.extend(c, s)
 	}
-	return w.writeColumns(crg.ColumnWriters(), s, c)
+	if g, ok := crg.(*ownRowGroup); ok {
+		return writeColumns(w, g.cols, s, c)
+	}
+	return writeColumns(w, crg.(*parquet.ConcurrentRowGroupWriter).ColumnWriters(), s, c)
 }

@@ -18,3 +18,15 @@ func SetBulk(w *Writer, on bool) {
 		w.bulk = [nMainColumns]bool{}
 	}
 }
+
+// SetOwnFile sets whether NewWriter's files are written by ownWriter
+// (where their options allow) or by parquet-go (tests compare the two);
+// it returns the previous setting.
+func SetOwnFile(on bool) bool {
+	was := ownFile
+	ownFile = on
+	return was
+}
+
+// UsesOwnFile tells whether w's file is written by ownWriter.
+func UsesOwnFile(w *Writer) bool { return w.t.own != nil }

@@ -26,7 +26,8 @@ const rowGroupsInFlight = 1
 // sizes).
 type groupPool struct {
 	pw        *parquet.GenericWriter[any]
-	max       int // begun and not committed
+	own       *ownWriter // when set, the row groups are its
+	max       int        // begun and not committed
 	columns   int
 	mu        sync.Mutex
 	cond      sync.Cond
@@ -40,7 +41,7 @@ type groupPool struct {
 // encoders (each of their own kept a set as large as the largest chunk
 // it had written).
 type groupWriter struct {
-	crg  *parquet.ConcurrentRowGroupWriter
+	crg  rowGroupWriter
 	cols [][]parquet.Value
 }
 
@@ -61,6 +62,9 @@ func (p *groupPool) get(seq int) groupWriter {
 		g := p.free[n-1]
 		p.free = p.free[:n-1]
 		return g
+	}
+	if p.own != nil {
+		return groupWriter{p.own.beginRowGroup(), make([][]parquet.Value, p.columns)}
 	}
 	return groupWriter{p.pw.BeginRowGroup(), make([][]parquet.Value, p.columns)}
 }

@@ -23,7 +23,7 @@ func TestGroupPoolBound(t *testing.T) {
 		const groups = 200
 		done := make(chan rgDone, c.encoders)
 		var mu sync.Mutex
-		seen := map[*parquet.ConcurrentRowGroupWriter]bool{}
+		seen := map[rowGroupWriter]bool{}
 		held := 0
 		var wg sync.WaitGroup
 		for e := range c.encoders {

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/parquet-go/parquet-go"
-
 	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/internal/etltest"
 	"github.com/etwkit/etw/internal/panicerr"
@@ -32,7 +30,7 @@ func TestWriterGoroutinePanic(t *testing.T) {
 		want string
 	}{
 		{"encoder", io.Discard, func(w *Writer) {
-			w.t.convertWrite = func(*parquet.ConcurrentRowGroupWriter, *chunk) error { panic("injected encoder panic") }
+			w.t.convertWrite = func(rowGroupWriter, *chunk) error { panic("injected encoder panic") }
 		}, "injected encoder panic"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

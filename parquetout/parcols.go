@@ -37,7 +37,7 @@ func columnWorkers() int { return min(runtime.GOMAXPROCS(0), maxColumnWorkers) }
 // column of lowest index is returned. Columns are shared out only while
 // c lends its values (c.borrow): keep would copy into c's arena, which
 // one goroutine at a time may grow.
-func (w *Writer) writeColumns(cws []*parquet.ColumnWriter, s *rowSet, c *chunk) error {
+func writeColumns[C valueWriter](w *Writer, cws []C, s *rowSet, c *chunk) error {
 	n := min(w.colWorkers, len(cws))
 	if n <= 1 || c.rows < minParallelRows || !c.borrow {
 		// The values point into c.raw: cleared as they are after the
@@ -51,7 +51,7 @@ func (w *Writer) writeColumns(cws []*parquet.ColumnWriter, s *rowSet, c *chunk) 
 		}
 		return nil
 	}
-	p := columnPass{cws: cws, c: c, bulk: &w.bulk}
+	p := columnPass[C]{cws: cws, c: c, bulk: &w.bulk}
 	var wg sync.WaitGroup
 	for range n - 1 {
 		rs := s.share()
@@ -68,13 +68,19 @@ func (w *Writer) writeColumns(cws []*parquet.ColumnWriter, s *rowSet, c *chunk) 
 	return p.err
 }
 
+// valueWriter is a column's writer: parquet-go's ColumnWriter, or ours
+// (ownColumn).
+type valueWriter interface {
+	WriteRowValues(rows []parquet.Value) (int, error)
+}
+
 // columnFault, set by tests only, is called before column i is written:
 // an error it returns (or a panic) is that column's.
 var columnFault func(i int) error
 
 // writeColumn writes column i's values of chunk c to cw; the header
 // columns of bulk go in bulk (bulkValues).
-func (s *rowSet) writeColumn(cw *parquet.ColumnWriter, i int, c *chunk, bulk *[nMainColumns]bool) error {
+func (s *rowSet) writeColumn(cw valueWriter, i int, c *chunk, bulk *[nMainColumns]bool) error {
 	if columnFault != nil {
 		if err := columnFault(i); err != nil {
 			return err
@@ -85,6 +91,9 @@ func (s *rowSet) writeColumn(cw *parquet.ColumnWriter, i int, c *chunk, bulk *[n
 	case i < nMainColumns && bulk[i]:
 		vals = s.bulkValues()
 	case i < nMainColumns:
+		if oc, ok := cw.(*ownColumn); ok && s.allNull(i) {
+			return oc.writeNulls(s.n)
+		}
 		s.vals = s.appendColumn(s.vals[:0], i, c)
 		vals = s.vals
 	}
@@ -94,8 +103,8 @@ func (s *rowSet) writeColumn(cw *parquet.ColumnWriter, i int, c *chunk, bulk *[n
 
 // columnPass is one chunk's columns shared out among goroutines: each
 // takes the next column not yet taken until none is left.
-type columnPass struct {
-	cws  []*parquet.ColumnWriter
+type columnPass[C valueWriter] struct {
+	cws  []C
 	c    *chunk
 	bulk *[nMainColumns]bool
 	next atomic.Int32
@@ -109,7 +118,7 @@ type columnPass struct {
 // columns are taken from the last: the stack list's and the text
 // columns (properties, message), the dearest, are at the end, so that
 // the cheap integer columns that come last fill the goroutines' ends.
-func (p *columnPass) run(s *rowSet) {
+func (p *columnPass[C]) run(s *rowSet) {
 	for !p.fail.Load() {
 		j := int(p.next.Add(1)) - 1
 		if j >= len(p.cws) {
@@ -128,7 +137,7 @@ func (p *columnPass) run(s *rowSet) {
 }
 
 // write writes column i; a panic becomes its error.
-func (p *columnPass) write(s *rowSet, i int) (err error) {
+func (p *columnPass[C]) write(s *rowSet, i int) (err error) {
 	defer panicerr.Recover(&err)
 	return s.writeColumn(p.cws[i], i, p.c, p.bulk)
 }

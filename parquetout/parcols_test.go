@@ -47,7 +47,8 @@ func dumpParquetBulk(t testing.TB, files []*etl.File, dec *decode.Decoder, m *an
 // it without the corpus, the largest corpus file with it. The same for
 // the required integer header columns handed to their buffers in bulk:
 // the file is the one their values, written one by one through
-// parquet-go's column writers, make.
+// parquet-go's column writers, make; and for the file written by
+// ownWriter: the one parquet-go's writer makes.
 func TestColumnsAtOnce(t *testing.T) {
 	paths := []string{fixture(t, "compressed.etl"), fixture(t, "tracelogging-types.etl")}
 	if dir := os.Getenv("ETL_CORPUS"); dir != "" && !testing.Short() {
@@ -59,10 +60,16 @@ func TestColumnsAtOnce(t *testing.T) {
 			dec := decode.New()
 			m, _ := analysis.Build(files, dec, nil)
 			for _, o := range []*parquetout.Options{nil, {PageBufferSize: 4 << 10}, {TempDir: t.TempDir()},
-				{Compression: parquetout.Zstd, RowGroupRows: 3000}} {
+				{Compression: parquetout.Zstd, RowGroupRows: 3000}, {Compression: parquetout.Uncompressed, RowGroupBytes: 1 << 20}} {
 				one := dumpParquetCols(t, files, dec, m, 1, o)
 				if len(readRows(t, one)) == 0 {
 					t.Fatalf("%+v: no rows", o)
+				}
+				was := parquetout.SetOwnFile(false)
+				lib := dumpParquetCols(t, files, dec, m, 1, o)
+				parquetout.SetOwnFile(was)
+				if !bytes.Equal(lib, one) {
+					t.Errorf("%+v: our writer makes %d bytes, parquet-go's %d (or the same size, other bytes)", o, len(one), len(lib))
 				}
 				if values := dumpParquetBulk(t, files, dec, m, 1, o, false); !bytes.Equal(values, one) {
 					t.Errorf("%+v: bulk columns make %d bytes, values %d (or the same size, other bytes)", o, len(one), len(values))

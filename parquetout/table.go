@@ -269,8 +269,15 @@ const chunkRows = 1024
 // file in order) or at once. Memory is the chunks in flight plus the pages of the
 // row groups being written, not the file.
 type table struct {
-	schema   *parquet.Schema
-	pw       *parquet.GenericWriter[any]
+	schema *parquet.Schema
+	pw     *parquet.GenericWriter[any]
+	// own, when set, writes the file instead of pw (useOwnWriter).
+	own *ownWriter
+	// out, opts, codec and pageSize are what the file was begun with.
+	out      io.Writer
+	opts     []parquet.WriterOption
+	codec    compress.Codec
+	pageSize int
 	repeated []bool // leaf columns inside the stack list
 	cur      *chunk
 	maxRows  int
@@ -283,7 +290,7 @@ type table struct {
 	// convertWrite, when set, converts a chunk's raw records into values
 	// and gives them to the row group's column writers, on the encoder
 	// that writes it (async tables).
-	convertWrite func(crg *parquet.ConcurrentRowGroupWriter, c *chunk) error
+	convertWrite func(crg rowGroupWriter, c *chunk) error
 	// extra is the bytes of extension values after each raw record.
 	extra int
 
@@ -345,7 +352,11 @@ func newTable(out io.Writer, name string, fields []field, o *Options, meta map[s
 	for _, k := range keys {
 		opts = append(opts, parquet.KeyValueMetadata(k, meta[k]))
 	}
-	t := &table{schema: schema, pw: parquet.NewGenericWriter[any](out, opts...), maxRows: o.rows(), maxBytes: o.bytes(), async: async, chunkBytes: chunkRawBytes, spill: spill}
+	t := &table{schema: schema, pw: parquet.NewGenericWriter[any](out, opts...), maxRows: o.rows(), maxBytes: o.bytes(), async: async, chunkBytes: chunkRawBytes, spill: spill,
+		out: out, opts: opts, codec: o.compression().Codec(), pageSize: parquet.DefaultPageBufferSize}
+	if o != nil && o.PageBufferSize > 0 {
+		t.pageSize = o.PageBufferSize
+	}
 	if o != nil && o.PageBufferSize > 0 {
 		// Small pages are for small memory: the chunks in flight (three
 		// on two cores) hold 8 pages' worth of records each.
@@ -424,15 +435,40 @@ func newTable(out io.Writer, name string, fields []field, o *Options, meta map[s
 	return t
 }
 
+// rowGroupWriter is a row group's writer: parquet-go's, or ours
+// (ownRowGroup).
+type rowGroupWriter interface {
+	Flush() error
+	Commit() (int64, error)
+}
+
+// useOwnWriter has the table's file written by ownWriter, when its
+// options allow (ownWriterFits); before any row is added.
+func (t *table) useOwnWriter(o *Options) error {
+	if !t.async || !ownWriterFits(o) {
+		return nil
+	}
+	var pool parquet.BufferPool
+	if t.spill != nil {
+		pool = t.spill
+	}
+	own, err := newOwnWriter(t.out, t.schema, t.opts, t.codec, t.pageSize, largeText, pool)
+	if err != nil || own == nil {
+		return err
+	}
+	t.own, t.groups.own = own, own
+	return nil
+}
+
 // encode converts and writes c into crg on an encoder goroutine, and
 // flushes crg after the row group's last chunk; a panic becomes its
 // error.
-func (t *table) encode(crg *parquet.ConcurrentRowGroupWriter, c *chunk) (err error) {
+func (t *table) encode(crg rowGroupWriter, c *chunk) (err error) {
 	defer panicerr.Recover(&err)
 	if t.convertWrite != nil {
 		err = t.convertWrite(crg, c)
 	} else {
-		err = t.writeChunk(crg, c)
+		err = t.writeChunk(crg.(*parquet.ConcurrentRowGroupWriter), c)
 	}
 	if err != nil {
 		return err
@@ -508,7 +544,7 @@ func (t *table) commitLoop() {
 }
 
 // commit commits crg unless err, and records the first error.
-func (t *table) commit(crg *parquet.ConcurrentRowGroupWriter, err error) error {
+func (t *table) commit(crg rowGroupWriter, err error) error {
 	if err == nil {
 		err = commitGroup(crg)
 	}
@@ -518,7 +554,7 @@ func (t *table) commit(crg *parquet.ConcurrentRowGroupWriter, err error) error {
 
 // commitGroup commits crg on the commit goroutine; a panic becomes its
 // error.
-func commitGroup(crg *parquet.ConcurrentRowGroupWriter) (err error) {
+func commitGroup(crg rowGroupWriter) (err error) {
 	defer panicerr.Recover(&err)
 	_, err = crg.Commit()
 	return err
@@ -612,7 +648,11 @@ func (t *table) close() error {
 			err = t.firstErr()
 		}
 	}
-	if cerr := t.pw.Close(); err == nil {
+	if t.own != nil {
+		if cerr := t.own.Close(); err == nil {
+			err = cerr
+		}
+	} else if cerr := t.pw.Close(); err == nil {
 		err = cerr
 	}
 	if t.spill != nil {

@@ -226,8 +226,15 @@ type Writer struct {
 func NewWriter(out io.Writer, enc *Encoder, o *Options) *Writer {
 	w := newWriter(out, enc.start, o, true)
 	w.t.convertWrite = w.convertWrite
+	if ownFile {
+		w.err = w.t.useOwnWriter(o)
+	}
 	return w
 }
+
+// ownFile has NewWriter's files written by ownWriter where their options
+// allow (tests clear it to compare with parquet-go's).
+var ownFile = true
 
 // newSyncWriter is a Writer that converts and writes at once (the
 // undecoded events of a split dump).

@@ -1,0 +1,65 @@
+package parquetout
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestOwnWriterGenerated: the events file written by ownWriter is the
+// one parquet-go's writer makes, byte for byte, over generated records
+// (TestBulkColumnsGenerated's): default and small pages, small row groups
+// by rows and by bytes, each codec, pages in a temporary file, the
+// header columns in bulk and as values, on one goroutine and on several;
+// and for a file without rows.
+func TestOwnWriterGenerated(t *testing.T) {
+	defer func(was bool) { ownFile = was }(ownFile)
+	rng := rand.New(rand.NewPCG(24, 2028))
+	records := genRecords(rng, 12_000)
+	for _, o := range []*Options{nil, {PageBufferSize: 4 << 10}, {RowGroupRows: 700, Compression: Zstd},
+		{RowGroupBytes: 256 << 10, Compression: Uncompressed}, {TempDir: t.TempDir(), PageBufferSize: 16 << 10}} {
+		for _, recs := range [][]byte{records, nil} {
+			ownFile = false
+			want := writeGen(t, recs, o, 1, false, false)
+			ownFile = true
+			for _, cols := range []int{1, 2} {
+				for _, bulk := range []bool{true, false} {
+					if got := writeGen(t, recs, o, cols, bulk, false); !bytes.Equal(got, want) {
+						t.Errorf("%+v, %d records' bytes, %d goroutines, bulk %v: our writer makes %d bytes, parquet-go's %d (or the same size, other bytes)",
+							o, len(recs), cols, bulk, len(got), len(want))
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestOwnWriterTaken: NewWriter's files are written by ownWriter under
+// the options it takes, NewExtendedWriter's and split tables' by
+// parquet-go.
+func TestOwnWriterTaken(t *testing.T) {
+	var out bytes.Buffer
+	for _, o := range []*Options{nil, {TempDir: t.TempDir()}, {Compression: Zstd, PageBufferSize: 4 << 10}} {
+		w := NewWriter(&out, NewEncoder(nil, false), o)
+		if w.t.own == nil {
+			t.Errorf("%+v: NewWriter's file not ours", o)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if w := NewWriter(&out, NewEncoder(nil, false), &Options{RowGroupBytes: 1 << 30}); w.t.own != nil {
+		t.Error("row groups of 1 GiB: NewWriter's file ours")
+	}
+	x := &Extension{Columns: []Column{{"trace", 32, false}}, Values: func([]int64) {}}
+	w, err := NewExtendedWriter(&out, nil, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.t.own != nil {
+		t.Error("NewExtendedWriter's file ours")
+	}
+	if s := newSyncWriter(&out, 0, nil); s.t.own != nil {
+		t.Error("a split table's file ours")
+	}
+}
