@@ -65,12 +65,14 @@ func NewExtendedWriter(out io.Writer, o *Options, x *Extension) (*Writer, error)
 	}
 	w.vals = make([]int64, len(x.Columns))
 	w.buf = make([]byte, 8+8*len(x.Columns))
-	w.startFile(out)
+	if err := w.startFile(out); err != nil {
+		return nil, err
+	}
 	return w, nil
 }
 
 // startFile starts a file of the extended events table on out.
-func (w *Writer) startFile(out io.Writer) {
+func (w *Writer) startFile(out io.Writer) error {
 	fields := mainFields()
 	for _, c := range w.x.Columns {
 		n := parquet.Int(c.Bits)
@@ -92,6 +94,10 @@ func (w *Writer) startFile(out io.Writer) {
 		}
 	}
 	w.fileRows = 0
+	if ownFile {
+		return w.t.useOwnWriter(&w.opts)
+	}
+	return nil
 }
 
 // addExtended adds one record with its extension's values, starting the
@@ -105,7 +111,9 @@ func (w *Writer) addExtended(b []byte) error {
 		if err != nil {
 			return err
 		}
-		w.startFile(out)
+		if err := w.startFile(out); err != nil {
+			return err
+		}
 	}
 	w.x.Values(w.vals)
 	binary.LittleEndian.PutUint64(w.buf, uint64(w.start))
