@@ -356,8 +356,6 @@ func newTable(out io.Writer, name string, fields []field, o *Options, meta map[s
 		out: out, opts: opts, codec: o.compression().Codec(), pageSize: parquet.DefaultPageBufferSize}
 	if o != nil && o.PageBufferSize > 0 {
 		t.pageSize = o.PageBufferSize
-	}
-	if o != nil && o.PageBufferSize > 0 {
 		// Small pages are for small memory: the chunks in flight (three
 		// on two cores) hold 8 pages' worth of records each.
 		t.chunkBytes = min(chunkRawBytes, 8*o.PageBufferSize)
