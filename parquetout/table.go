@@ -454,7 +454,11 @@ func (t *table) useOwnWriter(o *Options) error {
 	if err != nil || own == nil {
 		return err
 	}
+	// parquet-go's writer of the file is not used from here on: its
+	// column writers' buffers go (0.19 MB in a heap profile of
+	// net.4.5.2's dump).
 	t.own, t.groups.own = own, own
+	t.pw, t.groups.pw = nil, nil
 	return nil
 }
 
