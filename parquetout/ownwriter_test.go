@@ -47,6 +47,9 @@ func TestOwnWriterTaken(t *testing.T) {
 		if w.t.own == nil {
 			t.Errorf("%+v: NewWriter's file not ours", o)
 		}
+		if w.t.pw != nil || w.t.groups.pw != nil {
+			t.Errorf("%+v: parquet-go's unused writer kept", o)
+		}
 		if err := w.Close(); err != nil {
 			t.Fatal(err)
 		}
