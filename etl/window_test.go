@@ -3,6 +3,7 @@ package etl_test
 import (
 	"fmt"
 	"slices"
+	"sync/atomic"
 	"testing"
 
 	"github.com/etwkit/etw/etl"
@@ -58,9 +59,10 @@ type windowRun struct {
 func readWindows(t *testing.T, data []byte, copies int, off bool) windowRun {
 	var files []*etl.File
 	var run windowRun
+	var hooked atomic.Int64 // the hook runs on the loaders, several at once
 	for range copies {
 		f := open(t, data)
-		f.SetReadHook(func(n int64) { run.hooked += n })
+		f.SetReadHook(func(n int64) { hooked.Add(n) })
 		files = append(files, f)
 	}
 	r := etl.NewReader(files, &etl.ReaderOptions{Order: etl.TimeOrder, Workers: 2, Windows: true})
@@ -78,6 +80,7 @@ func readWindows(t *testing.T, data []byte, copies int, off bool) windowRun {
 	for _, err := range r.Errors() {
 		run.errs = append(run.errs, err.Error())
 	}
+	run.hooked = hooked.Load()
 	return run
 }
 
