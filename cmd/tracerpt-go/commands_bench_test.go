@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"io"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/etwkit/etw/internal/etltest"
 	"github.com/etwkit/etw/internal/memgoal"
@@ -49,4 +52,79 @@ func BenchmarkCommandsNet(b *testing.B) {
 			b.ReportMetric(cpu.Seconds()*1e3/float64(b.N), "cpu-ms/op")
 		})
 	}
+}
+
+// BenchmarkSecondCoreNet measures what a second core gives the analysis
+// commands on net.4.5.2.x64 (issue 24: at least 1.4× for stats, stacks
+// and report). Each round runs the command once with GOMAXPROCS 1 and
+// once with 2, back to back and in alternating order, so that a shared
+// host whose speed drifts from minute to minute slows both runs of a
+// round alike; the ratio reported is the median over the rounds of the
+// one-core wall time over the two-core one, with the median times:
+//
+//	ETL_CORPUS=… go test ./cmd/tracerpt-go -run '^$' -bench SecondCoreNet -benchtime 40x
+//
+// It needs at least two processors (GOMAXPROCS ≥ 2).
+func BenchmarkSecondCoreNet(b *testing.B) {
+	trace := etltest.CorpusFile(b, "microsoft+perfview/src/TraceEvent/TraceEvent.Tests/inputs/net.4.5.2.x64.etl.zip.unzipped/net.4.5.2.x64.etl")
+	dir := b.TempDir()
+	procs := runtime.GOMAXPROCS(0)
+	if procs < 2 {
+		b.Skipf("GOMAXPROCS %d: no second core to measure", procs)
+	}
+	defer runtime.GOMAXPROCS(procs)
+	for _, c := range []struct {
+		name string
+		args []string
+	}{
+		{"stats", []string{"stats", trace}},
+		{"stacks", []string{"stacks", trace}},
+		{"report", []string{"report", trace, "-o", filepath.Join(dir, "report.html"), "-y"}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			goal = memgoal.Start(memTarget)
+			defer func() { goal.Stop(); goal = nil }()
+			var out bytes.Buffer
+			once := func(n int) time.Duration {
+				runtime.GOMAXPROCS(n)
+				out.Reset()
+				start := time.Now()
+				if code := run(c.args, &out, io.Discard); code != 0 {
+					b.Fatalf("%v: exit %d", c.args, code)
+				}
+				return time.Since(start)
+			}
+			once(1) // caches warm at both settings
+			once(2)
+			var one, two, ratio []float64
+			round := 0
+			for b.Loop() {
+				var d1, d2 time.Duration
+				if round%2 == 0 {
+					d1, d2 = once(1), once(2)
+				} else {
+					d2, d1 = once(2), once(1)
+				}
+				round++
+				one = append(one, d1.Seconds()*1e3)
+				two = append(two, d2.Seconds()*1e3)
+				ratio = append(ratio, d1.Seconds()/d2.Seconds())
+			}
+			b.ReportMetric(median(ratio), "x-second-core")
+			b.ReportMetric(median(one), "ms-1core")
+			b.ReportMetric(median(two), "ms-2core")
+		})
+	}
+}
+
+// median returns the median of v (sorted in place).
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	slices.Sort(v)
+	if n := len(v); n%2 == 0 {
+		return (v[n/2-1] + v[n/2]) / 2
+	}
+	return v[len(v)/2]
 }
