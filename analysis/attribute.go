@@ -30,36 +30,35 @@ import (
 // pid or tid is [NoID] when the trace does not tell. res may be nil for
 // events whose payload does not matter (see [Builder.NeedsDecode]).
 func (m *Model) EventProcess(ev *etl.Event, res *decode.Result) (pid, tid uint32, p *Process) {
-	var scratch []uint64
-	return m.EventProcessBuf(ev, res, &scratch)
-}
-
-// EventProcessBuf is [Model.EventProcess] with a buffer the caller keeps
-// from call to call (a stack-key definition's frames are read into it),
-// so that a pass attributing every event allocates nothing once the
-// buffer has grown.
-func (m *Model) EventProcessBuf(ev *etl.Event, res *decode.Result, buf *[]uint64) (pid, tid uint32, p *Process) {
-	pid, tid = m.attribute(ev, classify(ev), decoded(res), buf)
+	pid, tid = m.attribute(ev, classify(ev), decoded(res))
 	if pid != NoID {
 		p = m.processAt(pid, ev.Time)
 	}
 	return pid, tid, p
 }
 
-func (m *Model) attribute(ev *etl.Event, k kind, d *tdh.Decoded, scratch *[]uint64) (pid, tid uint32) {
-	pid, tid = m.namedIDs(ev, k, d, scratch)
+// EventProcessBuf is [Model.EventProcess]. buf is not used: it held a
+// stack-key definition's frames, of which only the last one is read now.
+//
+// Deprecated: use [Model.EventProcess], which allocates nothing either.
+func (m *Model) EventProcessBuf(ev *etl.Event, res *decode.Result, buf *[]uint64) (pid, tid uint32, p *Process) {
+	return m.EventProcess(ev, res)
+}
+
+func (m *Model) attribute(ev *etl.Event, k kind, d *tdh.Decoded) (pid, tid uint32) {
+	pid, tid = m.namedIDs(ev, k, d)
 	return m.orThreadPID(pid, tid, ev.Time), tid
 }
 
 // namedIDs returns the process and thread ids the event names, as
 // attribute does before it looks up the thread's process.
-func (m *Model) namedIDs(ev *etl.Event, k kind, d *tdh.Decoded, scratch *[]uint64) (pid, tid uint32) {
+func (m *Model) namedIDs(ev *etl.Event, k kind, d *tdh.Decoded) (pid, tid uint32) {
 	if k != kKeyDef {
 		return idsOf(ev, k, d)
 	}
 	pid, tid = ev.ProcessID, ev.ThreadID
 	if pid == NoID {
-		pid = m.keyDefOwner(d, scratch)
+		pid = m.keyDefOwner(d)
 	}
 	return pid, tid
 }
@@ -200,22 +199,23 @@ func peekIDs(ev *etl.Event, d *decode.Decoder) (payloadIDs, bool) {
 }
 
 // keyDefOwner returns the process a stack-key definition belongs to.
-func (m *Model) keyDefOwner(d *tdh.Decoded, scratch *[]uint64) uint32 {
+func (m *Model) keyDefOwner(d *tdh.Decoded) uint32 {
 	key, ok := getU(d, "Key")
 	if !ok {
 		return NoID
 	}
-	frames := pointersAfter(d, "Key", (*scratch)[:0])
-	*scratch = frames
-	return m.keyDefOwnerOf(key, frames)
-}
-
-// keyDefOwnerOf is keyDefOwner of the definition of key as frames.
-func (m *Model) keyDefOwnerOf(key uint64, frames []uint64) uint32 {
-	if len(frames) == 0 {
+	last, ok := lastPointerAfter(d, "Key")
+	if !ok {
 		return NoID
 	}
-	if m.IsKernelAddress(frames[len(frames)-1]) {
+	return m.keyDefOwnerOf(key, last)
+}
+
+// keyDefOwnerOf is keyDefOwner of the definition of key whose last frame
+// (the outermost) is last: the kernel's (pid 0) if it is a kernel
+// address, else the process that referenced key, if any.
+func (m *Model) keyDefOwnerOf(key, last uint64) uint32 {
+	if m.IsKernelAddress(last) {
 		return 0
 	}
 	if pid, ok := m.keyOwner[key]; ok {

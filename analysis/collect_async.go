@@ -62,9 +62,8 @@ func (m *Model) eachSelectedAsync(files []*etl.File, dec *decode.Decoder, opts *
 		}
 	}()
 	b := <-free
-	var scratch []uint64
 	readErr, _ := m.readSelected(files, dec, opts, func(ev *etl.Event, k kind, res *decode.Result, sel *selector) error {
-		r := m.extractPush(b, ev, k, res, &scratch)
+		r := m.extractPush(b, ev, k, res)
 		if len(sel.pids) > 0 {
 			m.finish(r) // the PIDs filter needs the process now
 		}

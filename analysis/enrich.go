@@ -382,7 +382,7 @@ func (e *Enricher) pushDecoding(ev *etl.Event, dec *decode.Decoder, peek bool) (
 // until the next push.
 func (e *Enricher) push(ev *etl.Event, k kind, res *decode.Result) *slot {
 	d := decoded(res)
-	pid, tid := e.m.namedIDs(ev, k, d, &e.scratch)
+	pid, tid := e.m.namedIDs(ev, k, d)
 	return e.pushIDs(ev, k, d, pid, tid)
 }
 

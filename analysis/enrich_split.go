@@ -69,10 +69,10 @@ func (b *pushBatch) framesOf(f0, fn int32) []uint64 { return b.frames[f0 : f0+fn
 // extractPush adds to b the record of ev, of kind k (decoded as res, or
 // nil: see Enricher.NeedsDecode), and returns it, valid until b grows.
 // Its pid and tid are the ones the event names until finish. It reads m
-// and nothing else: scratch is the caller's.
-func (m *Model) extractPush(b *pushBatch, ev *etl.Event, k kind, res *decode.Result, scratch *[]uint64) *pushRec {
+// and nothing else.
+func (m *Model) extractPush(b *pushBatch, ev *etl.Event, k kind, res *decode.Result) *pushRec {
 	d := decoded(res)
-	pid, tid := m.namedIDs(ev, k, d, scratch)
+	pid, tid := m.namedIDs(ev, k, d)
 	n := len(b.recs)
 	if n == cap(b.recs) {
 		b.recs = append(b.recs, pushRec{})

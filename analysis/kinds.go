@@ -232,6 +232,38 @@ func pointersAfter(d *tdh.Decoded, name string, dst []uint64) []uint64 {
 	return dst
 }
 
+// lastPointerAfter returns the last of the values pointersAfter would
+// gather, without gathering them, and false when there is none.
+func lastPointerAfter(d *tdh.Decoded, name string) (uint64, bool) {
+	if d == nil {
+		return 0, false
+	}
+	top := d.Top()
+	i := 0
+	for ; i < len(top); i++ {
+		if p := top[i].Prop; p != nil && equalFold(p.Name, name) {
+			break
+		}
+	}
+	for j := len(top) - 1; j > i; j-- {
+		v := &top[j]
+		switch v.Kind {
+		case tdh.Scalar:
+			if n, ok := ptrValue(v); ok {
+				return n, true
+			}
+		case tdh.Array:
+			c := d.Children(v)
+			for k := len(c) - 1; k >= 0; k-- {
+				if n, ok := ptrValue(&c[k]); ok {
+					return n, true
+				}
+			}
+		}
+	}
+	return 0, false
+}
+
 func ptrValue(v *tdh.Value) (uint64, bool) {
 	if v.Prop == nil {
 		return 0, false

@@ -177,8 +177,7 @@ type eventsCollector struct {
 	held   [][eventSegments]uint8 // rows held per group and segment
 	perSeg int                    // rows kept per group and segment
 	rows   []heldRow
-	buf    []byte   // a row's payload text
-	frames []uint64 // the attribution's buffer
+	buf    []byte // a row's payload text
 }
 
 type heldRow struct {
@@ -218,7 +217,7 @@ func (v *eventsCollector) observe(ev *etl.Event, res *decode.Result) {
 		v.lastNK, v.lastNI = nk, ni
 	}
 	ni := v.lastNI
-	pid, tid, p := c.m.EventProcessBuf(ev, res, &v.frames)
+	pid, tid, p := c.m.EventProcess(ev, res)
 	pk := procKey{p: p}
 	if p == nil {
 		pk.pid = pid

@@ -27,7 +27,8 @@ type analysisOptions struct {
 	// a model without .NET methods (analysis.Options.NoMethods) nor the
 	// images' PDB identities (analysis.Options.NoImageIDs: the ImageID and
 	// DbgID_RSDS events not decoded, ~5 % of stats' instructions on
-	// net.4.5.2, all of them on the model pass's reading goroutine).
+	// net.4.5.2, all of them on the model pass's reading goroutine) nor
+	// the stack keys' frames (analysis.Options.NoStackFrames).
 	noFrames bool
 	// quiet hides the progress bar a terminal shows.
 	quiet bool
@@ -69,7 +70,7 @@ func (o *analysisOptions) buildModel(cmd *cobra.Command, args []string, t *trace
 	}
 	var m *analysis.Model
 	if !prescan {
-		ao := &analysis.Options{LateMethods: o.lateMethods, NoMethods: o.noFrames, NoImageIDs: o.noFrames}
+		ao := &analysis.Options{LateMethods: o.lateMethods, NoMethods: o.noFrames, NoImageIDs: o.noFrames, NoStackFrames: o.noFrames}
 		if t.observe != nil {
 			ao.Observe = func(ev *etl.Event) { t.observe(ev, dec) }
 		}
