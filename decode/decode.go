@@ -61,6 +61,7 @@ type Decoder struct {
 	dec     tdh.Decoder
 	result  Result
 	cands   candCache
+	peeks   peekMemo // PeekUint's last lookups
 }
 
 // candCache keeps, per Decoder (so per goroutine), what the registry

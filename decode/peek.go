@@ -1,6 +1,10 @@
 package decode
 
-import "github.com/etwkit/etw/etl"
+import (
+	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/tdh"
+	"github.com/google/uuid"
+)
 
 // PeekUint returns what Decode(ev) followed by Decoded.Uint(name) gives,
 // when it can tell without decoding ev (see [tdh.Decoder.Peek]): for an
@@ -17,18 +21,100 @@ func (d *Decoder) PeekUint(ev *etl.Event, name string) (v uint64, found, peeked 
 	if _, tl, _ := d.tl.Schema(ev); tl {
 		return 0, false, false
 	}
-	cands, _, err := d.candidates(ev)
-	switch {
-	case err != nil || len(cands) > 1:
+	p := d.peeks.lookup(d, ev, name)
+	if p == nil {
+		return 0, false, false
+	}
+	switch p.cands {
+	case 0:
+		return 0, false, true // no schema: nothing decoded
+	case 1:
+	default:
 		// Several candidates: Decode picks the first that fits.
 		return 0, false, false
-	case len(cands) == 0:
-		return 0, false, true // no schema: nothing decoded
 	}
-	val, found, peeked := d.dec.Peek(cands[0].Schema, ev.UserData, ev.PointerSize(), name)
+	val, found, peeked := p.plan.Peek(ev.UserData)
 	if !found {
 		return 0, false, peeked
 	}
 	v, found = val.Uint()
 	return v, found, true
+}
+
+// peekMemo keeps what PeekUint found for the last few kinds of event and
+// names it was asked: a pass peeks at runs of events of a kind or two (a
+// trace's CPU samples: their ThreadId, and the idle thread's Reserved
+// flags), and each of those then costs a comparison or two instead of a
+// lookup of its candidates and of the property's place.
+type peekMemo struct {
+	last [4]peekLast
+	next int // the entry the next miss replaces
+}
+
+// lookup returns the entry for ev and name, looked up on a miss; nil if
+// PeekUint cannot tell.
+func (m *peekMemo) lookup(d *Decoder, ev *etl.Event, name string) *peekLast {
+	for i := range m.last {
+		if p := &m.last[i]; p.holds(d, ev, name) {
+			return p
+		}
+	}
+	p := &m.last[m.next]
+	if !p.find(d, ev, name) {
+		return nil
+	}
+	m.next = (m.next + 1) % len(m.last)
+	return p
+}
+
+// peekLast is what PeekUint found for a kind of event and a name, valid
+// while the registry's generation holds.
+type peekLast struct {
+	reg      *tdh.Registry // whose generation gen is
+	gen      uint64
+	set      bool
+	nearest  bool   // Decoder.Nearest's
+	key      uint64 // peekKey's
+	ptr      int
+	provider uuid.UUID
+	name     string
+
+	cands int // the candidates' count (2: several)
+	plan  tdh.PeekPlan
+}
+
+// holds reports whether p is what PeekUint finds for ev and name.
+func (p *peekLast) holds(d *Decoder, ev *etl.Event, name string) bool {
+	return p.key == peekKey(ev) && p.set && p.provider == ev.ProviderID && p.name == name &&
+		(ev.Header != etl.HeaderMessage || p.ptr == ev.PointerSize()) && // else the flags tell
+		p.reg == d.Registry && p.nearest == d.Nearest && p.gen == d.Registry.Generation()
+}
+
+// peekKey packs what of ev's header, besides its provider, its candidates
+// and its pointer size depend on.
+func peekKey(ev *etl.Event) uint64 {
+	return uint64(ev.Header) | uint64(ev.Flags)<<8 | uint64(ev.Descriptor.ID)<<24 |
+		uint64(ev.Descriptor.Opcode)<<40 | uint64(ev.Descriptor.Version)<<48
+}
+
+// find looks up ev's candidates and name's place, into p when they may
+// be kept (false: PeekUint cannot tell).
+func (p *peekLast) find(d *Decoder, ev *etl.Event, name string) bool {
+	p.set = false
+	if isManifest(ev) {
+		return false // its lookup registers the manifest: not a peek's to make
+	}
+	// The generation before the lookup: a change during it makes the
+	// next call look up again.
+	gen := d.Registry.Generation()
+	cands, _, err := d.candidates(ev)
+	if err != nil {
+		return false
+	}
+	*p = peekLast{reg: d.Registry, gen: gen, set: true, nearest: d.Nearest, key: peekKey(ev),
+		ptr: ev.PointerSize(), provider: ev.ProviderID, name: name, cands: min(len(cands), 2)}
+	if len(cands) == 1 {
+		p.plan = d.dec.PeekPlan(cands[0].Schema, p.ptr, name)
+	}
+	return true
 }

@@ -2,11 +2,13 @@ package decode
 
 import (
 	"path/filepath"
+	"slices"
 	"sync/atomic"
 	"testing"
 
 	"github.com/etwkit/etw/etl"
 	"github.com/etwkit/etw/internal/etltest"
+	"github.com/etwkit/etw/tdh"
 )
 
 // TestPeekUintMatchesDecode asks PeekUint, for every event of the corpus
@@ -117,4 +119,71 @@ func TestAheadPeek(t *testing.T) {
 		t.Errorf("%d of %d events' values taken from Ahead: want nearly all, or the values peeked are not compared", taken, events)
 	}
 	t.Logf("%d events, %d peeked ahead, %d values taken from Ahead", events, peeks, taken)
+}
+
+// TestPeekUintFollowsRegistry checks that what PeekUint keeps of a kind
+// of event goes when the registry changes: a CPU sample's thread peeks
+// while its class has one schema, and no longer once an import adds a
+// second candidate for it (Decode then picks the one that fits).
+func TestPeekUintFollowsRegistry(t *testing.T) {
+	f, err := etl.Open(etltest.CorpusFile(t, "microsoft+perfview/src/TraceEvent/TraceEvent.Tests/inputs/net.4.5.2.x64.etl.zip.unzipped/net.4.5.2.x64.etl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	dec := New()
+	r := etl.NewReader([]*etl.File{f}, nil)
+	defer r.Close()
+	var samples []etl.Event
+	for r.Next() && len(samples) < 2 {
+		if ev := r.Event(); ev.Header == etl.HeaderPerfInfo64 {
+			if _, found, ok := dec.PeekUint(ev, "ThreadId"); ok && found {
+				ev := *ev
+				ev.UserData = slices.Clone(ev.UserData)
+				samples = append(samples, ev)
+			}
+		}
+	}
+	if len(samples) < 2 {
+		t.Fatal("no two CPU samples whose thread PeekUint reads")
+	}
+	res := dec.Decode(&samples[0])
+	if res.Schema == nil {
+		t.Fatal("the sample does not decode")
+	}
+	second := *res.Schema
+	dec.Registry.AddFrom(tdh.Origin{Kind: tdh.OriginImport, Name: "second.man"}, &second)
+	if _, _, ok := dec.PeekUint(&samples[1], "ThreadId"); ok {
+		t.Error("PeekUint still peeks with two candidate schemas: it kept the registry's old answer")
+	}
+}
+
+// BenchmarkPeekUint reads the thread of net.4.5.2's CPU samples with
+// PeekUint, and the idle thread's flags, as the model pass's loaders do.
+func BenchmarkPeekUint(b *testing.B) {
+	f, err := etl.Open(etltest.CorpusFile(b, "microsoft+perfview/src/TraceEvent/TraceEvent.Tests/inputs/net.4.5.2.x64.etl.zip.unzipped/net.4.5.2.x64.etl"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	r := etl.NewReader([]*etl.File{f}, nil)
+	var samples []etl.Event
+	for r.Next() {
+		if ev := r.Event(); ev.Header == etl.HeaderPerfInfo64 {
+			ev := *ev
+			ev.UserData = slices.Clone(ev.UserData)
+			samples = append(samples, ev)
+		}
+	}
+	r.Close()
+	dec := New()
+	b.ResetTimer()
+	for b.Loop() {
+		for i := range samples {
+			if v, _, ok := dec.PeekUint(&samples[i], "ThreadId"); ok && v == 0 {
+				dec.PeekUint(&samples[i], "Reserved")
+			}
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(samples)), "ns/sample")
 }

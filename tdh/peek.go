@@ -18,6 +18,25 @@ import "math"
 // Decoder's caches of names (Get's) and of leading fixed-size runs
 // (Decode's) say: a lookup in those two costs three times as much.
 func (dec *Decoder) Peek(schema *Event, payload []byte, ptrSize int, name string) (v Value, found, peeked bool) {
+	p := dec.PeekPlan(schema, ptrSize, name)
+	return p.Peek(payload)
+}
+
+// PeekPlan is where [Decoder.Peek] finds a property in every payload of a
+// schema, worked out once: a caller that peeks at many events of one
+// schema keeps the plan and applies it to each payload ([PeekPlan.Peek]).
+// It is valid as long as the schema is not changed.
+type PeekPlan struct {
+	props      []Property
+	index      int // the property's, -1 if none
+	off, end   int // where it lies; end 0 when not in the leading fixed-size run
+	total      int // the run's end when the run is every property, else -1
+	alternates bool
+}
+
+// PeekPlan returns the plan by which Peek(schema, payload, ptrSize, name)
+// reads any payload.
+func (dec *Decoder) PeekPlan(schema *Event, ptrSize int, name string) PeekPlan {
 	if ptrSize != 4 {
 		ptrSize = 8
 	}
@@ -25,18 +44,24 @@ func (dec *Decoder) Peek(schema *Event, payload []byte, ptrSize int, name string
 		dec.peeks = new(peekMemo)
 	}
 	l := dec.peeks.layout(dec, schema, ptrSize, name)
-	if l.total != len(payload) && len(schema.Alternates) > 0 {
+	return PeekPlan{props: schema.Properties, index: l.index, off: l.off, end: l.end, total: l.total, alternates: len(schema.Alternates) > 0}
+}
+
+// Peek returns what [Decoder.Peek] of payload with the plan's schema,
+// pointer size and name returns.
+func (p *PeekPlan) Peek(payload []byte) (v Value, found, peeked bool) {
+	if p.total != len(payload) && p.alternates {
 		// A decoding that does not fit exactly tries the alternates
-		// (l.total is -1 when the run is not every property).
+		// (total is -1 when the run is not every property).
 		return Value{}, false, false
 	}
 	switch {
-	case l.index < 0:
+	case p.index < 0:
 		return Value{}, false, true // no property of that name
-	case l.end == 0 || l.end > len(payload):
+	case p.end == 0 || p.end > len(payload):
 		return Value{}, false, false
 	}
-	return Value{Prop: &schema.Properties[l.index], Offset: l.off, Data: payload[l.off:l.end]}, true, true
+	return Value{Prop: &p.props[p.index], Offset: p.off, Data: payload[p.off:p.end]}, true, true
 }
 
 // peekLayout is where a property lies in every payload of a schema that
