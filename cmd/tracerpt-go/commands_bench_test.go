@@ -23,18 +23,7 @@ import (
 //	ETL_CORPUS=… go test ./cmd/tracerpt-go -run '^$' -bench CommandsNet -benchtime 10x -cpu 1,2
 func BenchmarkCommandsNet(b *testing.B) {
 	trace := etltest.CorpusFile(b, "microsoft+perfview/src/TraceEvent/TraceEvent.Tests/inputs/net.4.5.2.x64.etl.zip.unzipped/net.4.5.2.x64.etl")
-	dir := b.TempDir()
-	for _, c := range []struct {
-		name string
-		args []string
-	}{
-		{"stats", []string{"stats", trace}},
-		{"stacks", []string{"stacks", trace}},
-		{"report", []string{"report", trace, "-o", filepath.Join(dir, "report.html"), "-y"}},
-		{"JSON", []string{trace, "-of", "JSON", "-o", filepath.Join(dir, "dump.json"), "-y", "--quiet"}},
-		{"PARQUET", []string{trace, "-of", "PARQUET", "-o", filepath.Join(dir, "dump.parquet"), "-y", "--quiet"}},
-		{"tables", []string{"tables", trace, "-o", filepath.Join(dir, "tables"), "-y", "--quiet"}},
-	} {
+	for _, c := range netCommands(trace, b.TempDir()) {
 		b.Run(c.name, func(b *testing.B) {
 			// As main does: the collector's pace is the command's (and a
 			// text dump's lower target stays its own).
@@ -54,6 +43,25 @@ func BenchmarkCommandsNet(b *testing.B) {
 	}
 }
 
+// netCommand is a command line BenchmarkCommandsNet runs.
+type netCommand struct {
+	name string
+	args []string
+}
+
+// netCommands returns the command lines of the benchmarks over trace,
+// output in dir: the analysis commands first.
+func netCommands(trace, dir string) []netCommand {
+	return []netCommand{
+		{"stats", []string{"stats", trace}},
+		{"stacks", []string{"stacks", trace}},
+		{"report", []string{"report", trace, "-o", filepath.Join(dir, "report.html"), "-y"}},
+		{"JSON", []string{trace, "-of", "JSON", "-o", filepath.Join(dir, "dump.json"), "-y", "--quiet"}},
+		{"PARQUET", []string{trace, "-of", "PARQUET", "-o", filepath.Join(dir, "dump.parquet"), "-y", "--quiet"}},
+		{"tables", []string{"tables", trace, "-o", filepath.Join(dir, "tables"), "-y", "--quiet"}},
+	}
+}
+
 // BenchmarkSecondCoreNet measures what a second core gives the analysis
 // commands on net.4.5.2.x64 (issue 24: at least 1.4× for stats, stacks
 // and report). Each round runs the command once with GOMAXPROCS 1 and
@@ -67,20 +75,12 @@ func BenchmarkCommandsNet(b *testing.B) {
 // It needs at least two processors (GOMAXPROCS ≥ 2).
 func BenchmarkSecondCoreNet(b *testing.B) {
 	trace := etltest.CorpusFile(b, "microsoft+perfview/src/TraceEvent/TraceEvent.Tests/inputs/net.4.5.2.x64.etl.zip.unzipped/net.4.5.2.x64.etl")
-	dir := b.TempDir()
 	procs := runtime.GOMAXPROCS(0)
 	if procs < 2 {
 		b.Skipf("GOMAXPROCS %d: no second core to measure", procs)
 	}
 	defer runtime.GOMAXPROCS(procs)
-	for _, c := range []struct {
-		name string
-		args []string
-	}{
-		{"stats", []string{"stats", trace}},
-		{"stacks", []string{"stacks", trace}},
-		{"report", []string{"report", trace, "-o", filepath.Join(dir, "report.html"), "-y"}},
-	} {
+	for _, c := range netCommands(trace, b.TempDir())[:3] { // stats, stacks, report
 		b.Run(c.name, func(b *testing.B) {
 			goal = memgoal.Start(memTarget)
 			defer func() { goal.Stop(); goal = nil }()
