@@ -532,9 +532,11 @@ func (c *ownColumn) writeDataPage() error {
 	numValues := page.NumValues()
 	numRows := page.NumRows()
 	var numNulls int64
+	var defCounts, repCounts [256]int64 // the page's levels, counted once for its nulls and histograms
 	if l.maxDef > 0 || l.maxRep > 0 {
+		defCounts, repCounts = levelCounts(c.defs), levelCounts(c.reps)
 		numValues = int64(len(c.defs))
-		numNulls = numValues - int64(bytes.Count(c.defs, []byte{l.maxDef}))
+		numNulls = numValues - defCounts[l.maxDef]
 		if l.maxRep > 0 {
 			numRows = int64(c.rows)
 		} else {
@@ -618,18 +620,10 @@ func (c *ownColumn) writeDataPage() error {
 			oldMax, oldMin = c.typ.Kind().Value(st.MaxValue), c.typ.Kind().Value(st.MinValue)
 		}
 		if oldMax.IsNull() || c.typ.Compare(maxValue, oldMax) > 0 {
-			buf := st.MaxValue[:0]
-			if buf == nil && maxValue.Kind() == parquet.ByteArray && len(maxValue.ByteArray()) == 0 {
-				buf = make([]byte, 0)
-			}
-			st.MaxValue = maxValue.AppendBytes(buf)
+			setBound(&st.MaxValue, maxValue)
 		}
 		if oldMin.IsNull() || c.typ.Compare(minValue, oldMin) < 0 {
-			buf := st.MinValue[:0]
-			if buf == nil && minValue.Kind() == parquet.ByteArray && len(minValue.ByteArray()) == 0 {
-				buf = make([]byte, 0)
-			}
-			st.MinValue = minValue.AppendBytes(buf)
+			setBound(&st.MinValue, minValue)
 		}
 	}
 	c.locs = append(c.locs, format.PageLocation{Offset: at, CompressedPageSize: headerSize + h.CompressedPageSize, FirstRowIndex: c.numRows})
@@ -638,10 +632,10 @@ func (c *ownColumn) writeDataPage() error {
 		c.unencoded += data.Size()
 	}
 	if l.maxRep > 0 {
-		c.pageRepHist = appendLevelHistogram(c.pageRepHist, c.repHist, c.reps, l.maxRep)
+		c.pageRepHist = appendLevelHistogram(c.pageRepHist, c.repHist, &repCounts, l.maxRep)
 	}
 	if l.maxDef > 0 {
-		c.pageDefHist = appendLevelHistogram(c.pageDefHist, c.defHist, c.defs, l.maxDef)
+		c.pageDefHist = appendLevelHistogram(c.pageDefHist, c.defHist, &defCounts, l.maxDef)
 	}
 	c.meta.TotalUncompressedSize += int64(headerSize) + int64(h.UncompressedPageSize)
 	c.meta.TotalCompressedSize += int64(headerSize) + int64(h.CompressedPageSize)
@@ -655,17 +649,31 @@ type ownScratch struct{ lvlRep, lvlDef, page, comp []byte }
 
 var ownScratchPool = sync.Pool{New: func() any { return new(ownScratch) }}
 
-// appendLevelHistogram appends the histogram of levels (0 to max) to
-// pages and adds it to total.
-func appendLevelHistogram(pages, total []int64, levels []byte, max byte) []int64 {
-	var counts [256]int64
+// levelCounts counts each level of levels.
+func levelCounts(levels []byte) (counts [256]int64) {
 	for _, v := range levels {
 		counts[v]++
 	}
+	return counts
+}
+
+// appendLevelHistogram appends a page's histogram of levels (counts of
+// levels 0 to max) to pages and adds it to total.
+func appendLevelHistogram(pages, total []int64, counts *[256]int64, max byte) []int64 {
 	for i := range int(max) + 1 {
 		total[i] += counts[i]
 	}
 	return append(pages, counts[:int(max)+1]...)
+}
+
+// setBound keeps v's bytes in *b, as the library keeps a chunk's bound: an
+// empty byte array is an empty slice, not nil.
+func setBound(b *[]byte, v parquet.Value) {
+	buf := (*b)[:0]
+	if buf == nil && v.Kind() == parquet.ByteArray && len(v.ByteArray()) == 0 {
+		buf = make([]byte, 0)
+	}
+	*b = v.AppendBytes(buf)
 }
 
 func addPageEncodingStats(stats []format.PageEncodingStats, typ format.PageType, enc format.Encoding) []format.PageEncodingStats {
