@@ -3,9 +3,7 @@ package analysis
 import (
 	"fmt"
 	"hash/fnv"
-	"runtime"
 	"slices"
-	"strconv"
 	"testing"
 
 	"github.com/etwkit/etw/decode"
@@ -25,71 +23,68 @@ import (
 // net.4.5.2's full model has; and that a full model with NoImageIDs
 // alone keeps the annotations and the counts.
 func TestAnnotationsOnly(t *testing.T) {
-	for _, procs := range []int{1, 2} {
-		t.Run("cpu"+strconv.Itoa(procs), func(t *testing.T) {
-			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
-			events := 0
-			eachCorpusTrace(t, func(t *testing.T, files []*etl.File) {
-				full, _ := Build(files, decode.New(), nil)
-				want := annotationHashes(files, full)
-				dump, _ := Build(files, decode.New(), &Options{AnnotationsOnly: true, NoImageIDs: true})
-				fed := feedBuilder(files, &Options{AnnotationsOnly: true, PointerSize: int(files[0].Header.PointerSize)})
-				for name, m := range map[string]*Model{"Build": dump, "Builder": fed} {
-					if got := annotationHashes(files, m); !slices.Equal(got, want) {
-						t.Errorf("%s: annotations differ from the full model's: %s", name, firstDiff(got, want))
-					}
-					if g, w := namedProcesses(m), namedProcesses(full); !slices.Equal(g, w) {
-						t.Errorf("%s: named processes %q, want %q", name, g, w)
-					}
-					lacks(t, name, m)
+	atOneAndTwoProcs(t, func(t *testing.T) {
+		events := 0
+		eachCorpusTrace(t, func(t *testing.T, files []*etl.File) {
+			full, _ := Build(files, decode.New(), nil)
+			want := annotationHashes(files, full)
+			dump, _ := Build(files, decode.New(), &Options{AnnotationsOnly: true, NoImageIDs: true})
+			fed := feedBuilder(files, &Options{AnnotationsOnly: true, PointerSize: int(files[0].Header.PointerSize)})
+			for name, m := range map[string]*Model{"Build": dump, "Builder": fed} {
+				if got := annotationHashes(files, m); !slices.Equal(got, want) {
+					t.Errorf("%s: annotations differ from the full model's: %s", name, firstDiff(got, want))
 				}
-				sel, _ := Build(files, decode.New(), &Options{AnnotationsOnly: true, NoImageIDs: true, NoMethods: true})
-				if g, w := namedProcesses(sel), namedProcesses(full); !slices.Equal(g, w) {
-					t.Errorf("AnnotationsOnly, NoMethods: named processes %q, want %q", g, w)
+				if g, w := namedProcesses(m), namedProcesses(full); !slices.Equal(g, w) {
+					t.Errorf("%s: named processes %q, want %q", name, g, w)
 				}
-				noIDs := feedBuilder(files, &Options{NoImageIDs: true, PointerSize: int(files[0].Header.PointerSize)})
-				if got := annotationHashes(files, noIDs); !slices.Equal(got, want) {
-					t.Errorf("NoImageIDs: annotations differ from the full model's: %s", firstDiff(got, want))
+				lacks(t, name, m)
+			}
+			sel, _ := Build(files, decode.New(), &Options{AnnotationsOnly: true, NoImageIDs: true, NoMethods: true})
+			if g, w := namedProcesses(sel), namedProcesses(full); !slices.Equal(g, w) {
+				t.Errorf("AnnotationsOnly, NoMethods: named processes %q, want %q", g, w)
+			}
+			noIDs := feedBuilder(files, &Options{NoImageIDs: true, PointerSize: int(files[0].Header.PointerSize)})
+			if got := annotationHashes(files, noIDs); !slices.Equal(got, want) {
+				t.Errorf("NoImageIDs: annotations differ from the full model's: %s", firstDiff(got, want))
+			}
+			if noIDs.Events != full.Events || noIDs.CPUSamples != full.CPUSamples || noIDs.Unattributed != full.Unattributed {
+				t.Errorf("NoImageIDs: %d events, %d CPU samples, %d unattributed, want %d, %d, %d",
+					noIDs.Events, noIDs.CPUSamples, noIDs.Unattributed, full.Events, full.CPUSamples, full.Unattributed)
+			}
+			for _, im := range allImages(dump) {
+				if im.PDB != (PDB{}) {
+					t.Fatalf("NoImageIDs: image %s keeps its PDB identity", im.Path)
 				}
-				if noIDs.Events != full.Events || noIDs.CPUSamples != full.CPUSamples || noIDs.Unattributed != full.Unattributed {
-					t.Errorf("NoImageIDs: %d events, %d CPU samples, %d unattributed, want %d, %d, %d",
-						noIDs.Events, noIDs.CPUSamples, noIDs.Unattributed, full.Events, full.CPUSamples, full.Unattributed)
-				}
-				for _, im := range allImages(dump) {
+			}
+			events += len(want)
+			if full.CPUSamples > 0 { // net.4.5.2: what the dump's model lacks
+				gc, sig, pdbs := 0, 0, 0
+				for _, im := range allImages(full) {
 					if im.PDB != (PDB{}) {
-						t.Fatalf("NoImageIDs: image %s keeps its PDB identity", im.Path)
+						pdbs++
 					}
 				}
-				events += len(want)
-				if full.CPUSamples > 0 { // net.4.5.2: what the dump's model lacks
-					gc, sig, pdbs := 0, 0, 0
-					for _, im := range allImages(full) {
-						if im.PDB != (PDB{}) {
-							pdbs++
-						}
+				for _, p := range full.Processes() {
+					if p.GC != nil {
+						gc++
 					}
-					for _, p := range full.Processes() {
-						if p.GC != nil {
-							gc++
+					for _, mt := range p.Methods() {
+						if mt.Signature != "" {
+							sig++
 						}
-						for _, mt := range p.Methods() {
-							if mt.Signature != "" {
-								sig++
-							}
-						}
-					}
-					t.Logf("full model: %d CPU samples, %d processes with GC statistics, %d methods with a signature, %d volumes, %d images with a PDB identity; AnnotationsOnly and NoImageIDs: none of them",
-						full.CPUSamples, gc, sig, len(full.Volumes()), pdbs)
-					if gc == 0 || sig == 0 || pdbs == 0 {
-						t.Error("the full model has no GC statistics, method signatures or PDB identities: nothing to leave out")
 					}
 				}
-			})
-			if events < 179474 {
-				t.Errorf("%d events compared, want net.4.5.2's 179,474 at least", events)
+				t.Logf("full model: %d CPU samples, %d processes with GC statistics, %d methods with a signature, %d volumes, %d images with a PDB identity; AnnotationsOnly and NoImageIDs: none of them",
+					full.CPUSamples, gc, sig, len(full.Volumes()), pdbs)
+				if gc == 0 || sig == 0 || pdbs == 0 {
+					t.Error("the full model has no GC statistics, method signatures or PDB identities: nothing to leave out")
+				}
 			}
 		})
-	}
+		if events < 179474 {
+			t.Errorf("%d events compared, want net.4.5.2's 179,474 at least", events)
+		}
+	})
 }
 
 // lacks checks that m, built with Options.AnnotationsOnly, holds none of
@@ -182,10 +177,19 @@ func namedProcesses(m *Model) []string {
 }
 
 func firstDiff(got, want []uint64) string {
-	for i := range min(len(got), len(want)) {
-		if got[i] != want[i] {
-			return fmt.Sprintf("event %d first (of %d, %d)", i, len(got), len(want))
-		}
+	if i := firstDiffAt(got, want); i >= 0 && i < min(len(got), len(want)) {
+		return fmt.Sprintf("event %d first (of %d, %d)", i, len(got), len(want))
 	}
 	return fmt.Sprintf("%d annotations, want %d", len(got), len(want))
+}
+
+// firstDiffAt returns the first index at which got and want differ (the
+// shorter one's length if one is a prefix of the other), or -1.
+func firstDiffAt[T comparable](got, want []T) int {
+	for i := range max(len(got), len(want)) {
+		if i >= len(got) || i >= len(want) || got[i] != want[i] {
+			return i
+		}
+	}
+	return -1
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"testing"
 
 	"github.com/etwkit/etw/decode"
@@ -66,6 +67,18 @@ func eachCorpusTrace(t *testing.T, test func(t *testing.T, files []*etl.File)) {
 			}
 			defer f.Close()
 			test(t, []*etl.File{f})
+		})
+	}
+}
+
+// atOneAndTwoProcs runs test at GOMAXPROCS 1 and 2, as subtests cpu1 and
+// cpu2: the model pass decodes ahead, and adds the .NET methods on a
+// goroutine of its own, only with more than one.
+func atOneAndTwoProcs(t *testing.T, test func(t *testing.T)) {
+	for _, procs := range []int{1, 2} {
+		t.Run("cpu"+strconv.Itoa(procs), func(t *testing.T) {
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+			test(t)
 		})
 	}
 }

@@ -2,8 +2,6 @@ package analysis
 
 import (
 	"fmt"
-	"runtime"
-	"strconv"
 	"testing"
 
 	"github.com/etwkit/etw/decode"
@@ -17,38 +15,35 @@ import (
 // events, CPU samples and GC statistics, the model's counts and
 // StackKeys. net.4.5.2's full model has frames to leave out.
 func TestNoStackFrames(t *testing.T) {
-	for _, procs := range []int{1, 2} {
-		t.Run("cpu"+strconv.Itoa(procs), func(t *testing.T) {
-			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
-			withFrames := 0
-			eachCorpusTrace(t, func(t *testing.T, files []*etl.File) {
-				full, _ := Build(files, decode.New(), nil)
-				stats, _ := Build(files, decode.New(), &Options{NoMethods: true, NoImageIDs: true})
-				for name, c := range map[string]struct {
-					opts Options
-					want *Model
-				}{
-					"NoStackFrames":                        {Options{NoStackFrames: true}, full},
-					"NoStackFrames, NoMethods, NoImageIDs": {Options{NoStackFrames: true, NoMethods: true, NoImageIDs: true}, stats},
-				} {
-					m, _ := Build(files, decode.New(), &c.opts)
-					if len(m.keys) != 0 || len(m.arena) != 0 {
-						t.Errorf("%s: %d stack keys and %d frames kept", name, len(m.keys), len(m.arena))
-					}
-					got, want := modelSummary(m), modelSummary(c.want)
-					if i := firstDifference(got, want); i >= 0 {
-						t.Errorf("%s: the model differs at line %d: %s, want %s", name, i, at(got, i), at(want, i))
-					}
+	atOneAndTwoProcs(t, func(t *testing.T) {
+		withFrames := 0
+		eachCorpusTrace(t, func(t *testing.T, files []*etl.File) {
+			full, _ := Build(files, decode.New(), nil)
+			stats, _ := Build(files, decode.New(), &Options{NoMethods: true, NoImageIDs: true})
+			for name, c := range map[string]struct {
+				opts Options
+				want *Model
+			}{
+				"NoStackFrames":                        {Options{NoStackFrames: true}, full},
+				"NoStackFrames, NoMethods, NoImageIDs": {Options{NoStackFrames: true, NoMethods: true, NoImageIDs: true}, stats},
+			} {
+				m, _ := Build(files, decode.New(), &c.opts)
+				if len(m.keys) != 0 || len(m.arena) != 0 {
+					t.Errorf("%s: %d stack keys and %d frames kept", name, len(m.keys), len(m.arena))
 				}
-				if full.StackKeys > 0 && len(full.arena) > 0 {
-					withFrames++
+				got, want := modelSummary(m), modelSummary(c.want)
+				if i := firstDiffAt(got, want); i >= 0 {
+					t.Errorf("%s: the model differs at line %d: %s, want %s", name, i, at(got, i), at(want, i))
 				}
-			})
-			if withFrames == 0 {
-				t.Error("no corpus trace's full model has stack-key frames: nothing was left out")
+			}
+			if full.StackKeys > 0 && len(full.arena) > 0 {
+				withFrames++
 			}
 		})
-	}
+		if withFrames == 0 {
+			t.Error("no corpus trace's full model has stack-key frames: nothing was left out")
+		}
+	})
 }
 
 // modelSummary lists what a model without frames keeps: its counts, and
@@ -63,16 +58,6 @@ func modelSummary(m *Model) []string {
 		out = append(out, s)
 	}
 	return out
-}
-
-// firstDifference returns the first index at which a and b differ, or -1.
-func firstDifference(a, b []string) int {
-	for i := range max(len(a), len(b)) {
-		if i >= len(a) || i >= len(b) || a[i] != b[i] {
-			return i
-		}
-	}
-	return -1
 }
 
 // at returns l[i], or "(none)" past its end.
