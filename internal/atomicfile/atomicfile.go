@@ -49,6 +49,8 @@ type File struct {
 	direct bool // writing to path itself (not a regular file)
 	done   bool
 	mode   os.FileMode // of the file at path when done
+	off    int64       // where Write writes
+	res    reserver    // the space reserved ahead of Write
 }
 
 // Create starts writing path. A symbolic link is followed (the
@@ -95,7 +97,19 @@ func Create(path string) (*File, error) {
 		return nil, &os.PathError{Op: "open", Path: path, Err: err}
 	}
 	pending[f.Name()] = true
-	return &File{File: f, path: path, mode: mode}, nil
+	return &File{File: f, path: path, mode: mode, res: reserver{on: reserveHere(dir), fn: reserve}}, nil
+}
+
+// Write writes p at the file's end (as os.File's Write, which it
+// replaces), with the disk space of a large file reserved ahead where
+// that makes writing cheaper (reserver). A File is written by one
+// goroutine at a time.
+func (a *File) Write(p []byte) (int, error) {
+	end := a.off + int64(len(p))
+	a.res.ahead(a.File, a.off, end)
+	n, err := a.File.Write(p)
+	a.off += int64(n)
+	return n, err
 }
 
 // Writer is the destination to hand to an encoder: the file itself, or,
@@ -118,6 +132,9 @@ func (a *File) Commit() error {
 		return a.File.Close()
 	}
 	err := a.File.Chmod(a.mode)
+	if a.res.used && err == nil {
+		err = a.freeReserved()
+	}
 	if cerr := a.File.Close(); err == nil {
 		err = cerr
 	}
@@ -133,6 +150,19 @@ func (a *File) Commit() error {
 	if err != nil {
 		os.Remove(a.File.Name())
 		return fmt.Errorf("writing %s: %w", a.path, err)
+	}
+	return nil
+}
+
+// freeReserved frees the space reserved past the file's end: truncating
+// a file to its own size frees its blocks beyond it.
+func (a *File) freeReserved() error {
+	st, err := a.File.Stat()
+	if err == nil {
+		err = a.File.Truncate(st.Size())
+	}
+	if err != nil {
+		return fmt.Errorf("freeing the space reserved past the end: %w", err)
 	}
 	return nil
 }
