@@ -1,5 +1,7 @@
 package atomicfile
 
+import "syscall"
+
 // Disk space reserved ahead of a large output (File.Write): on ext4,
 // writing into blocks already allocated to the file takes less of the
 // kernel's time than writing where each page first reserves its block
@@ -25,14 +27,14 @@ type reserver struct {
 	reserved int64 // the file's space reserved up to here
 	used     bool  // space was reserved: Commit frees what is left past the end
 	// fn reserves n bytes of f's space from off: reserve, or a test's.
-	fn func(f fder, off, n int64) error
+	fn func(f syscall.Conn, off, n int64) error
 }
 
 // ahead reserves space for a write of the bytes from off to end and
 // beyond, when the file is large enough and end passes what is reserved.
 // A failure (no space left, an unsupported call) ends the reservations:
 // the writes then report what is wrong, if anything.
-func (r *reserver) ahead(f fder, off, end int64) {
+func (r *reserver) ahead(f syscall.Conn, off, end int64) {
 	if !r.on || end < reserveFrom || end <= r.reserved {
 		return
 	}
@@ -44,6 +46,3 @@ func (r *reserver) ahead(f fder, off, end int64) {
 	}
 	r.reserved, r.used = end+step, true
 }
-
-// fder is what reserve needs of an *os.File.
-type fder interface{ Fd() uintptr }

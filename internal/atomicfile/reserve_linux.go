@@ -16,13 +16,24 @@ func reserveHere(dir string) bool {
 }
 
 // reserve allocates n bytes of f's space from off without changing its
-// size (fallocate with FALLOC_FL_KEEP_SIZE).
-func reserve(f fder, off, n int64) error {
+// size (fallocate with FALLOC_FL_KEEP_SIZE), through f's SyscallConn
+// (Fd would make the file blocking).
+func reserve(f syscall.Conn, off, n int64) error {
 	const keepSize = 1 // FALLOC_FL_KEEP_SIZE
-	for {
-		err := syscall.Fallocate(int(f.Fd()), keepSize, off, n)
-		if err != syscall.EINTR {
-			return err
-		}
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return err
 	}
+	cerr := rc.Control(func(fd uintptr) {
+		for {
+			err = syscall.Fallocate(int(fd), keepSize, off, n)
+			if err != syscall.EINTR {
+				return
+			}
+		}
+	})
+	if cerr != nil {
+		return cerr
+	}
+	return err
 }

@@ -2,6 +2,7 @@ package atomicfile
 
 import (
 	"errors"
+	"syscall"
 	"testing"
 )
 
@@ -13,7 +14,7 @@ func TestReserverSteps(t *testing.T) {
 	type call struct{ off, n int64 }
 	var calls []call
 	var fail bool
-	r := reserver{on: true, fn: func(_ fder, off, n int64) error {
+	r := reserver{on: true, fn: func(_ syscall.Conn, off, n int64) error {
 		calls = append(calls, call{off, n})
 		if fail {
 			return errors.New("no space")
