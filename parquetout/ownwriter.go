@@ -183,27 +183,35 @@ func (w *ownWriter) writeIndex(index any) (offset int64, length int32, err error
 	return offset, int32(w.offset - offset), nil
 }
 
+// writeIndexes writes index[i][j], the index of row group i's column j,
+// for every row group and column, and tells set where each went in its
+// column chunk.
+func writeIndexes[T any](w *ownWriter, index [][]T, set func(c *format.ColumnChunk, off int64, n int32)) error {
+	for i := range index {
+		for j := range index[i] {
+			off, n, err := w.writeIndex(&index[i][j])
+			if err != nil {
+				return err
+			}
+			set(&w.rowGroups[i].Columns[j], off, n)
+		}
+	}
+	return nil
+}
+
 // Close writes the column and offset indexes and the footer.
 func (w *ownWriter) Close() error {
 	w.writeMagic()
 	// The column indexes of every row group, then the offset indexes.
-	for i := range w.colIndex {
-		for j := range w.colIndex[i] {
-			c := &w.rowGroups[i].Columns[j]
-			var err error
-			if c.ColumnIndexOffset, c.ColumnIndexLength, err = w.writeIndex(&w.colIndex[i][j]); err != nil {
-				return err
-			}
-		}
+	if err := writeIndexes(w, w.colIndex, func(c *format.ColumnChunk, off int64, n int32) {
+		c.ColumnIndexOffset, c.ColumnIndexLength = off, n
+	}); err != nil {
+		return err
 	}
-	for i := range w.offIndex {
-		for j := range w.offIndex[i] {
-			c := &w.rowGroups[i].Columns[j]
-			var err error
-			if c.OffsetIndexOffset, c.OffsetIndexLength, err = w.writeIndex(&w.offIndex[i][j]); err != nil {
-				return err
-			}
-		}
+	if err := writeIndexes(w, w.offIndex, func(c *format.ColumnChunk, off int64, n int32) {
+		c.OffsetIndexOffset, c.OffsetIndexLength = off, n
+	}); err != nil {
+		return err
 	}
 	var rows int64
 	for _, rg := range w.rowGroups {
