@@ -87,3 +87,15 @@ func benchLoop(b *testing.B, evs []benchEvent, decode func(*benchEvent) error) {
 	}
 	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "events/s")
 }
+
+// BenchmarkCompileKernelTable compiles the built-in kernel table, which
+// every process does once, at its first decoder (decode.New): part of
+// each command's start.
+func BenchmarkCompileKernelTable(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if k := compileTable(kernelTable); len(k.errs) != 0 {
+			b.Fatal(k.errs)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package mof
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -224,14 +225,24 @@ func compileTable(src string) *kernel {
 // tableFields compiles the "Name type; …" list of a table line. A name
 // "Base{1..N}" stands for the fields Base1 … BaseN.
 func tableFields(src string, structs map[string][]tdh.Property) ([]tdh.Property, error) {
-	var props []tdh.Property
-	var fields []string
-	for _, f := range strings.Split(src, ";") {
+	props := make([]tdh.Property, 0, strings.Count(src, ";")+1)
+	for f := range strings.SplitSeq(src, ";") {
 		f = strings.TrimSpace(f)
-		name, typ, _ := strings.Cut(f, " ")
-		i := strings.Index(name, "{")
+		if f == "" {
+			continue
+		}
+		name, typ, ok := strings.Cut(f, " ")
+		typ = strings.TrimSpace(typ)
+		i := strings.IndexByte(name, '{')
 		if i < 0 || !strings.HasSuffix(name, "}") {
-			fields = append(fields, f)
+			if !ok {
+				return nil, fmt.Errorf("field %q has no type", f)
+			}
+			p, err := tableField(name, typ, props, structs)
+			if err != nil {
+				return nil, err
+			}
+			props = append(props, p)
 			continue
 		}
 		from, to, _ := strings.Cut(name[i+1:len(name)-1], "..")
@@ -240,64 +251,65 @@ func tableFields(src string, structs map[string][]tdh.Property) ([]tdh.Property,
 		if err1 != nil || err2 != nil || a > b || b-a > 1024 {
 			return nil, fmt.Errorf("field %s: bad range", name)
 		}
+		props = slices.Grow(props, b-a+1)
 		for n := a; n <= b; n++ {
-			fields = append(fields, name[:i]+strconv.Itoa(n)+" "+typ)
+			p, err := tableField(name[:i]+strconv.Itoa(n), typ, props, structs)
+			if err != nil {
+				return nil, err
+			}
+			props = append(props, p)
 		}
 	}
-	for _, f := range fields {
-		f = strings.TrimSpace(f)
-		if f == "" {
-			continue
-		}
-		name, typ, ok := strings.Cut(f, " ")
-		if !ok {
-			return nil, fmt.Errorf("field %q has no type", f)
-		}
-		typ = strings.TrimSpace(typ)
-		p := tdh.Property{Name: name, LengthIndex: -1, CountIndex: -1}
-		if i := strings.IndexByte(typ, '['); i >= 0 {
-			if !strings.HasSuffix(typ, "]") {
-				return nil, fmt.Errorf("field %s: bad array %q", name, typ)
-			}
-			dim := typ[i+1 : len(typ)-1]
-			typ = typ[:i]
-			p.IsArray = true
-			switch n, err := strconv.Atoi(dim); {
-			case dim == "":
-			case err == nil && n > 0 && n <= 0xFFFF:
-				p.Count = uint16(n)
-			default:
-				j := fieldIndex(props, dim)
-				if j < 0 {
-					return nil, fmt.Errorf("field %s: count %q names no earlier field", name, dim)
-				}
-				p.CountIndex = j
-			}
-		}
-		if strings.HasSuffix(typ, "!") {
-			typ = strings.TrimSuffix(typ, "!")
-			p.OutType = tdh.OutTypeNoPrint
-		}
-		if strings.HasPrefix(typ, "@") {
-			members, ok := structs[typ[1:]]
-			if !ok {
-				return nil, fmt.Errorf("field %s: unknown struct %s", name, typ[1:])
-			}
-			p.Members = members
-			props = append(props, p)
-			continue
-		}
-		t, ok := tableTypes[typ]
-		if !ok {
-			return nil, fmt.Errorf("field %s: unknown type %q", name, typ)
-		}
-		p.InType, p.Length = t.in, t.length
-		if p.OutType == tdh.OutTypeNull {
-			p.OutType = t.out
-		}
-		props = append(props, p)
+	if len(props) == 0 {
+		return nil, nil // nil for a line without fields, not an empty list
 	}
 	return props, nil
+}
+
+// tableField compiles field name of table type typ ("u32", "@STRUCT",
+// "wstr[Count]", …), after the fields props of its line.
+func tableField(name, typ string, props []tdh.Property, structs map[string][]tdh.Property) (tdh.Property, error) {
+	p := tdh.Property{Name: name, LengthIndex: -1, CountIndex: -1}
+	if i := strings.IndexByte(typ, '['); i >= 0 {
+		if !strings.HasSuffix(typ, "]") {
+			return p, fmt.Errorf("field %s: bad array %q", name, typ)
+		}
+		dim := typ[i+1 : len(typ)-1]
+		typ = typ[:i]
+		p.IsArray = true
+		switch n, err := strconv.Atoi(dim); {
+		case dim == "":
+		case err == nil && n > 0 && n <= 0xFFFF:
+			p.Count = uint16(n)
+		default:
+			j := fieldIndex(props, dim)
+			if j < 0 {
+				return p, fmt.Errorf("field %s: count %q names no earlier field", name, dim)
+			}
+			p.CountIndex = j
+		}
+	}
+	if strings.HasSuffix(typ, "!") {
+		typ = strings.TrimSuffix(typ, "!")
+		p.OutType = tdh.OutTypeNoPrint
+	}
+	if strings.HasPrefix(typ, "@") {
+		members, ok := structs[typ[1:]]
+		if !ok {
+			return p, fmt.Errorf("field %s: unknown struct %s", name, typ[1:])
+		}
+		p.Members = members
+		return p, nil
+	}
+	t, ok := tableTypes[typ]
+	if !ok {
+		return p, fmt.Errorf("field %s: unknown type %q", name, typ)
+	}
+	p.InType, p.Length = t.in, t.length
+	if p.OutType == tdh.OutTypeNull {
+		p.OutType = t.out
+	}
+	return p, nil
 }
 
 func fieldIndex(props []tdh.Property, name string) int {

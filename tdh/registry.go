@@ -141,27 +141,63 @@ func (r *Registry) AddFrom(o Origin, events ...*Event) {
 	defer r.mu.Unlock()
 	defer r.gen.Add(1)
 	next := r.gen.Load() + 1 // the generation this addition makes (adds hold the lock)
+	if r.provGen == nil {
+		r.provGen = map[uuid.UUID]uint64{}
+	}
+	if len(r.events) == 0 && len(events) > 8 {
+		// A registry filled at once (the built-in schemas: about 1,200
+		// of them) gets its maps' room at once.
+		r.events = make(map[key][]Candidate, len(events))
+		r.versions = make(map[versionKey][]uint8, len(events))
+	}
+	// The new keys' one-candidate lists and one-version lists are cut
+	// from one array each, with their capacity cut too: nothing appends
+	// to them in place (insert and slices.Insert make new arrays).
+	var one []Candidate
+	var vers []uint8
+	prov, provSet := uuid.UUID{}, false
 	for _, e := range events {
-		if r.provGen == nil {
-			r.provGen = map[uuid.UUID]uint64{}
+		if !provSet || e.ProviderGUID != prov {
+			r.provGen[e.ProviderGUID] = next
+			prov, provSet = e.ProviderGUID, true
 		}
-		r.provGen[e.ProviderGUID] = next
 		k := key{e.ProviderGUID, e.ID, e.Version}
 		old, ok := r.events[k]
 		if !ok {
 			vk := versionKey{e.ProviderGUID, e.ID}
 			vs := r.versions[vk]
-			i := 0
-			for i < len(vs) && vs[i] < e.Version {
-				i++
+			if len(vs) == 0 {
+				if len(vers) == 0 {
+					vers = make([]uint8, min(len(events), 1024))
+				}
+				vers[0] = e.Version
+				r.versions[vk], vers = vers[:1:1], vers[1:]
+			} else {
+				i := 0
+				for i < len(vs) && vs[i] < e.Version {
+					i++
+				}
+				// A new slice: clones share the old one.
+				r.versions[vk] = slices.Insert(slices.Clip(vs), i, e.Version)
 			}
-			// A new slice: clones share the old one.
-			r.versions[vk] = slices.Insert(slices.Clip(vs), i, e.Version)
 		}
-		r.events[k] = r.insert(old, Candidate{e, o})
-		if c := r.events[k]; c[0].Schema == e && e.ProviderName != "" {
+		var c []Candidate
+		if len(old) == 0 {
+			if len(one) == 0 {
+				one = make([]Candidate, min(len(events), 1024))
+			}
+			one[0] = Candidate{e, o}
+			c, one = one[:1:1], one[1:]
+		} else {
+			c = r.insert(old, Candidate{e, o})
+		}
+		r.events[k] = c
+		if e.ProviderName == "" {
+			continue
+		}
+		if c[0].Schema == e {
 			r.names[e.ProviderGUID] = e.ProviderName
-		} else if _, ok := r.names[e.ProviderGUID]; !ok && e.ProviderName != "" {
+		} else if _, ok := r.names[e.ProviderGUID]; !ok {
 			r.names[e.ProviderGUID] = e.ProviderName
 		}
 	}

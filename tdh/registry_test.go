@@ -73,3 +73,89 @@ func TestRegistryChangedSince(t *testing.T) {
 		t.Error("clone: only b's addition after the clone counts")
 	}
 }
+
+// TestRegistryBulkAdd: schemas added in one call answer as the same
+// schemas added one call each (candidates in precedence order, nearest
+// versions, provider names and generations), and additions to a clone
+// of either, on keys and ids the bulk call made, stay in the clone (the
+// bulk call's lists share arrays, which must never change in place).
+func TestRegistryBulkAdd(t *testing.T) {
+	a := uuid.MustParse("11111111-2222-3333-4444-555555555555")
+	b := uuid.MustParse("66666666-2222-3333-4444-555555555555")
+	var events []*Event
+	for id := uint16(1); id <= 40; id++ {
+		for _, v := range []uint8{3, 0, 2} { // versions out of order
+			g, name := a, "A"
+			if id%3 == 0 {
+				g, name = b, "B" // providers interleaved
+			}
+			events = append(events, &Event{ProviderGUID: g, ID: id, Version: v, ProviderName: name, OpcodeName: "first"})
+		}
+	}
+	// Ids with one version each.
+	events = append(events, &Event{ProviderGUID: a, ID: 41, Version: 4}, &Event{ProviderGUID: a, ID: 42, Version: 1})
+	// A key given twice in the call: the second replaces the first.
+	events = append(events, &Event{ProviderGUID: a, ID: 1, Version: 0, ProviderName: "A", OpcodeName: "second"})
+	bulk, single := NewRegistry(), NewRegistry()
+	g0 := bulk.Generation()
+	bulk.AddFrom(Origin{Kind: OriginBuiltIn}, events...)
+	for _, e := range events {
+		single.AddFrom(Origin{Kind: OriginBuiltIn}, e)
+	}
+	if !bulk.ChangedSince(a, g0) || !bulk.ChangedSince(b, g0) {
+		t.Error("the bulk call did not change both providers")
+	}
+	same := func(what string, x, y *Registry) {
+		t.Helper()
+		for id := uint16(1); id <= 43; id++ {
+			for v := uint8(0); v <= 4; v++ {
+				for _, g := range []uuid.UUID{a, b} {
+					cx, cy := x.Candidates(g, id, v), y.Candidates(g, id, v)
+					if len(cx) != len(cy) {
+						t.Fatalf("%s: %d/%d: %d candidates against %d", what, id, v, len(cx), len(cy))
+					}
+					for i := range cx {
+						if cx[i] != cy[i] {
+							t.Fatalf("%s: %d/%d: candidate %d differs", what, id, v, i)
+						}
+					}
+					nx, ex := x.LookupNearest(g, id, v)
+					ny, ey := y.LookupNearest(g, id, v)
+					if nx != ny || ex != ey {
+						t.Fatalf("%s: nearest of %d/%d differs", what, id, v)
+					}
+				}
+			}
+		}
+		if x.ProviderName(a) != y.ProviderName(a) || x.ProviderName(b) != y.ProviderName(b) || x.Len() != y.Len() {
+			t.Fatalf("%s: names or sizes differ", what)
+		}
+	}
+	same("bulk and single", bulk, single)
+	if s, _ := bulk.Lookup(a, 1, 0); s == nil || s.OpcodeName != "second" {
+		t.Errorf("1/0: %v, want the second schema given", s)
+	}
+	// Additions to clones, on the bulk call's keys and ids.
+	cb, cs := bulk.Clone(), single.Clone()
+	imported := &Event{ProviderGUID: a, ID: 2, Version: 0, ProviderName: "Imported"}
+	v1, v4 := &Event{ProviderGUID: a, ID: 4, Version: 1}, &Event{ProviderGUID: b, ID: 3, Version: 4}
+	for _, c := range []*Registry{cb, cs} {
+		c.AddFrom(Origin{Kind: OriginImport}, imported)
+		c.AddFrom(Origin{Kind: OriginTrace}, v1)
+		c.AddFrom(Origin{Kind: OriginTrace}, v4)
+	}
+	same("clones", cb, cs)
+	same("originals", bulk, single)
+	if n := len(bulk.Candidates(a, 2, 0)); n != 1 {
+		t.Errorf("2/0 of the original: %d candidates, want 1", n)
+	}
+	if s, exact := bulk.LookupNearest(a, 4, 1); exact || s == nil || s.Version != 0 {
+		t.Errorf("nearest of 4/1 in the original: %v, %v; want version 0", s, exact)
+	}
+	if s, exact := bulk.LookupNearest(b, 3, 4); exact || s == nil || s.Version != 3 {
+		t.Errorf("nearest of 3/4 in the original: %v, %v; want version 3", s, exact)
+	}
+	if s, exact := cb.LookupNearest(a, 4, 1); !exact || s == nil || s.Version != 1 {
+		t.Errorf("nearest of 4/1 in the clone: %v, %v; want version 1", s, exact)
+	}
+}
