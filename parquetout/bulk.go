@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"sync"
 
 	"github.com/parquet-go/parquet-go"
 )
@@ -26,13 +27,14 @@ import (
 // encoding and bounds, and the file, are the same; values written as
 // Values (the split dump's sync tables) go to it as before.
 
-// bulkColumns has the header columns taken in bulk (bulkType's).
-var bulkColumns = func() (bulk [nMainColumns]bool) {
+// bulkColumns returns the header columns taken in bulk (bulkType's),
+// found at the first Parquet dump, not at every program's start.
+var bulkColumns = sync.OnceValue(func() (bulk [nMainColumns]bool) {
 	for i, f := range mainFields()[:nMainColumns] {
 		_, bulk[i] = f.node.Type().(bulkType)
 	}
 	return bulk
-}()
+})
 
 // bulkType is the type of a required integer header column: the wrapped
 // type's (keepBounds or narrowUint), whose column buffers take the

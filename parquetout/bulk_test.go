@@ -107,8 +107,8 @@ func writeGen(t *testing.T, records []byte, o *Options, cols int, bulk, extended
 		w = NewWriter(&out, NewEncoder(nil, false), o)
 	}
 	w.colWorkers = cols
-	if w.bulk != bulkColumns {
-		t.Fatalf("extended %v: the Writer writes columns %v in bulk, want %v", extended, w.bulk, bulkColumns)
+	if w.bulk != bulkColumns() {
+		t.Fatalf("extended %v: the Writer writes columns %v in bulk, want %v", extended, w.bulk, bulkColumns())
 	}
 	if !bulk {
 		w.bulk = [nMainColumns]bool{}
@@ -137,10 +137,10 @@ func writeGen(t *testing.T, records []byte, o *Options, cols int, bulk, extended
 // and on several; NewWriter's and NewExtendedWriter's (package tables'
 // events) Writers.
 func TestBulkColumnsGenerated(t *testing.T) {
-	if bulkColumns == ([nMainColumns]bool{}) {
+	if bulkColumns() == ([nMainColumns]bool{}) {
 		t.Fatal("no header column is written in bulk")
 	}
-	for c, on := range bulkColumns {
+	for c, on := range bulkColumns() {
 		if on {
 			if _, ok := mainFields()[c].node.Type().NewColumnBuffer(c, 0).(*bulkBuffer); !ok {
 				t.Fatalf("column %d: buffer not a bulkBuffer", c)

@@ -13,7 +13,7 @@ func SetColumnFault(f func(col int) error) { columnFault = f }
 // and without).
 func SetBulk(w *Writer, on bool) {
 	if on {
-		w.bulk = bulkColumns
+		w.bulk = bulkColumns()
 	} else {
 		w.bulk = [nMainColumns]bool{}
 	}

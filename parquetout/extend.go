@@ -58,7 +58,7 @@ func NewExtendedWriter(out io.Writer, o *Options, x *Extension) (*Writer, error)
 	if x.MaxFileRows > 0 && x.NextFile == nil {
 		return nil, fmt.Errorf("parquetout: MaxFileRows without NextFile")
 	}
-	w := &Writer{colWorkers: columnWorkers(), bulk: bulkColumns}
+	w := &Writer{colWorkers: columnWorkers(), bulk: bulkColumns()}
 	w.x = x
 	if o != nil {
 		w.opts = *o

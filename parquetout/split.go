@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/parquet-go/parquet-go"
 
@@ -99,10 +100,13 @@ const (
 	hSplitHeader
 )
 
-// splitHeaderFields are the columns every per-event-type table starts
-// with (h* order): the events table's columns of these names.
-var splitHeaderFields = pickFields(mainFields(), "time", "time_ns", "rel_ms", "filetime", "file", "cpu", "pid", "tid",
-	"process_name", "event_id", "version", "opcode", "task", "level", "keywords", "activity_id")
+// splitHeaderFields returns the columns every per-event-type table starts
+// with (h* order): the events table's columns of these names. Made at
+// the first split dump, not at every program's start.
+var splitHeaderFields = sync.OnceValue(func() []field {
+	return pickFields(mainFields(), "time", "time_ns", "rel_ms", "filetime", "file", "cpu", "pid", "tid",
+		"process_name", "event_id", "version", "opcode", "task", "level", "keywords", "activity_id")
+})
 
 // pickFields returns the fields of these names, in their order.
 func pickFields(fields []field, names ...string) []field {
@@ -252,7 +256,7 @@ func (w *SplitWriter) value(t *chunk, pc *propColumn, v *propValue) {
 // table returns the table of schema s: the one of its (provider, event
 // name) with the same columns, or a new one.
 func (w *SplitWriter) table(s *tdh.Event) (*splitTable, error) {
-	fields := append([]field(nil), splitHeaderFields...)
+	fields := append([]field(nil), splitHeaderFields()...)
 	used := map[string]bool{"message": true, "stack": true}
 	for _, f := range fields {
 		used[f.name] = true

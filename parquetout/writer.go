@@ -243,7 +243,7 @@ func newSyncWriter(out io.Writer, start int64, o *Options) *Writer {
 }
 
 func newWriter(out io.Writer, start int64, o *Options, async bool) *Writer {
-	w := &Writer{t: newTable(out, "event", mainFields(), o, metadata(), async), start: start, colWorkers: columnWorkers(), bulk: bulkColumns}
+	w := &Writer{t: newTable(out, "event", mainFields(), o, metadata(), async), start: start, colWorkers: columnWorkers(), bulk: bulkColumns()}
 	w.stack = w.t.stackColumns()
 	return w
 }
