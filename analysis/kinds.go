@@ -208,13 +208,7 @@ func pointersAfter(d *tdh.Decoded, name string, dst []uint64) []uint64 {
 		return dst
 	}
 	top := d.Top()
-	i := 0
-	for ; i < len(top); i++ {
-		if p := top[i].Prop; p != nil && equalFold(p.Name, name) {
-			break
-		}
-	}
-	for i++; i < len(top); i++ {
+	for i := topIndex(top, name) + 1; i < len(top); i++ {
 		v := &top[i]
 		switch v.Kind {
 		case tdh.Scalar:
@@ -232,6 +226,17 @@ func pointersAfter(d *tdh.Decoded, name string, dst []uint64) []uint64 {
 	return dst
 }
 
+// topIndex returns the index of top-level property name (any case) in
+// top, or len(top) if there is none.
+func topIndex(top []tdh.Value, name string) int {
+	for i := range top {
+		if p := top[i].Prop; p != nil && equalFold(p.Name, name) {
+			return i
+		}
+	}
+	return len(top)
+}
+
 // lastPointerAfter returns the last of the values pointersAfter would
 // gather, without gathering them, and false when there is none.
 func lastPointerAfter(d *tdh.Decoded, name string) (uint64, bool) {
@@ -239,12 +244,7 @@ func lastPointerAfter(d *tdh.Decoded, name string) (uint64, bool) {
 		return 0, false
 	}
 	top := d.Top()
-	i := 0
-	for ; i < len(top); i++ {
-		if p := top[i].Prop; p != nil && equalFold(p.Name, name) {
-			break
-		}
-	}
+	i := topIndex(top, name)
 	for j := len(top) - 1; j > i; j-- {
 		v := &top[j]
 		switch v.Kind {
