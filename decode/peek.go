@@ -70,9 +70,8 @@ func (m *peekMemo) lookup(d *Decoder, ev *etl.Event, name string) *peekLast {
 // peekLast is what PeekUint found for a kind of event and a name, valid
 // while the registry's generation holds.
 type peekLast struct {
-	reg      *tdh.Registry // whose generation gen is
+	reg      *tdh.Registry // whose generation gen is; nil: the entry holds nothing
 	gen      uint64
-	set      bool
 	nearest  bool   // Decoder.Nearest's
 	key      uint64 // peekKey's
 	ptr      int
@@ -85,7 +84,7 @@ type peekLast struct {
 
 // holds reports whether p is what PeekUint finds for ev and name.
 func (p *peekLast) holds(d *Decoder, ev *etl.Event, name string) bool {
-	return p.key == peekKey(ev) && p.set && p.provider == ev.ProviderID && p.name == name &&
+	return p.key == peekKey(ev) && p.reg != nil && p.provider == ev.ProviderID && p.name == name &&
 		(ev.Header != etl.HeaderMessage || p.ptr == ev.PointerSize()) && // else the flags tell
 		p.reg == d.Registry && p.nearest == d.Nearest && p.gen == d.Registry.Generation()
 }
@@ -100,7 +99,7 @@ func peekKey(ev *etl.Event) uint64 {
 // find looks up ev's candidates and name's place, into p when they may
 // be kept (false: PeekUint cannot tell).
 func (p *peekLast) find(d *Decoder, ev *etl.Event, name string) bool {
-	p.set = false
+	p.reg = nil
 	if isManifest(ev) {
 		return false // its lookup registers the manifest: not a peek's to make
 	}
@@ -111,7 +110,7 @@ func (p *peekLast) find(d *Decoder, ev *etl.Event, name string) bool {
 	if err != nil {
 		return false
 	}
-	*p = peekLast{reg: d.Registry, gen: gen, set: true, nearest: d.Nearest, key: peekKey(ev),
+	*p = peekLast{reg: d.Registry, gen: gen, nearest: d.Nearest, key: peekKey(ev),
 		ptr: ev.PointerSize(), provider: ev.ProviderID, name: name, cands: min(len(cands), 2)}
 	if len(cands) == 1 {
 		p.plan = d.dec.PeekPlan(cands[0].Schema, p.ptr, name)
