@@ -132,7 +132,7 @@ func (a *File) Commit() error {
 		return a.File.Close()
 	}
 	err := a.File.Chmod(a.mode)
-	if a.res.used && err == nil {
+	if a.res.reserved > 0 && err == nil {
 		err = a.freeReserved()
 	}
 	if cerr := a.File.Close(); err == nil {

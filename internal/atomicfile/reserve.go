@@ -23,9 +23,10 @@ const (
 
 // reserver reserves the space of a file being written at its end.
 type reserver struct {
-	on       bool  // the file's file system is one where reserving pays
-	reserved int64 // the file's space reserved up to here
-	used     bool  // space was reserved: Commit frees what is left past the end
+	on bool // the file's file system is one where reserving pays
+	// reserved is where the file's space is reserved up to; 0: none
+	// (else Commit frees what is left past the end).
+	reserved int64
 	// fn reserves n bytes of f's space from off: reserve, or a test's.
 	fn func(f syscall.Conn, off, n int64) error
 }
@@ -44,5 +45,5 @@ func (r *reserver) ahead(f syscall.Conn, off, end int64) {
 		r.on = false
 		return
 	}
-	r.reserved, r.used = end+step, true
+	r.reserved = end + step
 }

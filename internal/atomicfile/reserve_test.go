@@ -30,15 +30,17 @@ func TestReserverSteps(t *testing.T) {
 	for off+chunk < reserveFrom {
 		write(chunk)
 	}
-	if len(calls) != 0 || r.used {
+	if len(calls) != 0 || r.reserved != 0 {
 		t.Fatalf("reserved below %d bytes: %v", reserveFrom, calls)
 	}
 	for off < 2<<30 {
-		before := len(calls)
+		before, was := len(calls), r.reserved
 		end := off + chunk
 		write(chunk)
-		if end <= r.reserved-chunk && len(calls) > before && calls[len(calls)-1].off+calls[len(calls)-1].n != r.reserved {
-			t.Fatalf("at %d: reserved up to %d, the call says %v", end, r.reserved, calls[len(calls)-1])
+		if made := len(calls) > before; made != (end > was) {
+			t.Fatalf("a write to %d with %d reserved: call made %v", end, was, made)
+		} else if made && calls[before].off+calls[before].n != r.reserved {
+			t.Fatalf("at %d: reserved up to %d, the call says %v", end, r.reserved, calls[before])
 		}
 		if r.reserved < end {
 			t.Fatalf("a write to %d passed the space reserved (%d)", end, r.reserved)
@@ -47,7 +49,7 @@ func TestReserverSteps(t *testing.T) {
 			t.Fatalf("at %d: %d bytes reserved ahead, more than %d", end, ahead, reserveMax)
 		}
 	}
-	if !r.used {
+	if r.reserved == 0 {
 		t.Fatal("nothing reserved")
 	}
 	for i, c := range calls {
@@ -64,7 +66,7 @@ func TestReserverSteps(t *testing.T) {
 	}
 	fail = true
 	n := len(calls)
-	for end := r.reserved; off < end+chunk; {
+	for off <= r.reserved { // up to the write past what is reserved: its call fails
 		write(chunk)
 	}
 	write(chunk)
