@@ -155,11 +155,9 @@ func (r *Registry) AddFrom(o Origin, events ...*Event) {
 	// to them in place (insert and slices.Insert make new arrays).
 	var one []Candidate
 	var vers []uint8
-	prov, provSet := uuid.UUID{}, false
-	for _, e := range events {
-		if !provSet || e.ProviderGUID != prov {
-			r.provGen[e.ProviderGUID] = next
-			prov, provSet = e.ProviderGUID, true
+	for i, e := range events {
+		if i == 0 || e.ProviderGUID != events[i-1].ProviderGUID {
+			r.provGen[e.ProviderGUID] = next // once per run of a provider's schemas
 		}
 		k := key{e.ProviderGUID, e.ID, e.Version}
 		old, ok := r.events[k]
