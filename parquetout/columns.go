@@ -26,6 +26,7 @@ type rowSet struct {
 	ext     []byte           // per row: the extension's values, 8 bytes a column
 	n       int              // rows
 	vals    []parquet.Value  // scratch: one column's values
+	defs    []byte           // scratch: their definition levels (appendColumn)
 	nums    []uint64         // scratch: one integer column's fields
 	present []uint32         // per row: the has* bits of its fixed part
 	one     [1]parquet.Value // scratch: a bulk write's value (bulkValues)
@@ -232,9 +233,14 @@ var headerCols = [nMainColumns]colSpec{
 // appendColumn appends to vals the values of header column col for the
 // rows of s; byte values go through k.keep. The column's kind, field and
 // presence bit are looked at once, not per row: each kind has its loop.
+// s.defs is left holding the values' definition levels, made with them
+// (ownColumn.writeRowLevels takes them: reading a level back from a Value
+// copies the whole 24-byte Value).
 func (s *rowSet) appendColumn(vals []parquet.Value, col int, k *chunk) []parquet.Value {
 	spec := &headerCols[col]
 	vals, out := growValues(vals, s.n)
+	s.defs = slices.Grow(s.defs[:0], len(out))[:len(out)]
+	defs := s.defs
 	def := 0 // definition level of a present value
 	if spec.optional {
 		def = 1
@@ -242,15 +248,16 @@ func (s *rowSet) appendColumn(vals []parquet.Value, col int, k *chunk) []parquet
 	fixed := s.fixed[:len(out)*rowStride]
 	switch spec.kind {
 	case colInt, colUint:
-		s.appendInts(out, spec, def)
+		s.appendInts(out, defs, spec, def)
 	case colString:
-		s.appendStrings(out, spec, def, k)
+		s.appendStrings(out, defs, spec, def, k)
 	case colHeader:
 		for i := range out {
 			p := &out[i]
 			*p = parquet.ByteArrayValue(k.keep(headerName(fixed[i*rowStride+offHeader])))
 			p.SetDefinitionLevel(def)
 		}
+		fillLevels(defs, def)
 	case colTime:
 		for i := range out {
 			ft := int64(binary.LittleEndian.Uint64(fixed[i*rowStride+offTime:]))
@@ -258,31 +265,41 @@ func (s *rowSet) appendColumn(vals []parquet.Value, col int, k *chunk) []parquet
 			*p = parquet.Int64Value(unixMicros(ft))
 			p.SetDefinitionLevel(def)
 		}
+		fillLevels(defs, def)
 	case colTimeNS:
 		for i := range out {
 			ns, ok := unixNanos(int64(binary.LittleEndian.Uint64(fixed[i*rowStride+offTime:])))
 			if !ok {
-				out[i] = parquet.Value{}
+				out[i], defs[i] = parquet.Value{}, 0
 				continue
 			}
 			p := &out[i]
 			*p = parquet.Int64Value(ns)
 			p.SetDefinitionLevel(def)
+			defs[i] = byte(def)
 		}
 	case colRelMS:
 		for i := range out {
 			f := fixed[i*rowStride : (i+1)*rowStride]
 			if spec.has != 0 && binary.LittleEndian.Uint32(f[offPresent:])&spec.has == 0 {
-				out[i] = parquet.Value{}
+				out[i], defs[i] = parquet.Value{}, 0
 				continue
 			}
 			ft, start := int64(binary.LittleEndian.Uint64(f[offTime:])), int64(binary.LittleEndian.Uint64(f[fixedSize:]))
 			p := &out[i]
 			*p = parquet.DoubleValue(relMS(ft, start))
 			p.SetDefinitionLevel(def)
+			defs[i] = byte(def)
 		}
 	}
 	return vals
+}
+
+// fillLevels sets every level of defs to def.
+func fillLevels(defs []byte, def int) {
+	for i := range defs {
+		defs[i] = byte(def)
+	}
 }
 
 // allNull tells whether header column c is null in every row of s, as
@@ -301,19 +318,22 @@ func (s *rowSet) allNull(c int) bool {
 }
 
 // appendInts fills out with the values of integer column spec (present
-// values at definition level def): the column's field is read for every
-// row first, a loop for each size, then the values are made and the rows
-// whose presence bit is clear made null. INT32 values of a signed or an
-// unsigned field are the same: the field's low 32 bits.
-func (s *rowSet) appendInts(out []parquet.Value, spec *colSpec, def int) {
+// values at definition level def), and defs with their levels: the
+// column's field is read for every row first, a loop for each size, then
+// the values are made and the rows whose presence bit is clear made null.
+// INT32 values of a signed or an unsigned field are the same: the field's
+// low 32 bits.
+func (s *rowSet) appendInts(out []parquet.Value, defs []byte, spec *colSpec, def int) {
 	if spec.has != 0 && s.anyHas&spec.has == 0 {
 		clear(out) // null in every row
+		clear(defs)
 		return
 	}
 	// Row i's field is at f[i*rowStride:].
 	f := s.fixed[spec.off : len(out)*rowStride]
 	wide := spec.width == 64
 	if spec.has == 0 && s.requiredInts(out, f, spec.size, wide, byte(def)) {
+		fillLevels(defs, def)
 		return
 	}
 	nums := slices.Grow(s.nums[:0], len(out))[:len(out)]
@@ -340,11 +360,12 @@ func (s *rowSet) appendInts(out []parquet.Value, spec *colSpec, def int) {
 	// One loop for each kind of value and whether rows may be null.
 	if has := spec.has; has != 0 {
 		present := s.present[:len(nums)]
+		defs = defs[:len(nums)]
 		for i, n := range nums {
 			p := &out[i]
 			switch {
 			case present[i]&has == 0:
-				*p = parquet.Value{}
+				*p, defs[i] = parquet.Value{}, 0
 				continue
 			case wide:
 				*p = parquet.Int64Value(int64(n))
@@ -352,9 +373,11 @@ func (s *rowSet) appendInts(out []parquet.Value, spec *colSpec, def int) {
 				*p = parquet.Int32Value(int32(n))
 			}
 			p.SetDefinitionLevel(def)
+			defs[i] = byte(def)
 		}
 		return
 	}
+	fillLevels(defs, def)
 	level := byte(def) // a byte: SetDefinitionLevel's range check goes
 	if wide {
 		for i, n := range nums {
@@ -410,20 +433,22 @@ func (s *rowSet) requiredInts(out []parquet.Value, f []byte, size uint8, wide bo
 }
 
 // appendStrings fills out with the values of string column spec (present
-// values at definition level def).
-func (s *rowSet) appendStrings(out []parquet.Value, spec *colSpec, def int, k *chunk) {
+// values at definition level def), and defs with their levels.
+func (s *rowSet) appendStrings(out []parquet.Value, defs []byte, spec *colSpec, def int, k *chunk) {
 	if spec.optional && s.anyStr&(1<<spec.str) == 0 {
 		clear(out) // null in every row
+		clear(defs)
 		return
 	}
 	refs := s.str[:len(out)*nStrings]
 	raw := s.raw
+	defs = defs[:len(out)]
 	for i := range out {
 		ref := refs[i*nStrings+int(spec.str)]
 		var b []byte
 		if ref == absentRef {
 			if spec.optional {
-				out[i] = parquet.Value{}
+				out[i], defs[i] = parquet.Value{}, 0
 				continue
 			}
 		} else {
@@ -436,6 +461,7 @@ func (s *rowSet) appendStrings(out []parquet.Value, spec *colSpec, def int, k *c
 		p := &out[i]
 		*p = parquet.ByteArrayValue(b)
 		p.SetDefinitionLevel(def)
+		defs[i] = byte(def)
 	}
 }
 

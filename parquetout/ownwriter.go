@@ -457,6 +457,52 @@ func (c *ownColumn) WriteRowValues(values []parquet.Value) (int, error) {
 	return len(values), nil
 }
 
+// writeRowLevels is WriteRowValues for values whose levels the caller
+// made with them: defs[i] is values[i]'s definition level, reps[i] its
+// repetition level (nil in a column that is not repeated). They are not
+// read back from the values, which copies each whole 24-byte Value
+// (writeLevels); the present values go to the buffer a run at a time, as
+// there. Levels that do not fit the column (their number, or repetition
+// levels for a column that is not repeated or none for one that is) are
+// not taken: the values' own are.
+func (c *ownColumn) writeRowLevels(values []parquet.Value, defs, reps []byte) error {
+	repeated := c.leaf.maxRep > 0
+	if len(defs) != len(values) || repeated != (reps != nil) || repeated && len(reps) != len(values) {
+		_, err := c.WriteRowValues(values)
+		return err
+	}
+	maxDef := c.leaf.maxDef
+	c.defs = append(c.defs, defs...)
+	for n := 0; n < len(defs); {
+		// A run of nulls (or empty lists), then one of present values.
+		for n < len(defs) && defs[n] != maxDef {
+			n++
+		}
+		i := n
+		for n < len(defs) && defs[n] == maxDef {
+			n++
+		}
+		if i < n {
+			if _, err := c.base.WriteValues(values[i:n]); err != nil {
+				return err
+			}
+		}
+	}
+	if repeated {
+		c.reps = append(c.reps, reps...)
+		c.rows += bytes.Count(reps, rowStart)
+	} else {
+		c.rows = len(c.defs)
+	}
+	if c.size() >= c.pageSize {
+		return c.flush()
+	}
+	return nil
+}
+
+// rowStart is the repetition level of a row's first value.
+var rowStart = []byte{0}
+
 // writeNulls writes n rows null in a top-level optional column, as
 // WriteRowValues writes n null values.
 func (c *ownColumn) writeNulls(n int) error {

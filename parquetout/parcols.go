@@ -91,11 +91,20 @@ func (s *rowSet) writeColumn(cw valueWriter, i int, c *chunk, bulk *[nMainColumn
 	case i < nMainColumns && bulk[i]:
 		vals = s.bulkValues()
 	case i < nMainColumns:
-		if oc, ok := cw.(*ownColumn); ok && s.allNull(i) {
+		oc, own := cw.(*ownColumn)
+		if own && s.allNull(i) {
 			return oc.writeNulls(s.n)
 		}
 		s.vals = s.appendColumn(s.vals[:0], i, c)
+		if own {
+			return oc.writeRowLevels(s.vals, s.defs, nil)
+		}
 		vals = s.vals
+	default:
+		// The stack columns' levels were made with their values.
+		if oc, own := cw.(*ownColumn); own && i < len(c.defs) && c.defs[i] != nil {
+			return oc.writeRowLevels(vals, c.defs[i], c.reps[i])
+		}
 	}
 	_, err := cw.WriteRowValues(vals)
 	return err
@@ -150,9 +159,9 @@ var sharedRowSets = sync.Pool{New: func() any { return new(rowSet) }}
 // unshare) with scratch of its own.
 func (s *rowSet) share() *rowSet {
 	rs := sharedRowSets.Get().(*rowSet)
-	vals, nums := rs.vals, rs.nums
+	vals, nums, defs := rs.vals, rs.nums, rs.defs
 	*rs = *s
-	rs.vals, rs.nums = vals, nums
+	rs.vals, rs.nums, rs.defs = vals, nums, defs
 	return rs
 }
 
@@ -160,7 +169,7 @@ func (s *rowSet) share() *rowSet {
 // read (their storage is s's) and the values its scratch holds.
 func (rs *rowSet) unshare() {
 	clear(rs.vals)
-	vals, nums := rs.vals[:0], rs.nums[:0]
-	*rs = rowSet{vals: vals, nums: nums}
+	vals, nums, defs := rs.vals[:0], rs.nums[:0], rs.defs[:0]
+	*rs = rowSet{vals: vals, nums: nums, defs: defs}
 	sharedRowSets.Put(rs)
 }

@@ -2,6 +2,7 @@ package parquetout
 
 import (
 	"encoding/binary"
+	"slices"
 
 	"github.com/parquet-go/parquet-go"
 )
@@ -22,11 +23,15 @@ func (rg *chunk) stackRecord(s stackColumns, b []byte, pos int) (next int, ok bo
 	if !ok {
 		return pos, false
 	}
+	if rg.defs == nil {
+		rg.defs, rg.reps = make([][]byte, len(rg.cols)), make([][]byte, len(rg.cols))
+	}
 	if nf == 0 {
-		rg.cols[s.address] = append(rg.cols[s.address], parquet.Value{})
-		rg.cols[s.module] = append(rg.cols[s.module], parquet.Value{})
-		rg.cols[s.offset] = append(rg.cols[s.offset], parquet.Value{})
-		rg.cols[s.method] = append(rg.cols[s.method], parquet.Value{})
+		for _, c := range s.all() {
+			rg.cols[c] = append(rg.cols[c], parquet.Value{})
+			rg.defs[c] = append(rg.defs[c], 0)
+			rg.reps[c] = append(rg.reps[c], 0)
+		}
 		return pos, true
 	}
 	// stack (optional, 1) > list (repeated, 2) > element > optional leaves (3).
@@ -50,6 +55,14 @@ func (rg *chunk) stackRecord(s stackColumns, b []byte, pos int) (next int, ok bo
 	rg.cols[s.offset], off = growValues(rg.cols[s.offset], n)
 	rg.cols[s.method], meth = growValues(rg.cols[s.method], n)
 	mod, off, meth = mod[:len(addr)], off[:len(addr)], meth[:len(addr)]
+	// Their levels: the address's definition level is 2, the module's
+	// and offset's the same, as the repetition levels of all four.
+	var addrDef, modDef, methDef, reps []byte
+	rg.defs[s.address], addrDef = growLevels(rg.defs[s.address], n)
+	rg.defs[s.module], modDef = growLevels(rg.defs[s.module], n)
+	rg.defs[s.method], methDef = growLevels(rg.defs[s.method], n)
+	rg.reps[s.address], reps = growLevels(rg.reps[s.address], n)
+	modDef, methDef, reps = modDef[:len(addrDef)], methDef[:len(addrDef)], reps[:len(addrDef)]
 	rep := 0
 	for i := range addr {
 		// address, offset, flags, then the module's length.
@@ -71,16 +84,19 @@ func (rg *chunk) stackRecord(s stackColumns, b []byte, pos int) (next int, ok bo
 		*a = parquet.Int64Value(int64(address))
 		a.SetRepetitionLevel(rep)
 		a.SetDefinitionLevel(2)
+		addrDef[i], reps[i] = 2, byte(rep)
 		m, o := &mod[i], &off[i]
 		if flags&frameHasModule != 0 {
 			*m = parquet.ByteArrayValue(rg.keep(module))
 			m.SetDefinitionLevel(3)
 			*o = parquet.Int64Value(int64(offset))
 			o.SetDefinitionLevel(3)
+			modDef[i] = 3
 		} else {
 			*m, *o = parquet.Value{}, parquet.Value{}
 			m.SetDefinitionLevel(2)
 			o.SetDefinitionLevel(2)
+			modDef[i] = 2
 		}
 		m.SetRepetitionLevel(rep)
 		o.SetRepetitionLevel(rep)
@@ -88,15 +104,23 @@ func (rg *chunk) stackRecord(s stackColumns, b []byte, pos int) (next int, ok bo
 		if flags&frameHasMethod != 0 {
 			*me = parquet.ByteArrayValue(rg.keep(method))
 			me.SetDefinitionLevel(3)
+			methDef[i] = 3
 		} else {
 			*me = parquet.Value{}
 			me.SetDefinitionLevel(2)
+			methDef[i] = 2
 		}
 		me.SetRepetitionLevel(rep)
 		rep = 1
 	}
 	if pos != end {
 		return pos, false // the frames do not fill their length
+	}
+	// The offset's definition levels are the module's, the other
+	// columns' repetition levels the address's.
+	rg.defs[s.offset] = append(rg.defs[s.offset], modDef...)
+	for _, c := range [...]int{s.module, s.offset, s.method} {
+		rg.reps[c] = append(rg.reps[c], reps...)
 	}
 	rg.keepStack(id, at, n)
 	return pos, true
@@ -141,11 +165,23 @@ func (rg *chunk) sameStack(s stackColumns, id uint64, n int) bool {
 	if at+n > len(rg.cols[s.address]) {
 		return false // not expected: the columns were emptied without the stacks
 	}
-	for _, c := range [...]int{s.address, s.module, s.offset, s.method} {
+	for _, c := range s.all() {
 		col := rg.cols[c]
 		rg.cols[c] = append(col, col[at:at+n]...)
+		defs, reps := rg.defs[c], rg.reps[c]
+		rg.defs[c], rg.reps[c] = append(defs, defs[at:at+n]...), append(reps, reps[at:at+n]...)
 	}
 	return true
+}
+
+// all returns the four stack columns.
+func (s stackColumns) all() [4]int { return [...]int{s.address, s.module, s.offset, s.method} }
+
+// growLevels is growValues for levels.
+func growLevels(levels []byte, n int) (grown, added []byte) {
+	k := len(levels)
+	levels = slices.Grow(levels, n)[:k+n]
+	return levels, levels[k:]
 }
 
 // frameStr reads the frame string at pos of b: its bytes (nil when

@@ -226,6 +226,10 @@ type chunk struct {
 	stacks [chunkStacks]chunkStack
 	// headers is the bytes of raw's frames' headers (see stackHeader).
 	headers int
+	// defs and reps are the definition and repetition levels of the
+	// stack columns' values, by column as cols, made with the values
+	// (stackRecord) for ownColumn.writeRowLevels; nil for other columns.
+	defs, reps [][]byte
 }
 
 // rawSize is the size of the chunk's records that bounds it: without
@@ -242,6 +246,9 @@ func (c *chunk) reset() {
 			clear(c.cols[i])
 		}
 		c.cols[i] = c.cols[i][:0]
+	}
+	for i := range c.defs {
+		c.defs[i], c.reps[i] = c.defs[i][:0], c.reps[i][:0]
 	}
 	c.rows, c.values, c.last, c.headers = 0, 0, false, 0
 	clear(c.stacks[:])
