@@ -75,17 +75,26 @@ const (
 	maxAheadLive   = 48
 )
 
-// aheadBuf is what the loaders kept of one buffer's events.
+// aheadBuf is what the loaders kept of one buffer's events: an entry for
+// each event decoded, none for the others (in the .NET rundown, whole
+// buffers of events the model reads nothing of), so that what the
+// buffers in flight hold, all new memory while the pass runs, is small.
 type aheadBuf[T any] struct {
-	a    *Ahead[T]
-	ents []aheadEnt[T] // per event, in record order
+	a *Ahead[T]
+	// gen is the registry's generation before the buffer's first
+	// decoding: a provider's schemas added since then may have changed
+	// its events' decodings (some added before a decoding are counted
+	// too: those events are decoded again, in turn).
+	gen  uint64
+	ents []aheadEnt[T] // in record order
+	next int           // Get's cursor: the entries before it are of records read
+	ev   etl.Event     // Prepare's, kept with the storage (want and extract take its address)
 }
 
 type aheadEnt[T any] struct {
-	off int    // the event's RecordOffset
-	gen uint64 // the registry's generation before decoding
-	ok  bool   // decoded: val holds extract's value
+	i   uint16 // the event's index among the buffer's records (< maxAheadEvents)
 	tl  bool   // a TraceLogging event: valid whatever the generation
+	off uint32 // its RecordOffset (a buffer's size is a uint32)
 	val T
 }
 
@@ -117,26 +126,26 @@ func (a *Ahead[T]) Prepare(b *etl.Buffer, file int) etl.Prepared {
 	default:
 		ab = &aheadBuf[T]{a: a}
 	}
-	reg := d.Registry
+	ab.gen = d.Registry.Generation()
 	rr := b.Records()
-	var ev etl.Event
-	for len(ab.ents) < maxAheadEvents && rr.Next(&ev) {
+	ev := &ab.ev
+	for i := 0; i < maxAheadEvents && rr.Next(ev); i++ {
 		ev.File = file
-		e := aheadEnt[T]{off: ev.RecordOffset}
-		if !isManifest(&ev) && a.want(&ev) {
-			e.gen = reg.Generation()
-			if a.Peek != nil {
-				// PeekUint reads no TraceLogging event: e.tl stays false.
-				if v, ok := a.Peek(&ev, d); ok {
-					e.ok, e.val = true, v
-					ab.ents = append(ab.ents, e)
-					continue
-				}
-			}
-			r := d.Decode(&ev)
-			e.ok, e.tl = true, r.Origin.Kind == "tracelogging"
-			e.val = a.extract(&ev, r)
+		if isManifest(ev) || !a.want(ev) {
+			continue
 		}
+		e := aheadEnt[T]{i: uint16(i), off: uint32(ev.RecordOffset)}
+		if a.Peek != nil {
+			// PeekUint reads no TraceLogging event: e.tl stays false.
+			if v, ok := a.Peek(ev, d); ok {
+				e.val = v
+				ab.ents = append(ab.ents, e)
+				continue
+			}
+		}
+		r := d.Decode(ev)
+		e.tl = r.Origin.Kind == "tracelogging"
+		e.val = a.extract(ev, r)
 		ab.ents = append(ab.ents, e)
 	}
 	select {
@@ -150,7 +159,7 @@ func (a *Ahead[T]) Prepare(b *etl.Buffer, file int) etl.Prepared {
 func (ab *aheadBuf[T]) Release() {
 	ab.a.live.Add(-1)
 	clear(ab.ents) // values may hold pointers: the storage kept must not keep what they point to
-	ab.ents = ab.ents[:0]
+	ab.ents, ab.next, ab.ev = ab.ents[:0], 0, etl.Event{}
 	select {
 	case ab.a.free <- ab:
 	default:
@@ -159,13 +168,22 @@ func (ab *aheadBuf[T]) Release() {
 
 // Get returns the value kept of ev, r's current event, when the loaders
 // decoded it and decoding it now would give the same; otherwise false:
-// the caller decodes ev itself.
+// the caller decodes ev itself. The events of a buffer are asked for in
+// record order (each once or more, any of them not at all).
 func (a *Ahead[T]) Get(r *etl.Reader, ev *etl.Event) (T, bool) {
 	p, i := r.Prepared()
-	if ab, ok := p.(*aheadBuf[T]); ok && i >= 0 && i < len(ab.ents) {
-		e := &ab.ents[i]
-		if e.ok && e.off == ev.RecordOffset && (e.tl || !a.dec.Registry.ChangedSince(ev.ProviderID, e.gen)) {
-			return e.val, true
+	if ab, ok := p.(*aheadBuf[T]); ok && i >= 0 {
+		ents := ab.ents
+		n := ab.next
+		for n < len(ents) && int(ents[n].i) < i {
+			n++
+		}
+		ab.next = n
+		if n < len(ents) {
+			e := &ents[n]
+			if int(e.i) == i && e.off == uint32(ev.RecordOffset) && (e.tl || !a.dec.Registry.ChangedSince(ev.ProviderID, ab.gen)) {
+				return e.val, true
+			}
 		}
 	}
 	var zero T

@@ -24,55 +24,79 @@ func TestAheadMatchesDecode(t *testing.T) {
 	if len(paths) < 40 {
 		t.Fatalf("%d files in the corpus and the attack run: want them all", len(paths))
 	}
-	ahead := 0
+	all := func(*etl.Event) bool { return true }
+	every := func(int) bool { return true }
+	// Some events decoded ahead, some of them and others asked for.
+	some := func(ev *etl.Event) bool { return ev.Descriptor.ID%3 != 0 || ev.RecordOffset%5 == 0 }
+	sometimes := func(n int) bool { return n%7 != 3 }
+	ahead, aheadSome := 0, 0
 	etltest.EachOpened(paths, func(p string, f *etl.File) {
 		files := []*etl.File{f}
-		want := render(files, nil)
-		var n int
-		got := render(files, &n)
-		if len(got) != len(want) {
-			t.Errorf("%s: %d events through Ahead, %d decoded in turn", filepath.Base(p), len(got), len(want))
-			return
-		}
-		for i := range want {
-			if got[i] != want[i] {
-				t.Errorf("%s: event %d through Ahead:\n%s\ndecoded in turn:\n%s", filepath.Base(p), i, got[i], want[i])
-				break
+		want := render(t, files, nil, nil, nil)
+		for _, sel := range []struct {
+			want func(*etl.Event) bool
+			ask  func(int) bool
+			n    *int
+		}{{all, every, &ahead}, {some, sometimes, &aheadSome}} {
+			var n int
+			got := render(t, files, &n, sel.want, sel.ask)
+			if !sameRendering(t, p, got, want) {
+				return
 			}
+			*sel.n += n
 		}
-		ahead += n
 	})
-	if ahead < 150000 {
-		t.Errorf("%d events decoded ahead: want most of the corpus's", ahead)
+	if ahead < 150000 || aheadSome < ahead/5 {
+		t.Errorf("%d events decoded ahead, %d with some selected: want most of the corpus's", ahead, aheadSome)
 	}
-	t.Logf("%d files, %d events decoded ahead", len(paths), ahead)
+	t.Logf("%d files, %d events decoded ahead, %d with some selected", len(paths), ahead, aheadSome)
+}
+
+// sameRendering reports whether got, rendered through Ahead, is want,
+// the events of file p decoded in turn; the first difference fails t.
+func sameRendering(t *testing.T, p string, got, want []string) bool {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Errorf("%s: %d events through Ahead, %d decoded in turn", filepath.Base(p), len(got), len(want))
+		return false
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("%s: event %d through Ahead:\n%s\ndecoded in turn:\n%s", filepath.Base(p), i, got[i], want[i])
+			return false
+		}
+	}
+	return true
 }
 
 // render decodes every event of files in time order, through Ahead when
 // ahead is not nil (counting there the values Ahead gave), and describes
-// each result.
-func render(files []*etl.File, ahead *int) []string {
+// each result. Ahead decodes the events want selects, and is asked for
+// the nth event when ask(n): it must give no value of another event.
+func render(t *testing.T, files []*etl.File, ahead *int, want func(*etl.Event) bool, ask func(int) bool) []string {
 	dec := New()
 	ps := dec.NewPrescanner()
-	all := func(*etl.Event) bool { return true }
 	desc := func(_ *etl.Event, r *Result) string { return describe(r) }
 	var ad *Ahead[string]
 	var opts *etl.ReaderOptions
 	if ahead != nil {
-		ad = NewAhead(dec, all, desc)
+		ad = NewAhead(dec, want, desc)
 		opts = &etl.ReaderOptions{Prepare: ad}
 	}
 	r := etl.NewReader(files, opts)
 	defer r.Close()
 	var out []string
-	for r.Next() {
+	for n := 0; r.Next(); n++ {
 		ev := r.Event()
 		ps.Observe(ev)
 		var s string
 		ok := false
-		if ad != nil {
+		if ad != nil && ask(n) {
 			if s, ok = ad.Get(r, ev); ok {
 				*ahead++
+				if !want(ev) {
+					t.Errorf("event %d: a value given, but the event was not selected", n)
+				}
 			}
 		}
 		if !ok {
