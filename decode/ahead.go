@@ -88,7 +88,7 @@ type aheadBuf[T any] struct {
 	gen  uint64
 	ents []aheadEnt[T] // in record order
 	next int           // Get's cursor: the entries before it are of records read
-	ev   etl.Event     // Prepare's, kept with the storage (want and extract take its address)
+	ev   etl.Event     // Prepare's scratch, kept with the storage (want and extract take its address)
 }
 
 type aheadEnt[T any] struct {
@@ -148,6 +148,7 @@ func (a *Ahead[T]) Prepare(b *etl.Buffer, file int) etl.Prepared {
 		e.val = a.extract(ev, r)
 		ab.ents = append(ab.ents, e)
 	}
+	*ev = etl.Event{} // it points into the buffer, which is not kept
 	select {
 	case a.decs <- d:
 	default:
@@ -159,7 +160,7 @@ func (a *Ahead[T]) Prepare(b *etl.Buffer, file int) etl.Prepared {
 func (ab *aheadBuf[T]) Release() {
 	ab.a.live.Add(-1)
 	clear(ab.ents) // values may hold pointers: the storage kept must not keep what they point to
-	ab.ents, ab.next, ab.ev = ab.ents[:0], 0, etl.Event{}
+	ab.ents, ab.next = ab.ents[:0], 0
 	select {
 	case ab.a.free <- ab:
 	default:

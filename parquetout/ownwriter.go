@@ -462,12 +462,13 @@ func (c *ownColumn) WriteRowValues(values []parquet.Value) (int, error) {
 // repetition level (nil in a column that is not repeated). They are not
 // read back from the values, which copies each whole 24-byte Value
 // (writeLevels); the present values go to the buffer a run at a time, as
-// there. Levels that do not fit the column (their number, or repetition
-// levels for a column that is not repeated or none for one that is) are
-// not taken: the values' own are.
+// there. A required column has no levels: its values go as
+// WriteRowValues writes them. Levels that do not fit the column (their
+// number, or repetition levels for a column that is not repeated or none
+// for one that is) are not taken: the values' own are.
 func (c *ownColumn) writeRowLevels(values []parquet.Value, defs, reps []byte) error {
 	repeated := c.leaf.maxRep > 0
-	if len(defs) != len(values) || repeated != (reps != nil) || repeated && len(reps) != len(values) {
+	if c.leaf.maxDef == 0 && !repeated || len(defs) != len(values) || repeated != (reps != nil) || repeated && len(reps) != len(values) {
 		_, err := c.WriteRowValues(values)
 		return err
 	}
