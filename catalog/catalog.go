@@ -48,18 +48,12 @@ func Register(reg *tdh.Registry) {
 	// The kernel classes and the .NET schemas are made on first use, at
 	// a program's start: with several processors, on two goroutines at
 	// once (the first decode.New 2.96 → 2.49 ms on two, medians of 100).
-	var made chan struct{}
+	var made sync.WaitGroup
 	if runtime.GOMAXPROCS(0) > 1 {
-		made = make(chan struct{})
-		go func() {
-			defer close(made)
-			dotnet()
-		}()
+		made.Go(func() { dotnet() })
 	}
 	kernel := mof.KernelSchemas()
-	if made != nil {
-		<-made
-	}
+	made.Wait()
 	reg.AddFrom(Origin, kernel...)
 	reg.AddFrom(Origin, eventinfo.MetaSchemas()...)
 	reg.AddFrom(Origin, dotnet()...)

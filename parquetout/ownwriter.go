@@ -472,8 +472,24 @@ func (c *ownColumn) writeRowLevels(values []parquet.Value, defs, reps []byte) er
 		_, err := c.WriteRowValues(values)
 		return err
 	}
-	maxDef := c.leaf.maxDef
 	c.defs = append(c.defs, defs...)
+	if repeated {
+		c.reps = append(c.reps, reps...)
+	}
+	if err := c.writePresent(values, defs, reps); err != nil {
+		return err
+	}
+	if c.size() >= c.pageSize {
+		return c.flush()
+	}
+	return nil
+}
+
+// writePresent writes the present values of values, whose levels (defs
+// and reps, nil in a column that is not repeated) are already the last of
+// the page's, to the buffer a run at a time, and counts the rows.
+func (c *ownColumn) writePresent(values []parquet.Value, defs, reps []byte) error {
+	maxDef := c.leaf.maxDef
 	for n := 0; n < len(defs); {
 		// A run of nulls (or empty lists), then one of present values.
 		for n < len(defs) && defs[n] != maxDef {
@@ -489,14 +505,10 @@ func (c *ownColumn) writeRowLevels(values []parquet.Value, defs, reps []byte) er
 			}
 		}
 	}
-	if repeated {
-		c.reps = append(c.reps, reps...)
+	if reps != nil {
 		c.rows += bytes.Count(reps, rowStart)
 	} else {
 		c.rows = len(c.defs)
-	}
-	if c.size() >= c.pageSize {
-		return c.flush()
 	}
 	return nil
 }
@@ -527,44 +539,18 @@ func (c *ownColumn) writeNulls(n int) error {
 // time: the buffers keep the values they are given in order, whatever
 // the calls, so the pages are the same.
 func (c *ownColumn) writeLevels(values []parquet.Value) error {
-	maxDef, repeated := c.leaf.maxDef, c.leaf.maxRep > 0
-	k := len(c.defs)
-	c.defs = slices.Grow(c.defs, len(values))[:k+len(values)]
-	defs := c.defs[k:]
-	var reps []byte
-	if repeated {
-		c.reps = slices.Grow(c.reps, len(values))[:k+len(values)]
-		reps = c.reps[k:]
-	}
-	for n := 0; n < len(values); {
-		// A run of nulls (or empty lists), then one of present values.
-		for n < len(values) && byte(values[n].DefinitionLevel()) != maxDef {
-			defs[n] = byte(values[n].DefinitionLevel())
-			n++
-		}
-		i := n
-		for n < len(values) && byte(values[n].DefinitionLevel()) == maxDef {
-			defs[n] = maxDef
-			n++
-		}
-		if i < n {
-			if _, err := c.base.WriteValues(values[i:n]); err != nil {
-				return err
-			}
-		}
-	}
-	if !repeated {
-		c.rows = len(c.defs)
-		return nil
-	}
+	var defs, reps []byte
+	c.defs, defs = growValues(c.defs, len(values))
 	for i := range values {
-		r := byte(values[i].RepetitionLevel())
-		reps[i] = r
-		if r == 0 {
-			c.rows++
+		defs[i] = byte(values[i].DefinitionLevel())
+	}
+	if c.leaf.maxRep > 0 {
+		c.reps, reps = growValues(c.reps, len(values))
+		for i := range values {
+			reps[i] = byte(values[i].RepetitionLevel())
 		}
 	}
-	return nil
+	return c.writePresent(values, defs, reps)
 }
 
 // flush writes the page being filled, if any.

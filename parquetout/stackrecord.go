@@ -2,7 +2,6 @@ package parquetout
 
 import (
 	"encoding/binary"
-	"slices"
 
 	"github.com/parquet-go/parquet-go"
 )
@@ -58,10 +57,10 @@ func (rg *chunk) stackRecord(s stackColumns, b []byte, pos int) (next int, ok bo
 	// Their levels: the address's definition level is 2, the module's
 	// and offset's the same, as the repetition levels of all four.
 	var addrDef, modDef, methDef, reps []byte
-	rg.defs[s.address], addrDef = growLevels(rg.defs[s.address], n)
-	rg.defs[s.module], modDef = growLevels(rg.defs[s.module], n)
-	rg.defs[s.method], methDef = growLevels(rg.defs[s.method], n)
-	rg.reps[s.address], reps = growLevels(rg.reps[s.address], n)
+	rg.defs[s.address], addrDef = growValues(rg.defs[s.address], n)
+	rg.defs[s.module], modDef = growValues(rg.defs[s.module], n)
+	rg.defs[s.method], methDef = growValues(rg.defs[s.method], n)
+	rg.reps[s.address], reps = growValues(rg.reps[s.address], n)
 	modDef, methDef, reps = modDef[:len(addrDef)], methDef[:len(addrDef)], reps[:len(addrDef)]
 	rep := 0
 	for i := range addr {
@@ -176,13 +175,6 @@ func (rg *chunk) sameStack(s stackColumns, id uint64, n int) bool {
 
 // all returns the four stack columns.
 func (s stackColumns) all() [4]int { return [...]int{s.address, s.module, s.offset, s.method} }
-
-// growLevels is growValues for levels.
-func growLevels(levels []byte, n int) (grown, added []byte) {
-	k := len(levels)
-	levels = slices.Grow(levels, n)[:k+n]
-	return levels, levels[k:]
-}
 
 // frameStr reads the frame string at pos of b: its bytes (nil when
 // absent) and where the next field starts; ok is false when b is too

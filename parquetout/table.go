@@ -759,8 +759,8 @@ func (t *table) stackColumns() stackColumns {
 	return s
 }
 
-// growValues returns col grown by n values and the n new ones.
-func growValues(col []parquet.Value, n int) (grown, added []parquet.Value) {
+// growValues returns col grown by n values (or levels) and the n new ones.
+func growValues[T any](col []T, n int) (grown, added []T) {
 	k := len(col)
 	col = slices.Grow(col, n)[:k+n]
 	return col, col[k:]
