@@ -16,26 +16,25 @@ import (
 func TestAppendColumnLevels(t *testing.T) {
 	rng := rand.New(rand.NewPCG(24, 1128))
 	raw := genRecords(rng, 5_000)
-	var recs [][]byte
-	for off := 0; off < len(raw); {
-		n := int(binary.LittleEndian.Uint32(raw[off:]))
-		recs = append(recs, raw[off:off+n])
-		off += n
+	// Where each record starts in raw, and where the last one ends.
+	var starts []int
+	for off := 0; off < len(raw); off += int(binary.LittleEndian.Uint32(raw[off:])) {
+		starts = append(starts, off)
 	}
+	recs := len(starts)
+	starts = append(starts, len(raw))
 	k := &chunk{borrow: true}
 	var s rowSet
 	var r recFrames
 	nulls, present := 0, 0
-	for _, size := range []int{1, 7, 97, 500, len(recs)} {
-		for at := 0; at < len(recs); at += size {
-			group := recs[at:min(at+size, len(recs))]
-			var b []byte
-			for _, rec := range group {
-				b = append(b, rec...)
-			}
+	for _, size := range []int{1, 7, 97, 500, recs} {
+		for at := 0; at < recs; at += size {
+			end := min(at+size, recs)
+			b := raw[starts[at]:starts[end]] // the row set's records
 			s.reset(b)
-			for off, rec := range offsets(group) {
-				if _, err := s.addRecord(b[off:off+len(rec)], off, 0, &r); err != nil {
+			for i := at; i < end; i++ {
+				off := starts[i] - starts[at]
+				if _, err := s.addRecord(b[off:starts[i+1]-starts[at]], off, 0, &r); err != nil {
 					t.Fatalf("record at %d: %v", off, err)
 				}
 			}
@@ -50,7 +49,7 @@ func TestAppendColumnLevels(t *testing.T) {
 				for i := range vals {
 					if got, want := int(s.defs[i]), vals[i].DefinitionLevel(); got != want {
 						t.Fatalf("rows %d–%d of %d, column %d, row %d: level %d made, the value's is %d",
-							at, at+len(group), len(recs), col, i, got, want)
+							at, end, recs, col, i, got, want)
 					}
 					if vals[i].IsNull() {
 						nulls++
@@ -63,20 +62,6 @@ func TestAppendColumnLevels(t *testing.T) {
 	}
 	if nulls == 0 || present == 0 {
 		t.Errorf("%d null and %d present values: the records do not test both", nulls, present)
-	}
-}
-
-// offsets yields each record of group with its offset in their
-// concatenation.
-func offsets(group [][]byte) func(yield func(int, []byte) bool) {
-	return func(yield func(int, []byte) bool) {
-		off := 0
-		for _, rec := range group {
-			if !yield(off, rec) {
-				return
-			}
-			off += len(rec)
-		}
 	}
 }
 
