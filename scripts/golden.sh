@@ -31,9 +31,8 @@ set -uo pipefail
 # BIN and DIR are taken from the caller's folder; the corpus defaults to
 # ../shared/corpus beside the repository.
 REPO=$(cd "$(dirname "$0")/.." && pwd)
-: "${ETL_CORPUS:=$(cd "$REPO/../shared/corpus" 2>/dev/null && pwd)}"
+. "$REPO/scripts/net.sh"
 C=$ETL_CORPUS
-NET=$C/microsoft+perfview/src/TraceEvent/TraceEvent.Tests/inputs/net.4.5.2.x64.etl.zip.unzipped/net.4.5.2.x64.etl
 TRACE_USER=$C/jtbraun+pyetw/history/fc5ad561fea7628e48e3d1771fe6c208c593a6c8/user.etl
 PKTMON=$C/NeoChenjf+Finguard/PktMon.etl
 MYTRACE=$C/Marissa1999+Tracing-Application/mytrace.etl

@@ -11,8 +11,7 @@
 # docs/performance.md says what it gains.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-: "${ETL_CORPUS:=$(cd ../shared/corpus 2>/dev/null && pwd)}"
-NET=$ETL_CORPUS/microsoft+perfview/src/TraceEvent/TraceEvent.Tests/inputs/net.4.5.2.x64.etl.zip.unzipped/net.4.5.2.x64.etl
+. scripts/net.sh
 DIR=${1:-${TMPDIR:-/tmp}/etwkit-scale}
 mkdir -p "$DIR/pgo"
 BIN=$DIR/pgo/tracerpt-go

@@ -9,9 +9,8 @@
 # docs/performance.md quotes it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-: "${ETL_CORPUS:=$(cd ../shared/corpus 2>/dev/null && pwd)}"
+. scripts/net.sh
 : "${ETL_ATTACK:=$ETL_CORPUS/../attack}"
-NET=$ETL_CORPUS/microsoft+perfview/src/TraceEvent/TraceEvent.Tests/inputs/net.4.5.2.x64.etl.zip.unzipped/net.4.5.2.x64.etl
 DIR=${2:-${TMPDIR:-/tmp}/etwkit-scale}
 mkdir -p "$DIR"
 BIN=${1:-}

@@ -25,8 +25,7 @@ if [ $# -lt 2 ]; then
 	exit 2
 fi
 BASE=$(realpath "$1") NEW=$(realpath "$2") ROUNDS=${3:-9}
-: "${ETL_CORPUS:=$(cd ../shared/corpus 2>/dev/null && pwd)}"
-NET=$ETL_CORPUS/microsoft+perfview/src/TraceEvent/TraceEvent.Tests/inputs/net.4.5.2.x64.etl.zip.unzipped/net.4.5.2.x64.etl
+. scripts/net.sh
 if [ ! -f "$NET" ]; then
 	echo "speed.sh: net.4.5.2.x64.etl not found under ETL_CORPUS ($ETL_CORPUS)" >&2
 	exit 2
