@@ -29,3 +29,31 @@ func (d *directWriter) Write(p []byte) (int, error) {
 	}
 	return d.w.Write(p)
 }
+
+// WriteBuffers writes the slices of bufs in order: in one call to w when
+// they are large and w takes several at once (atomicfile.File, writev),
+// else as Write does.
+func (d *directWriter) WriteBuffers(bufs [][]byte) (int, error) {
+	size := 0
+	for _, p := range bufs {
+		size += len(p)
+	}
+	bw, ok := d.w.(interface {
+		WriteBuffers([][]byte) (int, error)
+	})
+	if !ok || size < directBytes {
+		total := 0
+		for _, p := range bufs {
+			n, err := d.Write(p)
+			total += n
+			if err != nil {
+				return total, err
+			}
+		}
+		return total, nil
+	}
+	if err := d.buf.Flush(); err != nil {
+		return 0, err
+	}
+	return bw.WriteBuffers(bufs)
+}

@@ -51,3 +51,57 @@ func TestDirectWriterError(t *testing.T) {
 		t.Fatal("no error from a large write after a failed flush")
 	}
 }
+
+// buffersOut is an output that takes several slices at once and counts
+// its calls.
+type buffersOut struct {
+	bytes.Buffer
+	calls int
+}
+
+func (b *buffersOut) WriteBuffers(bufs [][]byte) (int, error) {
+	b.calls++
+	n := 0
+	for _, p := range bufs {
+		k, _ := b.Write(p)
+		n += k
+	}
+	return n, nil
+}
+
+// TestDirectWriterBuffers: a large rendering goes to an output that takes
+// several slices in one call, after what the buffer holds; a small one
+// goes through the buffer; the bytes and their order are the same.
+func TestDirectWriterBuffers(t *testing.T) {
+	var out buffersOut
+	var want bytes.Buffer
+	buf := bufio.NewWriterSize(&out, 256<<10)
+	w := &directWriter{buf: buf, w: &out}
+	write := func(bufs ...[]byte) {
+		t.Helper()
+		size := 0
+		for _, p := range bufs {
+			want.Write(p)
+			size += len(p)
+		}
+		if n, err := w.WriteBuffers(bufs); n != size || err != nil {
+			t.Fatalf("WriteBuffers: %d, %v; want %d", n, err, size)
+		}
+	}
+	w.Write([]byte("small"))
+	want.WriteString("small")
+	write([]byte("a"), []byte("bc"))
+	if out.calls != 0 || buf.Buffered() != 8 {
+		t.Fatalf("a small rendering: %d calls, %d bytes buffered; want 0 and 8", out.calls, buf.Buffered())
+	}
+	write(bytes.Repeat([]byte("x"), directBytes/2), bytes.Repeat([]byte("y"), directBytes/2), []byte("z"))
+	if out.calls != 1 || buf.Buffered() != 0 {
+		t.Fatalf("a large rendering: %d calls, %d bytes buffered; want 1 and 0", out.calls, buf.Buffered())
+	}
+	if err := buf.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(out.Bytes(), want.Bytes()) {
+		t.Error("the output differs from what was written")
+	}
+}

@@ -29,6 +29,7 @@ type batch[E any] struct {
 	// out (see chunks.go).
 	out      []E
 	parts    [][]E
+	vec      [][]E   // writeRendered's list of what it writes
 	partsLen int     // elements in parts
 	outHeld  int     // bytes the elements of out hold (Sizer)
 	held     int     // bytes the whole rendering holds (Sizer)

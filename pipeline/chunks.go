@@ -159,8 +159,27 @@ func (b *batch[E]) oversize(pool *chunkPool[E], chunk, out []E, n int) {
 // rendered returns how many elements b's rendering holds.
 func (b *batch[E]) rendered() int { return b.partsLen + len(b.out) }
 
-// writeRendered writes the first n elements of b's rendering to w.
+// writeRendered writes the first n elements of b's rendering to w: in
+// one call when w is a BuffersWriter, else a part at a time.
 func (b *batch[E]) writeRendered(w Writer[E], n int) error {
+	if bw, ok := w.(BuffersWriter[E]); ok {
+		vec := b.vec[:0]
+		for _, s := range b.parts {
+			if n == 0 {
+				break
+			}
+			k := min(n, len(s))
+			vec = append(vec, s[:k])
+			n -= k
+		}
+		if n > 0 {
+			vec = append(vec, b.out[:n])
+		}
+		_, err := bw.WriteBuffers(vec)
+		clear(vec) // the chunks go back to the pool
+		b.vec = vec[:0]
+		return err
+	}
 	for _, s := range b.parts {
 		if n == 0 {
 			return nil

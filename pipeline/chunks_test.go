@@ -92,6 +92,16 @@ func TestChunkOversize(t *testing.T) {
 	if !bytes.Equal(got.Bytes(), want) {
 		t.Error("the rendering written differs from the events rendered")
 	}
+	// In one call to a BuffersWriter, whole or cut in a part.
+	for _, n := range []int{len(want), len(want) - 3, 1000 + chunkCap} {
+		var vw vecWriter
+		if err := b.writeRendered(&vw, n); err != nil {
+			t.Fatal(err)
+		}
+		if vw.calls != 1 || !bytes.Equal(vw.Bytes(), want[:n]) {
+			t.Errorf("%d elements to a BuffersWriter: %d calls, %d elements, want 1 and the first %d", n, vw.calls, vw.Len(), n)
+		}
+	}
 	out := pool.n
 	b.releaseOut(pool)
 	if pool.n != out || len(pool.idle) != out {
@@ -156,4 +166,20 @@ func TestChunkPoolReserve(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("batch 5 still waits after the writer moved on and a chunk came back")
 	}
+}
+
+// vecWriter is a BuffersWriter that counts its calls.
+type vecWriter struct {
+	bytes.Buffer
+	calls int
+}
+
+func (v *vecWriter) WriteBuffers(bufs [][]byte) (int, error) {
+	v.calls++
+	n := 0
+	for _, p := range bufs {
+		k, _ := v.Write(p)
+		n += k
+	}
+	return n, nil
 }

@@ -45,6 +45,15 @@ type Writer[E any] interface {
 	Write(p []E) (int, error)
 }
 
+// BuffersWriter is implemented by Writers that take several slices in one
+// call, as writev(2) does: Run then gives it a batch's rendering (parts
+// of about 192 KiB, up to about 1 MiB in all) at once instead of a part
+// at a time. It returns the elements written; fewer than the slices hold
+// only with an error.
+type BuffersWriter[E any] interface {
+	WriteBuffers(bufs [][]E) (int, error)
+}
+
 // Sizer is implemented by encoders whose elements hold more than their
 // own size (rows with strings): Size returns the bytes that the elements
 // rendered hold, which bound a batch's rendering. Without it an element

@@ -112,6 +112,40 @@ func (a *File) Write(p []byte) (int, error) {
 	return n, err
 }
 
+// WriteBuffers writes the slices of bufs at the file's end, in order, in
+// as few system calls as it can (writev(2) where there is one), with the
+// disk space reserved ahead as Write does. It returns the bytes written.
+// On ext4, writing 173 MB a megabyte at a time took about 30 % less of
+// the kernel's time than in the pipeline's parts of about 192 KiB
+// (docs/performance.md). bufs may be changed.
+func (a *File) WriteBuffers(bufs [][]byte) (int, error) {
+	size := 0
+	for _, p := range bufs {
+		size += len(p)
+	}
+	a.res.ahead(a.File, a.off, a.off+int64(size))
+	n, err := writeBuffers(a.File, bufs)
+	a.off += int64(n)
+	return n, err
+}
+
+// maxIovecs bounds the slices of one writev(2) call (IOV_MAX is 1024 on
+// Linux, macOS and OpenBSD).
+const maxIovecs = 1024
+
+// advance drops the first n bytes of bufs, in place, and returns what is
+// left.
+func advance(bufs [][]byte, n int) [][]byte {
+	for len(bufs) > 0 && n >= len(bufs[0]) {
+		n -= len(bufs[0])
+		bufs = bufs[1:]
+	}
+	if n > 0 {
+		bufs[0] = bufs[0][n:]
+	}
+	return bufs
+}
+
 // Writer is the destination to hand to an encoder: the file itself, or,
 // when writing to a device or FIFO directly, the file without its WriteAt
 // (such outputs are streams: an encoder must not seek back).

@@ -63,41 +63,55 @@ func TestReserveOnExt4(t *testing.T) {
 }
 
 // BenchmarkWriteLarge writes 128 MiB through a File in 192 KiB writes
-// (the dumps' chunks) and commits it, with space reserved ahead (where
+// (the dumps' chunks), or five of them at a time with WriteBuffers (a
+// batch's rendering), and commits it, with space reserved ahead (where
 // the test folder is on ext4) and without.
 func BenchmarkWriteLarge(b *testing.B) {
 	chunk := bytes.Repeat([]byte("0123456789abcdef"), 192<<10/16)
 	const size = 128 << 20
 	for _, reserving := range []bool{true, false} {
-		name := "reserve"
-		if !reserving {
-			name = "none"
-		}
-		b.Run(name, func(b *testing.B) {
-			dir := b.TempDir()
-			if reserving && !reserveHere(dir) {
-				b.Skipf("%s is not on ext4: no space is reserved there", dir)
+		for _, vectored := range []bool{false, true} {
+			name := "reserve"
+			if !reserving {
+				name = "none"
 			}
-			path := filepath.Join(dir, "big.out")
-			b.SetBytes(size)
-			for b.Loop() {
-				b.StopTimer()
-				os.Remove(path) // freeing the last one's pages is not this one's cost
-				b.StartTimer()
-				f, err := Create(path)
-				if err != nil {
-					b.Fatal(err)
+			if vectored {
+				name += "/buffers"
+			}
+			b.Run(name, func(b *testing.B) {
+				dir := b.TempDir()
+				if reserving && !reserveHere(dir) {
+					b.Skipf("%s is not on ext4: no space is reserved there", dir)
 				}
-				f.res.on = reserving
-				for n := 0; n < size; n += len(chunk) {
-					if _, err := f.Write(chunk); err != nil {
+				path := filepath.Join(dir, "big.out")
+				b.SetBytes(size)
+				for b.Loop() {
+					b.StopTimer()
+					os.Remove(path) // freeing the last one's pages is not this one's cost
+					b.StartTimer()
+					f, err := Create(path)
+					if err != nil {
+						b.Fatal(err)
+					}
+					f.res.on = reserving
+					for n := 0; n < size; {
+						var err error
+						if vectored {
+							_, err = f.WriteBuffers([][]byte{chunk, chunk, chunk, chunk, chunk})
+							n += 5 * len(chunk)
+						} else {
+							_, err = f.Write(chunk)
+							n += len(chunk)
+						}
+						if err != nil {
+							b.Fatal(err)
+						}
+					}
+					if err := f.Commit(); err != nil {
 						b.Fatal(err)
 					}
 				}
-				if err := f.Commit(); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
+			})
+		}
 	}
 }
