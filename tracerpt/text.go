@@ -153,15 +153,56 @@ var xmlPlain = func() (t [2][256]bool) {
 	return t
 }()
 
-// needsXMLEscape reports whether b holds a byte that xmlEscape changes.
-func needsXMLEscape(b []byte, attr bool) bool {
-	plain := &xmlPlain[btoi(attr)]
-	for _, c := range b {
-		if !plain[c] {
-			return true
+// xmlPlainLen returns the length of the leading run of s that
+// appendXMLEscaped copies as it is: eight bytes at a time while they are
+// printable ASCII other than &, <, > (and " in attributes), then byte by
+// byte through xmlPlain (which also lets tab and LF through in character
+// data).
+func xmlPlainLen[S ~string | ~[]byte](s S, attr bool) int {
+	i := 0
+	if attr {
+		for ; i+8 <= len(s); i += 8 {
+			if !xmlPlain8(load8(s[i:i+8]), true) {
+				break
+			}
+		}
+	} else {
+		for ; i+8 <= len(s); i += 8 {
+			if !xmlPlain8(load8(s[i:i+8]), false) {
+				break
+			}
 		}
 	}
-	return false
+	plain := &xmlPlain[btoi(attr)]
+	for i < len(s) && plain[s[i]] {
+		i++
+	}
+	return i
+}
+
+// load8 returns the eight bytes of s (len(s) == 8) as a little-endian
+// word.
+func load8[S ~string | ~[]byte](s S) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+// xmlPlain8 reports whether the eight bytes of x are all printable ASCII
+// (0x20 to 0x7F) other than &, < and > (and " with attr). Below 0x80,
+// adding 0x60 to a byte sets its top bit from 0x20 up, and adding 0x7F
+// from 1 up, with no carry into the next byte: a byte XORed with a
+// character is zero, and keeps its top bit clear, where it was that
+// character. x|2 is '>' for both < and >, x|4 is '&' for both " and &.
+func xmlPlain8(x uint64, attr bool) bool {
+	const ones, tops = 0x0101010101010101, 0x8080808080808080
+	t := (x + 0x60*ones) & (((x | 2*ones) ^ '>'*ones) + 0x7F*ones)
+	if attr {
+		t &= ((x | 4*ones) ^ '&'*ones) + 0x7F*ones
+	} else {
+		t &= (x ^ '&'*ones) + 0x7F*ones
+	}
+	return x&tops == 0 && t&tops == tops
 }
 
 // appendXMLEscaped appends s as XML character data (or an attribute value
@@ -172,13 +213,9 @@ func needsXMLEscape(b []byte, attr bool) bool {
 // would turn them into spaces; CR becomes &#13; so that it survives XML
 // line-end normalisation; other C0 controls, U+FFFE and U+FFFF, which
 // XML 1.0 cannot carry, and invalid UTF-8 become U+FFFD (&#65533;).
-func appendXMLEscaped(dst, s []byte, attr bool) []byte {
-	plain := &xmlPlain[btoi(attr)]
+func appendXMLEscaped[S ~string | ~[]byte](dst []byte, s S, attr bool) []byte {
 	for i := 0; i < len(s); {
-		j := i
-		for j < len(s) && plain[s[j]] {
-			j++
-		}
+		j := i + xmlPlainLen(s[i:], attr)
 		if j > i {
 			dst = append(dst, s[i:j]...)
 			if i = j; i == len(s) {
@@ -212,7 +249,16 @@ func appendXMLEscaped(dst, s []byte, attr bool) []byte {
 			}
 			continue
 		}
-		r, n := utf8.DecodeRune(s[i:])
+		var r rune
+		var n int
+		switch v := any(s[i:]).(type) {
+		case string:
+			r, n = utf8.DecodeRuneInString(v)
+		case []byte:
+			r, n = utf8.DecodeRune(v)
+		default:
+			r, n = utf8.DecodeRuneInString(string(v.(S)))
+		}
 		i += n
 		if r == 0xFFFE || r == 0xFFFF { // not XML characters, even as references
 			r = utf8.RuneError
@@ -224,34 +270,29 @@ func appendXMLEscaped(dst, s []byte, attr bool) []byte {
 
 // appendXMLText appends s escaped as XML character data.
 func appendXMLText(dst []byte, s string) []byte {
-	if !needsXMLEscapeString(s, false) {
-		return append(dst, s...)
+	n := xmlPlainLen(s, false)
+	dst = append(dst, s[:n]...)
+	if n == len(s) {
+		return dst
 	}
-	return appendXMLEscaped(dst, []byte(s), false)
+	return appendXMLEscaped(dst, s[n:], false)
 }
 
 // appendXMLAttr appends s escaped as an XML attribute value.
 func appendXMLAttr(dst []byte, s string) []byte {
-	if !needsXMLEscapeString(s, true) {
-		return append(dst, s...)
+	n := xmlPlainLen(s, true)
+	dst = append(dst, s[:n]...)
+	if n == len(s) {
+		return dst
 	}
-	return appendXMLEscaped(dst, []byte(s), true)
-}
-
-func needsXMLEscapeString(s string, attr bool) bool {
-	plain := &xmlPlain[btoi(attr)]
-	for i := 0; i < len(s); i++ {
-		if !plain[s[i]] {
-			return true
-		}
-	}
-	return false
+	return appendXMLEscaped(dst, s[n:], true)
 }
 
 // escapeXMLFrom escapes dst[start:] in place (through scratch) when it
 // needs it, and returns dst and the scratch buffer for reuse.
 func escapeXMLFrom(dst []byte, start int, scratch []byte) ([]byte, []byte) {
-	if !needsXMLEscape(dst[start:], false) {
+	n := xmlPlainLen(dst[start:], false)
+	if start += n; start == len(dst) {
 		return dst, scratch
 	}
 	scratch = append(scratch[:0], dst[start:]...)

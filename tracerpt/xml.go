@@ -27,6 +27,8 @@ type XMLEncoder struct {
 	msg     []byte // message expansion, reused
 	render  tdh.RenderOptions
 	system  *xmlSystem // rendered parts of <System>, per goroutine
+	texts   xmlTextCache
+	noTexts bool // render every schema's text anew (the tests' reference)
 }
 
 // NewXMLEncoder returns an encoder for the events of files (event.File
@@ -48,7 +50,7 @@ func NewXMLEncoder(files []*etl.File, o *Options) *XMLEncoder {
 func (e *XMLEncoder) Clone() pipeline.Encoder[byte] {
 	c := *e
 	c.tf = newTimeFormatter(e.o.Zone)
-	c.scratch, c.system = nil, nil
+	c.scratch, c.system, c.texts = nil, nil, xmlTextCache{}
 	return &c
 }
 
@@ -143,14 +145,17 @@ func (e *XMLEncoder) appendEventData(b []byte, d *tdh.Decoded) []byte {
 	b = append(b, "\t<EventData>\n"...)
 	props := d.Schema.Properties[:len(d.Top())] // without absent optional ones
 	limit := len(b) + tdh.MaxTextBytes
+	t := e.text(d.Schema)
 	for i := range props {
 		p := &props[i]
 		if !tdh.Printable(p) || i >= len(d.Values) {
 			continue
 		}
-		b = append(b, "\t\t<Data Name=\""...)
-		b = appendXMLAttr(b, p.Name)
-		b = append(b, "\">"...)
+		if t != nil {
+			b = append(b, t.dataOpen(i)...)
+		} else {
+			b = appendDataOpen(b, p.Name)
+		}
 		if len(b) >= limit {
 			// The bound is reached: this property only says so.
 			b = append(b, tdh.TruncatedMarker...)
@@ -172,35 +177,62 @@ func (e *XMLEncoder) appendEventData(b []byte, d *tdh.Decoded) []byte {
 // appendRenderingInfo appends <RenderingInfo>: for MOF events Opcode,
 // Provider and the trace-namespace EventName (the class); for TraceLogging
 // events the event name as Task; for manifest events Level, Opcode,
-// Keywords, Task, Message, Channel and Provider, each when known.
+// Keywords, Task, Message, Channel and Provider, each when known. All but
+// the Message is the schema's own: it comes from the schema's text
+// (xmlSchemaText) once the schema has been met twice.
 func (e *XMLEncoder) appendRenderingInfo(b []byte, s *tdh.Event, res *decode.Result) []byte {
 	b = append(b, e.culture...)
-	elem := func(b []byte, name, v string) []byte {
-		if v == "" {
-			return b
-		}
-		b = append(b, "\t\t<"...)
-		b = append(b, name...)
-		b = append(b, '>')
-		b = appendXMLText(b, v)
-		b = append(b, "</"...)
-		b = append(b, name...)
-		return append(b, ">\n"...)
+	t := e.text(s)
+	if t != nil {
+		b = append(b, t.head...)
+	} else {
+		b = appendInfoHead(b, s)
 	}
+	if s.Source != tdh.SourceMOF && s.Source != tdh.SourceTraceLogging &&
+		s.Message != "" && res.Decoded != nil && decodedOK(res, e.o.LessRestrictive) {
+		if e.msg = tdh.AppendMessage(e.msg[:0], s.Message, res.Decoded, &e.render); len(e.msg) > 0 {
+			b = append(b, "\t\t<Message>"...)
+			b = appendXMLEscaped(b, e.msg, false)
+			b = append(b, "</Message>\n"...)
+		}
+	}
+	if t != nil {
+		return append(b, t.tail...)
+	}
+	return appendInfoTail(b, s)
+}
+
+// appendInfoElem appends <name>v</name> on its line, if v is not empty.
+func appendInfoElem(b []byte, name, v string) []byte {
+	if v == "" {
+		return b
+	}
+	b = append(b, "\t\t<"...)
+	b = append(b, name...)
+	b = append(b, '>')
+	b = appendXMLText(b, v)
+	b = append(b, "</"...)
+	b = append(b, name...)
+	return append(b, ">\n"...)
+}
+
+// appendInfoHead appends the elements of <RenderingInfo> that come before
+// the Message (see appendRenderingInfo).
+func appendInfoHead(b []byte, s *tdh.Event) []byte {
 	switch s.Source {
 	case tdh.SourceMOF:
-		b = elem(b, "Opcode", s.OpcodeName)
-		b = elem(b, "Provider", s.ProviderName)
+		b = appendInfoElem(b, "Opcode", s.OpcodeName)
+		b = appendInfoElem(b, "Provider", s.ProviderName)
 		if s.EventName != "" {
 			b = append(b, "\t\t<EventName xmlns=\""+traceNS+"\">"...)
 			b = appendXMLText(b, s.EventName)
 			b = append(b, "</EventName>\n"...)
 		}
 	case tdh.SourceTraceLogging:
-		b = elem(b, "Task", s.EventName)
+		b = appendInfoElem(b, "Task", s.EventName)
 	default:
-		b = elem(b, "Level", s.LevelName)
-		b = elem(b, "Opcode", s.OpcodeName)
+		b = appendInfoElem(b, "Level", s.LevelName)
+		b = appendInfoElem(b, "Opcode", s.OpcodeName)
 		if len(s.KeywordNames) > 0 {
 			b = append(b, "\t\t<Keywords>\n"...)
 			for _, k := range s.KeywordNames {
@@ -210,18 +242,17 @@ func (e *XMLEncoder) appendRenderingInfo(b []byte, s *tdh.Event, res *decode.Res
 			}
 			b = append(b, "\t\t</Keywords>\n"...)
 		}
-		b = elem(b, "Task", s.TaskName)
-		if s.Message != "" && res.Decoded != nil && decodedOK(res, e.o.LessRestrictive) {
-			if e.msg = tdh.AppendMessage(e.msg[:0], s.Message, res.Decoded, &e.render); len(e.msg) > 0 {
-				b = append(b, "\t\t<Message>"...)
-				start := len(b)
-				b = append(b, e.msg...)
-				b, e.scratch = escapeXMLFrom(b, start, e.scratch)
-				b = append(b, "</Message>\n"...)
-			}
-		}
-		b = elem(b, "Channel", s.ChannelName)
-		b = elem(b, "Provider", s.ProviderName)
+		b = appendInfoElem(b, "Task", s.TaskName)
+	}
+	return b
+}
+
+// appendInfoTail appends the elements of <RenderingInfo> that come after
+// the Message, and its end tag.
+func appendInfoTail(b []byte, s *tdh.Event) []byte {
+	if s.Source != tdh.SourceMOF && s.Source != tdh.SourceTraceLogging {
+		b = appendInfoElem(b, "Channel", s.ChannelName)
+		b = appendInfoElem(b, "Provider", s.ProviderName)
 	}
 	return append(b, "\t</RenderingInfo>\n"...)
 }

@@ -185,3 +185,42 @@ func normalizeAttr(v string) (string, error) {
 	}
 	return b.String(), nil
 }
+
+// TestXMLPlainLen: the run xmlPlainLen finds, eight bytes at a time, ends
+// where the byte table says, for every byte at every place of a word and
+// past the words, and in random strings.
+func TestXMLPlainLen(t *testing.T) {
+	ref := func(s string, attr bool) int {
+		for i := 0; i < len(s); i++ {
+			if !xmlPlain[btoi(attr)][s[i]] {
+				return i
+			}
+		}
+		return len(s)
+	}
+	for _, attr := range []bool{false, true} {
+		for c := 0; c < 256; c++ {
+			for at := range 19 {
+				b := []byte(strings.Repeat("a", 19))
+				b[at] = byte(c)
+				if got, want := xmlPlainLen(string(b), attr), ref(string(b), attr); got != want {
+					t.Fatalf("attr %v: byte %#x at %d: run of %d, want %d", attr, c, at, got, want)
+				}
+				if got, want := xmlPlainLen(b, attr), ref(string(b), attr); got != want {
+					t.Fatalf("attr %v: byte %#x at %d in a []byte: run of %d, want %d", attr, c, at, got, want)
+				}
+			}
+		}
+		rng := rand.New(rand.NewSource(3))
+		const alphabet = "ab \t\n\r&<>\"'\x00\x1f\x7f\x80\xc3\xa9~"
+		for range 5000 {
+			b := make([]byte, rng.Intn(40))
+			for i := range b {
+				b[i] = alphabet[rng.Intn(len(alphabet))]
+			}
+			if got, want := xmlPlainLen(string(b), attr), ref(string(b), attr); got != want {
+				t.Fatalf("attr %v: %q: run of %d, want %d", attr, b, got, want)
+			}
+		}
+	}
+}
