@@ -1,6 +1,8 @@
 package tracerpt
 
 import (
+	"bytes"
+	"encoding/binary"
 	"io"
 	"unicode/utf8"
 
@@ -123,8 +125,15 @@ func (e *CSVEncoder) appendValues(b []byte, d *tdh.Decoded) []byte {
 // LF.
 func (e *CSVEncoder) quoteFrom(b []byte, start int, always bool) []byte {
 	field := b[start:]
-	if !always && !csvNeedsQuotes(field) {
-		return b
+	if bytes.IndexByte(field, '"') < 0 {
+		if !always && !csvNeedsQuotes(field) {
+			return b
+		}
+		// No quote to double: the field moves one byte up, in place.
+		b = append(b, 0)
+		copy(b[start+1:], b[start:len(b)-1])
+		b[start] = '"'
+		return append(b, '"')
 	}
 	e.scratch = append(e.scratch[:0], field...)
 	b = append(b[:start], '"')
@@ -137,14 +146,36 @@ func (e *CSVEncoder) quoteFrom(b []byte, start int, always bool) []byte {
 	return append(b, '"')
 }
 
+// csvSpecial marks the bytes that make a CSV field quoted.
+var csvSpecial = [256]bool{',': true, '"': true, '\r': true, '\n': true}
+
+// csvNeedsQuotes reports whether field holds a comma, a quote, a CR or an
+// LF, eight bytes at a time.
 func csvNeedsQuotes(field []byte) bool {
-	for _, c := range field {
-		switch c {
-		case ',', '"', '\r', '\n':
+	i := 0
+	for ; i+8 <= len(field); i += 8 {
+		x := binary.LittleEndian.Uint64(field[i:])
+		if hasByte(x, ',')|hasByte(x, '"')|hasByte(x, '\r')|hasByte(x, '\n') != 0 {
+			return true
+		}
+	}
+	for ; i < len(field); i++ {
+		if csvSpecial[field[i]] {
 			return true
 		}
 	}
 	return false
+}
+
+// hasByte is not zero when one of the eight bytes of x is c: a byte of
+// x^c is zero there, and subtracting one from it borrows into its top
+// bit, which the byte did not have (the lowest such byte is always
+// found; a borrow may mark more above it, which only a position would
+// care about).
+func hasByte(x uint64, c byte) uint64 {
+	const ones, tops = 0x0101010101010101, 0x8080808080808080
+	v := x ^ ones*uint64(c)
+	return (v - ones) &^ v & tops
 }
 
 // isStringValue reports whether v renders as text that tracerpt's CSV

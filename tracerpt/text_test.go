@@ -191,3 +191,43 @@ func TestEncodings(t *testing.T) {
 		}
 	}
 }
+
+// TestCSVQuoteFrom: quoteFrom quotes a field as the plain rule says
+// (always, or when it holds a comma, a quote, a CR or an LF), doubling its
+// quotes, for every special byte at every place of a word and past it,
+// and for random fields.
+func TestCSVQuoteFrom(t *testing.T) {
+	ref := func(field string, always bool) string {
+		if !always && !strings.ContainsAny(field, ",\"\r\n") {
+			return field
+		}
+		return `"` + strings.ReplaceAll(field, `"`, `""`) + `"`
+	}
+	check := func(field string) {
+		t.Helper()
+		for _, always := range []bool{false, true} {
+			var e CSVEncoder
+			got := string(e.quoteFrom([]byte("a, "+field), 3, always))
+			if want := "a, " + ref(field, always); got != want {
+				t.Fatalf("quoteFrom(%q, always %v) = %q, want %q", field, always, got, want)
+			}
+		}
+	}
+	for _, c := range []byte{',', '"', '\r', '\n', 'x', 0, 0x80, 0xff, '+', '-'} {
+		for at := range 19 {
+			f := []byte(strings.Repeat("0", 19))
+			f[at] = c
+			check(string(f))
+			check(string(f[:at+1]))
+		}
+	}
+	rng := rand.New(rand.NewSource(5))
+	const alphabet = "ab,\"\r\n \x00\xff+-x"
+	for range 5000 {
+		f := make([]byte, rng.Intn(30))
+		for i := range f {
+			f[i] = alphabet[rng.Intn(len(alphabet))]
+		}
+		check(string(f))
+	}
+}
