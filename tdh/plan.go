@@ -49,6 +49,9 @@ type planProp struct {
 	wide bool
 	// num[n] is how a scalar integer value of n bytes renders (n <= 8).
 	num [9]numPlan
+	// mofPad: RenderOptions.MOFPadding right-aligns its unsigned
+	// decimal values (a MOF schema's uint32 without another out-type).
+	mofPad bool
 	// names0 is the names' JSON of the last scalar value of a names
 	// property (appendNamedScalar).
 	names0 namesMemo
@@ -119,6 +122,7 @@ func (pl *JSONPlan) Reset(s *Event) {
 		for _, n := range [...]int{1, 2, 4, 8} {
 			pp.num[n] = numPlanOf(p, n)
 		}
+		pp.mofPad = s.Source == SourceMOF && p.InType == InTypeUInt32 && (p.OutType == OutTypeNull || p.OutType == OutTypeUnsignedInt)
 		if k := len(pl.props); k < cap(pl.props) {
 			// The names' memo keeps the storage of the property before.
 			pp.names0.json = pl.props[: k+1 : k+1][k].names0.json[:0]
@@ -298,6 +302,27 @@ func (pp *planProp) appendText(dst []byte, v *Value) ([]byte, bool) {
 		return appendHex0x(dst, leUint(v.Data)), true
 	}
 	return dst, false
+}
+
+// AppendTextLimit is [AppendTextLimit] of d's top-level value i, with
+// its integer scalars rendered from the plan (the XML and CSV dumps'
+// values): pl may be nil or another schema's, which renders as
+// AppendTextLimit does.
+func (pl *JSONPlan) AppendTextLimit(dst []byte, d *Decoded, i int, o *RenderOptions, limit int) ([]byte, bool) {
+	v := &d.Values[i]
+	if v.Kind == Scalar && pl.mine(d) && i < len(pl.props) {
+		if pp := &pl.props[i]; v.Prop == pp.prop {
+			if pp.mofPad && o != nil && o.MOFPadding {
+				if n := len(v.Data); n <= 8 && pp.num[n].text == kDec && !pp.mapped {
+					return appendPadded(dst, leUint(v.Data), mofUInt32Width), false
+				}
+			} else if out, ok := pp.appendText(dst, v); ok {
+				// A scalar has no budget to pass: it is never cut.
+				return out, false
+			}
+		}
+	}
+	return AppendTextLimit(dst, d, v, o, limit)
 }
 
 // leUint returns the little-endian integer of b (1, 2, 4 or 8 bytes).

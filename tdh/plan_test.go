@@ -26,6 +26,15 @@ func checkPlan(t *testing.T, pl *tdh.JSONPlan, d *tdh.Decoded, msg string) {
 	if !bytes.Equal(got, want) || gotOK != wantOK {
 		t.Fatalf("maps through the plan:\n got %q, %v\nwant %q, %v", got, gotOK, want, wantOK)
 	}
+	for _, o := range []*tdh.RenderOptions{nil, {MOFPadding: true}} {
+		for i := range d.Values {
+			want, wantCut := tdh.AppendTextLimit(prefix, d, &d.Values[i], o, len(prefix)+tdh.MaxTextBytes)
+			got, gotCut := pl.AppendTextLimit(prefix, d, i, o, len(prefix)+tdh.MaxTextBytes)
+			if !bytes.Equal(got, want) || gotCut != wantCut {
+				t.Fatalf("value %d (options %v) as text through the plan:\n got %q, %v\nwant %q, %v", i, o, got, gotCut, want, wantCut)
+			}
+		}
+	}
 	want = tdh.AppendMessage(prefix, msg, d, nil)
 	got = pl.AppendMessage(prefix, msg, d)
 	if !bytes.Equal(got, want) {

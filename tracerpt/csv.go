@@ -29,6 +29,7 @@ type CSVEncoder struct {
 	scratch []byte
 	render  tdh.RenderOptions
 	columns *csvColumns // rendered columns, per goroutine
+	plans   tdh.PlanCache // the schemas' plans, which render integer values
 }
 
 // NewCSVEncoder returns an encoder for the events of files rendered with
@@ -44,7 +45,7 @@ func NewCSVEncoder(files []*etl.File, o *Options) *CSVEncoder {
 // Clone returns an encoder with the same settings for another goroutine.
 func (e *CSVEncoder) Clone() pipeline.Encoder[byte] {
 	c := *e
-	c.scratch, c.columns = nil, nil
+	c.scratch, c.columns, c.plans = nil, nil, tdh.PlanCache{}
 	return &c
 }
 
@@ -92,6 +93,7 @@ func (e *CSVEncoder) appendValues(b []byte, d *tdh.Decoded) []byte {
 	mof := d.Schema.Source == tdh.SourceMOF
 	props := d.Schema.Properties[:len(d.Top())] // without absent optional ones
 	limit := len(b) + tdh.MaxTextBytes
+	pl := e.plans.Plan(d.Schema)
 	for i := range props {
 		p := &props[i]
 		if !tdh.Printable(p) || i >= len(d.Values) {
@@ -105,7 +107,7 @@ func (e *CSVEncoder) appendValues(b []byte, d *tdh.Decoded) []byte {
 			break
 		}
 		var cut bool
-		b, cut = tdh.AppendTextLimit(b, d, v, &e.render, limit)
+		b, cut = pl.AppendTextLimit(b, d, i, &e.render, limit)
 		if isStringValue(v) {
 			b = e.quoteFrom(b, start, true)
 		} else if b = e.quoteFrom(b, start, false); mof && len(b) > start && b[start] != '"' {

@@ -28,6 +28,7 @@ type XMLEncoder struct {
 	render  tdh.RenderOptions
 	system  *xmlSystem // rendered parts of <System>, per goroutine
 	texts   xmlTextCache
+	plans   tdh.PlanCache // the schemas' plans: integer values, messages
 	noTexts bool // render every schema's text anew (the tests' reference)
 }
 
@@ -50,7 +51,7 @@ func NewXMLEncoder(files []*etl.File, o *Options) *XMLEncoder {
 func (e *XMLEncoder) Clone() pipeline.Encoder[byte] {
 	c := *e
 	c.tf = newTimeFormatter(e.o.Zone)
-	c.scratch, c.system, c.texts = nil, nil, xmlTextCache{}
+	c.scratch, c.system, c.texts, c.plans = nil, nil, xmlTextCache{}, tdh.PlanCache{}
 	return &c
 }
 
@@ -146,6 +147,7 @@ func (e *XMLEncoder) appendEventData(b []byte, d *tdh.Decoded) []byte {
 	props := d.Schema.Properties[:len(d.Top())] // without absent optional ones
 	limit := len(b) + tdh.MaxTextBytes
 	t := e.text(d.Schema)
+	pl := e.plans.Plan(d.Schema)
 	for i := range props {
 		p := &props[i]
 		if !tdh.Printable(p) || i >= len(d.Values) {
@@ -164,7 +166,7 @@ func (e *XMLEncoder) appendEventData(b []byte, d *tdh.Decoded) []byte {
 		}
 		start := len(b)
 		var cut bool
-		b, cut = tdh.AppendTextLimit(b, d, &d.Values[i], &e.render, limit)
+		b, cut = pl.AppendTextLimit(b, d, i, &e.render, limit)
 		b, e.scratch = escapeXMLFrom(b, start, e.scratch)
 		b = append(b, "</Data>\n"...)
 		if cut {
@@ -190,7 +192,7 @@ func (e *XMLEncoder) appendRenderingInfo(b []byte, s *tdh.Event, res *decode.Res
 	}
 	if s.Source != tdh.SourceMOF && s.Source != tdh.SourceTraceLogging &&
 		s.Message != "" && res.Decoded != nil && decodedOK(res, e.o.LessRestrictive) {
-		if e.msg = tdh.AppendMessage(e.msg[:0], s.Message, res.Decoded, &e.render); len(e.msg) > 0 {
+		if e.msg = e.appendMessage(e.msg[:0], s.Message, res.Decoded); len(e.msg) > 0 {
 			b = append(b, "\t\t<Message>"...)
 			b = appendXMLEscaped(b, e.msg, false)
 			b = append(b, "</Message>\n"...)
@@ -200,6 +202,17 @@ func (e *XMLEncoder) appendRenderingInfo(b []byte, s *tdh.Event, res *decode.Res
 		return append(b, t.tail...)
 	}
 	return appendInfoTail(b, s)
+}
+
+// appendMessage appends the expansion of msg with the values of d: through
+// the schema's plan (which renders its integer inserts without asking
+// what they are), but for MOF schemas, where the plan would not apply the
+// encoder's RenderOptions (never asked: MOF events have no message here).
+func (e *XMLEncoder) appendMessage(dst []byte, msg string, d *tdh.Decoded) []byte {
+	if d.Schema != nil && d.Schema.Source != tdh.SourceMOF {
+		return e.plans.Plan(d.Schema).AppendMessage(dst, msg, d)
+	}
+	return tdh.AppendMessage(dst, msg, d, &e.render)
 }
 
 // appendInfoElem appends <name>v</name> on its line, if v is not empty.
