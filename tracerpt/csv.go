@@ -28,7 +28,7 @@ type CSVEncoder struct {
 	files   []fileInfo
 	scratch []byte
 	render  tdh.RenderOptions
-	columns *csvColumns // rendered columns, per goroutine
+	columns *csvColumns   // rendered columns, per goroutine
 	plans   tdh.PlanCache // the schemas' plans, which render integer values
 }
 

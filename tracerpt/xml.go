@@ -29,7 +29,7 @@ type XMLEncoder struct {
 	system  *xmlSystem // rendered parts of <System>, per goroutine
 	texts   xmlTextCache
 	plans   tdh.PlanCache // the schemas' plans: integer values, messages
-	noTexts bool // render every schema's text anew (the tests' reference)
+	noTexts bool          // render every schema's text anew (the tests' reference)
 }
 
 // NewXMLEncoder returns an encoder for the events of files (event.File
