@@ -309,20 +309,34 @@ func (pp *planProp) appendText(dst []byte, v *Value) ([]byte, bool) {
 // values): pl may be nil or another schema's, which renders as
 // AppendTextLimit does.
 func (pl *JSONPlan) AppendTextLimit(dst []byte, d *Decoded, i int, o *RenderOptions, limit int) ([]byte, bool) {
-	v := &d.Values[i]
-	if v.Kind == Scalar && pl.mine(d) && i < len(pl.props) {
-		if pp := &pl.props[i]; v.Prop == pp.prop {
-			if pp.mofPad && o != nil && o.MOFPadding {
-				if n := len(v.Data); n <= 8 && pp.num[n].text == kDec && !pp.mapped {
-					return appendPadded(dst, leUint(v.Data), mofUInt32Width), false
-				}
-			} else if out, ok := pp.appendText(dst, v); ok {
-				// A scalar has no budget to pass: it is never cut.
-				return out, false
-			}
-		}
+	if out, ok := pl.AppendIntText(dst, d, i, o); ok {
+		// A scalar has no budget to pass: it is never cut.
+		return out, false
 	}
-	return AppendTextLimit(dst, d, v, o, limit)
+	return AppendTextLimit(dst, d, &d.Values[i], o, limit)
+}
+
+// AppendIntText appends the text of d's top-level value i as
+// [AppendTextLimit] renders it when the plan says how: an integer scalar
+// that renders as its decimal or 0x-hexadecimal digits (a leading minus,
+// spaces before a padded MOF uint32), which need no escaping in XML nor
+// quotes in CSV. ok is false, and dst unchanged, otherwise.
+func (pl *JSONPlan) AppendIntText(dst []byte, d *Decoded, i int, o *RenderOptions) (_ []byte, ok bool) {
+	v := &d.Values[i]
+	if v.Kind != Scalar || !pl.mine(d) || i >= len(pl.props) {
+		return dst, false
+	}
+	pp := &pl.props[i]
+	if v.Prop != pp.prop {
+		return dst, false
+	}
+	if pp.mofPad && o != nil && o.MOFPadding {
+		if n := len(v.Data); n <= 8 && pp.num[n].text == kDec && !pp.mapped {
+			return appendPadded(dst, leUint(v.Data), mofUInt32Width), true
+		}
+		return dst, false
+	}
+	return pp.appendText(dst, v)
 }
 
 // leUint returns the little-endian integer of b (1, 2, 4 or 8 bytes).

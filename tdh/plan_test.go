@@ -33,6 +33,11 @@ func checkPlan(t *testing.T, pl *tdh.JSONPlan, d *tdh.Decoded, msg string) {
 			if !bytes.Equal(got, want) || gotCut != wantCut {
 				t.Fatalf("value %d (options %v) as text through the plan:\n got %q, %v\nwant %q, %v", i, o, got, gotCut, want, wantCut)
 			}
+			if got, ok := pl.AppendIntText(prefix, d, i, o); ok && (!bytes.Equal(got, want) || strings.Trim(string(got[len(prefix):]), " -0123456789ABCDEFx") != "") {
+				t.Fatalf("value %d (options %v) as an integer's text through the plan: %q, want %q, of digits", i, o, got, want)
+			} else if !ok && !bytes.Equal(got, prefix) {
+				t.Fatalf("value %d (options %v): no integer's text through the plan, but %q appended", i, o, got[len(prefix):])
+			}
 		}
 	}
 	want = tdh.AppendMessage(prefix, msg, d, nil)

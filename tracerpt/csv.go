@@ -107,8 +107,14 @@ func (e *CSVEncoder) appendValues(b []byte, d *tdh.Decoded) []byte {
 			break
 		}
 		var cut bool
-		b, cut = pl.AppendTextLimit(b, d, i, &e.render, limit)
-		if isStringValue(v) {
+		if out, ok := pl.AppendIntText(b, d, i, &e.render); ok {
+			// Digits: nothing to quote (and not a string).
+			if b = out; mof && len(b) > start {
+				if w := mofCSVWidth(v); w > 0 {
+					b = rightAlignFrom(b, start, w)
+				}
+			}
+		} else if b, cut = pl.AppendTextLimit(b, d, i, &e.render, limit); isStringValue(v) {
 			b = e.quoteFrom(b, start, true)
 		} else if b = e.quoteFrom(b, start, false); mof && len(b) > start && b[start] != '"' {
 			if w := mofCSVWidth(v); w > 0 {

@@ -140,24 +140,24 @@ func appendDigits(b []byte, n, width int) []byte {
 	return decimal.AppendUintWidth(b, uint64(n), width)
 }
 
-// xmlPlain marks the bytes appendXMLEscaped copies as they are, in
-// character data ([0]) and in attribute values ([1]): printable ASCII but
-// for &, < and > (and " in attributes); tab and LF in character data.
+// xmlPlain marks the bytes that xmlPlainLen's runs hold, in character
+// data ([0]) and in attribute values ([1]): printable ASCII but for &, <
+// and > (and " in attributes). Tab and LF, which character data keeps
+// too, end a run: appendXMLEscaped copies them one at a time, so that
+// after a message's CR LF the run goes on eight bytes at a time.
 var xmlPlain = func() (t [2][256]bool) {
 	for c := 0x20; c < utf8.RuneSelf; c++ {
 		plain := c != '&' && c != '<' && c != '>'
 		t[0][c] = plain
 		t[1][c] = plain && c != '"'
 	}
-	t[0]['\t'], t[0]['\n'] = true, true
 	return t
 }()
 
 // xmlPlainLen returns the length of the leading run of s that
-// appendXMLEscaped copies as it is: eight bytes at a time while they are
-// printable ASCII other than &, <, > (and " in attributes), then byte by
-// byte through xmlPlain (which also lets tab and LF through in character
-// data).
+// appendXMLEscaped copies as it is (xmlPlain's bytes): eight bytes at a
+// time while they are printable ASCII other than &, <, > (and " in
+// attributes), then byte by byte up to the first other one.
 func xmlPlainLen[S ~string | ~[]byte](s S, attr bool) int {
 	i := 0
 	if attr {

@@ -164,10 +164,14 @@ func (e *XMLEncoder) appendEventData(b []byte, d *tdh.Decoded) []byte {
 			b = append(b, "</Data>\n"...)
 			break
 		}
-		start := len(b)
 		var cut bool
-		b, cut = pl.AppendTextLimit(b, d, i, &e.render, limit)
-		b, e.scratch = escapeXMLFrom(b, start, e.scratch)
+		if out, ok := pl.AppendIntText(b, d, i, &e.render); ok {
+			b = out // digits: nothing to escape
+		} else {
+			start := len(b)
+			b, cut = pl.AppendTextLimit(b, d, i, &e.render, limit)
+			b, e.scratch = escapeXMLFrom(b, start, e.scratch)
+		}
 		b = append(b, "</Data>\n"...)
 		if cut {
 			break
