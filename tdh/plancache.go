@@ -31,9 +31,7 @@ func (c *PlanCache) Plan(s *Event) *JSONPlan {
 	if c.slots == nil {
 		c.slots = new([planCacheSlots]planSlot)
 	}
-	key := binary.LittleEndian.Uint64(s.ProviderGUID[:8]) ^ binary.LittleEndian.Uint64(s.ProviderGUID[8:])
-	key ^= uint64(s.ID)<<8 | uint64(s.Version)<<24 | uint64(s.Opcode)<<32
-	sl := &c.slots[(key*0x9E3779B97F4A7C15)>>(64-planCacheBits)]
+	sl := &c.slots[s.SlotHash()>>(64-planCacheBits)]
 	if sl.plan.schema == s {
 		return &sl.plan
 	}
@@ -44,4 +42,14 @@ func (c *PlanCache) Plan(s *Event) *JSONPlan {
 	sl.pending = nil
 	sl.plan.Reset(s)
 	return &sl.plan
+}
+
+// SlotHash returns a hash of the schema's provider, id, version and
+// opcode, whose top bits pick a slot in a cache that keeps something per
+// schema (PlanCache, the XML dump's texts): a schema compiled again for
+// the same event finds the slot of the one before.
+func (s *Event) SlotHash() uint64 {
+	key := binary.LittleEndian.Uint64(s.ProviderGUID[:8]) ^ binary.LittleEndian.Uint64(s.ProviderGUID[8:])
+	key ^= uint64(s.ID)<<8 | uint64(s.Version)<<24 | uint64(s.Opcode)<<32
+	return key * 0x9E3779B97F4A7C15
 }

@@ -1,10 +1,6 @@
 package tracerpt
 
-import (
-	"encoding/binary"
-
-	"github.com/etwkit/etw/tdh"
-)
+import "github.com/etwkit/etw/tdh"
 
 // xmlSchemaText is the text of the XML dump that a schema's events
 // share, escaped once: each property's `<Data Name="…">` opening and the
@@ -81,9 +77,7 @@ func (c *xmlTextCache) get(s *tdh.Event) *xmlSchemaText {
 	if c.slots == nil {
 		c.slots = new([1 << xmlTextBits]xmlTextSlot)
 	}
-	key := binary.LittleEndian.Uint64(s.ProviderGUID[:8]) ^ binary.LittleEndian.Uint64(s.ProviderGUID[8:])
-	key ^= uint64(s.ID)<<8 | uint64(s.Version)<<24 | uint64(s.Opcode)<<32
-	sl := &c.slots[(key*0x9E3779B97F4A7C15)>>(64-xmlTextBits)]
+	sl := &c.slots[s.SlotHash()>>(64-xmlTextBits)]
 	if sl.text.schema == s {
 		return &sl.text
 	}
