@@ -305,15 +305,31 @@ func (pp *planProp) appendText(dst []byte, v *Value) ([]byte, bool) {
 }
 
 // AppendTextLimit is [AppendTextLimit] of d's top-level value i, with
-// its integer scalars rendered from the plan (the XML and CSV dumps'
-// values): pl may be nil or another schema's, which renders as
-// AppendTextLimit does.
+// its integer and UTF-16 string scalars rendered from the plan (the XML
+// and CSV dumps' values): pl may be nil or another schema's, which
+// renders as AppendTextLimit does.
 func (pl *JSONPlan) AppendTextLimit(dst []byte, d *Decoded, i int, o *RenderOptions, limit int) ([]byte, bool) {
+	// A scalar has no budget to pass: it is never cut.
 	if out, ok := pl.AppendIntText(dst, d, i, o); ok {
-		// A scalar has no budget to pass: it is never cut.
 		return out, false
 	}
+	if pp := pl.scalarProp(d, i); pp != nil && pp.wide {
+		return AppendString(dst, d.Values[i].Data, true), false
+	}
 	return AppendTextLimit(dst, d, &d.Values[i], o, limit)
+}
+
+// scalarProp returns the plan of d's top-level value i when the value is
+// a scalar of the plan's property i, else nil.
+func (pl *JSONPlan) scalarProp(d *Decoded, i int) *planProp {
+	v := &d.Values[i]
+	if v.Kind != Scalar || !pl.mine(d) || i >= len(pl.props) {
+		return nil
+	}
+	if pp := &pl.props[i]; v.Prop == pp.prop {
+		return pp
+	}
+	return nil
 }
 
 // AppendIntText appends the text of d's top-level value i as
@@ -322,14 +338,11 @@ func (pl *JSONPlan) AppendTextLimit(dst []byte, d *Decoded, i int, o *RenderOpti
 // spaces before a padded MOF uint32), which need no escaping in XML nor
 // quotes in CSV. ok is false, and dst unchanged, otherwise.
 func (pl *JSONPlan) AppendIntText(dst []byte, d *Decoded, i int, o *RenderOptions) (_ []byte, ok bool) {
+	pp := pl.scalarProp(d, i)
+	if pp == nil {
+		return dst, false
+	}
 	v := &d.Values[i]
-	if v.Kind != Scalar || !pl.mine(d) || i >= len(pl.props) {
-		return dst, false
-	}
-	pp := &pl.props[i]
-	if v.Prop != pp.prop {
-		return dst, false
-	}
 	if pp.mofPad && o != nil && o.MOFPadding {
 		if n := len(v.Data); n <= 8 && pp.num[n].text == kDec && !pp.mapped {
 			return appendPadded(dst, leUint(v.Data), mofUInt32Width), true
@@ -433,6 +446,10 @@ func (pl *JSONPlan) appendInsert(dst []byte, d *Decoded, m *msgPiece, v *Value, 
 	pp := &pl.props[m.n-1]
 	switch v.Kind {
 	case Scalar:
+		if pp.wide {
+			// appendStringValue's, for a UTF-16 string not reduced.
+			return AppendString(dst, v.Data, true)
+		}
 		if out, ok := pp.appendText(dst, v); ok {
 			return out
 		}
