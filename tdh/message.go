@@ -67,12 +67,14 @@ func appendMessage(dst []byte, msg string, d *Decoded, o *RenderOptions, pl *JSO
 		if len(out) >= limit {
 			return cutMessage(out, limit)
 		}
-		var m msgPiece
+		var m *msgPiece // the plan's, not copied
 		if pl != nil {
-			m = pl.msg[k]
+			m = &pl.msg[k]
 			k++
 		} else {
-			m, i = nextPiece(msg, i)
+			var next msgPiece
+			next, i = nextPiece(msg, i)
+			m = &next
 		}
 		switch {
 		case m.end:
@@ -80,7 +82,7 @@ func appendMessage(dst []byte, msg string, d *Decoded, o *RenderOptions, pl *JSO
 		case m.n == 0 || m.n > len(top):
 			out = append(out, m.text...)
 		case mine:
-			out = pl.appendInsert(out, d, &m, &top[m.n-1], limit)
+			out = pl.appendInsert(out, d, m, &top[m.n-1], limit)
 		default:
 			out = appendInsert(out, d, &top[m.n-1], m.spec, o, limit)
 		}
