@@ -29,7 +29,7 @@ type CSVEncoder struct {
 	scratch []byte
 	render  tdh.RenderOptions
 	columns *csvColumns   // rendered columns, per goroutine
-	plans   tdh.PlanCache // the schemas' plans, which render integer values
+	plans   tdh.PlanCache // the schemas' plans, which render integer and string values
 }
 
 // NewCSVEncoder returns an encoder for the events of files rendered with

@@ -26,9 +26,9 @@ type XMLEncoder struct {
 	scratch []byte
 	msg     []byte // message expansion, reused
 	render  tdh.RenderOptions
-	system  *xmlSystem // rendered parts of <System>, per goroutine
-	texts   xmlTextCache
-	plans   tdh.PlanCache // the schemas' plans: integer values, messages
+	system  *xmlSystem    // rendered parts of <System>, per goroutine
+	texts   xmlTextCache  // the schemas' <Data> openings and RenderingInfo
+	plans   tdh.PlanCache // the schemas' plans: integer and string values, messages
 	noTexts bool          // render every schema's text anew (the tests' reference)
 }
 
@@ -209,8 +209,8 @@ func (e *XMLEncoder) appendRenderingInfo(b []byte, s *tdh.Event, res *decode.Res
 }
 
 // appendMessage appends the expansion of msg with the values of d: through
-// the schema's plan (which renders its integer inserts without asking
-// what they are), but for MOF schemas, where the plan would not apply the
+// the schema's plan (which renders its integer and UTF-16 string inserts
+// without asking what they are), but for MOF schemas, where the plan would not apply the
 // encoder's RenderOptions (never asked: MOF events have no message here).
 func (e *XMLEncoder) appendMessage(dst []byte, msg string, d *tdh.Decoded) []byte {
 	if d.Schema != nil && d.Schema.Source != tdh.SourceMOF {
