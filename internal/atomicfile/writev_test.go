@@ -30,6 +30,9 @@ func TestWriteBuffers(t *testing.T) {
 	if err != nil || n != want.Len()-4 {
 		t.Fatalf("WriteBuffers: %d, %v; want %d bytes", n, err, want.Len()-4)
 	}
+	if n, err := f.WriteBuffers([][]byte{nil, {}, nil}); n != 0 || err != nil {
+		t.Fatalf("WriteBuffers of empty slices: %d, %v", n, err)
+	}
 	f.Write([]byte("tail"))
 	want.WriteString("tail")
 	if f.off != int64(want.Len()) {

@@ -17,7 +17,11 @@ func writeBuffers(f *os.File, bufs [][]byte) (int, error) {
 		return 0, err
 	}
 	total := 0
-	for len(bufs) > 0 {
+	for {
+		// Empty slices first would make a call write nothing.
+		if bufs = advance(bufs, 0); len(bufs) == 0 {
+			return total, nil
+		}
 		var n int
 		var werr error
 		cerr := rc.Write(func(fd uintptr) bool {
@@ -37,9 +41,8 @@ func writeBuffers(f *os.File, bufs [][]byte) (int, error) {
 		if werr != nil {
 			return total, &os.PathError{Op: "write", Path: f.Name(), Err: werr}
 		}
-		if n == 0 && len(bufs) > 0 {
+		if n == 0 {
 			return total, &os.PathError{Op: "write", Path: f.Name(), Err: unix.EIO}
 		}
 	}
-	return total, nil
 }
