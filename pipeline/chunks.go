@@ -162,39 +162,31 @@ func (b *batch[E]) rendered() int { return b.partsLen + len(b.out) }
 // writeRendered writes the first n elements of b's rendering to w: in
 // one call when w is a BuffersWriter, else a part at a time.
 func (b *batch[E]) writeRendered(w Writer[E], n int) error {
-	if bw, ok := w.(BuffersWriter[E]); ok {
-		vec := b.vec[:0]
-		for _, s := range b.parts {
-			if n == 0 {
-				break
-			}
-			k := min(n, len(s))
-			vec = append(vec, s[:k])
-			n -= k
-		}
-		if n > 0 {
-			vec = append(vec, b.out[:n])
-		}
-		_, err := bw.WriteBuffers(vec)
-		clear(vec) // the chunks go back to the pool
-		b.vec = vec[:0]
-		return err
-	}
+	vec := b.vec[:0]
 	for _, s := range b.parts {
 		if n == 0 {
-			return nil
+			break
 		}
 		k := min(n, len(s))
-		if _, err := w.Write(s[:k]); err != nil {
-			return err
-		}
+		vec = append(vec, s[:k])
 		n -= k
 	}
 	if n > 0 {
-		_, err := w.Write(b.out[:n])
-		return err
+		vec = append(vec, b.out[:n])
 	}
-	return nil
+	var err error
+	if bw, ok := w.(BuffersWriter[E]); ok {
+		_, err = bw.WriteBuffers(vec)
+	} else {
+		for _, s := range vec {
+			if _, err = w.Write(s); err != nil {
+				break
+			}
+		}
+	}
+	clear(vec) // the chunks go back to the pool
+	b.vec = vec[:0]
+	return err
 }
 
 // releaseOut gives b's chunks back to pool.

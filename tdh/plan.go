@@ -304,19 +304,33 @@ func (pp *planProp) appendText(dst []byte, v *Value) ([]byte, bool) {
 	return dst, false
 }
 
-// AppendTextLimit is [AppendTextLimit] of d's top-level value i, with
-// its integer and UTF-16 string scalars rendered from the plan (the XML
-// and CSV dumps' values): pl may be nil or another schema's, which
-// renders as AppendTextLimit does.
-func (pl *JSONPlan) AppendTextLimit(dst []byte, d *Decoded, i int, o *RenderOptions, limit int) ([]byte, bool) {
-	// A scalar has no budget to pass: it is never cut.
-	if out, ok := pl.AppendIntText(dst, d, i, o); ok {
-		return out, false
+// AppendText appends the text of d's top-level value i as
+// [AppendTextLimit] renders it within limit, with its integer and UTF-16
+// string scalars rendered from the plan (the XML and CSV dumps' values):
+// pl may be nil or another schema's, which renders as AppendTextLimit
+// does. cut is AppendTextLimit's. digits reports an integer the plan
+// rendered: decimal or 0x-hexadecimal digits, a leading minus, spaces
+// before a padded MOF uint32, which need no escaping in XML nor quotes in
+// CSV.
+func (pl *JSONPlan) AppendText(dst []byte, d *Decoded, i int, o *RenderOptions, limit int) (out []byte, cut, digits bool) {
+	v := &d.Values[i]
+	pp := pl.scalarProp(d, i)
+	switch {
+	case pp == nil:
+	case pp.wide:
+		// A scalar has no budget to pass: it is never cut.
+		return AppendString(dst, v.Data, true), false, false
+	case pp.mofPad && o != nil && o.MOFPadding:
+		if n := len(v.Data); n <= 8 && pp.num[n].text == kDec && !pp.mapped {
+			return appendPadded(dst, leUint(v.Data), mofUInt32Width), false, true
+		}
+	default:
+		if out, ok := pp.appendText(dst, v); ok {
+			return out, false, true
+		}
 	}
-	if pp := pl.scalarProp(d, i); pp != nil && pp.wide {
-		return AppendString(dst, d.Values[i].Data, true), false
-	}
-	return AppendTextLimit(dst, d, &d.Values[i], o, limit)
+	out, cut = AppendTextLimit(dst, d, v, o, limit)
+	return out, cut, false
 }
 
 // scalarProp returns the plan of d's top-level value i when the value is
@@ -330,26 +344,6 @@ func (pl *JSONPlan) scalarProp(d *Decoded, i int) *planProp {
 		return pp
 	}
 	return nil
-}
-
-// AppendIntText appends the text of d's top-level value i as
-// [AppendTextLimit] renders it when the plan says how: an integer scalar
-// that renders as its decimal or 0x-hexadecimal digits (a leading minus,
-// spaces before a padded MOF uint32), which need no escaping in XML nor
-// quotes in CSV. ok is false, and dst unchanged, otherwise.
-func (pl *JSONPlan) AppendIntText(dst []byte, d *Decoded, i int, o *RenderOptions) (_ []byte, ok bool) {
-	pp := pl.scalarProp(d, i)
-	if pp == nil {
-		return dst, false
-	}
-	v := &d.Values[i]
-	if pp.mofPad && o != nil && o.MOFPadding {
-		if n := len(v.Data); n <= 8 && pp.num[n].text == kDec && !pp.mapped {
-			return appendPadded(dst, leUint(v.Data), mofUInt32Width), true
-		}
-		return dst, false
-	}
-	return pp.appendText(dst, v)
 }
 
 // leUint returns the little-endian integer of b (1, 2, 4 or 8 bytes).

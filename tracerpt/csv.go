@@ -106,17 +106,16 @@ func (e *CSVEncoder) appendValues(b []byte, d *tdh.Decoded) []byte {
 			b = append(b, tdh.TruncatedMarker...)
 			break
 		}
-		var cut bool
-		if out, ok := pl.AppendIntText(b, d, i, &e.render); ok {
-			// Digits: nothing to quote (and not a string).
-			if b = out; mof && len(b) > start {
-				if w := mofCSVWidth(v); w > 0 {
-					b = rightAlignFrom(b, start, w)
-				}
-			}
-		} else if b, cut = pl.AppendTextLimit(b, d, i, &e.render, limit); isStringValue(v) {
+		var cut, digits bool
+		b, cut, digits = pl.AppendText(b, d, i, &e.render, limit)
+		str := !digits && isStringValue(v) // digits are an integer's
+		switch {
+		case str:
 			b = e.quoteFrom(b, start, true)
-		} else if b = e.quoteFrom(b, start, false); mof && len(b) > start && b[start] != '"' {
+		case !digits: // an integer's digits need no quotes
+			b = e.quoteFrom(b, start, false)
+		}
+		if mof && !str && len(b) > start && b[start] != '"' {
 			if w := mofCSVWidth(v); w > 0 {
 				b = rightAlignFrom(b, start, w)
 			}

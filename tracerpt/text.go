@@ -269,23 +269,20 @@ func appendXMLEscaped[S ~string | ~[]byte](dst []byte, s S, attr bool) []byte {
 }
 
 // appendXMLText appends s escaped as XML character data.
-func appendXMLText(dst []byte, s string) []byte {
-	n := xmlPlainLen(s, false)
-	dst = append(dst, s[:n]...)
-	if n == len(s) {
-		return dst
-	}
-	return appendXMLEscaped(dst, s[n:], false)
-}
+func appendXMLText(dst []byte, s string) []byte { return appendXMLString(dst, s, false) }
 
 // appendXMLAttr appends s escaped as an XML attribute value.
-func appendXMLAttr(dst []byte, s string) []byte {
-	n := xmlPlainLen(s, true)
+func appendXMLAttr(dst []byte, s string) []byte { return appendXMLString(dst, s, true) }
+
+// appendXMLString appends s escaped (appendXMLEscaped), its leading
+// plain run copied at once.
+func appendXMLString(dst []byte, s string, attr bool) []byte {
+	n := xmlPlainLen(s, attr)
 	dst = append(dst, s[:n]...)
 	if n == len(s) {
 		return dst
 	}
-	return appendXMLEscaped(dst, s[n:], true)
+	return appendXMLEscaped(dst, s[n:], attr)
 }
 
 // escapeXMLFrom escapes dst[start:] in place (through scratch) when it

@@ -164,12 +164,9 @@ func (e *XMLEncoder) appendEventData(b []byte, d *tdh.Decoded) []byte {
 			b = append(b, "</Data>\n"...)
 			break
 		}
-		var cut bool
-		if out, ok := pl.AppendIntText(b, d, i, &e.render); ok {
-			b = out // digits: nothing to escape
-		} else {
-			start := len(b)
-			b, cut = pl.AppendTextLimit(b, d, i, &e.render, limit)
+		start := len(b)
+		var cut, digits bool
+		if b, cut, digits = pl.AppendText(b, d, i, &e.render, limit); !digits {
 			b, e.scratch = escapeXMLFrom(b, start, e.scratch)
 		}
 		b = append(b, "</Data>\n"...)
