@@ -33,7 +33,8 @@ const (
 
 // insertMemo is what a step of a plan's message wrote for the last scalar
 // it inserted the way of appendInsert: the value's size and bytes and the
-// pointer size, the insert's bytes before escaping (raw) and its JSON.
+// pointer size, the insert's bytes before escaping (raw) and its JSON (or
+// its text escaped, for AppendMessageEscaped).
 type insertMemo struct {
 	size, ptr int // size 0: none
 	val       uint64
@@ -50,6 +51,7 @@ const maxInsertMemo = 256
 // expansion (see appendMessageJSON).
 func (pl *JSONPlan) planMessageJSON() {
 	pl.msgOps, pl.msgJSON, pl.msgJSONValid = pl.msgOps[:0], pl.msgJSON[:0], true
+	pl.msgEscBy, pl.msgEsc, pl.msgEscSteps = nil, pl.msgEsc[:0], pl.msgEscSteps[:0]
 	for i := range pl.msg {
 		m := &pl.msg[i]
 		op := msgOp{start: int32(len(pl.msgJSON)), raw: int32(len(m.text)), piece: int32(i), n: int32(m.n), text: textSpec(m.spec)}

@@ -64,6 +64,7 @@ func TestMessageJSONPieces(t *testing.T) {
 		if _, _, ok := pl.appendMessageJSON(nil, nil, c.msg, d); ok != c.pieces {
 			t.Errorf("%q: escaped in pieces %v, want %v", c.msg, ok, c.pieces)
 		}
+		checkEscaped(t, pl, c.msg, d, &c.pieces)
 		// Values of fewer properties: the inserts past them as written.
 		short := *d
 		short.Values = d.Values[:1]
@@ -71,6 +72,7 @@ func TestMessageJSONPieces(t *testing.T) {
 		if got, _ = pl.AppendMessageJSON(nil, nil, c.msg, &short); !bytes.Equal(got, want) {
 			t.Fatalf("%q with one value: got %s\nwant %s", c.msg, got, want)
 		}
+		checkEscaped(t, pl, c.msg, &short, nil)
 	}
 }
 
@@ -102,6 +104,7 @@ func TestMessageJSONNearCut(t *testing.T) {
 					if got, _ := pl.AppendMessageJSON([]byte("x"), nil, msg, d); !bytes.Equal(got, want) {
 						t.Fatalf("pad %d, tail %q, insert %q: got ...%s\nwant ...%s", pad, tail, s, got[max(0, len(got)-80):], want[max(0, len(want)-80):])
 					}
+					checkEscaped(t, pl, msg, d, nil)
 				}
 			}
 		}
@@ -130,6 +133,7 @@ func TestMessageJSONMemo(t *testing.T) {
 			if got, _ := pl.AppendMessageJSON([]byte("x"), nil, msg, d); !bytes.Equal(got, want) {
 				t.Fatalf("string of %d, flags %#x: got …%s\nwant …%s", n, flags, got[len(got)-80:], want[len(want)-80:])
 			}
+			checkEscaped(t, pl, msg, d, nil)
 		}
 	}
 }

@@ -33,6 +33,12 @@ type JSONPlan struct {
 	msgJSON      []byte
 	msgJSONValid bool
 	msgMemo      []insertMemo // per step of msgOps
+	// The text of msgOps' steps escaped by msgEscBy (see
+	// AppendMessageEscaped), back to back, and the steps with their
+	// text's place; made at the first use of each escaper.
+	msgEscBy    MessageEscaper
+	msgEsc      []byte
+	msgEscSteps []escStep
 }
 
 // planProp is the plan of one top-level property.
@@ -101,6 +107,7 @@ func (pl *JSONPlan) Reset(s *Event) {
 	pl.schema, pl.names = s, false
 	pl.props, pl.keys, pl.print, pl.msg = pl.props[:0], pl.keys[:0], pl.print[:0], pl.msg[:0]
 	pl.msgOps, pl.msgJSON, pl.msgJSONValid = pl.msgOps[:0], pl.msgJSON[:0], false
+	pl.msgEscBy, pl.msgEscSteps = nil, pl.msgEscSteps[:0]
 	if s == nil {
 		return
 	}

@@ -29,7 +29,7 @@ type XMLEncoder struct {
 	system  *xmlSystem    // rendered parts of <System>, per goroutine
 	texts   xmlTextCache  // the schemas' <Data> openings and RenderingInfo
 	plans   tdh.PlanCache // the schemas' plans: integer and string values, messages
-	noTexts bool          // render every schema's text anew (the tests' reference)
+	noTexts bool          // render every schema's text and message anew (the tests' reference)
 }
 
 // NewXMLEncoder returns an encoder for the events of files (event.File
@@ -193,11 +193,7 @@ func (e *XMLEncoder) appendRenderingInfo(b []byte, s *tdh.Event, res *decode.Res
 	}
 	if s.Source != tdh.SourceMOF && s.Source != tdh.SourceTraceLogging &&
 		s.Message != "" && res.Decoded != nil && decodedOK(res, e.o.LessRestrictive) {
-		if e.msg = e.appendMessage(e.msg[:0], s.Message, res.Decoded); len(e.msg) > 0 {
-			b = append(b, "\t\t<Message>"...)
-			b = appendXMLEscaped(b, e.msg, false)
-			b = append(b, "</Message>\n"...)
-		}
+		b = e.appendMessageElem(b, s.Message, res.Decoded)
 	}
 	if t != nil {
 		return append(b, t.tail...)
@@ -205,16 +201,45 @@ func (e *XMLEncoder) appendRenderingInfo(b []byte, s *tdh.Event, res *decode.Res
 	return appendInfoTail(b, s)
 }
 
-// appendMessage appends the expansion of msg with the values of d: through
-// the schema's plan (which renders its integer and UTF-16 string inserts
-// without asking what they are), but for MOF schemas, where the plan would not apply the
-// encoder's RenderOptions (never asked: MOF events have no message here).
-func (e *XMLEncoder) appendMessage(dst []byte, msg string, d *tdh.Decoded) []byte {
-	if d.Schema != nil && d.Schema.Source != tdh.SourceMOF {
-		return e.plans.Plan(d.Schema).AppendMessage(dst, msg, d)
+// appendMessageElem appends <Message> with the expansion of msg with the
+// values of d, escaped, unless it is empty: through the schema's plan
+// (which renders its integer and UTF-16 string inserts without asking
+// what they are, and keeps the message's literal text escaped), but for
+// MOF schemas, where the plan would not apply the encoder's RenderOptions
+// (never asked: MOF events have no message here).
+func (e *XMLEncoder) appendMessageElem(b []byte, msg string, d *tdh.Decoded) []byte {
+	const open = "\t\t<Message>"
+	b = append(b, open...)
+	n := len(b)
+	switch {
+	case d.Schema == nil || d.Schema.Source == tdh.SourceMOF:
+		e.msg = tdh.AppendMessage(e.msg[:0], msg, d, &e.render)
+		b = appendXMLEscaped(b, e.msg, false)
+	case e.noTexts:
+		// Expanded, then escaped whole: the tests' reference.
+		e.msg = e.plans.Plan(d.Schema).AppendMessage(e.msg[:0], msg, d)
+		b = appendXMLEscaped(b, e.msg, false)
+	default:
+		b, e.msg = e.plans.Plan(d.Schema).AppendMessageEscaped(b, e.msg, msg, d, xmlMessage{})
 	}
-	return tdh.AppendMessage(dst, msg, d, &e.render)
+	if len(b) == n {
+		// An empty expansion (its escape is as long as it is, or
+		// longer): no element.
+		return b[:n-len(open)]
+	}
+	return append(b, "</Message>\n"...)
 }
+
+// xmlMessage escapes messages as XML character data, for
+// tdh.JSONPlan.AppendMessageEscaped.
+type xmlMessage struct{}
+
+// PlainLen returns the length of the leading run of b that
+// appendXMLEscaped copies as it is (printable ASCII only).
+func (xmlMessage) PlainLen(b []byte) int { return xmlPlainLen(b, false) }
+
+// AppendEscaped appends b escaped as XML character data.
+func (xmlMessage) AppendEscaped(dst, b []byte) []byte { return appendXMLEscaped(dst, b, false) }
 
 // appendInfoElem appends <name>v</name> on its line, if v is not empty.
 func appendInfoElem(b []byte, name, v string) []byte {
