@@ -48,6 +48,13 @@ func checkPlan(t *testing.T, pl *tdh.JSONPlan, d *tdh.Decoded, msg string) {
 	if !bytes.Equal(got, want) {
 		t.Fatalf("message %q as JSON through the plan:\n got %q\nwant %q", msg, got, want)
 	}
+	want = tdh.TestEscaper.AppendEscaped(prefix, tdh.AppendMessage(nil, msg, d, nil))
+	for range 2 { // the second time with the plan's escaped text made
+		got, _ = pl.AppendMessageEscaped(prefix, []byte("scratch"), msg, d, tdh.TestEscaper)
+		if !bytes.Equal(got, want) {
+			t.Fatalf("message %q escaped through the plan:\n got %q\nwant %q", msg, got, want)
+		}
+	}
 }
 
 // insertsMessage returns a message that inserts each of the n top-level
