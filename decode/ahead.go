@@ -56,6 +56,11 @@ type Ahead[T any] struct {
 	decs chan *Decoder     // clones of dec for the loaders
 	free chan *aheadBuf[T] // released values, their storage kept for the pass
 	live atomic.Int32      // buffers' values not released
+	// most is the most entries a buffer has held in the pass: a new
+	// buffer's storage starts with room for as many, rather than grow
+	// to it in a dozen steps (each allocated, cleared and copied: 6 % of
+	// stats' CPU on net.4.5.2, whose kernel buffers hold ~1,600 samples).
+	most atomic.Int32
 }
 
 // Bounds on what is decoded ahead: events per buffer (a 64 KiB buffer
@@ -124,7 +129,7 @@ func (a *Ahead[T]) Prepare(b *etl.Buffer, file int) etl.Prepared {
 	select {
 	case ab = <-a.free:
 	default:
-		ab = &aheadBuf[T]{a: a}
+		ab = &aheadBuf[T]{a: a, ents: make([]aheadEnt[T], 0, max(64, int(a.most.Load())))}
 	}
 	ab.gen = d.Registry.Generation()
 	rr := b.Records()
@@ -147,6 +152,9 @@ func (a *Ahead[T]) Prepare(b *etl.Buffer, file int) etl.Prepared {
 		e.tl = r.Origin.Kind == "tracelogging"
 		e.val = a.extract(ev, r)
 		ab.ents = append(ab.ents, e)
+	}
+	if n := int32(len(ab.ents)); n > a.most.Load() {
+		a.most.Store(n) // racing loaders: one of the largest wins
 	}
 	*ev = etl.Event{} // it points into the buffer, which is not kept
 	select {
