@@ -3,6 +3,7 @@ package etl
 import (
 	"bytes"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -134,6 +135,63 @@ func TestReadAheadOption(t *testing.T) {
 			if got[i] != def[i] {
 				t.Fatalf("ReadAhead %d: event %d is id %d, default %d", ahead, i, got[i], def[i])
 			}
+		}
+	}
+}
+
+// TestReadAheadSoonest: the loads made ahead of need go to the buffers
+// the merge will want soonest, whatever their stream. The trace: a quiet
+// processor, whose buffers each span much of the trace, and a busy one
+// (1 KiB buffers, nine events in ten). A quiet stream that took the bound
+// for its late buffers left the busy one's loaded one at a time, each on
+// need (the reading goroutine waiting for it from its start).
+func TestReadAheadSoonest(t *testing.T) {
+	var out bytes.Buffer
+	w, err := NewWriter(&out, &WriterOptions{BufferSize: 1024, Header: LogfileHeader{Is64: true, NumberOfProcessors: 2,
+		StartTime: 132247862638609634, HeaderTimestamp: 80000000000, LoggerName: "soonest"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 1500 {
+		ev := Event{Header: HeaderEvent64, Processor: 1, Descriptor: EventDescriptor{ID: uint16(i)}, Timestamp: 80000000000 + int64(i)*10, UserData: make([]byte, 40)}
+		if i%10 == 0 {
+			ev.Processor = 0
+		}
+		if err := w.WriteEvent(&ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := NewFile(bytes.NewReader(out.Bytes()), int64(out.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, workers := range []int{1, 2, 4} {
+		r := NewReader([]*File{f}, &ReaderOptions{Workers: workers, ReadAhead: 4})
+		var bufs []int
+		for _, s := range r.streams {
+			bufs = append(bufs, len(s.bufs))
+		}
+		n := 0
+		for ; r.Next(); n++ {
+			if r.ahead > r.maxAhead {
+				t.Fatalf("%d workers: %d buffers ahead, bound %d", workers, r.ahead, r.maxAhead)
+			}
+		}
+		if len(r.Errors()) > 0 {
+			t.Fatal(r.Errors())
+		}
+		r.Close()
+		if n < 1500 || len(bufs) != 3 || slices.Max(bufs) < 60 {
+			t.Fatalf("%d events, streams of %v buffers: the trace does not test the order", n, bufs)
+		}
+		// The busy stream's buffers come ahead of need but at the
+		// quiet one's few turns (its queue empties when it has taken
+		// its next buffer and the bound is full of the busy one's).
+		if r.onNeed > 10 {
+			t.Errorf("%d workers: %d buffers loaded on need, of %v", workers, r.onNeed, bufs)
 		}
 	}
 }
