@@ -74,25 +74,7 @@ func TestReadAheadBounded(t *testing.T) {
 // The trace: 600 events of one processor in 1 KiB buffers (a stream of
 // ~45 buffers, beside the header buffer's).
 func TestReadAheadOption(t *testing.T) {
-	var out bytes.Buffer
-	w, err := NewWriter(&out, &WriterOptions{BufferSize: 1024, Header: LogfileHeader{Is64: true, NumberOfProcessors: 1,
-		StartTime: 132247862638609634, HeaderTimestamp: 80000000000, LoggerName: "read ahead"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range 600 {
-		ev := Event{Header: HeaderEvent64, Descriptor: EventDescriptor{ID: uint16(i)}, Timestamp: 80000000000 + int64(i), UserData: make([]byte, 40)}
-		if err := w.WriteEvent(&ev); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	f, err := NewFile(bytes.NewReader(out.Bytes()), int64(out.Len()))
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := smallBuffersTrace(t, 600, 1, 1, func(int) uint16 { return 0 })
 	read := func(ahead int) (ids []uint16, most, mostOne int) {
 		r := NewReader([]*File{f}, &ReaderOptions{Workers: 2, ReadAhead: ahead})
 		defer r.Close()
@@ -146,28 +128,12 @@ func TestReadAheadOption(t *testing.T) {
 // for its late buffers left the busy one's loaded one at a time, each on
 // need (the reading goroutine waiting for it from its start).
 func TestReadAheadSoonest(t *testing.T) {
-	var out bytes.Buffer
-	w, err := NewWriter(&out, &WriterOptions{BufferSize: 1024, Header: LogfileHeader{Is64: true, NumberOfProcessors: 2,
-		StartTime: 132247862638609634, HeaderTimestamp: 80000000000, LoggerName: "soonest"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range 1500 {
-		ev := Event{Header: HeaderEvent64, Processor: 1, Descriptor: EventDescriptor{ID: uint16(i)}, Timestamp: 80000000000 + int64(i)*10, UserData: make([]byte, 40)}
+	f := smallBuffersTrace(t, 1500, 2, 10, func(i int) uint16 {
 		if i%10 == 0 {
-			ev.Processor = 0
+			return 0
 		}
-		if err := w.WriteEvent(&ev); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	f, err := NewFile(bytes.NewReader(out.Bytes()), int64(out.Len()))
-	if err != nil {
-		t.Fatal(err)
-	}
+		return 1
+	})
 	for _, workers := range []int{1, 2, 4} {
 		r := NewReader([]*File{f}, &ReaderOptions{Workers: workers, ReadAhead: 4})
 		var bufs []int
@@ -194,4 +160,32 @@ func TestReadAheadSoonest(t *testing.T) {
 			t.Errorf("%d workers: %d buffers loaded on need, of %v", workers, r.onNeed, bufs)
 		}
 	}
+}
+
+// smallBuffersTrace returns a trace in 1 KiB buffers of n events (40-byte
+// payloads, id i) of procs processors, event i on processor proc(i) at
+// raw time 80000000000 + i×step.
+func smallBuffersTrace(t *testing.T, n int, procs uint32, step int64, proc func(i int) uint16) *File {
+	t.Helper()
+	var out bytes.Buffer
+	w, err := NewWriter(&out, &WriterOptions{BufferSize: 1024, Header: LogfileHeader{Is64: true, NumberOfProcessors: procs,
+		StartTime: 132247862638609634, HeaderTimestamp: 80000000000, LoggerName: "read ahead"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		ev := Event{Header: HeaderEvent64, Processor: proc(i), Descriptor: EventDescriptor{ID: uint16(i)},
+			Timestamp: 80000000000 + int64(i)*step, UserData: make([]byte, 40)}
+		if err := w.WriteEvent(&ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := NewFile(bytes.NewReader(out.Bytes()), int64(out.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
 }

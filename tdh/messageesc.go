@@ -115,17 +115,11 @@ func (pl *JSONPlan) appendMessageEscaped(dst, scratch []byte, msg string, d *Dec
 				continue
 			}
 		}
-		var mm *insertMemo
-		var val uint64
-		if sz := len(v.Data); v.Kind == Scalar && v.Prop == pp.prop && (sz == 1 || sz == 2 || sz == 4 || sz == 8) {
-			// A scalar's insert that depends on its bytes and the
-			// pointer size alone (see appendMessageJSON).
-			mm, val = &st.memo, leUint(v.Data)
-			if mm.size == sz && mm.val == val && mm.ptr == d.PointerSize && raw+mm.raw < MaxMessageBytes {
-				out = append(out, mm.json...)
-				raw += mm.raw
-				continue
-			}
+		val, memo, hit := st.memo.holds(v, pp, d.PointerSize, raw)
+		if hit {
+			out = append(out, st.memo.json...)
+			raw += st.memo.raw
+			continue
 		}
 		out = pl.appendInsert(out, d, &pl.msg[st.piece], v, n+MaxMessageBytes-raw)
 		r := len(out) - n
@@ -137,10 +131,8 @@ func (pl *JSONPlan) appendMessageEscaped(dst, scratch []byte, msg string, d *Dec
 			scratch = append(scratch[:0], out[safe:]...)
 			out = esc.AppendEscaped(out[:safe], scratch)
 		}
-		if mm != nil && raw < MaxMessageBytes && len(out)-n <= maxInsertMemo {
-			// Not cut by the bound: the same text wherever it fits.
-			mm.size, mm.val, mm.ptr, mm.raw = len(v.Data), val, d.PointerSize, r
-			mm.json = append(mm.json[:0], out[n:]...)
+		if memo {
+			st.memo.keep(len(v.Data), val, d.PointerSize, r, raw, out[n:])
 		}
 	}
 	if raw > MaxMessageBytes {

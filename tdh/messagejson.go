@@ -45,6 +45,32 @@ type insertMemo struct {
 // maxInsertMemo bounds the JSON an insertMemo keeps.
 const maxInsertMemo = 256
 
+// holds returns the bytes of scalar v of property pp as an integer, and
+// reports whether a memo keeps inserts like it (memo) and holds v's
+// (hit), for a message of raw bytes so far: a scalar's insert of 1, 2, 4
+// or 8 bytes (integers, floats, map text; not a GUID's 16 or other kinds)
+// depends on its bytes and the pointer size ptr alone, and the memo's
+// text fits within MaxMessageBytes.
+func (m *insertMemo) holds(v *Value, pp *planProp, ptr, raw int) (val uint64, memo, hit bool) {
+	sz := len(v.Data)
+	if v.Kind != Scalar || v.Prop != pp.prop || (sz != 1 && sz != 2 && sz != 4 && sz != 8) {
+		return 0, false, false
+	}
+	val = leUint(v.Data)
+	return val, true, m.size == sz && m.val == val && m.ptr == ptr && raw+m.raw < MaxMessageBytes
+}
+
+// keep remembers text, the insert of a scalar of size bytes holding val
+// (holds'), r bytes before escaping, unless the message's bound cut it
+// (raw, the expansion's bytes with it) or it is too long to keep.
+func (m *insertMemo) keep(size int, val uint64, ptr, r, raw int, text []byte) {
+	if raw < MaxMessageBytes && len(text) <= maxInsertMemo {
+		// Not cut by the bound: the same text wherever it fits.
+		m.size, m.val, m.ptr, m.raw = size, val, ptr, r
+		m.json = append(m.json[:0], text...)
+	}
+}
+
 // planMessageJSON makes the steps of the plan's message for JSON,
 // consecutive literal pieces in one step: appendMessage checks its bound
 // before each piece, and a step of several pieces gives the same
@@ -158,19 +184,12 @@ func (pl *JSONPlan) appendMessageJSON(dst, scratch []byte, msg string, d *Decode
 		// The insert's text straight into the string (appendMessage's
 		// bound, with the text from n), escaped from the first byte
 		// that needs it, through scratch.
-		var mm *insertMemo
-		var val uint64
-		if sz := len(v.Data); v.Kind == Scalar && v.Prop == pp.prop && (sz == 1 || sz == 2 || sz == 4 || sz == 8) {
-			// A scalar's insert of 1, 2, 4 or 8 bytes (integers, floats,
-			// map text; not a GUID's 16 or other kinds) depends on its
-			// bytes and the pointer size alone: the step keeps the last
-			// one's.
-			mm, val = &pl.msgMemo[k], leUint(v.Data)
-			if mm.size == sz && mm.val == val && mm.ptr == d.PointerSize && raw+mm.raw < MaxMessageBytes {
-				out = append(out, mm.json...)
-				raw += mm.raw
-				continue
-			}
+		mm := &pl.msgMemo[k]
+		val, memo, hit := mm.holds(v, pp, d.PointerSize, raw)
+		if hit {
+			out = append(out, mm.json...)
+			raw += mm.raw
+			continue
 		}
 		n := len(out)
 		out = pl.appendInsert(out, d, &pl.msg[op.piece], v, n+MaxMessageBytes-raw)
@@ -183,10 +202,8 @@ func (pl *JSONPlan) appendMessageJSON(dst, scratch []byte, msg string, d *Decode
 				return out[:n0], scratch, false
 			}
 		}
-		if mm != nil && raw < MaxMessageBytes && len(out)-n <= maxInsertMemo {
-			// Not cut by the bound: the same text wherever it fits.
-			mm.size, mm.val, mm.ptr, mm.raw = len(v.Data), val, d.PointerSize, r
-			mm.json = append(mm.json[:0], out[n:]...)
+		if memo {
+			mm.keep(len(v.Data), val, d.PointerSize, r, raw, out[n:])
 		}
 	}
 	if raw > MaxMessageBytes {
