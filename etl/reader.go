@@ -140,7 +140,8 @@ type loadResult struct {
 
 type stream struct {
 	bufs   []bufPos
-	next   int // next buffer to request
+	next   int   // next buffer to request
+	due    int64 // when the merge will want bufs[next] (Reader.need), once a load has started
 	queue  []chan loadResult
 	early  int // the last of queue, loads made ahead of need (Reader.ahead)
 	cur    *Buffer
@@ -331,7 +332,9 @@ func (r *Reader) fill(s *stream) {
 
 // soonest returns the stream whose next buffer to load the merge will
 // want first, among those with fewer than depth loads queued; nil if
-// none has a buffer left to load. Ties go to the first stream.
+// none has a buffer left to load. Ties go to the first stream. Every
+// stream has started a load (its due is set): the merge starts each
+// stream's first before it loads ahead.
 func (r *Reader) soonest() *stream {
 	var best *stream
 	var when int64
@@ -339,8 +342,8 @@ func (r *Reader) soonest() *stream {
 		if len(t.queue) >= r.depth || t.next >= len(t.bufs) {
 			continue
 		}
-		if n := r.need(t, t.next); best == nil || n < when {
-			best, when = t, n
+		if best == nil || t.due < when {
+			best, when = t, t.due
 		}
 	}
 	return best
@@ -358,6 +361,9 @@ func (r *Reader) start(s *stream) {
 	r.loads.add(r.ref(s.bufs[s.next]), r.need(s, s.next), ch)
 	s.queue = append(s.queue, ch)
 	s.next++
+	if s.next < len(s.bufs) {
+		s.due = r.need(s, s.next)
+	}
 }
 
 // load reads ref's buffer; a panic while reading becomes the result's
