@@ -18,43 +18,68 @@ type MessageEscaper interface {
 	AppendEscaped(dst, b []byte) []byte
 }
 
-// escStep is a step of planMessageJSON's (a run of literal pieces, an
-// insert or the end) with its text escaped by the plan's msgEscBy:
-// msgEsc[start:end]. raw, piece, n and text are the msgOp's.
+// escStep is a step of a plan's message escaped by the plan's msgEscBy:
+// a run of literal pieces (maybe none), escaped in msgEsc[lit:ins], then
+// an insert (its index in the plan's pieces, its number and whether it
+// inserts its text as it is: textSpec), the end (%0: piece opEnd) or
+// nothing more (the message's last step: piece opLiteral). The insert as
+// written, for an event without its value, is msgEsc[ins:end]. litRaw
+// and insRaw are the two texts' bytes before escaping.
 type escStep struct {
-	start, end int32
-	raw        int32
-	piece      int32
-	n          int32
-	text       bool
-	memo       insertMemo // its last scalar insert, escaped (see insertMemo)
+	lit, ins, end  int32
+	litRaw, insRaw int32
+	piece          int32
+	n              int32
+	text           bool
+	memo           insertMemo // its last scalar insert, escaped (see insertMemo)
 }
 
-// planMessageEscaped escapes the text of each step of the plan's message
-// (planMessageJSON's: a run of literal pieces, or an insert as written)
-// with esc into msgEsc, and makes msgEscSteps.
+// planMessageEscaped escapes the text of the plan's message with esc
+// into msgEsc and makes its steps (msgEscSteps).
 func (pl *JSONPlan) planMessageEscaped(esc MessageEscaper) {
 	pl.msgEscBy, pl.msgEsc, pl.msgEscSteps = esc, pl.msgEsc[:0], pl.msgEscSteps[:0]
+	st := pl.newEscStep()
 	for i := range pl.msg {
 		m := &pl.msg[i]
-		if i == 0 || !isLiteral(m) || !isLiteral(&pl.msg[i-1]) {
-			// A step of its own.
-			k := len(pl.msgEscSteps)
-			op := &pl.msgOps[k]
-			var keep []byte // the memo's storage, kept
-			if k < cap(pl.msgEscSteps) {
-				keep = pl.msgEscSteps[:k+1][k].memo.json[:0]
-			}
-			pl.msgEscSteps = append(pl.msgEscSteps, escStep{start: int32(len(pl.msgEsc)),
-				raw: op.raw, piece: op.piece, n: op.n, text: op.text, memo: insertMemo{json: keep}})
+		if isLiteral(m) {
+			pl.msgEsc = esc.AppendEscaped(pl.msgEsc, []byte(m.text))
+			st.litRaw += int32(len(m.text))
+			continue
+		}
+		st.ins = int32(len(pl.msgEsc))
+		if m.end {
+			st.piece = opEnd
+			st.end = st.ins
+			return
 		}
 		pl.msgEsc = esc.AppendEscaped(pl.msgEsc, []byte(m.text))
-		pl.msgEscSteps[len(pl.msgEscSteps)-1].end = int32(len(pl.msgEsc))
+		st.end, st.insRaw = int32(len(pl.msgEsc)), int32(len(m.text))
+		st.piece, st.n, st.text = int32(i), int32(m.n), textSpec(m.spec)
+		st = pl.newEscStep()
 	}
+	st.ins, st.end = int32(len(pl.msgEsc)), int32(len(pl.msgEsc))
 }
 
-// isLiteral reports whether m is literal text, which planMessageJSON
-// joins with the literal pieces around it.
+// newEscStep appends a step whose literal text starts at msgEsc's end,
+// the message's last so far (opLiteral), and returns it.
+func (pl *JSONPlan) newEscStep() *escStep {
+	k := len(pl.msgEscSteps)
+	var keep []byte // the memo's storage, kept
+	if k < cap(pl.msgEscSteps) {
+		keep = pl.msgEscSteps[:k+1][k].memo.json[:0]
+	}
+	pl.msgEscSteps = append(pl.msgEscSteps, escStep{lit: int32(len(pl.msgEsc)), piece: opLiteral, memo: insertMemo{json: keep}})
+	return &pl.msgEscSteps[k]
+}
+
+// wideEscaper is a MessageEscaper that converts a UTF-16 string and
+// escapes it in one pass: appendWidePlain appends the text of b and
+// reports whether it escaped nothing (else dst is returned as it was).
+type wideEscaper interface {
+	appendWidePlain(dst, b []byte) ([]byte, bool)
+}
+
+// isLiteral reports whether m is literal text.
 func isLiteral(m *msgPiece) bool { return !m.end && m.n == 0 }
 
 // AppendMessageEscaped appends the expansion of msg with no RenderOptions
@@ -73,13 +98,13 @@ func (pl *JSONPlan) AppendMessageEscaped(dst, scratch []byte, msg string, d *Dec
 }
 
 // appendMessageEscaped is AppendMessageEscaped for the events whose
-// message the plan escapes piece by piece (see appendMessageJSON); ok is
+// message the plan escapes piece by piece; ok is
 // false, and dst unchanged, for the others.
 func (pl *JSONPlan) appendMessageEscaped(dst, scratch []byte, msg string, d *Decoded, esc MessageEscaper) (_, _ []byte, ok bool) {
-	if pl == nil || pl.schema == nil || msg != pl.schema.Message || !pl.msgJSONValid || !pl.mine(d) {
+	if pl == nil || pl.schema == nil || msg != pl.schema.Message || !pl.msgValid || !pl.mine(d) {
 		return dst, scratch, false
 	}
-	if pl.msgEscBy != esc || len(pl.msgEscSteps) != len(pl.msgOps) {
+	if pl.msgEscBy != esc {
 		pl.planMessageEscaped(esc)
 	}
 	var top []Value
@@ -90,29 +115,54 @@ func (pl *JSONPlan) appendMessageEscaped(dst, scratch []byte, msg string, d *Dec
 	out := dst
 	raw := 0 // bytes of the expansion so far (appendMessage's len(out))
 	for k := range pl.msgEscSteps {
-		// appendMessage's bound, as appendMessageJSON checks it.
+		// appendMessage cuts the expansion before a piece once it has
+		// MaxMessageBytes: checked before a run of literal pieces and
+		// before what follows it; a literal piece within a run that
+		// passes the bound makes raw larger than it, which the next
+		// check or the end sees.
 		st := &pl.msgEscSteps[k]
 		if raw >= MaxMessageBytes {
 			return out[:n0], scratch, false
 		}
-		if st.piece < 0 || int(st.n) > len(top) {
-			if st.piece == opEnd {
-				break
+		out = append(out, pl.msgEsc[st.lit:st.ins]...)
+		raw += int(st.litRaw)
+		if st.piece < 0 {
+			if st.piece == opEnd && raw >= MaxMessageBytes {
+				return out[:n0], scratch, false
 			}
-			// Literal text, or an insert of a value the event lacks.
-			out = append(out, pl.msgEsc[st.start:st.end]...)
-			raw += int(st.raw)
+			break // the end, or the message's last literal text
+		}
+		if raw >= MaxMessageBytes {
+			return out[:n0], scratch, false
+		}
+		if int(st.n) > len(top) {
+			// An insert of a value the event lacks, as written.
+			out = append(out, pl.msgEsc[st.ins:st.end]...)
+			raw += int(st.insRaw)
 			continue
 		}
 		v, pp := &top[st.n-1], &pl.props[st.n-1]
 		n := len(out)
 		if v.Kind == Scalar && v.Prop == pp.prop && st.text {
-			// Digits, a sign or "0x" and hex digits: nothing to
-			// escape.
-			var isInt bool
-			if out, isInt = pp.appendText(out, v); isInt {
-				raw += len(out) - n
-				continue
+			if pp.wide {
+				// A UTF-16 string, converted and escaped in one
+				// pass where the escaper can, when that escapes
+				// nothing (else the way below).
+				if w, ok := esc.(wideEscaper); ok {
+					var plain bool
+					if out, plain = w.appendWidePlain(out, v.Data); plain {
+						raw += len(out) - n
+						continue
+					}
+				}
+			} else {
+				// Digits, a sign or "0x" and hex digits: nothing to
+				// escape.
+				var isInt bool
+				if out, isInt = pp.appendText(out, v); isInt {
+					raw += len(out) - n
+					continue
+				}
 			}
 		}
 		val, memo, hit := st.memo.holds(v, pp, d.PointerSize, raw)

@@ -2,6 +2,7 @@ package tdh
 
 import (
 	"bytes"
+	"unicode/utf8"
 
 	"github.com/etwkit/etw/internal/jsonstr"
 )
@@ -9,26 +10,16 @@ import (
 // The message of the JSON dumps is a JSON string escaped as encoding/json
 // escapes it (package jsonstr). Expanded first and escaped afterwards, each
 // of its bytes is scanned once more: a plan escapes its message's literal
-// text once (planMessageJSON) and writes integer inserts, digits that need
-// no escape, straight into the string; the other inserts' text is written
-// into the string too and escaped from its first byte that needs it (most
-// are plain ASCII: names, map text, arrays of numbers).
-
-// msgOp is one step of a plan's message for JSON: a run of literal
-// pieces, an insert, or the end (%0). Its text, escaped, is
-// msgJSON[start:end], raw bytes unescaped: for an insert, the insert as
-// written, which an event with fewer values shows as it is.
-type msgOp struct {
-	start, end int32
-	raw        int32
-	piece      int32 // the insert's index in JSONPlan.msg; opLiteral, opEnd
-	n          int32 // the insert's number (msgPiece.n); 0 for the others
-	text       bool  // the insert's text as it is (textSpec)
-}
+// text once and writes integer inserts, digits that need no escape,
+// straight into the string; the other inserts' text is written into the
+// string too and escaped from its first byte that needs it (most are
+// plain ASCII: names, map text, arrays of numbers). That is
+// AppendMessageEscaped's way (messageesc.go), with jsonMessage, which
+// also converts and escapes UTF-16 strings in one pass.
 
 const (
-	opLiteral = -1 - iota
-	opEnd
+	opLiteral = -1 - iota // escStep.piece: no insert (the message's last text)
+	opEnd                 // the end (%0)
 )
 
 // insertMemo is what a step of a plan's message wrote for the last scalar
@@ -71,43 +62,14 @@ func (m *insertMemo) keep(size int, val uint64, ptr, r, raw int, text []byte) {
 	}
 }
 
-// planMessageJSON makes the steps of the plan's message for JSON,
-// consecutive literal pieces in one step: appendMessage checks its bound
-// before each piece, and a step of several pieces gives the same
-// expansion (see appendMessageJSON).
-func (pl *JSONPlan) planMessageJSON() {
-	pl.msgOps, pl.msgJSON, pl.msgJSONValid = pl.msgOps[:0], pl.msgJSON[:0], true
+// planMessage resets what the plan made of its message for an escaper,
+// and checks that the message's text is valid UTF-8 (msgValid): pieces
+// escaped apart give the whole text's escape only then.
+func (pl *JSONPlan) planMessage() {
 	pl.msgEscBy, pl.msgEsc, pl.msgEscSteps = nil, pl.msgEsc[:0], pl.msgEscSteps[:0]
+	pl.msgValid = true
 	for i := range pl.msg {
-		m := &pl.msg[i]
-		op := msgOp{start: int32(len(pl.msgJSON)), raw: int32(len(m.text)), piece: int32(i), n: int32(m.n), text: textSpec(m.spec)}
-		switch {
-		case m.end:
-			op.piece = opEnd
-		case m.n == 0:
-			op.piece = opLiteral
-			if k := len(pl.msgOps) - 1; k >= 0 && pl.msgOps[k].piece == opLiteral {
-				op = pl.msgOps[k]
-				op.raw += int32(len(m.text))
-				pl.msgOps = pl.msgOps[:k]
-			}
-		}
-		var valid bool
-		pl.msgJSON, valid = jsonstr.Escape(pl.msgJSON, m.text)
-		pl.msgJSONValid = pl.msgJSONValid && valid
-		op.end = int32(len(pl.msgJSON))
-		pl.msgOps = append(pl.msgOps, op)
-	}
-	// The memos' storage is kept (their JSON buffers too), their values
-	// forgotten.
-	n := len(pl.msgOps)
-	if cap(pl.msgMemo) < n {
-		pl.msgMemo = append(pl.msgMemo[:cap(pl.msgMemo)], make([]insertMemo, n-cap(pl.msgMemo))...)
-	}
-	pl.msgMemo = pl.msgMemo[:n]
-	for i := range pl.msgMemo {
-		m := &pl.msgMemo[i]
-		*m = insertMemo{json: m.json[:0]}
+		pl.msgValid = pl.msgValid && utf8.ValidString(pl.msg[i].text)
 	}
 }
 
@@ -117,97 +79,28 @@ func (pl *JSONPlan) planMessageJSON() {
 // nil; msg is normally the plan's schema's message. scratch is storage
 // for the text of an insert to escape, returned for reuse.
 func (pl *JSONPlan) AppendMessageJSON(dst, scratch []byte, msg string, d *Decoded) (out, scratchOut []byte) {
-	if out, scratch, ok := pl.appendMessageJSON(dst, scratch, msg, d); ok {
-		return out, scratch
-	}
-	scratch = pl.AppendMessage(scratch[:0], msg, d)
-	return jsonstr.Append(dst, scratch), scratch
+	out, scratch = pl.AppendMessageEscaped(append(dst, '"'), scratch, msg, d, jsonMessage{})
+	return append(out, '"'), scratch
 }
 
-// appendMessageJSON is AppendMessageJSON for the events whose message the
-// plan escapes piece by piece; ok is false, and dst unchanged, for the
-// others: no plan or not the plan's message or values, a message that is
-// cut ([MaxMessageBytes]), text that is not valid UTF-8 (its pieces,
-// escaped apart, could differ from the whole).
-func (pl *JSONPlan) appendMessageJSON(dst, scratch []byte, msg string, d *Decoded) (_, _ []byte, ok bool) {
-	if pl == nil || pl.schema == nil || msg != pl.schema.Message || !pl.msgJSONValid || !pl.mine(d) {
-		return dst, scratch, false
+// jsonMessage escapes a message as the inside of a JSON string (jsonstr).
+type jsonMessage struct{}
+
+func (jsonMessage) PlainLen(b []byte) int { return jsonstr.SafeLen(b) }
+
+func (jsonMessage) AppendEscaped(dst, b []byte) []byte {
+	dst, _ = jsonstr.Escape(dst, b)
+	return dst
+}
+
+// appendWidePlain writes the UTF-16 string b escaped as jsonstr escapes
+// (wideMsg); a string with escapes (its text is shorter than its JSON)
+// is taken back.
+func (jsonMessage) appendWidePlain(dst, b []byte) ([]byte, bool) {
+	n := len(dst)
+	dst = appendWide(dst, b, wideMsg)
+	if bytes.IndexByte(dst[n:], '\\') >= 0 {
+		return dst[:n], false
 	}
-	var top []Value
-	if len(d.Values) >= len(d.Schema.Properties) {
-		top = d.Top()
-	}
-	n0 := len(dst) // dst is not kept live through the loop: out[:n0] is it
-	out := append(dst, '"')
-	raw := 0 // bytes of the expansion so far (appendMessage's len(out))
-	for k := range pl.msgOps {
-		// appendMessage cuts the expansion before a piece once it has
-		// MaxMessageBytes: before a step, and within a step of literal
-		// pieces, whose last piece makes raw larger than the bound,
-		// which the next step or the end sees.
-		op := &pl.msgOps[k]
-		if raw >= MaxMessageBytes {
-			return out[:n0], scratch, false
-		}
-		if op.piece == opEnd {
-			break
-		}
-		if op.piece < 0 || int(op.n) > len(top) {
-			// Literal text, or an insert of a value the event lacks.
-			out = append(out, pl.msgJSON[op.start:op.end]...)
-			raw += int(op.raw)
-			continue
-		}
-		v, pp := &top[op.n-1], &pl.props[op.n-1]
-		if v.Kind == Scalar && v.Prop == pp.prop && op.text {
-			n := len(out)
-			if pp.wide {
-				// A UTF-16 string, escaped as it is converted; one
-				// with escapes (its text is shorter than its JSON)
-				// takes the way below.
-				out = appendWide(out, v.Data, wideMsg)
-				if bytes.IndexByte(out[n:], '\\') < 0 {
-					raw += len(out) - n
-					continue
-				}
-				out = out[:n]
-			} else {
-				// Digits, a sign or "0x" and hex digits: nothing to
-				// escape.
-				var isInt bool
-				if out, isInt = pp.appendText(out, v); isInt {
-					raw += len(out) - n
-					continue
-				}
-			}
-		}
-		// The insert's text straight into the string (appendMessage's
-		// bound, with the text from n), escaped from the first byte
-		// that needs it, through scratch.
-		mm := &pl.msgMemo[k]
-		val, memo, hit := mm.holds(v, pp, d.PointerSize, raw)
-		if hit {
-			out = append(out, mm.json...)
-			raw += mm.raw
-			continue
-		}
-		n := len(out)
-		out = pl.appendInsert(out, d, &pl.msg[op.piece], v, n+MaxMessageBytes-raw)
-		r := len(out) - n
-		raw += r
-		if safe := n + jsonstr.SafeLen(out[n:]); safe < len(out) {
-			scratch = append(scratch[:0], out[safe:]...)
-			var valid bool
-			if out, valid = jsonstr.Escape(out[:safe], scratch); !valid {
-				return out[:n0], scratch, false
-			}
-		}
-		if memo {
-			mm.keep(len(v.Data), val, d.PointerSize, r, raw, out[n:])
-		}
-	}
-	if raw > MaxMessageBytes {
-		return out[:n0], scratch, false
-	}
-	return append(out, '"'), scratch, true
+	return dst, true
 }

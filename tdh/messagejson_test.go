@@ -61,7 +61,7 @@ func TestMessageJSONPieces(t *testing.T) {
 		if !bytes.Equal(got, want) {
 			t.Fatalf("%q: got %s\nwant %s", c.msg, got, want)
 		}
-		if _, _, ok := pl.appendMessageJSON(nil, nil, c.msg, d); ok != c.pieces {
+		if _, _, ok := pl.appendMessageEscaped(nil, nil, c.msg, d, jsonMessage{}); ok != c.pieces {
 			t.Errorf("%q: escaped in pieces %v, want %v", c.msg, ok, c.pieces)
 		}
 		checkEscaped(t, pl, c.msg, d, &c.pieces)

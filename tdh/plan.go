@@ -26,16 +26,10 @@ type JSONPlan struct {
 	print  []int32 // the printable properties' indexes, in order
 	names  bool    // a printable top-level property may have names
 	msg    []msgPiece
-	// The message for JSON (see AppendMessageJSON): its runs of literal
-	// pieces and its inserts, their text escaped (jsonstr) back to back
-	// in msgJSON. msgJSONValid: all of the text is valid UTF-8.
-	msgOps       []msgOp
-	msgJSON      []byte
-	msgJSONValid bool
-	msgMemo      []insertMemo // per step of msgOps
-	// The text of msgOps' steps escaped by msgEscBy (see
-	// AppendMessageEscaped), back to back, and the steps with their
-	// text's place; made at the first use of each escaper.
+	// msgValid: the message's text is valid UTF-8. The message's text
+	// escaped by msgEscBy (see AppendMessageEscaped) and its steps, made
+	// at the first use of each escaper.
+	msgValid    bool
 	msgEscBy    MessageEscaper
 	msgEsc      []byte
 	msgEscSteps []escStep
@@ -106,8 +100,7 @@ func (pl *JSONPlan) Schema() *Event { return pl.schema }
 func (pl *JSONPlan) Reset(s *Event) {
 	pl.schema, pl.names = s, false
 	pl.props, pl.keys, pl.print, pl.msg = pl.props[:0], pl.keys[:0], pl.print[:0], pl.msg[:0]
-	pl.msgOps, pl.msgJSON, pl.msgJSONValid = pl.msgOps[:0], pl.msgJSON[:0], false
-	pl.msgEscBy, pl.msgEscSteps = nil, pl.msgEscSteps[:0]
+	pl.msgValid, pl.msgEscBy, pl.msgEscSteps = false, nil, pl.msgEscSteps[:0]
 	if s == nil {
 		return
 	}
@@ -137,7 +130,7 @@ func (pl *JSONPlan) Reset(s *Event) {
 		pl.props = append(pl.props, pp)
 	}
 	pl.msg = parseMessage(pl.msg, s.Message)
-	pl.planMessageJSON()
+	pl.planMessage()
 }
 
 // numPlanOf returns how a scalar integer value of p of n bytes renders
