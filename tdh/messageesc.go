@@ -18,6 +18,62 @@ type MessageEscaper interface {
 	AppendEscaped(dst, b []byte) []byte
 }
 
+const (
+	opLiteral = -1 - iota // escStep.piece: no insert (the message's last text)
+	opEnd                 // the end (%0)
+)
+
+// insertMemo is what a step of a plan's message wrote for the last scalar
+// it inserted the way of appendInsert: the value's size and bytes and the
+// pointer size, the insert's bytes before escaping (raw) and its text,
+// escaped.
+type insertMemo struct {
+	size, ptr int // size 0: none
+	val       uint64
+	raw       int
+	text      []byte
+}
+
+// maxInsertMemo bounds the text an insertMemo keeps.
+const maxInsertMemo = 256
+
+// holds returns the bytes of scalar v of property pp as an integer, and
+// reports whether a memo keeps inserts like it (memo) and holds v's
+// (hit), for a message of raw bytes so far: a scalar's insert of 1, 2, 4
+// or 8 bytes (integers, floats, map text; not a GUID's 16 or other kinds)
+// depends on its bytes and the pointer size ptr alone, and the memo's
+// text fits within MaxMessageBytes.
+func (m *insertMemo) holds(v *Value, pp *planProp, ptr, raw int) (val uint64, memo, hit bool) {
+	sz := len(v.Data)
+	if v.Kind != Scalar || v.Prop != pp.prop || (sz != 1 && sz != 2 && sz != 4 && sz != 8) {
+		return 0, false, false
+	}
+	val = leUint(v.Data)
+	return val, true, m.size == sz && m.val == val && m.ptr == ptr && raw+m.raw < MaxMessageBytes
+}
+
+// keep remembers text, the insert of a scalar of size bytes holding val
+// (holds'), r bytes before escaping, unless the message's bound cut it
+// (raw, the expansion's bytes with it) or it is too long to keep.
+func (m *insertMemo) keep(size int, val uint64, ptr, r, raw int, text []byte) {
+	if raw < MaxMessageBytes && len(text) <= maxInsertMemo {
+		// Not cut by the bound: the same text wherever it fits.
+		m.size, m.val, m.ptr, m.raw = size, val, ptr, r
+		m.text = append(m.text[:0], text...)
+	}
+}
+
+// planMessage resets what the plan made of its message for an escaper,
+// and checks that the message's text is valid UTF-8 (msgValid): pieces
+// escaped apart give the whole text's escape only then.
+func (pl *JSONPlan) planMessage() {
+	pl.msgEscBy, pl.msgEsc, pl.msgEscSteps = nil, pl.msgEsc[:0], pl.msgEscSteps[:0]
+	pl.msgValid = true
+	for i := range pl.msg {
+		pl.msgValid = pl.msgValid && utf8.ValidString(pl.msg[i].text)
+	}
+}
+
 // escStep is a step of a plan's message escaped by the plan's msgEscBy:
 // a run of literal pieces (maybe none), escaped in msgEsc[lit:ins], then
 // an insert (its index in the plan's pieces, its number and whether it
@@ -66,9 +122,9 @@ func (pl *JSONPlan) newEscStep() *escStep {
 	k := len(pl.msgEscSteps)
 	var keep []byte // the memo's storage, kept
 	if k < cap(pl.msgEscSteps) {
-		keep = pl.msgEscSteps[:k+1][k].memo.json[:0]
+		keep = pl.msgEscSteps[:k+1][k].memo.text[:0]
 	}
-	pl.msgEscSteps = append(pl.msgEscSteps, escStep{lit: int32(len(pl.msgEsc)), piece: opLiteral, memo: insertMemo{json: keep}})
+	pl.msgEscSteps = append(pl.msgEscSteps, escStep{lit: int32(len(pl.msgEsc)), piece: opLiteral, memo: insertMemo{text: keep}})
 	return &pl.msgEscSteps[k]
 }
 
@@ -167,7 +223,7 @@ func (pl *JSONPlan) appendMessageEscaped(dst, scratch []byte, msg string, d *Dec
 		}
 		val, memo, hit := st.memo.holds(v, pp, d.PointerSize, raw)
 		if hit {
-			out = append(out, st.memo.json...)
+			out = append(out, st.memo.text...)
 			raw += st.memo.raw
 			continue
 		}
