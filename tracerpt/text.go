@@ -213,7 +213,7 @@ func xmlPlain8(x uint64, attr bool) bool {
 // would turn them into spaces; CR becomes &#13; so that it survives XML
 // line-end normalisation; other C0 controls, U+FFFE and U+FFFF, which
 // XML 1.0 cannot carry, and invalid UTF-8 become U+FFFD (&#65533;).
-func appendXMLEscaped[S ~string | ~[]byte](dst []byte, s S, attr bool) []byte {
+func appendXMLEscaped[S string | []byte](dst []byte, s S, attr bool) []byte {
 	for i := 0; i < len(s); {
 		j := i + xmlPlainLen(s[i:], attr)
 		if j > i {
@@ -256,8 +256,6 @@ func appendXMLEscaped[S ~string | ~[]byte](dst []byte, s S, attr bool) []byte {
 			r, n = utf8.DecodeRuneInString(v)
 		case []byte:
 			r, n = utf8.DecodeRune(v)
-		default:
-			r, n = utf8.DecodeRuneInString(string(v.(S)))
 		}
 		i += n
 		if r == 0xFFFE || r == 0xFFFF { // not XML characters, even as references

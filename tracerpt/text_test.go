@@ -221,13 +221,22 @@ func TestCSVQuoteFrom(t *testing.T) {
 			check(string(f[:at+1]))
 		}
 	}
-	rng := rand.New(rand.NewSource(5))
-	const alphabet = "ab,\"\r\n \x00\xff+-x"
-	for range 5000 {
-		f := make([]byte, rng.Intn(30))
-		for i := range f {
-			f[i] = alphabet[rng.Intn(len(alphabet))]
-		}
-		check(string(f))
+	for _, f := range randomStrings(5, 5000, 30, "ab,\"\r\n \x00\xff+-x") {
+		check(f)
 	}
+}
+
+// randomStrings returns n strings of up to max-1 bytes of alphabet,
+// random from seed.
+func randomStrings(seed int64, n, max int, alphabet string) []string {
+	rng := rand.New(rand.NewSource(seed))
+	out := make([]string, n)
+	for k := range out {
+		b := make([]byte, rng.Intn(max))
+		for i := range b {
+			b[i] = alphabet[rng.Intn(len(alphabet))]
+		}
+		out[k] = string(b)
+	}
+	return out
 }

@@ -211,14 +211,8 @@ func TestXMLPlainLen(t *testing.T) {
 				}
 			}
 		}
-		rng := rand.New(rand.NewSource(3))
-		const alphabet = "ab \t\n\r&<>\"'\x00\x1f\x7f\x80\xc3\xa9~"
-		for range 5000 {
-			b := make([]byte, rng.Intn(40))
-			for i := range b {
-				b[i] = alphabet[rng.Intn(len(alphabet))]
-			}
-			if got, want := xmlPlainLen(string(b), attr), ref(string(b), attr); got != want {
+		for _, b := range randomStrings(3, 5000, 40, "ab \t\n\r&<>\"'\x00\x1f\x7f\x80\xc3\xa9~") {
+			if got, want := xmlPlainLen(b, attr), ref(b, attr); got != want {
 				t.Fatalf("attr %v: %q: run of %d, want %d", attr, b, got, want)
 			}
 		}
