@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/olekukonko/tablewriter"
 	"github.com/spf13/cobra"
 
 	"github.com/etwkit/etw/etl"
 	"github.com/etwkit/etw/eventjson"
+	"github.com/etwkit/etw/internal/texttable"
 	"github.com/etwkit/etw/report"
 	"github.com/etwkit/etw/tracerpt"
 )
@@ -128,9 +128,8 @@ func printInfoTable(w io.Writer, fi *fileInfo) error {
 	if len(fi.LogFileName) > maxCell {
 		fmt.Fprintf(w, "Log file name: %s\n", fi.LogFileName)
 	}
-	t := tablewriter.NewWriter(w)
-	t.Header("Field", "Value")
-	add := func(k string, v any) { t.Append(k, fmt.Sprint(v)) }
+	var rows [][]string
+	add := func(k string, v any) { rows = append(rows, []string{k, fmt.Sprint(v)}) }
 	add("Size", fi.Size)
 	add("Logger name", fi.LoggerName)
 	if len(fi.LogFileName) <= maxCell {
@@ -161,7 +160,7 @@ func printInfoTable(w io.Writer, fi *fileInfo) error {
 	for _, e := range fi.Errors {
 		add(fmt.Sprintf("  at %#x", e.Offset), e.Message)
 	}
-	return t.Render()
+	return texttable.Write(w, []string{"Field", "Value"}, rows)
 }
 
 // maxCell is the longest path shown in the info table; longer ones are

@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/olekukonko/tablewriter"
 	"github.com/spf13/cobra"
 
 	"github.com/etwkit/etw/catalog"
 	"github.com/etwkit/etw/decode"
+	"github.com/etwkit/etw/internal/texttable"
 	"github.com/etwkit/etw/report"
 )
 
@@ -62,8 +62,7 @@ With --json it writes one JSON object per provider (JSON Lines).`,
 				}
 				return nil
 			}
-			t := tablewriter.NewWriter(w)
-			t.Header("Provider", "GUID", "Events", "Decoded", "Source")
+			var rows [][]string
 			var hints []string
 			for _, p := range stats {
 				name := p.Name
@@ -77,9 +76,9 @@ With --json it writes one JSON object per provider (JSON Lines).`,
 				if name == "" {
 					name = "(unknown)"
 				}
-				t.Append(name, "{"+p.GUID.String()+"}", strconv.Itoa(p.Events), strconv.Itoa(p.Decoded), p.Source())
+				rows = append(rows, []string{name, "{" + p.GUID.String() + "}", strconv.Itoa(p.Events), strconv.Itoa(p.Decoded), p.Source()})
 			}
-			if err := t.Render(); err != nil {
+			if err := texttable.Write(w, []string{"Provider", "GUID", "Events", "Decoded", "Source"}, rows); err != nil {
 				return err
 			}
 			for _, h := range hints {

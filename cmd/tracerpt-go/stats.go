@@ -11,8 +11,8 @@ import (
 	"github.com/etwkit/etw/analysis"
 	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/internal/texttable"
 
-	"github.com/olekukonko/tablewriter"
 	"github.com/spf13/cobra"
 )
 
@@ -158,12 +158,11 @@ after "cpu_ms"): its threads' time from switch-in to switch-out.`,
 				t, _ := time.Parse(time.RFC3339Nano, *s)
 				return fmt.Sprintf("%+.3fs", t.Sub(start).Seconds())
 			}
-			tw := tablewriter.NewWriter(w)
-			header := []any{"PID", "Name", "Start", "End", "Events", "CPU samples", "CPU %", "CPU ms", "GC count", "GC pause total ms", "GC pause max ms", "Command line"}
+			header := []string{"PID", "Name", "Start", "End", "Events", "CPU samples", "CPU %", "CPU ms", "GC count", "GC pause total ms", "GC pause max ms", "Command line"}
 			if switches > 0 {
-				header = slices.Insert(header, 8, any("CPU precise ms"))
+				header = slices.Insert(header, 8, "CPU precise ms")
 			}
-			tw.Header(header...)
+			rows := make([][]string, 0, len(out.Processes))
 			for _, p := range out.Processes {
 				gcs, total, longest := "", "", ""
 				if p.GC != nil {
@@ -176,11 +175,9 @@ after "cpu_ms"): its threads' time from switch-in to switch-out.`,
 				if switches > 0 {
 					row = slices.Insert(row, 8, optFloat(p.CPUPreciseMS, 3))
 				}
-				if err := tw.Append(row); err != nil {
-					return err
-				}
+				rows = append(rows, row)
 			}
-			return tw.Render()
+			return texttable.Write(w, header, rows)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "write one JSON object")
