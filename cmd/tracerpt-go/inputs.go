@@ -5,6 +5,7 @@ import (
 
 	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/internal/cores"
 )
 
 // traceOptions says how openTrace prepares the inputs of a command.
@@ -55,6 +56,9 @@ func openTrace(cmd *cobra.Command, args []string, o *traceOptions) ([]*etl.File,
 			return files, nil, err
 		}
 	}
+	if cores.Several() {
+		go indexFiles(files)
+	}
 	var dec *decode.Decoder
 	if o.base != nil {
 		dec = o.base.Fork()
@@ -70,6 +74,17 @@ func openTrace(cmd *cobra.Command, args []string, o *traceOptions) ([]*etl.File,
 		}
 	}
 	return files, dec, nil
+}
+
+// indexFiles walks the buffer headers of files (etl.File.Buffers, which
+// the reader calls again and then finds done): on another processor
+// while the decoder's built-in schemas are made, the first time in a
+// process 2-3.5 ms on its own. net.4.5.2's 360 headers take ~0.7 ms, one
+// read each.
+func indexFiles(files []*etl.File) {
+	for _, f := range files {
+		f.Buffers()
+	}
 }
 
 // newImportDecoder returns a new decoder (newDecoder) holding the schemas
