@@ -180,6 +180,7 @@ func (ab *aheadBuf[T]) Release() {
 // the caller decodes ev itself. The events of a buffer are asked for in
 // record order (each once or more, any of them not at all).
 func (a *Ahead[T]) Get(r *etl.Reader, ev *etl.Event) (T, bool) {
+	a.dec.es.guard(ev.ProviderID) // a registration under way changes what ev decodes to
 	p, i := r.Prepared()
 	if ab, ok := p.(*aheadBuf[T]); ok && i >= 0 {
 		ents := ab.ents

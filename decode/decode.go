@@ -188,6 +188,7 @@ func (d *Decoder) Clone() *Decoder {
 // registers stays in its own registry, so that traces converted side by
 // side do not lend each other schemas, and the imports are read once.
 func (d *Decoder) Fork() *Decoder {
+	d.es.waitParsed()
 	f := newWithRegistry(d.Registry.Clone())
 	f.Nearest = d.Nearest
 	d.imports.mu.Lock()
@@ -258,6 +259,7 @@ const (
 
 // Decode finds the schema of ev and lays out its payload.
 func (d *Decoder) Decode(ev *etl.Event) *Result {
+	d.es.guard(ev.ProviderID)
 	r := &d.result
 	*r = Result{}
 	if s, ok, err := d.tl.Schema(ev); ok {

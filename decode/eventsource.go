@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/google/uuid"
 
@@ -35,6 +36,12 @@ type eventSources struct {
 	seen    map[[32]byte]bool    // manifests already registered, by content hash
 	names   map[uuid.UUID]string
 	dropped droppedChunks
+
+	// parsing holds the providers whose manifests are being parsed on
+	// other goroutines (parseAsync), nil when none; last is the done
+	// channel of the last of those parses started (under mu).
+	parsing atomic.Pointer[[]uuid.UUID]
+	last    chan struct{}
 }
 
 type pendingRef struct {
@@ -110,21 +117,36 @@ func (es *eventSources) drop(g chunkKey) int {
 	return len(c.parts)
 }
 
+// add takes one manifest chunk event and, when it completes a manifest
+// not seen before, registers the manifest's schemas with reg.
+// Another goroutine's add waits for the registration.
 func (es *eventSources) add(reg *tdh.Registry, ev *etl.Event) error {
+	es.mu.Lock()
+	defer es.mu.Unlock()
+	xml, err := es.assemble(ev)
+	if xml == nil {
+		return err
+	}
+	m, err := manifest.Parse(bytes.NewReader(xml), manifestName(ev.ProviderID))
+	return es.register(reg, m, err, ev.ProviderID)
+}
+
+// assemble takes one manifest chunk event. It returns the manifest's XML
+// when the chunk completes a manifest not seen before, else nil. The
+// caller holds es.mu.
+func (es *eventSources) assemble(ev *etl.Event) ([]byte, error) {
 	b := ev.UserData
 	if len(b) < envelopeSize || b[3] != 0x5B {
-		return fmt.Errorf("EventSource manifest event of %v: no manifest envelope", ev.ProviderID)
+		return nil, fmt.Errorf("EventSource manifest event of %v: no manifest envelope", ev.ProviderID)
 	}
 	if b[0] != 1 {
-		return fmt.Errorf("EventSource manifest event of %v: format %d is not XML", ev.ProviderID, b[0])
+		return nil, fmt.Errorf("EventSource manifest event of %v: format %d is not XML", ev.ProviderID, b[0])
 	}
 	total := int(binary.LittleEndian.Uint16(b[4:]))
 	n := int(binary.LittleEndian.Uint16(b[6:]))
 	if total == 0 || n >= total {
-		return fmt.Errorf("EventSource manifest event of %v: chunk %d of %d", ev.ProviderID, n, total)
+		return nil, fmt.Errorf("EventSource manifest event of %v: chunk %d of %d", ev.ProviderID, n, total)
 	}
-	es.mu.Lock()
-	defer es.mu.Unlock()
 	g := chunkKey{ev.File, ev.ProviderID}
 	c := es.pending[g]
 	// Chunk 0 starts the manifest again only when the one being assembled
@@ -165,7 +187,7 @@ func (es *eventSources) add(reg *tdh.Registry, ev *etl.Event) error {
 	}
 	if c.bytes+cost > MaxEventSourceManifest {
 		es.dropped.manifest += es.drop(g) + 1
-		return nil
+		return nil, nil
 	}
 	for es.held+cost > MaxEventSourcePending {
 		k := es.evictOldest(g)
@@ -178,7 +200,7 @@ func (es *eventSources) add(reg *tdh.Registry, ev *etl.Event) error {
 	c.bytes += cost
 	es.held += cost
 	if len(c.parts) < total {
-		return nil
+		return nil, nil
 	}
 	es.drop(g)
 	var xml []byte
@@ -187,10 +209,18 @@ func (es *eventSources) add(reg *tdh.Registry, ev *etl.Event) error {
 	}
 	h := sha256.Sum256(xml)
 	if es.seen[h] {
-		return nil
+		return nil, nil
 	}
 	es.seen[h] = true
-	m, err := manifest.Parse(bytes.NewReader(xml), fmt.Sprintf("EventSource manifest of %v", ev.ProviderID))
+	return xml, nil
+}
+
+// manifestName names a manifest logged by provider g in errors.
+func manifestName(g uuid.UUID) string { return fmt.Sprintf("EventSource manifest of %v", g) }
+
+// register registers the schemas of m, the manifest logged by provider g
+// (parsed with error err), with reg. The caller holds es.mu.
+func (es *eventSources) register(reg *tdh.Registry, m *manifest.Manifest, err error, g uuid.UUID) error {
 	if err != nil {
 		return err
 	}
@@ -200,7 +230,7 @@ func (es *eventSources) add(reg *tdh.Registry, ev *etl.Event) error {
 	schemas, errs := m.Schemas()
 	reg.AddFrom(originEventSource, schemas...)
 	if len(errs) > 0 {
-		return fmt.Errorf("EventSource manifest of %v: %d events not imported: %v", ev.ProviderID, len(errs), errs[0])
+		return fmt.Errorf("%s: %d events not imported: %v", manifestName(g), len(errs), errs[0])
 	}
 	return nil
 }

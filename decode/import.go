@@ -118,6 +118,7 @@ func (d *Decoder) Import(paths ...string) error {
 // compiled, unreadable files under a folder) are in the report's
 // Warnings.
 func (d *Decoder) ImportFiles(paths ...string) (ImportReport, error) {
+	d.es.waitParsed() // registered in the order asked
 	var rep ImportReport
 	for _, p := range paths {
 		st, err := os.Stat(p)

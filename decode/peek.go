@@ -13,6 +13,7 @@ import (
 // fixed-size scalars. found is Uint's ok; peeked is false when the caller
 // must decode ev to know.
 func (d *Decoder) PeekUint(ev *etl.Event, name string) (v uint64, found, peeked bool) {
+	d.es.guard(ev.ProviderID)
 	if ev.Flags&etl.FlagClassicHeader == 0 {
 		// The candidates of other events may depend on the event itself
 		// (an EventSource manifest registers its schemas).

@@ -1,11 +1,15 @@
 package decode
 
 import (
+	"bytes"
 	"errors"
 
 	"github.com/etwkit/etw/catalog"
 	"github.com/etwkit/etw/etl"
 	"github.com/etwkit/etw/eventinfo"
+	"github.com/etwkit/etw/internal/cores"
+	"github.com/etwkit/etw/internal/panicerr"
+	"github.com/etwkit/etw/manifest"
 	"github.com/etwkit/etw/tdh"
 )
 
@@ -54,11 +58,18 @@ func (d *Decoder) Prescan(files []*etl.File) error {
 //	err := p.Finish()
 //
 // EventSource manifests are registered as soon as they are complete; the
-// TDH metadata of each file (by [etl.Event.File]) at Finish.
+// TDH metadata of each file (by [etl.Event.File]) at Finish. With more
+// than one processor (GOMAXPROCS), a complete manifest whose GUIDs are
+// all the logging provider's is parsed on a goroutine of its own, and
+// decoding is as though it had been registered at once: the decoder's
+// Decode, Pin and PeekUint of that provider's events, an [Ahead]'s Get,
+// Fork, ImportFiles and Finish wait for the registration. Reading the
+// registry directly before Finish may not find it yet.
 type Prescanner struct {
 	d    *Decoder
 	sets []*eventinfo.Set // per file index
 	errs []error
+	jobs []*parseJob // manifests parsed apart, their errors' places in errs
 }
 
 // NewPrescanner returns a Prescanner that registers into d's registry.
@@ -85,16 +96,50 @@ func (p *Prescanner) Observe(ev *etl.Event) {
 		}
 		p.sets[i].AddEvent(ev) // problems come back from Set.Schemas
 	case isManifest(ev):
-		if err := p.d.es.add(p.d.Registry, ev); err != nil {
+		if err := p.manifest(ev); err != nil {
 			p.errs = append(p.errs, err)
 		}
 	}
+}
+
+// manifest takes an EventSource manifest chunk: a manifest it completes
+// is registered at once, or with several processors parsed on a
+// goroutine of its own (see parseAsync), its error then kept a place in
+// p.errs.
+func (p *Prescanner) manifest(ev *etl.Event) error {
+	if !cores.Several() {
+		return p.d.es.add(p.d.Registry, ev)
+	}
+	es := p.d.es
+	es.mu.Lock()
+	defer es.mu.Unlock()
+	xml, err := es.assemble(ev)
+	if xml == nil {
+		return err
+	}
+	if !declaresOnly(xml, ev.ProviderID) {
+		m, err := manifest.Parse(bytes.NewReader(xml), manifestName(ev.ProviderID))
+		return es.register(p.d.Registry, m, err, ev.ProviderID)
+	}
+	j := es.parseAsync(p.d.Registry, xml, ev.ProviderID)
+	j.slot = len(p.errs)
+	p.errs = append(p.errs, nil)
+	p.jobs = append(p.jobs, j)
+	return nil
 }
 
 // Finish registers the TDH metadata observed and returns what could not
 // be used (see [Decoder.Prescan]).
 func (p *Prescanner) Finish() error {
 	d := p.d
+	for _, j := range p.jobs {
+		<-j.done
+		if pe, ok := j.err.(*panicerr.Error); ok {
+			panic(pe) // raised again where the caller can recover it
+		}
+		p.errs[j.slot] = j.err
+	}
+	p.jobs = nil
 	errs := p.errs
 	for i, set := range p.sets {
 		if set == nil {

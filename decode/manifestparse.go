@@ -1,0 +1,199 @@
+package decode
+
+import (
+	"bytes"
+	"slices"
+
+	"github.com/google/uuid"
+
+	"github.com/etwkit/etw/internal/panicerr"
+	"github.com/etwkit/etw/manifest"
+	"github.com/etwkit/etw/tdh"
+)
+
+// An EventSource manifest that a Prescanner completes is parsed on a
+// goroutine of its own when more than one runs at a time: parsing takes
+// milliseconds (net.4.5.2's manifests ~7 ms a run, on the model pass's
+// reading goroutine, its slower side) and the reading goroutine goes on.
+// Decoding is as though the manifest had been registered at once:
+//
+//   - the manifests are registered in the order they completed (each
+//     parse waits for the one started before it to register);
+//   - until a manifest is registered, decoding an event of the provider
+//     that logged it waits for the registration (guard, at every entry
+//     that looks schemas up: Decode, Pin, PeekUint, Ahead.Get), and
+//     forking, importing and Finish wait for every parse (waitParsed);
+//   - only a manifest whose GUID attributes are all that provider's is
+//     parsed apart (declaresOnly): another GUID's events could be decoded
+//     before its registration.
+
+// A parseJob is one manifest parsed on its own goroutine.
+type parseJob struct {
+	done chan struct{} // closed once registered (or failed) and every job before it too
+	err  error         // what registering returned; a panic as a *panicerr.Error
+	slot int           // its error's place among the Prescanner's
+}
+
+// parseAsync parses xml, the manifest provider g logged, on a goroutine
+// and registers it with reg after the manifests started before it. The
+// caller holds es.mu.
+func (es *eventSources) parseAsync(reg *tdh.Registry, xml []byte, g uuid.UUID) *parseJob {
+	j := &parseJob{done: make(chan struct{})}
+	prev := es.last
+	es.last = j.done
+	var now []uuid.UUID
+	if p := es.parsing.Load(); p != nil {
+		now = slices.Clone(*p)
+	}
+	now = append(now, g)
+	es.parsing.Store(&now)
+	go func() {
+		j.err = es.parseJob(reg, xml, g, prev)
+		es.mu.Lock()
+		if p := es.parsing.Load(); p != nil {
+			left := slices.Clone(*p)
+			if i := slices.Index(left, g); i >= 0 {
+				left = slices.Delete(left, i, i+1)
+			}
+			if len(left) == 0 {
+				es.parsing.Store(nil)
+			} else {
+				es.parsing.Store(&left)
+			}
+		}
+		es.mu.Unlock()
+		close(j.done)
+	}()
+	return j
+}
+
+// parseJob parses and registers one manifest once prev (if not nil) is
+// closed; it returns after prev is closed whatever happens, a panic
+// included.
+func (es *eventSources) parseJob(reg *tdh.Registry, xml []byte, g uuid.UUID, prev chan struct{}) (err error) {
+	defer func() {
+		if prev != nil {
+			<-prev
+		}
+	}()
+	defer panicerr.Recover(&err)
+	m, err := manifest.Parse(bytes.NewReader(xml), manifestName(g))
+	if prev != nil {
+		<-prev
+		prev = nil
+	}
+	es.mu.Lock()
+	defer es.mu.Unlock()
+	return es.register(reg, m, err, g)
+}
+
+// guard waits, when a manifest that provider g logged is being parsed,
+// until it is registered (see parseAsync). Without parses under way it
+// costs one atomic load.
+func (es *eventSources) guard(g uuid.UUID) {
+	if p := es.parsing.Load(); p != nil && slices.Contains(*p, g) {
+		es.waitParsed()
+	}
+}
+
+// waitParsed waits until every manifest being parsed is registered.
+func (es *eventSources) waitParsed() {
+	es.mu.Lock()
+	last := es.last
+	es.mu.Unlock()
+	if last != nil {
+		<-last
+	}
+}
+
+// declaresOnly reports whether every GUID the manifest parser could read
+// from xml is g: then the manifest's schemas are all g's, and only
+// decoding g's events needs to wait for them. The parser reads GUIDs from
+// attributes (a provider's guid, a task's eventGUID, any namespace
+// prefix) and from <Guid> elements (Windows Events Providers Explorer's
+// format). So every "guid", in any case and wherever it is (text and
+// values included), followed by "=" must be an attribute whose value is
+// g, and none may name an element (after "<", "</" or "<prefix:");
+// "win:GUID" types and names like ActivityGuid in values are neither. UTF-16 text is not looked into: false.
+func declaresOnly(xml []byte, g uuid.UUID) bool {
+	if bytes.IndexByte(xml, 0) >= 0 || bytes.HasPrefix(xml, []byte{0xFF, 0xFE}) || bytes.HasPrefix(xml, []byte{0xFE, 0xFF}) {
+		return false // UTF-16, which the parser transcodes first
+	}
+	for i := 0; ; {
+		k := indexGUIDFold(xml[i:])
+		if k < 0 {
+			return true
+		}
+		start := i + k
+		i = start + len("guid")
+		if j := skipSpace(xml, i); j >= len(xml) || xml[j] != '=' {
+			if elementName(xml, start) {
+				return false
+			}
+			continue // not a name
+		}
+		v, n, ok := attrValue(xml[i:])
+		if !ok {
+			return false
+		}
+		id, err := uuid.ParseBytes(v)
+		if err != nil || id != g {
+			return false
+		}
+		i += n
+	}
+}
+
+// elementName reports whether the name at xml[start:] may be an
+// element's: after "<", "</", or a prefix and ":" after one of those.
+func elementName(xml []byte, start int) bool {
+	j := start - 1
+	if j >= 0 && xml[j] == ':' {
+		for j--; j >= 0 && nameByte(xml[j]); j-- {
+		}
+	}
+	return j >= 0 && (xml[j] == '<' || xml[j] == '/')
+}
+
+// nameByte reports whether c may be in an XML name's prefix (any byte of
+// a multi-byte character too).
+func nameByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.' || c >= 0x80
+}
+
+// indexGUIDFold returns the index of the first "guid" in b, in any case,
+// or -1 (~1.2 GB/s: BenchmarkDeclaresOnly).
+func indexGUIDFold(b []byte) int {
+	for i := 0; i+4 <= len(b); i++ {
+		if b[i]|0x20 == 'g' && b[i+1]|0x20 == 'u' && b[i+2]|0x20 == 'i' && b[i+3]|0x20 == 'd' {
+			return i
+		}
+	}
+	return -1
+}
+
+// attrValue reads `= "VALUE"` (or single quotes, spaces around =) at the
+// start of b: the value's raw bytes and the length read.
+func attrValue(b []byte) (v []byte, n int, ok bool) {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '=' {
+		return nil, 0, false
+	}
+	i = skipSpace(b, i+1)
+	if i >= len(b) || b[i] != '"' && b[i] != '\'' {
+		return nil, 0, false
+	}
+	q := b[i]
+	end := bytes.IndexByte(b[i+1:], q)
+	if end < 0 {
+		return nil, 0, false
+	}
+	return b[i+1 : i+1+end], i + 2 + end, true
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {
+		i++
+	}
+	return i
+}

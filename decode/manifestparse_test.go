@@ -1,0 +1,224 @@
+package decode
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/internal/etltest"
+	"github.com/etwkit/etw/internal/panicerr"
+	"github.com/etwkit/etw/manifest"
+)
+
+func TestDeclaresOnly(t *testing.T) {
+	g := uuid.MustParse("2e5dba47-a3d2-4d16-8ee0-6671ffdcd7b5")
+	other := "{8e9f5090-2d75-4d03-8a81-e5afbf85daf1}"
+	for _, tc := range []struct {
+		xml  string
+		want bool
+	}{
+		{`<provider name="P" guid="{2e5dba47-a3d2-4d16-8ee0-6671ffdcd7b5}" symbol="P">`, true},
+		{`<provider name="P" guid = '2E5DBA47-A3D2-4D16-8EE0-6671FFDCD7B5'>`, true},
+		{`<provider guid="2e5dba47a3d24d168ee06671ffdcd7b5"/><task name="T" eventGUID="{2e5dba47-a3d2-4d16-8ee0-6671ffdcd7b5}"/>`, true},
+		{`<events/>`, true}, // declares nothing
+		{`<provider guid="` + other + `">`, false},
+		{`<provider guid="{2e5dba47-a3d2-4d16-8ee0-6671ffdcd7b5}"/><provider guid="` + other + `"/>`, false},
+		{`<provider guid="{2e5dba47-a3d2-4d16-8ee0-6671ffdcd7b5}"><task eventGUID="` + other + `"/>`, false},
+		{`<provider guid="&#123;2e5dba47-a3d2-4d16-8ee0-6671ffdcd7b5}">`, false}, // a character reference
+		{`<provider guid="{2e5dba47-a3d2-4d16-8ee0-6671ffdcd7b5}"><data name="ActivityGuid" inType="win:GUID"/><string value="a GUID: see below"/>`, true},
+		{`<provider guid="{2e5dba47-a3d2-4d16-8ee0-6671ffdcd7b5}"><string value="guid=&quot;x&quot;"/>`, false}, // looks like one: conservative
+		{`<provider x:guid="` + other + `">`, false},
+		{`<provider guid` + "\r\n\t" + `= "` + other + `">`, false},
+		{`<provider name="P" guid=>`, false},
+		{`<provider name="P" guid="{2e5dba47-a3d2-4d16-8ee0-6671ffdcd7b5}`, false}, // unterminated
+		{`<provider name="P" Guid="{2e5dba47-a3d2-4d16-8ee0-6671ffdcd7b5}">`, true},
+		{"<Providers><Provider><Meta><Name>P</Name><Guid>" + other + "</Guid>", false}, // WEPExplorer's format
+		{"<w:Guid a='1'>" + other + "</w:Guid>", false},
+		{`<data name="x" inType="win:GUID"/>`, true},
+		{"\xff\xfe<\x00p\x00", false}, // UTF-16: the GUIDs are not looked for
+		{"<\x00p\x00", false},
+	} {
+		if got := declaresOnly([]byte(tc.xml), g); got != tc.want {
+			t.Errorf("declaresOnly(%s) = %v, want %v", tc.xml, got, tc.want)
+		}
+	}
+}
+
+// FuzzDeclaresOnly checks declaresOnly's promise: when it holds and the
+// manifest parses, every schema is the given provider's.
+func FuzzDeclaresOnly(f *testing.F) {
+	g := uuid.MustParse("2e5dba47-a3d2-4d16-8ee0-6671ffdcd7b5")
+	f.Add([]byte(`<instrumentationManifest><instrumentation><events><provider name="P" guid="{2e5dba47-a3d2-4d16-8ee0-6671ffdcd7b5}" symbol="P"><tasks><task name="T" value="1" eventGUID="{2e5dba47-a3d2-4d16-8ee0-6671ffdcd7b5}"/></tasks><events><event value="1" task="T" level="win:Informational"/></events></provider></events></instrumentation></instrumentationManifest>`))
+	f.Add([]byte(`<Providers><Provider><Metadata><Name>P</Name><Guid>{8e9f5090-2d75-4d03-8a81-e5afbf85daf1}</Guid></Metadata><Events><Event><Value>1</Value><Version>0</Version></Event></Events></Provider></Providers>`))
+	f.Fuzz(func(t *testing.T, xml []byte) {
+		if !declaresOnly(xml, g) {
+			return
+		}
+		m, err := manifest.Parse(bytes.NewReader(xml), "fuzz")
+		if err != nil {
+			return
+		}
+		schemas, _ := m.Schemas()
+		for _, s := range schemas {
+			if s.ProviderGUID != g {
+				t.Fatalf("declaresOnly held, and the manifest has a schema of %v", s.ProviderGUID)
+			}
+		}
+		for _, p := range m.Providers {
+			if p.GUID != g {
+				t.Fatalf("declaresOnly held, and the manifest declares provider %v", p.GUID)
+			}
+			for _, k := range p.Tasks {
+				if k.EventGUID != (uuid.UUID{}) && k.EventGUID != g {
+					t.Fatalf("declaresOnly held, and a task has eventGUID %v", k.EventGUID)
+				}
+			}
+		}
+	})
+}
+
+// prescanDecode reads path in time order as the analysis model's pass
+// does: each event observed by a Prescanner, then decoded. It returns a
+// digest of the decoding of every event of a provider that logs a
+// manifest, the Prescanner's error, the registry's schemas and the
+// manifests parsed apart.
+func prescanDecode(t *testing.T, f *etl.File, procs int) (digests []uint64, finish string, schemas []string, apart int) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+	d := New()
+	p := d.NewPrescanner()
+	loggers := map[uuid.UUID]bool{}
+	r := etl.NewReader([]*etl.File{f}, nil)
+	for r.Next() {
+		ev := r.Event()
+		if isManifest(ev) {
+			loggers[ev.ProviderID] = true
+		}
+		p.Observe(ev)
+		apart = max(apart, len(p.jobs))
+		res := d.Decode(ev)
+		if !loggers[ev.ProviderID] {
+			continue
+		}
+		h := fnv.New64a()
+		fmt.Fprint(h, res.Err, res.Exact, res.Fallback, res.Origin)
+		if res.Schema != nil {
+			fmt.Fprint(h, res.Schema.EventName, res.Schema.ProviderName, res.Schema.Version)
+		}
+		if res.Decoded != nil {
+			for _, v := range res.Decoded.Values {
+				fmt.Fprint(h, v.Prop.Name, v.Kind, v.Data, v.Offset, v.First, v.N)
+			}
+			fmt.Fprint(h, len(res.Decoded.Values), res.Decoded.Extra)
+		}
+		digests = append(digests, h.Sum64())
+	}
+	r.Close()
+	if err := p.Finish(); err != nil {
+		finish = err.Error()
+	}
+	for _, c := range d.Registry.All() {
+		s := c.Schema
+		schemas = append(schemas, fmt.Sprintf("%v %v/%d/%d %s %s %d", c.Origin, s.ProviderGUID, s.ID, s.Version, s.ProviderName, s.EventName, len(s.Properties)))
+	}
+	return digests, finish, schemas, apart
+}
+
+// logsManifests reports whether f has EventSource manifest chunks.
+func logsManifests(f *etl.File) bool {
+	r := etl.NewReader([]*etl.File{f}, &etl.ReaderOptions{Order: etl.FileOrder})
+	defer r.Close()
+	for r.Next() {
+		if isManifest(r.Event()) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestManifestsParsedApart checks that the manifests a Prescanner parses
+// on goroutines of their own (with two processors) leave the decoding of
+// every event, its errors and the registry as parsing them at once does
+// (one processor), on the corpus and the hostile traces.
+func TestManifestsParsedApart(t *testing.T) {
+	apartTotal := 0
+	etltest.EachOpened(etltest.CorpusAndAttackTraces(t), func(path string, f *etl.File) {
+		if testing.Short() && f.Size() > 64<<10 || !logsManifests(f) {
+			return // -short (.ci/run, under the race detector): the traces up to 64 KB
+		}
+		d1, e1, s1, _ := prescanDecode(t, f, 1)
+		d2, e2, s2, apart := prescanDecode(t, f, 2)
+		apartTotal += apart
+		if e1 != e2 {
+			t.Errorf("%s: Finish: %q apart, %q at once", path, e2, e1)
+		}
+		if strings.Join(s1, "\n") != strings.Join(s2, "\n") {
+			t.Errorf("%s: the registries differ: %d schemas apart, %d at once", path, len(s2), len(s1))
+		}
+		if len(d1) != len(d2) {
+			t.Fatalf("%s: %d events apart, %d at once", path, len(d2), len(d1))
+		}
+		for i := range d1 {
+			if d1[i] != d2[i] {
+				t.Errorf("%s: event %d of a manifest's provider decodes otherwise apart", path, i)
+				break
+			}
+		}
+	})
+	if apartTotal == 0 {
+		t.Fatal("no manifest was parsed apart")
+	}
+	t.Logf("%d manifests parsed apart", apartTotal)
+}
+
+// TestManifestParsePanic checks that a panic while a manifest is parsed
+// apart reaches the goroutine that calls Finish.
+func TestManifestParsePanic(t *testing.T) {
+	es := newEventSources()
+	g := uuid.MustParse("2e5dba47-a3d2-4d16-8ee0-6671ffdcd7b5")
+	xml := []byte(`<instrumentationManifest><instrumentation><events><provider name="P" guid="{2e5dba47-a3d2-4d16-8ee0-6671ffdcd7b5}" symbol="P"><events><event value="1" level="win:Informational"/></events></provider></events></instrumentation></instrumentationManifest>`)
+	es.mu.Lock()
+	j := es.parseAsync(nil, xml, g) // a nil registry: registering panics
+	es.mu.Unlock()
+	es.guard(g) // waits for it
+	if es.parsing.Load() != nil {
+		t.Error("the provider is still being parsed after guard")
+	}
+	<-j.done
+	var pe *panicerr.Error
+	if !errors.As(j.err, &pe) {
+		t.Fatalf("job error %v, want a panic", j.err)
+	}
+	p := &Prescanner{d: &Decoder{es: es}, jobs: []*parseJob{j}, errs: []error{nil}}
+	defer func() {
+		if r := recover(); r != pe {
+			t.Errorf("Finish panicked with %v, want the job's panic", r)
+		}
+	}()
+	p.Finish()
+	t.Error("Finish did not panic")
+}
+
+func BenchmarkDeclaresOnly(b *testing.B) {
+	g := uuid.MustParse("2e5dba47-a3d2-4d16-8ee0-6671ffdcd7b5")
+	row := `<event value="%d" version="0" level="win:Informational" symbol="EventName%d" message="$(string.event_%d)" task="Task%d" opcode="win:Info" template="T_Message_String"/>` + "\n" +
+		`<template tid="T%d"><data name="ActivityGuid" inType="win:GUID"/><data name="Message" inType="win:UnicodeString"/></template>` + "\n"
+	var sb strings.Builder
+	sb.WriteString(`<provider name="P" guid="{2e5dba47-a3d2-4d16-8ee0-6671ffdcd7b5}">`)
+	for i := 0; sb.Len() < 100<<10; i++ {
+		fmt.Fprintf(&sb, row, i, i, i, i, i)
+	}
+	xml := []byte(sb.String())
+	b.SetBytes(int64(len(xml)))
+	for b.Loop() {
+		if !declaresOnly(xml, g) {
+			b.Fatal("false")
+		}
+	}
+}
