@@ -42,6 +42,7 @@ type eventSources struct {
 	// channel of the last of those parses started (under mu).
 	parsing atomic.Pointer[[]uuid.UUID]
 	last    chan struct{}
+	queued  int // bytes of XML of those parses not yet registered (under mu)
 }
 
 type pendingRef struct {
@@ -119,8 +120,10 @@ func (es *eventSources) drop(g chunkKey) int {
 
 // add takes one manifest chunk event and, when it completes a manifest
 // not seen before, registers the manifest's schemas with reg.
-// Another goroutine's add waits for the registration.
+// Another goroutine's add waits for the registration, and this one for
+// the manifests being parsed apart (parseAsync).
 func (es *eventSources) add(reg *tdh.Registry, ev *etl.Event) error {
+	es.waitParsed()
 	es.mu.Lock()
 	defer es.mu.Unlock()
 	xml, err := es.assemble(ev)

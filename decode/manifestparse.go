@@ -17,15 +17,22 @@ import (
 // reading goroutine, its slower side) and the reading goroutine goes on.
 // Decoding is as though the manifest had been registered at once:
 //
-//   - the manifests are registered in the order they completed (each
-//     parse waits for the one started before it to register);
+//   - the manifests are parsed and registered one at a time, in the order
+//     they completed, and one registered otherwise (eventSources.add, or
+//     past maxQueuedXML) waits for those before it;
 //   - until a manifest is registered, decoding an event of the provider
 //     that logged it waits for the registration (guard, at every entry
 //     that looks schemas up: Decode, Pin, PeekUint, Ahead.Get), and
 //     forking, importing and Finish wait for every parse (waitParsed);
-//   - only a manifest whose GUID attributes are all that provider's is
-//     parsed apart (declaresOnly): another GUID's events could be decoded
-//     before its registration.
+//   - only a manifest whose GUIDs are all that provider's is parsed apart
+//     (declaresOnly): another GUID's events could be decoded before its
+//     registration.
+
+// maxQueuedXML bounds the XML of the manifests waiting to be parsed
+// apart: past it the Prescanner waits for them and parses the next one
+// itself, so that a trace of many large manifests holds no more than it
+// did when each was parsed at once.
+var maxQueuedXML = 16 << 20 // a variable for the tests
 
 // A parseJob is one manifest parsed on its own goroutine.
 type parseJob struct {
@@ -34,13 +41,18 @@ type parseJob struct {
 	slot int           // its error's place among the Prescanner's
 }
 
-// parseAsync parses xml, the manifest provider g logged, on a goroutine
-// and registers it with reg after the manifests started before it. The
+// queues reports whether a manifest of n bytes of XML may be parsed
+// apart now. The caller holds es.mu.
+func (es *eventSources) queues(n int) bool { return es.queued+n <= maxQueuedXML }
+
+// parseAsync parses xml, the manifest provider g logged, on a goroutine,
+// after the manifests started before it, and registers it with reg. The
 // caller holds es.mu.
 func (es *eventSources) parseAsync(reg *tdh.Registry, xml []byte, g uuid.UUID) *parseJob {
 	j := &parseJob{done: make(chan struct{})}
 	prev := es.last
 	es.last = j.done
+	es.queued += len(xml)
 	var now []uuid.UUID
 	if p := es.parsing.Load(); p != nil {
 		now = slices.Clone(*p)
@@ -48,8 +60,12 @@ func (es *eventSources) parseAsync(reg *tdh.Registry, xml []byte, g uuid.UUID) *
 	now = append(now, g)
 	es.parsing.Store(&now)
 	go func() {
-		j.err = es.parseJob(reg, xml, g, prev)
+		if prev != nil {
+			<-prev
+		}
+		j.err = es.parseJob(reg, xml, g)
 		es.mu.Lock()
+		es.queued -= len(xml)
 		if p := es.parsing.Load(); p != nil {
 			left := slices.Clone(*p)
 			if i := slices.Index(left, g); i >= 0 {
@@ -67,21 +83,11 @@ func (es *eventSources) parseAsync(reg *tdh.Registry, xml []byte, g uuid.UUID) *
 	return j
 }
 
-// parseJob parses and registers one manifest once prev (if not nil) is
-// closed; it returns after prev is closed whatever happens, a panic
-// included.
-func (es *eventSources) parseJob(reg *tdh.Registry, xml []byte, g uuid.UUID, prev chan struct{}) (err error) {
-	defer func() {
-		if prev != nil {
-			<-prev
-		}
-	}()
+// parseJob parses and registers one manifest; a panic comes back as a
+// *panicerr.Error.
+func (es *eventSources) parseJob(reg *tdh.Registry, xml []byte, g uuid.UUID) (err error) {
 	defer panicerr.Recover(&err)
 	m, err := manifest.Parse(bytes.NewReader(xml), manifestName(g))
-	if prev != nil {
-		<-prev
-		prev = nil
-	}
 	es.mu.Lock()
 	defer es.mu.Unlock()
 	return es.register(reg, m, err, g)

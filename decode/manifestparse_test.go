@@ -177,6 +177,35 @@ func TestManifestsParsedApart(t *testing.T) {
 	t.Logf("%d manifests parsed apart", apartTotal)
 }
 
+// TestManifestsQueueBound checks that past maxQueuedXML the manifests are
+// parsed at once, after those parsed apart, with the same decodings.
+func TestManifestsQueueBound(t *testing.T) {
+	defer func(n int) { maxQueuedXML = n }(maxQueuedXML)
+	checked := 0
+	etltest.EachOpened(etltest.CorpusAndAttackTraces(t), func(path string, f *etl.File) {
+		if f.Size() > 64<<10 || !logsManifests(f) {
+			return
+		}
+		maxQueuedXML = 16 << 20
+		d1, e1, s1, apart := prescanDecode(t, f, 2)
+		if apart == 0 {
+			return
+		}
+		maxQueuedXML = 0
+		d2, e2, s2, apart2 := prescanDecode(t, f, 2)
+		if apart2 != 0 {
+			t.Errorf("%s: %d manifests parsed apart past the bound", path, apart2)
+		}
+		if e1 != e2 || strings.Join(s1, "\n") != strings.Join(s2, "\n") || fmt.Sprint(d1) != fmt.Sprint(d2) {
+			t.Errorf("%s: decoding differs past the bound", path)
+		}
+		checked++
+	})
+	if checked == 0 {
+		t.Fatal("no trace with manifests parsed apart")
+	}
+}
+
 // TestManifestParsePanic checks that a panic while a manifest is parsed
 // apart reaches the goroutine that calls Finish.
 func TestManifestParsePanic(t *testing.T) {

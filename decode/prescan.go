@@ -107,25 +107,30 @@ func (p *Prescanner) Observe(ev *etl.Event) {
 // goroutine of its own (see parseAsync), its error then kept a place in
 // p.errs.
 func (p *Prescanner) manifest(ev *etl.Event) error {
-	if !cores.Several() {
-		return p.d.es.add(p.d.Registry, ev)
-	}
 	es := p.d.es
+	if !cores.Several() {
+		return es.add(p.d.Registry, ev)
+	}
 	es.mu.Lock()
-	defer es.mu.Unlock()
 	xml, err := es.assemble(ev)
 	if xml == nil {
+		es.mu.Unlock()
 		return err
 	}
-	if !declaresOnly(xml, ev.ProviderID) {
-		m, err := manifest.Parse(bytes.NewReader(xml), manifestName(ev.ProviderID))
-		return es.register(p.d.Registry, m, err, ev.ProviderID)
+	if declaresOnly(xml, ev.ProviderID) && es.queues(len(xml)) {
+		j := es.parseAsync(p.d.Registry, xml, ev.ProviderID)
+		es.mu.Unlock()
+		j.slot = len(p.errs)
+		p.errs = append(p.errs, nil)
+		p.jobs = append(p.jobs, j)
+		return nil
 	}
-	j := es.parseAsync(p.d.Registry, xml, ev.ProviderID)
-	j.slot = len(p.errs)
-	p.errs = append(p.errs, nil)
-	p.jobs = append(p.jobs, j)
-	return nil
+	es.mu.Unlock()
+	es.waitParsed() // registered after the manifests parsed apart
+	es.mu.Lock()
+	defer es.mu.Unlock()
+	m, err := manifest.Parse(bytes.NewReader(xml), manifestName(ev.ProviderID))
+	return es.register(p.d.Registry, m, err, ev.ProviderID)
 }
 
 // Finish registers the TDH metadata observed and returns what could not
