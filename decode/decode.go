@@ -259,7 +259,6 @@ const (
 
 // Decode finds the schema of ev and lays out its payload.
 func (d *Decoder) Decode(ev *etl.Event) *Result {
-	d.es.guard(ev.ProviderID)
 	r := &d.result
 	*r = Result{}
 	if s, ok, err := d.tl.Schema(ev); ok {
@@ -307,6 +306,7 @@ func (d *Decoder) decodeWith(r *Result, cands []tdh.Candidate, exact bool, paylo
 // candidates returns the registered schemas that may describe ev, highest
 // precedence first.
 func (d *Decoder) candidates(ev *etl.Event) ([]tdh.Candidate, bool, error) {
+	d.es.guard(ev.ProviderID) // a manifest of ev's provider being parsed apart
 	switch ev.Header {
 	case etl.HeaderEvent32, etl.HeaderEvent64:
 		if ev.Flags&etl.FlagStringOnly != 0 {

@@ -21,8 +21,9 @@ import (
 //     they completed, and one registered otherwise (eventSources.add, or
 //     past maxQueuedXML) waits for those before it;
 //   - until a manifest is registered, decoding an event of the provider
-//     that logged it waits for the registration (guard, at every entry
-//     that looks schemas up: Decode, Pin, PeekUint, Ahead.Get), and
+//     that logged it waits for the registration (guard, wherever schemas
+//     are looked up or a value found before is reused: candidates, which
+//     Decode and Pin call, PeekUint's memo and Ahead.Get), and
 //     forking, importing and Finish wait for every parse (waitParsed);
 //   - only a manifest whose GUIDs are all that provider's is parsed apart
 //     (declaresOnly): another GUID's events could be decoded before its
@@ -33,6 +34,9 @@ import (
 // itself, so that a trace of many large manifests holds no more than it
 // did when each was parsed at once.
 var maxQueuedXML = 16 << 20 // a variable for the tests
+
+// parseHook, when set (tests), runs before each manifest parsed apart.
+var parseHook func()
 
 // A parseJob is one manifest parsed on its own goroutine.
 type parseJob struct {
@@ -87,6 +91,9 @@ func (es *eventSources) parseAsync(reg *tdh.Registry, xml []byte, g uuid.UUID) *
 // *panicerr.Error.
 func (es *eventSources) parseJob(reg *tdh.Registry, xml []byte, g uuid.UUID) (err error) {
 	defer panicerr.Recover(&err)
+	if parseHook != nil {
+		parseHook()
+	}
 	m, err := manifest.Parse(bytes.NewReader(xml), manifestName(g))
 	es.mu.Lock()
 	defer es.mu.Unlock()
@@ -95,8 +102,14 @@ func (es *eventSources) parseJob(reg *tdh.Registry, xml []byte, g uuid.UUID) (er
 
 // guard waits, when a manifest that provider g logged is being parsed,
 // until it is registered (see parseAsync). Without parses under way it
-// costs one atomic load.
+// costs one atomic load (inlined).
 func (es *eventSources) guard(g uuid.UUID) {
+	if es.parsing.Load() != nil {
+		es.guardParsing(g)
+	}
+}
+
+func (es *eventSources) guardParsing(g uuid.UUID) {
 	if p := es.parsing.Load(); p != nil && slices.Contains(*p, g) {
 		es.waitParsed()
 	}

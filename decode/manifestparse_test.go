@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -203,6 +204,73 @@ func TestManifestsQueueBound(t *testing.T) {
 	})
 	if checked == 0 {
 		t.Fatal("no trace with manifests parsed apart")
+	}
+}
+
+// TestGuardWaitsForRegistration checks that while a manifest is parsed
+// apart, decoding an event of its provider waits for the registration
+// (and then finds the manifest's schema), and decoding another
+// provider's event does not wait.
+func TestGuardWaitsForRegistration(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	f, err := etl.Open(etltest.AttackFile(t, "es_msgbomb_3c.etl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var chunks []*etl.Event
+	var later, other *etl.Event // an event of the manifest's provider, and of another
+	r := etl.NewReader([]*etl.File{f}, nil)
+	for r.Next() {
+		ev := *r.Event()
+		ev.UserData = bytes.Clone(ev.UserData)
+		switch {
+		case isManifest(&ev):
+			chunks = append(chunks, &ev)
+		case len(chunks) > 0 && ev.ProviderID == chunks[0].ProviderID && later == nil:
+			later = &ev
+		case len(chunks) > 0 && ev.ProviderID != chunks[0].ProviderID && other == nil:
+			other = &ev
+		}
+	}
+	r.Close()
+	if len(chunks) == 0 || later == nil {
+		t.Fatalf("%d manifest chunks, an event after them: %v", len(chunks), later != nil)
+	}
+	release := make(chan struct{})
+	parseHook = func() { <-release }
+	defer func() { parseHook = nil }()
+	d := New()
+	p := d.NewPrescanner()
+	for _, ev := range chunks {
+		p.Observe(ev)
+	}
+	if len(p.jobs) == 0 {
+		t.Fatal("the manifest was not parsed apart")
+	}
+	if other != nil {
+		otherDone := make(chan struct{})
+		go func() { d.Clone().Decode(other); close(otherDone) }()
+		select {
+		case <-otherDone: // not the provider being parsed: no wait
+		case <-time.After(10 * time.Second):
+			t.Error("another provider's event waited for the manifest")
+		}
+	}
+	done := make(chan *Result)
+	go func() { done <- d.Clone().Decode(later) }()
+	select {
+	case <-done:
+		t.Fatal("an event of the provider decoded before its manifest was registered")
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(release)
+	res := <-done
+	if res.Schema == nil || res.Origin.Kind != "eventsource" {
+		t.Errorf("decoded with %v from %v, want the manifest's schema", res.Schema, res.Origin)
+	}
+	if err := p.Finish(); err != nil {
+		t.Logf("Finish: %v", err)
 	}
 }
 

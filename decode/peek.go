@@ -13,7 +13,6 @@ import (
 // fixed-size scalars. found is Uint's ok; peeked is false when the caller
 // must decode ev to know.
 func (d *Decoder) PeekUint(ev *etl.Event, name string) (v uint64, found, peeked bool) {
-	d.es.guard(ev.ProviderID)
 	if ev.Flags&etl.FlagClassicHeader == 0 {
 		// The candidates of other events may depend on the event itself
 		// (an EventSource manifest registers its schemas).
@@ -55,6 +54,7 @@ type peekMemo struct {
 // lookup returns the entry for ev and name, looked up on a miss; nil if
 // PeekUint cannot tell.
 func (m *peekMemo) lookup(d *Decoder, ev *etl.Event, name string) *peekLast {
+	d.es.guard(ev.ProviderID) // before the memo: a manifest of ev's provider being parsed apart
 	for i := range m.last {
 		if p := &m.last[i]; p.holds(d, ev, name) {
 			return p

@@ -25,7 +25,6 @@ type Pinned struct {
 // chunks (decoding one assembles the manifest) and lookups that fail:
 // decode those with Decode, in turn.
 func (d *Decoder) Pin(ev *etl.Event) (p Pinned, ok bool) {
-	d.es.guard(ev.ProviderID)
 	if meta, _ := tracelogging.Items(ev); meta != nil || isManifest(ev) {
 		return Pinned{}, false
 	}
