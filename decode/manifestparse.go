@@ -109,6 +109,7 @@ func (es *eventSources) guard(g uuid.UUID) {
 	}
 }
 
+// guardParsing is guard's wait, apart so that guard inlines.
 func (es *eventSources) guardParsing(g uuid.UUID) {
 	if p := es.parsing.Load(); p != nil && slices.Contains(*p, g) {
 		es.waitParsed()
@@ -133,7 +134,8 @@ func (es *eventSources) waitParsed() {
 // format). So every "guid", in any case and wherever it is (text and
 // values included), followed by "=" must be an attribute whose value is
 // g, and none may name an element (after "<", "</" or "<prefix:");
-// "win:GUID" types and names like ActivityGuid in values are neither. UTF-16 text is not looked into: false.
+// "win:GUID" types and names like ActivityGuid in values are neither.
+// UTF-16 text is not looked into: false.
 func declaresOnly(xml []byte, g uuid.UUID) bool {
 	if bytes.IndexByte(xml, 0) >= 0 || bytes.HasPrefix(xml, []byte{0xFF, 0xFE}) || bytes.HasPrefix(xml, []byte{0xFE, 0xFF}) {
 		return false // UTF-16, which the parser transcodes first
