@@ -19,9 +19,11 @@ func (htmlText) PlainLen(b []byte) int {
 	return i
 }
 
+// htmlReplacer is made once: AppendEscaped runs for every message.
+var htmlReplacer = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", "\r", "", "\n", "<br>")
+
 func (htmlText) AppendEscaped(dst, b []byte) []byte {
-	r := strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", "\r", "", "\n", "<br>")
-	return append(dst, r.Replace(string(b))...)
+	return append(dst, htmlReplacer.Replace(string(b))...)
 }
 
 func ExampleJSONPlan_AppendMessageEscaped() {
