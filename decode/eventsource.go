@@ -130,8 +130,7 @@ func (es *eventSources) add(reg *tdh.Registry, ev *etl.Event) error {
 	if xml == nil {
 		return err
 	}
-	m, err := manifest.Parse(bytes.NewReader(xml), manifestName(ev.ProviderID))
-	return es.register(reg, m, err, ev.ProviderID)
+	return es.registerXML(reg, xml, ev.ProviderID)
 }
 
 // assemble takes one manifest chunk event. It returns the manifest's XML
@@ -220,6 +219,18 @@ func (es *eventSources) assemble(ev *etl.Event) ([]byte, error) {
 
 // manifestName names a manifest logged by provider g in errors.
 func manifestName(g uuid.UUID) string { return fmt.Sprintf("EventSource manifest of %v", g) }
+
+// parseManifest parses xml, the manifest provider g logged.
+func parseManifest(xml []byte, g uuid.UUID) (*manifest.Manifest, error) {
+	return manifest.Parse(bytes.NewReader(xml), manifestName(g))
+}
+
+// registerXML parses xml, the manifest provider g logged, and registers
+// its schemas with reg. The caller holds es.mu.
+func (es *eventSources) registerXML(reg *tdh.Registry, xml []byte, g uuid.UUID) error {
+	m, err := parseManifest(xml, g)
+	return es.register(reg, m, err, g)
+}
 
 // register registers the schemas of m, the manifest logged by provider g
 // (parsed with error err), with reg. The caller holds es.mu.

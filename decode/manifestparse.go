@@ -7,7 +7,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/etwkit/etw/internal/panicerr"
-	"github.com/etwkit/etw/manifest"
 	"github.com/etwkit/etw/tdh"
 )
 
@@ -67,7 +66,7 @@ func (es *eventSources) parseAsync(reg *tdh.Registry, xml []byte, g uuid.UUID) *
 		if prev != nil {
 			<-prev
 		}
-		j.err = es.parseJob(reg, xml, g)
+		j.err = es.parseRegister(reg, xml, g)
 		es.mu.Lock()
 		es.queued -= len(xml)
 		if p := es.parsing.Load(); p != nil {
@@ -87,14 +86,14 @@ func (es *eventSources) parseAsync(reg *tdh.Registry, xml []byte, g uuid.UUID) *
 	return j
 }
 
-// parseJob parses and registers one manifest; a panic comes back as a
-// *panicerr.Error.
-func (es *eventSources) parseJob(reg *tdh.Registry, xml []byte, g uuid.UUID) (err error) {
+// parseRegister parses one manifest, then registers it holding es.mu; a
+// panic comes back as a *panicerr.Error.
+func (es *eventSources) parseRegister(reg *tdh.Registry, xml []byte, g uuid.UUID) (err error) {
 	defer panicerr.Recover(&err)
 	if parseHook != nil {
 		parseHook()
 	}
-	m, err := manifest.Parse(bytes.NewReader(xml), manifestName(g))
+	m, err := parseManifest(xml, g)
 	es.mu.Lock()
 	defer es.mu.Unlock()
 	return es.register(reg, m, err, g)

@@ -1,7 +1,6 @@
 package decode
 
 import (
-	"bytes"
 	"errors"
 
 	"github.com/etwkit/etw/catalog"
@@ -9,7 +8,6 @@ import (
 	"github.com/etwkit/etw/eventinfo"
 	"github.com/etwkit/etw/internal/cores"
 	"github.com/etwkit/etw/internal/panicerr"
-	"github.com/etwkit/etw/manifest"
 	"github.com/etwkit/etw/tdh"
 )
 
@@ -129,8 +127,7 @@ func (p *Prescanner) manifest(ev *etl.Event) error {
 	es.waitParsed() // registered after the manifests parsed apart
 	es.mu.Lock()
 	defer es.mu.Unlock()
-	m, err := manifest.Parse(bytes.NewReader(xml), manifestName(ev.ProviderID))
-	return es.register(p.d.Registry, m, err, ev.ProviderID)
+	return es.registerXML(p.d.Registry, xml, ev.ProviderID)
 }
 
 // Finish registers the TDH metadata observed and returns what could not
