@@ -82,7 +82,6 @@ func layout(header []string, rows [][]string) ([]byte, bool) {
 		}
 		head[i], width[i] = h, len(h)
 	}
-	size := 0
 	for _, r := range rows {
 		if len(r) != len(header) {
 			return nil, false
@@ -95,10 +94,14 @@ func layout(header []string, rows [][]string) ([]byte, bool) {
 			width[i] = max(width[i], len(c))
 		}
 	}
+	// The table's bytes: three rules and a line a row and the header;
+	// corners and junctions take as many bytes as a vertical.
+	inner := 0
 	for _, n := range width {
-		size += n + 3*len(horizontal) + 2
+		inner += n + 2
 	}
-	b := make([]byte, 0, (len(rows)+4)*(size+len(vertical)+1))
+	edges := (len(width)+1)*len(vertical) + 1 // and the line break
+	b := make([]byte, 0, 3*(inner*len(horizontal)+edges)+(len(rows)+1)*(inner+edges))
 	b = appendRule(b, width, "┌", "┬", "┐")
 	b = append(b, vertical...)
 	for i, h := range head {

@@ -73,6 +73,9 @@ func TestLayoutMatchesTablewriter(t *testing.T) {
 			t.Fatalf("table %d: plain ASCII not laid out here:\n%q\n%q", n, header, rows)
 		}
 		laid++
+		if len(got) != cap(got) {
+			t.Errorf("table %d: %d bytes in %d made", n, len(got), cap(got))
+		}
 		if want := tablewriterOut(t, header, rows); string(got) != want {
 			t.Fatalf("table %d, header %q, rows %q:\ngot\n%s\nwant\n%s", n, header, rows, got, want)
 		}
