@@ -3,7 +3,7 @@
 // header centred and upper-cased, the cells left-aligned.
 //
 // tablewriter (v1.1.5) takes 2.1–2.3 ms to render stats' 38 rows of 12
-// or 13 columns of net.4.5.2 (BenchmarkWrite), 2.8–3.7 ms of a whole
+// or 13 columns of net.4.5.2 (BenchmarkWrite), 2.1–3.7 ms of a whole
 // `stats` run of ~65 ms on the machine of docs/performance.md, all of it
 // after the model is built, on one processor. Tables whose every cell and header is printable ASCII
 // without tabs or line breaks (all of stats', and the others' but for
