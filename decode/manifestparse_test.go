@@ -85,12 +85,12 @@ func FuzzDeclaresOnly(f *testing.F) {
 	})
 }
 
-// prescanDecode reads path in time order as the analysis model's pass
+// prescanDecode reads f in time order as the analysis model's pass
 // does: each event observed by a Prescanner, then decoded. It returns a
 // digest of the decoding of every event of a provider that logs a
 // manifest, the Prescanner's error, the registry's schemas and the
 // manifests parsed apart.
-func prescanDecode(t *testing.T, f *etl.File, procs int) (digests []uint64, finish string, schemas []string, apart int) {
+func prescanDecode(f *etl.File, procs int) (digests []uint64, finish string, schemas []string, apart int) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
 	d := New()
 	p := d.NewPrescanner()
@@ -145,16 +145,19 @@ func logsManifests(f *etl.File) bool {
 
 // TestManifestsParsedApart checks that the manifests a Prescanner parses
 // on goroutines of their own (with two processors) leave the decoding of
-// every event, its errors and the registry as parsing them at once does
-// (one processor), on the corpus and the hostile traces.
+// the events of the providers that log manifests, the errors and the
+// registry as parsing them at once does (one processor), on the corpus
+// and the hostile traces. In these traces no event of a manifest's
+// provider comes while its parse is under way: the wait for it is
+// TestGuardWaitsForRegistration's to check.
 func TestManifestsParsedApart(t *testing.T) {
 	apartTotal := 0
 	etltest.EachOpened(etltest.CorpusAndAttackTraces(t), func(path string, f *etl.File) {
 		if testing.Short() && f.Size() > 64<<10 || !logsManifests(f) {
 			return // -short (.ci/run, under the race detector): the traces up to 64 KB
 		}
-		d1, e1, s1, _ := prescanDecode(t, f, 1)
-		d2, e2, s2, apart := prescanDecode(t, f, 2)
+		d1, e1, s1, _ := prescanDecode(f, 1)
+		d2, e2, s2, apart := prescanDecode(f, 2)
 		apartTotal += apart
 		if e1 != e2 {
 			t.Errorf("%s: Finish: %q apart, %q at once", path, e2, e1)
@@ -188,12 +191,12 @@ func TestManifestsQueueBound(t *testing.T) {
 			return
 		}
 		maxQueuedXML = 16 << 20
-		d1, e1, s1, apart := prescanDecode(t, f, 2)
+		d1, e1, s1, apart := prescanDecode(f, 2)
 		if apart == 0 {
 			return
 		}
 		maxQueuedXML = 0
-		d2, e2, s2, apart2 := prescanDecode(t, f, 2)
+		d2, e2, s2, apart2 := prescanDecode(f, 2)
 		if apart2 != 0 {
 			t.Errorf("%s: %d manifests parsed apart past the bound", path, apart2)
 		}
