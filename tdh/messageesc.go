@@ -63,11 +63,10 @@ func (m *insertMemo) keep(size int, val uint64, ptr, r, raw int, text []byte) {
 	}
 }
 
-// planMessage resets what the plan made of its message for an escaper,
-// and checks that the message's text is valid UTF-8 (msgValid): pieces
-// escaped apart give the whole text's escape only then.
+// planMessage checks that the message's text is valid UTF-8 (msgValid):
+// pieces escaped apart give the whole text's escape only then. (Reset has
+// dropped what the plan made of its message for an escaper.)
 func (pl *JSONPlan) planMessage() {
-	pl.msgEscBy, pl.msgEsc, pl.msgEscSteps = nil, pl.msgEsc[:0], pl.msgEscSteps[:0]
 	pl.msgValid = true
 	for i := range pl.msg {
 		pl.msgValid = pl.msgValid && utf8.ValidString(pl.msg[i].text)
