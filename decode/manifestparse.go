@@ -17,8 +17,9 @@ import (
 // Decoding is as though the manifest had been registered at once:
 //
 //   - the manifests are parsed and registered one at a time, in the order
-//     they completed, and one registered otherwise (eventSources.add, or
-//     past maxQueuedXML) waits for those before it;
+//     they completed: one that may not be parsed apart (below, or past
+//     maxQueuedXML) takes its turn and the Prescanner waits for it, and
+//     eventSources.add waits for those before it;
 //   - until a manifest is registered, decoding an event of the provider
 //     that logged it waits for the registration (guard, wherever schemas
 //     are looked up or a value found before is reused: candidates, which
@@ -29,12 +30,14 @@ import (
 //     registration.
 
 // maxQueuedXML bounds the XML of the manifests waiting to be parsed
-// apart: past it the Prescanner waits for them and parses the next one
-// itself, so that a trace of many large manifests holds no more than it
-// did when each was parsed at once.
+// apart: past it the Prescanner waits for them and for the next one, so
+// that a trace of many large manifests holds no more than one manifest
+// beyond it, and parses one at a time as it did when each was parsed at
+// once.
 var maxQueuedXML = 16 << 20 // a variable for the tests
 
-// parseHook, when set (tests), runs before each manifest parsed apart.
+// parseHook, when set (tests), runs before each manifest parsed on a
+// job's goroutine (parseAsync).
 var parseHook func()
 
 // A parseJob is one manifest parsed on its own goroutine.
@@ -42,6 +45,17 @@ type parseJob struct {
 	done chan struct{} // closed once registered (or failed) and every job before it too
 	err  error         // what registering returned; a panic as a *panicerr.Error
 	slot int           // its error's place among the Prescanner's
+}
+
+// wait waits until j's manifest is registered and returns what
+// registering returned; a panic while parsing or registering is raised
+// again, on the caller's goroutine, where it can be recovered.
+func (j *parseJob) wait() error {
+	<-j.done
+	if pe, ok := j.err.(*panicerr.Error); ok {
+		panic(pe)
+	}
+	return j.err
 }
 
 // queues reports whether a manifest of n bytes of XML may be parsed

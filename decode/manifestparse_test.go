@@ -277,6 +277,92 @@ func TestGuardWaitsForRegistration(t *testing.T) {
 	}
 }
 
+// TestFallbackTakesItsTurn checks that a manifest the Prescanner may not
+// parse apart (it names another GUID) is registered after the one parsed
+// apart before it, and that another goroutine's add of the same
+// manifest waits while it is being parsed and returns once it is
+// registered.
+func TestFallbackTakesItsTurn(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	g1 := uuid.MustParse("2e5dba47-a3d2-4d16-8ee0-6671ffdcd7b5")
+	g2 := uuid.MustParse("8e9f5090-2d75-4d03-8a81-e5afbf85daf1")
+	manifestOf := func(g uuid.UUID, eventGUID string) []byte {
+		return []byte(`<instrumentationManifest><instrumentation><events><provider name="P" guid="{` + g.String() +
+			`}" symbol="P"><tasks><task name="T" value="1" eventGUID="{` + eventGUID +
+			`}"/></tasks><events><event value="1" task="T" level="win:Informational"/></events></provider></events></instrumentation></instrumentationManifest>`)
+	}
+	first := manifestOf(g1, g1.String())
+	second := manifestOf(g2, "11111111-2222-3333-4444-555555555555") // another GUID: not parsed apart
+	if !declaresOnly(first, g1) || declaresOnly(second, g2) {
+		t.Fatal("the test's manifests are not what it means")
+	}
+	// Each parse is held until released; the parses run one at a time.
+	releases := []chan struct{}{make(chan struct{}), make(chan struct{})}
+	started := make(chan int, 2)
+	parses := 0
+	parseHook = func() {
+		i := parses
+		parses++
+		started <- i
+		if i < len(releases) {
+			<-releases[i]
+		}
+	}
+	defer func() { parseHook = nil }()
+	wait := func(what string) int {
+		select {
+		case i := <-started:
+			return i
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: no parse started", what)
+			return -1
+		}
+	}
+	d := New()
+	p := d.NewPrescanner()
+	p.Observe(chunkEvent(g1, 1, 0, first))
+	if len(p.jobs) != 1 {
+		t.Fatalf("%d manifests parsed apart, want the first", len(p.jobs))
+	}
+	wait("the first manifest")
+	observed := make(chan error)
+	go func() { observed <- p.manifest(chunkEvent(g2, 1, 0, second)) }()
+	select {
+	case <-observed:
+		t.Fatal("the second manifest was registered before the first")
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(releases[0])
+	if i := wait("the second manifest"); i != 1 {
+		t.Fatalf("parse %d started, want the second", i)
+	}
+	added := make(chan error)
+	go func() { added <- d.es.add(d.Registry, chunkEvent(g2, 1, 0, second)) }()
+	select {
+	case <-added:
+		t.Fatal("add of the same manifest returned while it was being parsed")
+	case <-observed:
+		t.Fatal("the Prescanner returned while its manifest was being parsed")
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(releases[1])
+	if err := <-added; err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Registry.Schemas(g2)) == 0 {
+		t.Error("add of the second manifest returned before it was registered")
+	}
+	if err := <-observed; err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Finish(); err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Registry.Schemas(g1)) == 0 {
+		t.Error("the first manifest is not registered after Finish")
+	}
+}
+
 // TestManifestParsePanic checks that a panic while a manifest is parsed
 // apart reaches the goroutine that calls Finish.
 func TestManifestParsePanic(t *testing.T) {

@@ -7,7 +7,6 @@ import (
 	"github.com/etwkit/etw/etl"
 	"github.com/etwkit/etw/eventinfo"
 	"github.com/etwkit/etw/internal/cores"
-	"github.com/etwkit/etw/internal/panicerr"
 	"github.com/etwkit/etw/tdh"
 )
 
@@ -103,7 +102,10 @@ func (p *Prescanner) Observe(ev *etl.Event) {
 // manifest takes an EventSource manifest chunk: a manifest it completes
 // is registered at once, or with several processors parsed on a
 // goroutine of its own (see parseAsync), its error then kept a place in
-// p.errs.
+// p.errs. A manifest that may not be parsed apart (declaresOnly, the
+// queue's bound) takes its turn after those parsed apart, and manifest
+// waits for it: another goroutine's eventSources.add of the same
+// manifest waits for the registration too.
 func (p *Prescanner) manifest(ev *etl.Event) error {
 	es := p.d.es
 	if !cores.Several() {
@@ -115,19 +117,16 @@ func (p *Prescanner) manifest(ev *etl.Event) error {
 		es.mu.Unlock()
 		return err
 	}
-	if declaresOnly(xml, ev.ProviderID) && es.queues(len(xml)) {
-		j := es.parseAsync(p.d.Registry, xml, ev.ProviderID)
-		es.mu.Unlock()
-		j.slot = len(p.errs)
-		p.errs = append(p.errs, nil)
-		p.jobs = append(p.jobs, j)
-		return nil
-	}
+	apart := declaresOnly(xml, ev.ProviderID) && es.queues(len(xml))
+	j := es.parseAsync(p.d.Registry, xml, ev.ProviderID)
 	es.mu.Unlock()
-	es.waitParsed() // registered after the manifests parsed apart
-	es.mu.Lock()
-	defer es.mu.Unlock()
-	return es.registerXML(p.d.Registry, xml, ev.ProviderID)
+	if !apart {
+		return j.wait()
+	}
+	j.slot = len(p.errs)
+	p.errs = append(p.errs, nil)
+	p.jobs = append(p.jobs, j)
+	return nil
 }
 
 // Finish registers the TDH metadata observed and returns what could not
@@ -135,11 +134,7 @@ func (p *Prescanner) manifest(ev *etl.Event) error {
 func (p *Prescanner) Finish() error {
 	d := p.d
 	for _, j := range p.jobs {
-		<-j.done
-		if pe, ok := j.err.(*panicerr.Error); ok {
-			panic(pe) // raised again where the caller can recover it
-		}
-		p.errs[j.slot] = j.err
+		p.errs[j.slot] = j.wait()
 	}
 	p.jobs = nil
 	errs := p.errs
