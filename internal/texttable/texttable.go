@@ -5,13 +5,12 @@
 // tablewriter (v1.1.5) takes 2.1–2.3 ms to render stats' 38 rows of 12
 // or 13 columns of net.4.5.2 (BenchmarkWrite), 2.1–3.7 ms of a whole
 // `stats` run of ~65 ms on the machine of docs/performance.md, all of it
-// after the model is built, on one processor. Tables whose every cell and header is printable ASCII
-// without tabs or line breaks (the stats, info and providers tables of
-// all 32 corpus traces; a process name or command line outside ASCII
-// sends a table to tablewriter) are laid out here, in one pass and one
-// write;
-// tablewriter itself renders any other table. The tests compare the two
-// on random tables.
+// after the model is built, on one processor. Tables whose every cell
+// and header is printable ASCII without tabs or line breaks (the stats,
+// info and providers tables of all 32 corpus traces; a process name or
+// command line outside ASCII sends a table to tablewriter) are laid out
+// here, in one pass and one write; tablewriter itself renders any other
+// table. The tests compare the two on random tables.
 package texttable
 
 import (
