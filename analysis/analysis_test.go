@@ -58,7 +58,7 @@ func TestModelProcessesThreadsImages(t *testing.T) {
 	if len(imgs) != 2 || imgs[0].FileName() != "app.exe" || imgs[1].FileName() != "ntdll.dll" {
 		t.Fatalf("images: %v", imgs)
 	}
-	if pdb := imgs[1].PDB; pdb.Name != "ntdll.pdb" || pdb.GUID != ntdllPDBGUID || pdb.Age != 2 {
+	if pdb := imgs[1].PDB(); pdb.Name != "ntdll.pdb" || pdb.GUID != ntdllPDBGUID || pdb.Age != 2 {
 		t.Errorf("ntdll PDB: %+v", pdb)
 	}
 	if k := m.KernelImages(); len(k) != 1 || k[0].FileName() != "ntoskrnl.exe" || k[0].PID != 0 {

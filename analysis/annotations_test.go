@@ -52,7 +52,7 @@ func TestAnnotationsOnly(t *testing.T) {
 					noIDs.Events, noIDs.CPUSamples, noIDs.Unattributed, full.Events, full.CPUSamples, full.Unattributed)
 			}
 			for _, im := range allImages(dump) {
-				if im.PDB != (PDB{}) {
+				if im.PDB() != (PDB{}) {
 					t.Fatalf("NoImageIDs: image %s keeps its PDB identity", im.Path)
 				}
 			}
@@ -60,7 +60,7 @@ func TestAnnotationsOnly(t *testing.T) {
 			if full.CPUSamples > 0 { // net.4.5.2: what the dump's model lacks
 				gc, sig, pdbs := 0, 0, 0
 				for _, im := range allImages(full) {
-					if im.PDB != (PDB{}) {
+					if im.PDB() != (PDB{}) {
 						pdbs++
 					}
 				}

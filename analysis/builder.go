@@ -810,7 +810,7 @@ func (b *Builder) image(ev *etl.Event, d *tdh.Decoded) {
 		path = b.text(d, "ImageFileName")
 	}
 	if path != "" {
-		im.Path, im.file = path, baseName(path)
+		im.Path = path
 		if p != nil && p.ImageFileName == "" && op == opDCEnd && equalFold(ext(path), ".exe") {
 			// Circular traces lose the Process events of long-running
 			// processes; the rundown of their .exe names them.
@@ -826,7 +826,7 @@ func (b *Builder) image(ev *etl.Event, d *tdh.Decoded) {
 	b.join(ft)
 	b.joinImages[base] = im
 	if pdb, ok := b.joinPDB[base]; ok {
-		im.PDB = pdb
+		im.SetPDB(pdb)
 	}
 	if s, ok := b.joinStamp[base]; ok && im.TimeDateStamp == 0 {
 		im.TimeDateStamp = s
@@ -864,7 +864,7 @@ func (b *Builder) imageID(ev *etl.Event, k kind, d *tdh.Decoded) {
 			pdb.Age = uint32(v)
 		}
 		if im != nil {
-			im.PDB = pdb
+			im.SetPDB(pdb)
 		} else {
 			b.join(ev.Time)
 			b.joinPDB[base] = pdb

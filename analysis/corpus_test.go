@@ -455,23 +455,23 @@ func TestCorpusNetImages(t *testing.T) {
 		}
 	}
 	ntdll := find(system.Images(), 0x77710000)
-	if ntdll == nil || ntdll.PDB.Name != "wntdll.pdb" || ntdll.PDB.Age != 2 || !strings.HasPrefix(ntdll.PDB.GUID.String(), "ec83d8df-5559-46e0-b") || ntdll.Size != 1404928 {
+	if ntdll == nil || ntdll.PDB().Name != "wntdll.pdb" || ntdll.PDB().Age != 2 || !strings.HasPrefix(ntdll.PDB().GUID.String(), "ec83d8df-5559-46e0-b") || ntdll.Size != 1404928 {
 		t.Errorf("SysWOW64 ntdll of System: %+v", ntdll)
 	}
 	kernel := find(m.KernelImages(), 0xfffff80021489000)
-	if kernel == nil || kernel.PDB.Name != "ntkrnlmp.pdb" || !strings.HasPrefix(kernel.PDB.GUID.String(), "72482100-1c1c-4a03-a") || kernel.TimeDateStamp != 1343269963 {
+	if kernel == nil || kernel.PDB().Name != "ntkrnlmp.pdb" || !strings.HasPrefix(kernel.PDB().GUID.String(), "72482100-1c1c-4a03-a") || kernel.TimeDateStamp != 1343269963 {
 		t.Errorf("kernel: %+v", kernel)
 	}
 	withPDB, images := 0, len(m.KernelImages())
 	for _, im := range m.KernelImages() {
-		if im.PDB.Name != "" {
+		if im.PDB().Name != "" {
 			withPDB++
 		}
 	}
 	for _, p := range m.Processes() {
 		for _, im := range p.Images() {
 			images++
-			if im.PDB.Name != "" {
+			if im.PDB().Name != "" {
 				withPDB++
 			}
 		}

@@ -45,8 +45,8 @@ func TestAppendMS(t *testing.T) {
 // TestDiffProfilesSynthetic pairs two small profiles whose processes of
 // one program have different pids.
 func TestDiffProfilesSynthetic(t *testing.T) {
-	a := &Image{Path: `C:\a.dll`, Base: 0x1000, Size: 0x1000, file: "a.dll"}
-	b := &Image{Path: `C:\b.dll`, Base: 0x2000, Size: 0x1000, file: "b.dll"}
+	a := &Image{Path: `C:\a.dll`, Base: 0x1000, Size: 0x1000}
+	b := &Image{Path: `C:\b.dll`, Base: 0x2000, Size: 0x1000}
 	st := func(ims ...*Image) []Frame { // innermost first
 		var f []Frame
 		for _, im := range ims {

@@ -39,7 +39,7 @@ func BenchmarkStacksSymbols(b *testing.B) {
 	store := b.TempDir()
 	ids := map[string]bool{}
 	add := func(im *analysis.Image) {
-		p := im.PDB
+		p := im.PDB()
 		if p.Name == "" {
 			return
 		}
