@@ -3,9 +3,10 @@
 # default: built from this tree) at scale: net.4.5.2.x64 from the corpus
 # written 1, 4 and 16 times as long (internal/cmd/etlgen: the events
 # repeated, shifted by the trace's span each round), compressed as the
-# input and plain, 16 inputs at once, and the hostile chunk traces of
-# $ETL_ATTACK. Prints one line per run: the command, the input, the events,
-# user+sys CPU seconds, CPU ns per event, wall seconds and peak RSS (MB).
+# input and plain, 16 inputs at once, the corpus's kernel trace written
+# 64 times over, and the hostile chunk traces of $ETL_ATTACK. Prints one
+# line per run: the command, the input, the events, user+sys CPU
+# seconds, CPU ns per event, wall seconds and peak RSS (MB).
 # docs/performance.md quotes it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -68,6 +69,21 @@ done
 run "report 1 input" "$EV1" report --json "${INS[0]}" -o "$DIR/out.report.json" -y
 run "report 16 inputs" $((EV1 * 16)) report --json "${INS[@]}" -o "$DIR/out.report.json" -y
 run "report compressed x16" $((EV1 * 16)) report --json "$DIR/c16.etl" -o "$DIR/out.report.json" -y
+# A model-heavy shape: the corpus's kernel trace (97 processes, 6,937
+# image records, 1,537 threads in 17,076 events) written 64 times over,
+# each round a new set of process, image and thread records: the model
+# grows with the records, not the events (docs/limits.md).
+SHUT=$ETL_CORPUS/airbus-cert+etl-parser/tests/example/ShutdownPerfDiagLogger.etl
+if [ -f "$SHUT" ]; then
+	[ -f "$DIR/k64.etl" ] || "$DIR/etlgen" -n 64 "$SHUT" "$DIR/k64.etl" 2>/dev/null
+	EVK=$("$BIN" info --json "$DIR/k64.etl" | sed -n 's/.*"events": *\([0-9]*\).*/\1/p' | head -1)
+	for fmt in JSON CSV PARQUET; do
+		run "$fmt kernel x64" "$EVK" "$DIR/k64.etl" -of $fmt -o "$DIR/out.$fmt" -y --quiet
+	done
+	run "tables kernel x64" "$EVK" tables "$DIR/k64.etl" -o "$DIR/out.tables" -y --quiet
+	run "stats kernel x64" "$EVK" stats "$DIR/k64.etl"
+	run "report kernel x64" "$EVK" report --json "$DIR/k64.etl" -o "$DIR/out.report.json" -y
+fi
 if [ -d "$ETL_ATTACK" ]; then
 	for f in "$ETL_ATTACK"/es_*.etl "$ETL_ATTACK"/bomb_*.etl "$ETL_ATTACK"/tl_deep_*.etl; do
 		run "JSON $(basename "$f")" 0 "$f" -of JSON -o "$DIR/out.json" -y --quiet

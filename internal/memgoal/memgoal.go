@@ -43,6 +43,14 @@ const MinHeadroom = 0.25
 // at ×16 from 44-50 to 52 MiB for no faster run.
 const MinGoal = 0.25
 
+// runtimeMargin and runtimeMinMargin are what the runtime keeps back of
+// the heap's goal under a memory limit (memoryLimitHeapGoalHeadroomPercent
+// and memoryLimitMinHeapGoalHeadroom, runtime/mgcpacer.go).
+const (
+	runtimeMargin    = 0.03
+	runtimeMinMargin = 1 << 20
+)
+
 // goPercent is the GC percentage when the live heap is large enough
 // (Go's default).
 const goPercent = 100
@@ -79,7 +87,6 @@ func Start(target uint64) *Tuner {
 		{Name: "/memory/classes/total:bytes"},
 		{Name: "/memory/classes/heap/released:bytes"},
 		{Name: "/memory/classes/heap/objects:bytes"},
-		{Name: "/memory/classes/heap/unused:bytes"},
 		{Name: "/memory/classes/heap/free:bytes"},
 	}}
 	t.limit = target
@@ -152,9 +159,9 @@ func (t *Tuner) arm() {
 	})
 }
 
-// adjust sets the limit after a collection: the target, or the live heap
-// plus MinHeadroom of it plus the memory outside the heap's objects,
-// whichever is larger. It reports whether tuning goes on.
+// adjust sets the limit after a collection: the target, or what the
+// live heap needs (Limit), whichever is larger. It reports whether tuning
+// goes on.
 func (t *Tuner) adjust() bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -169,10 +176,16 @@ func (t *Tuner) adjust() bool {
 		return t.sample[i].Value.Uint64()
 	}
 	live, total, released := v(0), v(1), v(2)
-	heap := v(3) + v(4) + v(5)
-	var other uint64 // stacks, runtime metadata, buffers outside the heap
-	if total > released+heap {
-		other = total - released - heap
+	// The runtime makes the heap's goal of the limit by taking away all
+	// the memory it holds but the heap's objects and free pages
+	// (memoryLimitHeapGoal, runtime/mgcpacer.go): the free slots of the
+	// spans in use count against the goal as stacks and metadata do. Left
+	// out of other, they took the headroom: a model pass whose live heap
+	// grew past 28 MB under the text dumps' 40 MiB had goals 1-2 MB above
+	// it, and a collection every few megabytes allocated.
+	var other uint64
+	if inHeap := v(3) + v(4); total > released+inHeap {
+		other = total - released - inHeap
 	}
 	t.need = Limit(0, live, other)
 	t.live = live
@@ -183,10 +196,13 @@ func (t *Tuner) adjust() bool {
 }
 
 // Limit returns the memory limit for a live heap of live bytes and other
-// bytes of runtime memory outside the heap: target, unless that would
-// leave the heap less than MinHeadroom of its live size to grow into.
+// bytes of memory that are neither the heap's objects nor its free pages:
+// target, unless that would leave the heap less than MinHeadroom of its
+// live size to grow into, after the runtime has kept back its own margin
+// below the limit (3 % of the goal, at least 1 MiB: runtime/mgcpacer.go).
 func Limit(target, live, other uint64) uint64 {
-	need := float64(other) + float64(live)*(1+MinHeadroom)
+	goal := float64(live) * (1 + MinHeadroom)
+	need := float64(other) + max(goal/(1-runtimeMargin), goal+runtimeMinMargin)
 	if need >= math.MaxInt64 {
 		return math.MaxInt64
 	}

@@ -4,18 +4,21 @@ import (
 	"math"
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"testing"
 	"time"
 )
 
 func TestLimit(t *testing.T) {
 	const mib = 1 << 20
+	want := func(other, goal float64) uint64 { return uint64(other + goal) }
 	for _, c := range []struct{ target, live, other, want uint64 }{
-		{72 * mib, 20 * mib, 8 * mib, 72 * mib},          // small heap: the target
-		{72 * mib, 51 * mib, 8 * mib, 72 * mib},          // 51*1.25+8 = 71.75: still the target
-		{72 * mib, 60 * mib, 8 * mib, 83 * mib},          // 60*1.25+8: a quarter of headroom
-		{0, 100 * mib, 0, 125 * mib},                     // no target: headroom alone
-		{72 * mib, math.MaxUint64 / 2, 0, math.MaxInt64}, // no overflow
+		{72 * mib, 20 * mib, 8 * mib, 72 * mib},                      // small heap: the target
+		{72 * mib, 49 * mib, 8 * mib, 72 * mib},                      // 49*1.25/0.97+8 = 71.1: still the target
+		{72 * mib, 60 * mib, 8 * mib, want(8*mib, 60*mib*1.25/0.97)}, // 85.3: a quarter of headroom and the runtime's 3 %
+		{72 * mib, 2 * mib, 70 * mib, 73*mib + mib/2},                // 70+2.5+1: the runtime's least margin, 1 MiB
+		{0, 100 * mib, 0, want(0, 100*mib*1.25/0.97)},                // no target: headroom alone (128.9)
+		{72 * mib, math.MaxUint64 / 2, 0, math.MaxInt64},             // no overflow
 	} {
 		if got := Limit(c.target, c.live, c.other); got != c.want {
 			t.Errorf("Limit(%d, %d, %d) = %d, want %d", c.target/mib, c.live/mib, c.other/mib, got/mib, c.want/mib)
@@ -161,4 +164,47 @@ func TestFollowsCollections(t *testing.T) {
 	var nilTuner *Tuner
 	nilTuner.Stop()
 	nilTuner.SetTarget(target)
+}
+
+// TestGoalLeavesHeadroom: with a live heap of small objects that leave
+// half of their spans' slots free (what a model built while other
+// objects come and go looks like), the runtime's heap goal under the
+// tuned limit still lies a quarter above the live heap. Counting those
+// free slots as heap, as the tuner once did, left the goal at the live
+// heap itself: a collection at every allocation.
+func TestGoalLeavesHeadroom(t *testing.T) {
+	t.Setenv("GOMEMLIMIT", "")
+	t.Setenv("GOGC", "")
+	before := debug.SetMemoryLimit(-1)
+	defer debug.SetMemoryLimit(before)
+	tu := Start(8 << 20)
+	if tu == nil {
+		t.Fatal("Start returned nil with no GOMEMLIMIT or GOGC")
+	}
+	defer tu.Stop()
+	type obj [64]byte
+	all := make([]*obj, 1<<19) // 32 MiB of objects
+	for i := range all {
+		all[i] = new(obj)
+	}
+	for i := 0; i < len(all); i += 2 {
+		all[i] = nil // every other slot free: 16 MiB live in 32 MiB of spans
+	}
+	s := []metrics.Sample{{Name: "/gc/heap/goal:bytes"}, {Name: "/gc/heap/live:bytes"}}
+	var goal, live uint64
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		runtime.GC()
+		time.Sleep(time.Millisecond) // the finalizer runs on its own goroutine
+		runtime.GC()                 // a goal made with the limit adjust set
+		metrics.Read(s)
+		goal, live = s[0].Value.Uint64(), s[1].Value.Uint64()
+		if goal*100 >= live*120 {
+			break
+		}
+	}
+	if goal*100 < live*120 {
+		t.Errorf("heap goal %.1f MiB for a live heap of %.1f MiB (limit %.1f MiB), want at least 1.2 × live", float64(goal)/(1<<20), float64(live)/(1<<20), float64(tu.Limit())/(1<<20))
+	}
+	runtime.KeepAlive(all)
 }
