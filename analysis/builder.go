@@ -99,6 +99,10 @@ type Builder struct {
 	joinImages map[uint64]*Image
 	joinPDB    map[uint64]PDB
 	joinStamp  map[uint64]uint32
+	// identities and stamps (those without a PDB, by time stamp and
+	// checksum) intern the images' identities (Image.id).
+	identities map[imageIdentity]*imageIdentity
+	stamps     map[uint64]*imageIdentity
 
 	// Events of threads not known yet, counted once the model is done.
 	pending map[uint32]*pendingCount
@@ -156,6 +160,8 @@ func NewBuilder(opts *Options) *Builder {
 		joinImages: map[uint64]*Image{},
 		joinPDB:    map[uint64]PDB{},
 		joinStamp:  map[uint64]uint32{},
+		identities: map[imageIdentity]*imageIdentity{},
+		stamps:     map[uint64]*imageIdentity{},
 		pending:    map[uint32]*pendingCount{},
 		gc:         map[*Process]*gcState{},
 	}
@@ -817,19 +823,49 @@ func (b *Builder) image(ev *etl.Event, d *tdh.Decoded) {
 			p.ImageFileName, p.Name = baseName(path), stem(path)
 		}
 	}
+	id := im.identity()
 	if v, ok := getU(d, "TimeDateStamp"); ok && v != 0 {
-		im.TimeDateStamp = uint32(v)
+		id.stamp = uint32(v)
 	}
 	if v, ok := getU(d, "ImageChecksum"); ok {
-		im.Checksum = uint32(v)
+		id.checksum = uint32(v)
 	}
 	b.join(ft)
 	b.joinImages[base] = im
 	if pdb, ok := b.joinPDB[base]; ok {
-		im.SetPDB(pdb)
+		id.pdb = pdb
 	}
-	if s, ok := b.joinStamp[base]; ok && im.TimeDateStamp == 0 {
-		im.TimeDateStamp = s
+	if s, ok := b.joinStamp[base]; ok && id.stamp == 0 {
+		id.stamp = s
+	}
+	b.identify(im, id)
+}
+
+// identify gives im the identity id, kept once for all the images that
+// have it.
+func (b *Builder) identify(im *Image, id imageIdentity) {
+	switch {
+	case id == (imageIdentity{}):
+		im.id = nil
+	case im.id != nil && *im.id == id:
+	case id.pdb == (PDB{}):
+		// Most images: a key of two integers, a fast map's.
+		k := uint64(id.stamp)<<32 | uint64(id.checksum)
+		p := b.stamps[k]
+		if p == nil {
+			p = new(imageIdentity)
+			*p = id
+			b.stamps[k] = p
+		}
+		im.id = p
+	default:
+		p := b.identities[id]
+		if p == nil {
+			p = new(imageIdentity)
+			*p = id
+			b.identities[id] = p
+		}
+		im.id = p
 	}
 }
 
@@ -864,7 +900,9 @@ func (b *Builder) imageID(ev *etl.Event, k kind, d *tdh.Decoded) {
 			pdb.Age = uint32(v)
 		}
 		if im != nil {
-			im.SetPDB(pdb)
+			id := im.identity()
+			id.pdb = pdb
+			b.identify(im, id)
 		} else {
 			b.join(ev.Time)
 			b.joinPDB[base] = pdb
@@ -872,8 +910,9 @@ func (b *Builder) imageID(ev *etl.Event, k kind, d *tdh.Decoded) {
 		return
 	}
 	if v, ok := getU(d, "TimeDateStamp"); ok && v != 0 {
-		if im != nil && im.TimeDateStamp == 0 {
-			im.TimeDateStamp = uint32(v)
+		if id := im.identity(); im != nil && id.stamp == 0 {
+			id.stamp = uint32(v)
+			b.identify(im, id)
 		} else if im == nil {
 			b.join(ev.Time)
 			b.joinStamp[base] = uint32(v)

@@ -459,7 +459,7 @@ func TestCorpusNetImages(t *testing.T) {
 		t.Errorf("SysWOW64 ntdll of System: %+v", ntdll)
 	}
 	kernel := find(m.KernelImages(), 0xfffff80021489000)
-	if kernel == nil || kernel.PDB().Name != "ntkrnlmp.pdb" || !strings.HasPrefix(kernel.PDB().GUID.String(), "72482100-1c1c-4a03-a") || kernel.TimeDateStamp != 1343269963 {
+	if kernel == nil || kernel.PDB().Name != "ntkrnlmp.pdb" || !strings.HasPrefix(kernel.PDB().GUID.String(), "72482100-1c1c-4a03-a") || kernel.TimeDateStamp() != 1343269963 {
 		t.Errorf("kernel: %+v", kernel)
 	}
 	withPDB, images := 0, len(m.KernelImages())

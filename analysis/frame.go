@@ -58,7 +58,7 @@ func (m *Model) SetSymbolizer(s Symbolizer) { m.sym = s }
 
 // symbolize asks s for the function at rva in im.
 func symbolize(s Symbolizer, im *Image, rva uint64) *Symbol {
-	id := ImageID{PDB: im.PDB(), File: im.FileName(), TimeDateStamp: im.TimeDateStamp, Size: im.Size}
+	id := ImageID{PDB: im.PDB(), File: im.FileName(), TimeDateStamp: im.TimeDateStamp(), Size: im.Size}
 	sym, ok := s.Symbolize(id, rva)
 	if !ok || sym.Function == "" {
 		return nil

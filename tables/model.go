@@ -167,7 +167,7 @@ func (t *traceState) writeLate() error {
 func (t *traceState) imageRow(im *analysis.Image, id, upid int64) ImageRow {
 	load, unload := im.Loaded()
 	r := ImageRow{Trace: t.id, ImageID: id, Upid: upid, Kernel: t.m.IsKernelAddress(im.Base), Base: im.Base, Size: im.Size,
-		Path: im.Path, FileName: im.FileName(), TimeDateStamp: im.TimeDateStamp, Checksum: im.Checksum,
+		Path: im.Path, FileName: im.FileName(), TimeDateStamp: im.TimeDateStamp(), Checksum: im.Checksum(),
 		PDBName: im.PDB().Name, PDBAge: im.PDB().Age, Load: ns(load), Unload: ns(unload)}
 	if im.PDB().GUID != uuid.Nil {
 		r.PDBGUID = strings.ToUpper(im.PDB().GUID.String())
