@@ -317,11 +317,12 @@ func (b *pprofBuilder) add(a *Annotation) {
 // ("EC83D8DF555946E0B1A40123456789AB2"), or "" when the trace does not
 // carry the image's PDB identity.
 func ImageBuildID(im *Image) string {
-	if im == nil || (im.PDB().GUID == [16]byte{} && im.PDB().Age == 0) {
+	pdb := im.PDB()
+	if pdb.GUID == [16]byte{} && pdb.Age == 0 {
 		return ""
 	}
-	g := strings.ToUpper(strings.ReplaceAll(im.PDB().GUID.String(), "-", ""))
-	return g + strconv.FormatUint(uint64(im.PDB().Age), 16)
+	g := strings.ToUpper(strings.ReplaceAll(pdb.GUID.String(), "-", ""))
+	return g + strconv.FormatUint(uint64(pdb.Age), 16)
 }
 
 func (b *pprofBuilder) mapping(im *Image) *profile.Mapping {

@@ -166,11 +166,12 @@ func (t *traceState) writeLate() error {
 // kernel's or an unknown process).
 func (t *traceState) imageRow(im *analysis.Image, id, upid int64) ImageRow {
 	load, unload := im.Loaded()
+	pdb := im.PDB()
 	r := ImageRow{Trace: t.id, ImageID: id, Upid: upid, Kernel: t.m.IsKernelAddress(im.Base), Base: im.Base, Size: im.Size,
 		Path: im.Path, FileName: im.FileName(), TimeDateStamp: im.TimeDateStamp(), Checksum: im.Checksum(),
-		PDBName: im.PDB().Name, PDBAge: im.PDB().Age, Load: ns(load), Unload: ns(unload)}
-	if im.PDB().GUID != uuid.Nil {
-		r.PDBGUID = strings.ToUpper(im.PDB().GUID.String())
+		PDBName: pdb.Name, PDBAge: pdb.Age, Load: ns(load), Unload: ns(unload)}
+	if pdb.GUID != uuid.Nil {
+		r.PDBGUID = strings.ToUpper(pdb.GUID.String())
 	}
 	return r
 }
