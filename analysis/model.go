@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/internal/prefault"
 )
 
 // NoID is the process or thread id of an event that names none
@@ -530,7 +531,7 @@ func (c *frameCache) resolve(m *Model, p *Process, addr uint64, ft int64) (Frame
 		if c.bits == 0 {
 			c.bits = frameCacheBits
 		}
-		c.slots = make([]cachedFrame, 1<<c.bits)
+		c.slots = prefault.Make[cachedFrame](1 << c.bits) // probed before written
 	}
 	slot := &c.slots[h>>(64-c.bits)]
 	if slot.frame.Address == addr && slot.p == p {

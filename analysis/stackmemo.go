@@ -4,6 +4,7 @@ import (
 	"sync/atomic"
 
 	"github.com/etwkit/etw/internal/memo"
+	"github.com/etwkit/etw/internal/prefault"
 )
 
 // The stacks of a trace's events repeat: net.4.5.2.x64.etl's 23,384
@@ -86,7 +87,7 @@ func hashStack(p *Process, addrs []uint64) uint64 {
 // slot returns the slot of hash h.
 func (s *stackMemo) slot(h uint64) *stackSlot {
 	if s.slots == nil {
-		s.slots = make([]stackSlot, 1<<stackMemoBits)
+		s.slots = prefault.Make[stackSlot](1 << stackMemoBits) // probed before written
 		s.frames = memo.NewRing[Frame](stackMemoFrames)
 	}
 	return &s.slots[h>>(64-stackMemoBits)]

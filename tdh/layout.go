@@ -1,6 +1,10 @@
 package tdh
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"github.com/etwkit/etw/internal/prefault"
+)
 
 // Most templates begin with fixed-size scalars (ids, sizes, addresses,
 // flags), which lie at the same payload offsets in every event that holds
@@ -72,6 +76,7 @@ func (c *layoutCache) fill(props []Property, ptr int) []int32 {
 	}
 	if c.slots == nil {
 		c.slots = new([layoutSlots]layoutEntry)
+		prefault.Touch(c.slots[:]) // probed before written
 	}
 	e := &c.slots[layoutSlot(&props[0], ptr)]
 	e.props, e.n, e.ptr, e.ends = &props[0], int32(len(props)), int32(ptr), e.ends[:0]

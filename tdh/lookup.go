@@ -4,6 +4,8 @@ import (
 	"math"
 	"strings"
 	"unsafe"
+
+	"github.com/etwkit/etw/internal/prefault"
 )
 
 // Lookups by name are what programs that read decoded events do most: the
@@ -106,6 +108,7 @@ func (d *Decoded) find(name string) (*Value, bool) {
 func (c *nameCache) index(props []Property, name string) int {
 	if c.sets == nil {
 		c.sets = new([nameSets][nameWays]nameEntry)
+		prefault.Touch(c.sets[:]) // probed before written
 	}
 	set := &c.sets[nameSet(&props[0], name)]
 	if set[0].is(props, name) {

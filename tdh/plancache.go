@@ -1,6 +1,10 @@
 package tdh
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+
+	"github.com/etwkit/etw/internal/prefault"
+)
 
 // PlanCache keeps the [JSONPlan]s of the schemas an encoder meets, for one
 // goroutine (it is not safe for concurrent use). Its slots are addressed
@@ -30,6 +34,7 @@ func (c *PlanCache) Plan(s *Event) *JSONPlan {
 	}
 	if c.slots == nil {
 		c.slots = new([planCacheSlots]planSlot)
+		prefault.Touch(c.slots[:]) // probed before written
 	}
 	sl := &c.slots[s.SlotHash()>>(64-planCacheBits)]
 	if sl.plan.schema == s {

@@ -13,6 +13,7 @@ import (
 	"github.com/etwkit/etw/eventjson"
 	"github.com/etwkit/etw/internal/decimal"
 	"github.com/etwkit/etw/internal/memo"
+	"github.com/etwkit/etw/internal/prefault"
 	"github.com/etwkit/etw/pipeline"
 	"github.com/etwkit/etw/tdh"
 )
@@ -82,6 +83,7 @@ func (e *JSONEncoder) AppendEvent(b []byte, ev *etl.Event, res *decode.Result, a
 	if a != nil && len(a.Stack) > 0 {
 		if e.frames == nil {
 			e.frames = new(frameJSONCache)
+			prefault.Touch(e.frames.slots[:]) // probed before written
 		}
 		b = appendStackJSON(b, a.Stack, a.StackID(), e.frames)
 	}

@@ -1,6 +1,10 @@
 package tracerpt
 
-import "github.com/etwkit/etw/tdh"
+import (
+	"github.com/etwkit/etw/tdh"
+
+	"github.com/etwkit/etw/internal/prefault"
+)
 
 // xmlSchemaText is the text of the XML dump that a schema's events
 // share, escaped once: each property's `<Data Name="…">` opening and the
@@ -76,6 +80,7 @@ func (c *xmlTextCache) get(s *tdh.Event) *xmlSchemaText {
 	}
 	if c.slots == nil {
 		c.slots = new([1 << xmlTextBits]xmlTextSlot)
+		prefault.Touch(c.slots[:]) // probed before written
 	}
 	sl := &c.slots[s.SlotHash()>>(64-xmlTextBits)]
 	if sl.text.schema == s {

@@ -24,6 +24,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"runtime/pprof"
 	"runtime/trace"
 	"strings"
@@ -77,6 +78,13 @@ func exitCode(err error) int {
 }
 
 func main() {
+	if os.Getenv("TRACERPT_GO_MEMPROFILE") == "" {
+		// Go samples an allocation every 512 KiB for a heap profile
+		// that only TRACERPT_GO_MEMPROFILE writes: each sample records
+		// its stack, and the first ones fault in the profiler's hash
+		// table (1-2 % of a dump's CPU).
+		runtime.MemProfileRate = 0
+	}
 	// Writes to a closed pipe (tracerpt-go … -o - | head) return EPIPE
 	// instead of killing the process; the dump then ends quietly.
 	signal.Ignore(syscall.SIGPIPE)

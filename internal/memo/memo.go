@@ -6,35 +6,40 @@
 // encoders keep them here instead of working frame by frame.
 package memo
 
+import "github.com/etwkit/etw/internal/prefault"
+
 // Ring stores runs of values in a circular buffer of a fixed number of
 // values: each Put writes after the previous one, and once the buffer is
 // full it overwrites the oldest runs. A run's position tells whether it is
 // still there. The zero value stores nothing: see [NewRing].
 type Ring[T any] struct {
-	buf []T
-	pos uint64 // values ever written, counting the ends skipped
+	buf  []T    // nil until the first Put
+	size int    // len(buf) once allocated
+	pos  uint64 // values ever written, counting the ends skipped
 }
 
 // NewRing returns a ring of n values (n > 0), allocated on the first Put.
 func NewRing[T any](n int) Ring[T] {
-	return Ring[T]{buf: make([]T, 0, n)}
+	return Ring[T]{size: max(n, 0)}
 }
 
 // Cap returns the number of values the ring holds.
-func (r *Ring[T]) Cap() int { return cap(r.buf) }
+func (r *Ring[T]) Cap() int { return r.size }
 
 // Put copies v into the ring and returns its position for Get; ok is
 // false (nothing stored) when v is empty or longer than a quarter of the
 // ring, which would evict too much at once. A run never wraps: it starts
 // over at the beginning of the buffer when the end has no room for it.
 func (r *Ring[T]) Put(v []T) (at uint64, ok bool) {
-	c := uint64(cap(r.buf))
+	c := uint64(r.size)
 	n := uint64(len(v))
 	if n == 0 || n > c/4 {
 		return 0, false
 	}
-	if len(r.buf) == 0 {
-		r.buf = r.buf[:c]
+	if r.buf == nil {
+		// Written before the collector scans it (T may hold pointers)
+		// or Get reads it.
+		r.buf = prefault.Make[T](r.size)
 	}
 	off := r.pos % c
 	if off+n > c {
@@ -51,8 +56,8 @@ func (r *Ring[T]) Put(v []T) (at uint64, ok bool) {
 // later runs have overwritten any of them. The slice is the ring's: valid
 // until the next Put.
 func (r *Ring[T]) Get(at uint64, n int) ([]T, bool) {
-	c := uint64(cap(r.buf))
-	if n <= 0 || at > r.pos || r.pos-at > c || uint64(n) > r.pos-at {
+	c := uint64(r.size)
+	if n <= 0 || r.buf == nil || at > r.pos || r.pos-at > c || uint64(n) > r.pos-at {
 		return nil, false
 	}
 	off := at % c
@@ -83,7 +88,7 @@ func NewBytes(bits uint8, size int) Bytes {
 
 func (m *Bytes) slot(id uint64) *bytesSlot {
 	if m.slots == nil {
-		m.slots = make([]bytesSlot, 1<<m.bits)
+		m.slots = prefault.Make[bytesSlot](1 << m.bits) // probed before written
 	}
 	return &m.slots[(id*0x9E3779B97F4A7C15)>>(64-m.bits)]
 }

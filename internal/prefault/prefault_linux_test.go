@@ -1,0 +1,74 @@
+package prefault
+
+import (
+	"runtime"
+	"syscall"
+	"testing"
+)
+
+// minorFaults returns the process's minor page faults so far.
+func minorFaults(t *testing.T) int64 {
+	t.Helper()
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		t.Fatal(err)
+	}
+	return ru.Minflt
+}
+
+type slot struct{ a, b, c, d uint64 }
+
+// readWrite reads every page of s and then writes it, as a cache's
+// first probes and insertions do, and returns the page faults that
+// took.
+func readWrite(t *testing.T, s []slot) int64 {
+	t.Helper()
+	const perPage = 4096 / 32
+	f0 := minorFaults(t)
+	var sum uint64
+	for i := 0; i < len(s); i += perPage {
+		sum += s[i].a
+	}
+	for i := 0; i < len(s); i += perPage {
+		s[i].a = sum + 1
+	}
+	return minorFaults(t) - f0
+}
+
+// TestMakeFaultsOnce checks the point of the package: a fresh table made
+// by Make takes no fault when it is then read and written, where one
+// from make takes one or two a page. Fresh memory comes from the kernel
+// only for a heap that grows, so each table is larger than the last.
+func TestMakeFaultsOnce(t *testing.T) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	const pages = 1024
+	n := pages * 4096 / 32
+	var kept [][]slot // keep the tables so that their memory is not reused
+	var plain, touched int64
+	for r := range 4 {
+		s := make([]slot, n*(2*r+1))
+		plain += readWrite(t, s)
+		p := Make[slot](n * (2*r + 2))
+		touched += readWrite(t, p)
+		kept = append(kept, s, p)
+	}
+	runtime.KeepAlive(kept)
+	t.Logf("faults while read and written: make %d, Make %d (tables of %d to %d pages)", plain, touched, pages, 8*pages)
+	if plain < pages {
+		t.Skipf("make's tables took %d faults for at least %d fresh pages: the heap's memory was not fresh here", plain, 4*pages)
+	}
+	if touched > plain/10 {
+		t.Errorf("tables from Make took %d faults when read and written, make's %d: Make should have mapped their pages", touched, plain)
+	}
+}
+
+func TestTouch(t *testing.T) {
+	s := []int{1, 2, 3, 4}
+	if got := Touch(s[:2]); len(got) != 2 || s[0] != 0 || s[1] != 0 || s[2] != 3 {
+		t.Errorf("Touch(s[:2]) = %v, s = %v: want the first two zeroed, the rest kept", got, s)
+	}
+	if testing.AllocsPerRun(10, func() { Touch(s) }) != 0 {
+		t.Error("Touch allocates")
+	}
+}
