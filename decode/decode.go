@@ -374,3 +374,11 @@ func (s *stringOnly) candidates(provider uuid.UUID, reg *tdh.Registry) []tdh.Can
 	}
 	return c
 }
+
+// Warm starts making the built-in schemas on a goroutine of its own and
+// returns at once, so that a later [New] finds them made or half made: a
+// program that knows it will decode can overlap the work (about 2 ms at
+// a process's start, its memory still cold) with its own setup.
+func Warm() {
+	go builtIn()
+}

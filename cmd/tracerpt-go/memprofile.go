@@ -25,12 +25,21 @@ func memProfiled(f func() int) int {
 	return memProfiledTo(path, os.Stderr, f)
 }
 
+// memProfileRate is the heap profile's sampling rate when
+// TRACERPT_GO_MEMPROFILE asks for one. Otherwise main turns the sampling
+// off: Go samples an allocation every 512 KiB for a profile nothing would
+// write, recording each sample's stack, and the first samples fault in
+// the profiler's hash table.
+const memProfileRate = 64 << 10
+
 // memProfiledTo is memProfiled writing the profile to path and its line
 // to stderr. A run that ends before any collection (or before the
 // sampler saw one) gets the profile of a collection at exit, and says so:
 // nothing was freed before it, so every byte allocated was in the heap.
 func memProfiledTo(path string, stderr io.Writer, f func() int) int {
-	runtime.MemProfileRate = 64 << 10
+	if runtime.MemProfileRate != memProfileRate { // main sets it first
+		runtime.MemProfileRate = memProfileRate
+	}
 	var best []byte
 	var bestLive uint64
 	var buf bytes.Buffer
