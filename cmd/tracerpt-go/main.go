@@ -206,7 +206,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	cmd.AddCommand(newTablesCmd())
 	err := checkUnsupported(args)
 	if err == nil {
-		nargs := normalizeArgs(args)
+		nargs := normalizeArgsFor(args, longFlagNames(cmd))
 		cmd.SetArgs(nargs)
 		err = execute(cmd, nargs)
 	}
@@ -248,7 +248,13 @@ var optionalValue = map[string]string{"summary": "summary.txt", "o": "", "report
 // without a value get their default; "-import a.man b.man" becomes one
 // --import per file. Everything else passes through.
 func normalizeArgs(args []string) []string {
-	longs := longFlagNames()
+	return normalizeArgsFor(args, longFlagNames(newRootCmd(io.Discard, io.Discard)))
+}
+
+// normalizeArgsFor is normalizeArgs with the root command's long option
+// names, longs (longFlagNames), which run has at hand: making the command
+// again to find them took a tenth of a millisecond of every run's start.
+func normalizeArgsFor(args []string, longs map[string]bool) []string {
 	// Subcommands whose -o is a required value (relog and synth write
 	// .etl files) take the next argument whatever it looks like.
 	relog := len(args) > 0 && (args[0] == "relog" || args[0] == "synth" || args[0] == "pcapng" || args[0] == "stacks" || args[0] == "report")
@@ -409,10 +415,9 @@ func looksLikeTrace(arg string) bool {
 	return false
 }
 
-// longFlagNames returns the long option names of the root command.
-func longFlagNames() map[string]bool {
+// longFlagNames returns the long option names of cmd, the root command.
+func longFlagNames(cmd *cobra.Command) map[string]bool {
 	m := map[string]bool{}
-	cmd := newRootCmd(io.Discard, io.Discard)
 	cmd.Flags().VisitAll(func(f *pflag.Flag) { m[f.Name] = true })
 	m["help"] = true
 	return m

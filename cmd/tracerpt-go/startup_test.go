@@ -1,6 +1,10 @@
 package main
 
-import "testing"
+import (
+	"io"
+	"maps"
+	"testing"
+)
 
 func TestMayDecode(t *testing.T) {
 	for _, c := range []struct {
@@ -21,5 +25,18 @@ func TestMayDecode(t *testing.T) {
 		if got := mayDecode(c.args); got != c.want {
 			t.Errorf("mayDecode(%q) = %v, want %v", c.args, got, c.want)
 		}
+	}
+}
+
+// TestLongFlagNamesOfRun: run normalizes the command line with the long
+// options of the command it has made (subcommands added); they must be
+// the root command's own, which normalizeArgs finds.
+func TestLongFlagNamesOfRun(t *testing.T) {
+	cmd := newRootCmd(io.Discard, io.Discard)
+	cmd.AddCommand(newPDBCmd())
+	cmd.AddCommand(newTablesCmd())
+	got, want := longFlagNames(cmd), longFlagNames(newRootCmd(io.Discard, io.Discard))
+	if !maps.Equal(got, want) || !want["of"] || !want["help"] {
+		t.Errorf("long options of run's command %v, of the root command %v", got, want)
 	}
 }
