@@ -322,6 +322,16 @@ func (l *rangeList[T]) sorted() []T {
 // stable reports that no other item ever held addr, so that the answer is
 // the same at any time.
 func (l *rangeList[T]) find(addr uint64, ft int64) (best T, stable bool) {
+	best, lo, hi := l.findSpan(addr, ft)
+	return best, lo == minTime && hi == maxTime
+}
+
+// findSpan is find, with the times [lo, hi] (ft among them) at all of
+// which find gives the same answer: all times when no other item ever
+// held addr; else, when the answer is alive at ft, its lifetime less the
+// lifetimes of the items that find prefers to it when alive together;
+// else ft alone.
+func (l *rangeList[T]) findSpan(addr uint64, ft int64) (best T, lo, hi int64) {
 	list := l.sorted()
 	i, _ := slices.BinarySearchFunc(list, addr, func(x T, a uint64) int {
 		if start, _, _, _ := x.bounds(); start <= a {
@@ -331,6 +341,12 @@ func (l *rangeList[T]) find(addr uint64, ft int64) (best T, stable bool) {
 	})
 	var bestGap uint64 = math.MaxUint64
 	holders := 0
+	// The lifetimes of the holders found before the answer was: found
+	// first, they win a tie, so the answer holds only where none is
+	// alive.
+	var beforeEnd, beforeStart int64 = minTime, maxTime // nearest below and above ft
+	var endNow, startNow int64 = minTime, maxTime       // of the holders found since the last answer
+	var bestLoad, bestUnload int64
 	for j := i - 1; j >= 0; j-- {
 		start, size, load, unload := list[j].bounds()
 		if addr-start >= l.maxSize {
@@ -342,11 +358,34 @@ func (l *rangeList[T]) find(addr uint64, ft int64) (best T, stable bool) {
 		holders++
 		if gap := timeGap(ft, load, unload); gap < bestGap {
 			best, bestGap = list[j], gap
+			bestLoad, bestUnload = load, unload
+			beforeEnd, beforeStart = max(beforeEnd, endNow), min(beforeStart, startNow)
+			endNow, startNow = minTime, maxTime
+		}
+		// Alive at ft, a holder found before the answer would have been
+		// it: these lifetimes lie wholly below or above ft.
+		if unload < ft {
+			endNow = max(endNow, unload)
+		} else if load > ft {
+			startNow = min(startNow, load)
 		}
 	}
-	// One holder found but not returned (a time gap beyond any FILETIME)
-	// would depend on the time after all.
-	return best, holders == 0 || holders == 1 && best != nil
+	switch {
+	case holders == 0 || holders == 1 && bestGap != math.MaxUint64:
+		// (One holder found but not returned, a time gap beyond any
+		// FILETIME, would depend on the time after all.)
+		return best, minTime, maxTime
+	case bestGap != 0:
+		return best, ft, ft
+	}
+	lo, hi = bestLoad, bestUnload
+	if beforeEnd != minTime {
+		lo = max(lo, beforeEnd+1)
+	}
+	if beforeStart != maxTime {
+		hi = min(hi, beforeStart-1)
+	}
+	return best, lo, hi
 }
 
 // timeGap returns how far ft lies outside [from, to] (0 inside).
@@ -475,15 +514,22 @@ func (m *Model) resolve(p *Process, addr uint64, ft int64) Frame {
 // any time: at most one image (and one method) ever held the address, so
 // a cache keyed by process and address may keep it.
 func (m *Model) resolveStable(p *Process, addr uint64, ft int64) (Frame, bool) {
-	f := Frame{Address: addr}
-	stable := true
+	f, lo, hi := m.resolveSpan(p, addr, ft)
+	return f, lo == minTime && hi == maxTime
+}
+
+// resolveSpan is resolve, with the times [lo, hi] (ft among them) at all
+// of which the frame is the same (rangeList.findSpan).
+func (m *Model) resolveSpan(p *Process, addr uint64, ft int64) (f Frame, lo, hi int64) {
+	f = Frame{Address: addr}
+	lo, hi = minTime, maxTime
 	if m.IsKernelAddress(addr) {
-		f.Image, stable = m.kernel.find(addr, ft)
+		f.Image, lo, hi = m.kernel.findSpan(addr, ft)
 	} else if p != nil {
-		var s1, s2 bool
-		f.Image, s1 = p.images.find(addr, ft)
-		f.Method, s2 = p.methods.find(addr, ft)
-		stable = s1 && s2
+		var lo2, hi2 int64
+		f.Image, lo, hi = p.images.findSpan(addr, ft)
+		f.Method, lo2, hi2 = p.methods.findSpan(addr, ft)
+		lo, hi = max(lo, lo2), min(hi, hi2)
 	}
 	if f.Image != nil {
 		f.Offset = addr - f.Image.Base
@@ -491,13 +537,14 @@ func (m *Model) resolveStable(p *Process, addr uint64, ft int64) (Frame, bool) {
 			f.Symbol = symbolize(m.sym, f.Image, f.Offset)
 		}
 	}
-	return f, stable
+	return f, lo, hi
 }
 
-// frameCache remembers resolved frames that do not depend on time (see
-// resolveStable), per goroutine: a stack's addresses repeat across the
-// events of a trace. It is direct-mapped (a colliding address takes the
-// slot), so a lookup costs a multiplication and a comparison.
+// frameCache remembers resolved frames with the times they hold for
+// (resolveSpan: all times for most), per goroutine: a stack's addresses
+// repeat across the events of a trace, which come in time order. It is
+// direct-mapped (a colliding address takes the slot), so a lookup costs a
+// multiplication and a few comparisons.
 type frameCache struct {
 	slots []cachedFrame
 	bits  uint8  // 2^bits slots; 0: frameCacheBits
@@ -505,15 +552,19 @@ type frameCache struct {
 }
 
 type cachedFrame struct {
-	p     *Process // nil for kernel addresses
-	frame Frame    // frame.Address 0: empty slot
+	p      *Process // nil for kernel addresses
+	frame  Frame    // frame.Address 0: empty slot
+	lo, hi int64    // the times the frame holds for
 }
 
-// frameCacheBits sizes a frameCache: 2^frameCacheBits slots of 48 bytes.
+// frameCacheBits sizes a frameCache: 2^frameCacheBits slots of 64 bytes.
 const frameCacheBits = 14
 
 // resolve is m.resolveStable through the cache: the frame, and whether
-// it is the same at any time (always so for a cached one).
+// it is the same at any time. A frame that depends on the time (an
+// address that several images or methods held, as when one trace
+// session's files each log the rundown of the same ones) is kept with
+// the times it holds for, and found again for an event among them.
 func (c *frameCache) resolve(m *Model, p *Process, addr uint64, ft int64) (Frame, bool) {
 	if m.IsKernelAddress(addr) {
 		p = nil
@@ -534,14 +585,14 @@ func (c *frameCache) resolve(m *Model, p *Process, addr uint64, ft int64) (Frame
 		c.slots = prefault.Make[cachedFrame](1 << c.bits) // probed before written
 	}
 	slot := &c.slots[h>>(64-c.bits)]
-	if slot.frame.Address == addr && slot.p == p {
-		return slot.frame, true
+	if slot.frame.Address == addr && slot.p == p && slot.lo <= ft && ft <= slot.hi {
+		return slot.frame, slot.lo == minTime && slot.hi == maxTime
 	}
-	f, stable := m.resolveStable(p, addr, ft)
-	if stable {
-		*slot = cachedFrame{p, f}
+	f, lo, hi := m.resolveSpan(p, addr, ft)
+	if lo < hi {
+		*slot = cachedFrame{p, f, lo, hi}
 	}
-	return f, stable
+	return f, lo == minTime && hi == maxTime
 }
 
 // baseName returns the last element of a Windows or slash path.
