@@ -319,8 +319,9 @@ func (l *rangeList[T]) sorted() []T {
 // find returns the item holding addr at time ft: one alive then if any,
 // else the one whose lifetime is closest (among equals, the one of the
 // highest start address, then the latest loaded).
-// stable reports that no other item ever held addr, so that the answer is
-// the same at any time.
+// stable reports that the answer is the same at any time (no other item
+// ever held addr, or the answer was alive at all times and is preferred
+// to the others).
 func (l *rangeList[T]) find(addr uint64, ft int64) (best T, stable bool) {
 	best, lo, hi := l.findSpan(addr, ft)
 	return best, lo == minTime && hi == maxTime

@@ -38,7 +38,7 @@ func TestTracerptOptionAliases(t *testing.T) {
 		{[]string{"a.etl", "-report", "r.html", "-f", "HTML"}, []string{"a.etl", "--report=r.html", "--report-format=HTML"}},
 		{[]string{"-?"}, []string{"--help"}},
 	} {
-		if got := normalizeArgs(c.in); !reflect.DeepEqual(got, c.want) {
+		if got := normalizeArgs(c.in, rootLongs); !reflect.DeepEqual(got, c.want) {
 			t.Errorf("normalizeArgs(%q) = %q, want %q", c.in, got, c.want)
 		}
 	}

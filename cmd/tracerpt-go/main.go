@@ -206,7 +206,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	cmd.AddCommand(newTablesCmd())
 	err := checkUnsupported(args)
 	if err == nil {
-		nargs := normalizeArgsFor(args, longFlagNames(cmd))
+		nargs := normalizeArgs(args, longFlagNames(cmd))
 		cmd.SetArgs(nargs)
 		err = execute(cmd, nargs)
 	}
@@ -246,15 +246,11 @@ var optionalValue = map[string]string{"summary": "summary.txt", "o": "", "report
 // normalizeArgs rewrites tracerpt's command line for pflag: "-of" becomes
 // "--of" (for every long option of the command); "-summary" and "-o"
 // without a value get their default; "-import a.man b.man" becomes one
-// --import per file. Everything else passes through.
-func normalizeArgs(args []string) []string {
-	return normalizeArgsFor(args, longFlagNames(newRootCmd(io.Discard, io.Discard)))
-}
-
-// normalizeArgsFor is normalizeArgs with the root command's long option
-// names, longs (longFlagNames), which run has at hand: making the command
-// again to find them took a tenth of a millisecond of every run's start.
-func normalizeArgsFor(args []string, longs map[string]bool) []string {
+// --import per file. Everything else passes through. longs are the root
+// command's long option names (longFlagNames of the
+// command run has made: making another to find them took a tenth of a
+// millisecond of every run's start).
+func normalizeArgs(args []string, longs map[string]bool) []string {
 	// Subcommands whose -o is a required value (relog and synth write
 	// .etl files) take the next argument whatever it looks like.
 	relog := len(args) > 0 && (args[0] == "relog" || args[0] == "synth" || args[0] == "pcapng" || args[0] == "stacks" || args[0] == "report")

@@ -177,7 +177,7 @@ func TestTracerptStyleFlags(t *testing.T) {
 		{[]string{"x.etl", "-o", "out.etl", "-y"}, []string{"x.etl", "--o=out.etl", "-y"}},
 		{[]string{"x.etl", "--", "-o"}, []string{"x.etl", "--", "-o"}},
 	} {
-		if got := normalizeArgs(c.in); !reflect.DeepEqual(got, c.want) {
+		if got := normalizeArgs(c.in, rootLongs); !reflect.DeepEqual(got, c.want) {
 			t.Errorf("normalizeArgs(%q) = %q, want %q", c.in, got, c.want)
 		}
 	}

@@ -30,7 +30,7 @@ func TestMayDecode(t *testing.T) {
 
 // TestLongFlagNamesOfRun: run normalizes the command line with the long
 // options of the command it has made (subcommands added); they must be
-// the root command's own, which normalizeArgs finds.
+// the root command's own.
 func TestLongFlagNamesOfRun(t *testing.T) {
 	cmd := newRootCmd(io.Discard, io.Discard)
 	cmd.AddCommand(newPDBCmd())
@@ -40,3 +40,6 @@ func TestLongFlagNamesOfRun(t *testing.T) {
 		t.Errorf("long options of run's command %v, of the root command %v", got, want)
 	}
 }
+
+// rootLongs are the root command's long options, for normalizeArgs.
+var rootLongs = longFlagNames(newRootCmd(io.Discard, io.Discard))
