@@ -16,7 +16,7 @@ func minorFaults(t *testing.T) int64 {
 	return ru.Minflt
 }
 
-type slot struct{ a, b, c, d uint64 }
+type slot [4]uint64 // 32 bytes
 
 // readWrite reads every page of s and then writes it, as a cache's
 // first probes and insertions do, and returns the page faults that
@@ -27,10 +27,10 @@ func readWrite(t *testing.T, s []slot) int64 {
 	f0 := minorFaults(t)
 	var sum uint64
 	for i := 0; i < len(s); i += perPage {
-		sum += s[i].a
+		sum += s[i][0]
 	}
 	for i := 0; i < len(s); i += perPage {
-		s[i].a = sum + 1
+		s[i][0] = sum + 1
 	}
 	return minorFaults(t) - f0
 }
