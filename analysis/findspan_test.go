@@ -56,3 +56,40 @@ func TestFindSpan(t *testing.T) {
 		t.Fatalf("no span narrower than all times (%d) or no time checked (%d): the test tests nothing", narrowed, checked)
 	}
 }
+
+// BenchmarkFrameCacheManyRecords resolves, in time order, stacks of a
+// process whose every method was logged by 64 files' rundowns (a record
+// per file, each alive over its file's time), through a frame cache:
+// each frame depends on the time, and is found again for the events of
+// its file (rangeList.findSpan) instead of by a search of all 64
+// records.
+func BenchmarkFrameCacheManyRecords(b *testing.B) {
+	const files, methods, events = 64, 256, 200 // events a file, 16 frames each
+	m := newModel()
+	m.ptrSize = 8
+	p := m.newProcess(100, minTime)
+	p.images.add(&Image{Base: 0x10000, Size: 0x1000000, PID: 100, Path: `C:\app.exe`, load: minTime, unload: maxTime})
+	for f := range files {
+		for i := range methods {
+			p.methods.add(&Method{Start: 0x20000 + uint64(i)*0x100, Size: 0x100, Name: "M", load: int64(f * 1000), unload: int64(f*1000 + 999)})
+		}
+	}
+	p.images.sorted()
+	p.methods.sorted()
+	addrs := make([]uint64, 16)
+	var c frameCache
+	dst := make([]Frame, 0, len(addrs))
+	b.ResetTimer()
+	for n := 0; n < b.N; n++ {
+		for f := range files {
+			for e := range events {
+				ft := int64(f*1000 + e*4)
+				for i := range addrs {
+					addrs[i] = 0x20000 + uint64((e*7+i*13)%methods)*0x100 + 0x10
+				}
+				dst, _ = c.resolveAll(m, p, addrs, ft, dst[:0])
+			}
+		}
+	}
+	b.ReportMetric(float64(b.N*files*events*len(addrs))/b.Elapsed().Seconds(), "frames/s")
+}
