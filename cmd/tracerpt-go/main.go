@@ -88,7 +88,7 @@ func main() {
 	if mayDecode(os.Args[1:]) {
 		// The built-in schemas (about 2 ms, the process's memory still
 		// cold) are made while the command line is parsed and the inputs
-		// are opened: stats on net.4.5.2 on two processors 27.3 → 26.3 ms.
+		// are opened (docs/performance.md, "Session 24").
 		decode.Warm()
 	}
 	// Writes to a closed pipe (tracerpt-go … -o - | head) return EPIPE
