@@ -324,8 +324,12 @@ func (l *rangeList[T]) sorted() []T {
 // to the others).
 func (l *rangeList[T]) find(addr uint64, ft int64) (best T, stable bool) {
 	best, lo, hi := l.findSpan(addr, ft)
-	return best, lo == minTime && hi == maxTime
+	return best, allTimes(lo, hi)
 }
+
+// allTimes reports whether [lo, hi] is every time: an answer that holds
+// for it does not depend on the time.
+func allTimes(lo, hi int64) bool { return lo == minTime && hi == maxTime }
 
 // findSpan is find, with the times [lo, hi] (ft among them) at all of
 // which find gives the same answer: all times when no other item ever
@@ -342,33 +346,38 @@ func (l *rangeList[T]) findSpan(addr uint64, ft int64) (best T, lo, hi int64) {
 	})
 	var bestGap uint64 = math.MaxUint64
 	holders := 0
-	// The lifetimes of the holders found before the answer was: found
-	// first, they win a tie, so the answer holds only where none is
-	// alive.
-	var beforeEnd, beforeStart int64 = minTime, maxTime // nearest below and above ft
-	var endNow, startNow int64 = minTime, maxTime       // of the holders found since the last answer
-	var bestLoad, bestUnload int64
+	// end and start are the nearest ends below ft and starts above it of
+	// the lifetimes of the holders found so far that were not alive at
+	// ft. A holder found before the answer wins a tie, so an answer alive
+	// at ft (gap 0, found once: nothing is nearer) holds only where none
+	// of those found before it is alive: its lifetime less theirs.
+	end, start := int64(minTime), int64(maxTime)
+	var lo0, hi0 int64 // that answer's lifetime, so narrowed
 	for j := i - 1; j >= 0; j-- {
-		start, size, load, unload := list[j].bounds()
-		if addr-start >= l.maxSize {
+		start0, size, load, unload := list[j].bounds()
+		if addr-start0 >= l.maxSize {
 			break
 		}
-		if addr < start || addr-start >= size {
+		if addr < start0 || addr-start0 >= size {
 			continue
 		}
 		holders++
 		if gap := timeGap(ft, load, unload); gap < bestGap {
 			best, bestGap = list[j], gap
-			bestLoad, bestUnload = load, unload
-			beforeEnd, beforeStart = max(beforeEnd, endNow), min(beforeStart, startNow)
-			endNow, startNow = minTime, maxTime
+			if gap == 0 {
+				lo0, hi0 = load, unload
+				if end != minTime {
+					lo0 = max(lo0, end+1)
+				}
+				if start != maxTime {
+					hi0 = min(hi0, start-1)
+				}
+			}
 		}
-		// Alive at ft, a holder found before the answer would have been
-		// it: these lifetimes lie wholly below or above ft.
 		if unload < ft {
-			endNow = max(endNow, unload)
+			end = max(end, unload)
 		} else if load > ft {
-			startNow = min(startNow, load)
+			start = min(start, load)
 		}
 	}
 	switch {
@@ -379,14 +388,7 @@ func (l *rangeList[T]) findSpan(addr uint64, ft int64) (best T, lo, hi int64) {
 	case bestGap != 0:
 		return best, ft, ft
 	}
-	lo, hi = bestLoad, bestUnload
-	if beforeEnd != minTime {
-		lo = max(lo, beforeEnd+1)
-	}
-	if beforeStart != maxTime {
-		hi = min(hi, beforeStart-1)
-	}
-	return best, lo, hi
+	return best, lo0, hi0
 }
 
 // timeGap returns how far ft lies outside [from, to] (0 inside).
@@ -507,16 +509,15 @@ func (m *Model) ResolveFrame(pid uint32, addr uint64, t time.Time) Frame {
 }
 
 func (m *Model) resolve(p *Process, addr uint64, ft int64) Frame {
-	f, _ := m.resolveStable(p, addr, ft)
+	f, _, _ := m.resolveSpan(p, addr, ft)
 	return f
 }
 
 // resolveStable is resolve, and reports whether the frame is the same at
-// any time: at most one image (and one method) ever held the address, so
-// a cache keyed by process and address may keep it.
+// any time (resolveSpan gives every time).
 func (m *Model) resolveStable(p *Process, addr uint64, ft int64) (Frame, bool) {
 	f, lo, hi := m.resolveSpan(p, addr, ft)
-	return f, lo == minTime && hi == maxTime
+	return f, allTimes(lo, hi)
 }
 
 // resolveSpan is resolve, with the times [lo, hi] (ft among them) at all
@@ -587,13 +588,13 @@ func (c *frameCache) resolve(m *Model, p *Process, addr uint64, ft int64) (Frame
 	}
 	slot := &c.slots[h>>(64-c.bits)]
 	if slot.frame.Address == addr && slot.p == p && slot.lo <= ft && ft <= slot.hi {
-		return slot.frame, slot.lo == minTime && slot.hi == maxTime
+		return slot.frame, allTimes(slot.lo, slot.hi)
 	}
 	f, lo, hi := m.resolveSpan(p, addr, ft)
 	if lo < hi {
 		*slot = cachedFrame{p, f, lo, hi}
 	}
-	return f, lo == minTime && hi == maxTime
+	return f, allTimes(lo, hi)
 }
 
 // baseName returns the last element of a Windows or slash path.
