@@ -22,7 +22,6 @@ import (
 
 	"github.com/etwkit/etw/catalog"
 	"github.com/etwkit/etw/etl"
-	"github.com/etwkit/etw/internal/prefault"
 	"github.com/etwkit/etw/tdh"
 	"github.com/etwkit/etw/tracelogging"
 )
@@ -107,10 +106,9 @@ func (c *candCache) lookup(reg *tdh.Registry, guid uuid.UUID, id uint16, version
 		if c.m == nil {
 			c.m = make(map[candKey][]tdh.Candidate, 64)
 			c.slots = new([candSlots]candSlot)
-			prefault.Touch(c.slots[:]) // probed before written
 		}
 		clear(c.m)
-		clear(c.slots[:])
+		clear(c.slots[:]) // written before probed, new ones too (internal/prefault)
 		c.reg, c.gen = reg, g
 	}
 	k := candKey{guid, id, version}

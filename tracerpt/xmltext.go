@@ -1,9 +1,8 @@
 package tracerpt
 
 import (
-	"github.com/etwkit/etw/tdh"
-
 	"github.com/etwkit/etw/internal/prefault"
+	"github.com/etwkit/etw/tdh"
 )
 
 // xmlSchemaText is the text of the XML dump that a schema's events
