@@ -575,7 +575,7 @@ func (c *ownColumn) writeDataPage() error {
 	var numNulls int64
 	var defCounts, repCounts [256]int64 // the page's levels, counted once for its nulls and histograms
 	if l.maxDef > 0 || l.maxRep > 0 {
-		defCounts, repCounts = levelCounts(c.defs), levelCounts(c.reps)
+		defCounts, repCounts = levelCounts(c.defs, l.maxDef), levelCounts(c.reps, l.maxRep)
 		numValues = int64(len(c.defs))
 		numNulls = numValues - defCounts[l.maxDef]
 		if l.maxRep > 0 {
@@ -690,10 +690,22 @@ type ownScratch struct{ lvlRep, lvlDef, page, comp []byte }
 
 var ownScratchPool = sync.Pool{New: func() any { return new(ownScratch) }}
 
-// levelCounts counts each level of levels.
-func levelCounts(levels []byte) (counts [256]int64) {
-	for _, v := range levels {
-		counts[v]++
+// levelCounts counts the levels 0 to max of levels (the only ones a
+// page's nulls and histograms read; others are left 0). A few levels are
+// counted a level at a time with bytes.Count, whose vector loop is an
+// order of magnitude faster than a histogram's byte-at-a-time stores.
+func levelCounts(levels []byte, max byte) (counts [256]int64) {
+	if max >= 16 {
+		for _, v := range levels {
+			counts[v]++
+		}
+		for i := int(max) + 1; i < len(counts); i++ {
+			counts[i] = 0
+		}
+		return counts
+	}
+	for v := range int(max) + 1 {
+		counts[v] = int64(bytes.Count(levels, []byte{byte(v)}))
 	}
 	return counts
 }

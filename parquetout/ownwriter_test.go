@@ -69,3 +69,38 @@ func TestOwnWriterTaken(t *testing.T) {
 		t.Error("a split table's file ours")
 	}
 }
+
+// TestLevelCounts: the counts of levels 0 to max are a histogram's, for
+// random levels of every max up to 20, with levels above max among them
+// (not counted); the rest of the counts are 0.
+func TestLevelCounts(t *testing.T) {
+	rng := rand.New(rand.NewPCG(25, 1129))
+	for max := range byte(21) {
+		for _, n := range []int{0, 1, 31, 32, 33, 1000} {
+			levels := make([]byte, n)
+			for i := range levels {
+				levels[i] = byte(rng.IntN(int(max) + 3))
+			}
+			var want [256]int64
+			for _, v := range levels {
+				if v <= max {
+					want[v]++
+				}
+			}
+			if got := levelCounts(levels, max); got != want {
+				t.Errorf("max %d, %d levels: counts %v, want %v", max, n, got[:max+3], want[:max+3])
+			}
+		}
+	}
+}
+
+func BenchmarkLevelCounts(b *testing.B) {
+	levels := make([]byte, 64<<10)
+	for i := range levels {
+		levels[i] = byte(i>>3) & 1
+	}
+	b.SetBytes(int64(len(levels)))
+	for b.Loop() {
+		levelCounts(levels, 1)
+	}
+}
