@@ -381,11 +381,14 @@ func newTable(out io.Writer, name string, fields []field, o *Options, meta map[s
 	// while the first flushed (a chunk's columns are written on every
 	// core: parcols.go).
 	workers := min(runtime.GOMAXPROCS(0), 4, rowGroupsInFlight)
-	// Chunks in flight: one filling, one per encoder. Each holds up to
-	// chunkRawBytes of records (1 MiB: two on any machine, 2.1 MB of the
-	// Parquet dump's live heap; docs/performance.md, "Parquet chunks in
-	// flight" and pq16mem).
-	t.free = make(chan *chunk, workers+1)
+	// Chunks in flight: one filling, one per encoder, and one queued at
+	// the encoder. Each holds up to chunkRawBytes of records (1 MiB: three
+	// on any machine, 3.2 MB of the Parquet dump's live heap;
+	// docs/performance.md, "Parquet chunks in flight" and pq16mem). With
+	// two, the writer waited for the encoder whenever it flushed a page
+	// or a row group, and the encoder in turn for the writer: the third
+	// took 6 % off the dump's wall (docs/performance.md, "Session 25").
+	t.free = make(chan *chunk, workers+2)
 	for range cap(t.free) {
 		t.free <- &chunk{}
 	}
