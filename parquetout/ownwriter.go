@@ -542,17 +542,14 @@ func (c *ownColumn) writePresent(values []parquet.Value, defs, reps []byte) erro
 	maxDef := c.leaf.maxDef
 	for n := 0; n < len(defs); {
 		// A run of nulls (or empty lists), then one of present values.
-		for n < len(defs) && defs[n] != maxDef {
-			n++
+		i := bytes.IndexByte(defs[n:], maxDef)
+		if i < 0 {
+			break
 		}
-		i := n
-		for n < len(defs) && defs[n] == maxDef {
-			n++
-		}
-		if i < n {
-			if _, err := c.base.WriteValues(values[i:n]); err != nil {
-				return err
-			}
+		i += n
+		n = i + indexNot(defs[i:], maxDef)
+		if _, err := c.base.WriteValues(values[i:n]); err != nil {
+			return err
 		}
 	}
 	if reps != nil {
@@ -561,6 +558,22 @@ func (c *ownColumn) writePresent(values []parquet.Value, defs, reps []byte) erro
 		c.rows = len(c.defs)
 	}
 	return nil
+}
+
+// indexNot returns the index of the first byte of b that is not c, or
+// len(b): eight bytes at a time (a page's levels come in long runs).
+func indexNot(b []byte, c byte) int {
+	rep := uint64(c) * 0x0101010101010101
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		if x := binary.LittleEndian.Uint64(b[i:]) ^ rep; x != 0 {
+			return i + bits.TrailingZeros64(x)/8
+		}
+	}
+	for i < len(b) && b[i] == c {
+		i++
+	}
+	return i
 }
 
 // rowStart is the repetition level of a row's first value.

@@ -180,3 +180,24 @@ func TestEachColumn(t *testing.T) {
 		}
 	}
 }
+
+// TestIndexNot: the first byte that is not c, against a byte loop, for
+// runs of every length up to 40 followed by any byte, at any start.
+func TestIndexNot(t *testing.T) {
+	for n := range 41 {
+		for _, c := range []byte{0, 1, 3, 255} {
+			for _, after := range []byte{0, 1, 2, 254, 255} {
+				b := append(bytes.Repeat([]byte{c}, n), after, c, c)
+				for start := range min(len(b), 10) {
+					want := start
+					for want < len(b) && b[want] == c {
+						want++
+					}
+					if got := start + indexNot(b[start:], c); got != want {
+						t.Fatalf("%d bytes %d then %d, from %d: %d, want %d", n, c, after, start, got, want)
+					}
+				}
+			}
+		}
+	}
+}
