@@ -597,10 +597,16 @@ func (c *frameCache) resolve(m *Model, p *Process, addr uint64, ft int64) (Frame
 	return f, allTimes(lo, hi)
 }
 
-// baseName returns the last element of a Windows or slash path.
+// baseName returns the last element of a Windows or slash path. The
+// separators are looked for a byte at a time from the end (they are
+// ASCII: no byte of a multi-byte UTF-8 sequence is one): strings.LastIndexAny
+// builds its set of bytes at every call, and the Parquet dump names a
+// frame's module through here (19 M of its 3,285 M instructions).
 func baseName(p string) string {
-	if i := strings.LastIndexAny(p, `\/`); i >= 0 {
-		return p[i+1:]
+	for i := len(p) - 1; i >= 0; i-- {
+		if c := p[i]; c == '\\' || c == '/' {
+			return p[i+1:]
+		}
 	}
 	return p
 }
