@@ -12,9 +12,7 @@ import (
 	"math/bits"
 	"slices"
 	"sync"
-	"sync/atomic"
 
-	"github.com/etwkit/etw/internal/panicerr"
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress"
 	"github.com/parquet-go/parquet-go/encoding"
@@ -249,57 +247,11 @@ type ownRowGroup struct {
 }
 
 // Flush writes the columns' last pages, on up to flushWorkers()
-// goroutines: each column writes its own pages, so they are the same
-// whatever the goroutines. At the end of each row group this was the
-// encoder's alone: the dump's last ~10 ms ran on one processor.
+// goroutines (eachColumn): each column writes its own pages, so they are
+// the same whatever the goroutines. At the end of each row group this was
+// the encoder's alone: the dump's last ~10 ms ran on one processor.
 func (rg *ownRowGroup) Flush() error {
-	return eachColumn(len(rg.cols), flushWorkers(), func(i int) error { return rg.cols[i].flush() })
-}
-
-// eachColumn calls fn for the columns 0 to n-1 on up to workers
-// goroutines, the calling one among them, each taking the next column
-// not yet taken, from the last (the dearest: the stack list's and the
-// text columns, as columnPass takes them), until none is left or one
-// failed. It returns the error of the failed column of lowest index; a
-// panic in fn is its column's error.
-func eachColumn(n, workers int, fn func(i int) error) error {
-	errs := make([]error, n)
-	var next atomic.Int32
-	var failed atomic.Bool
-	run := func() {
-		for !failed.Load() {
-			j := int(next.Add(1)) - 1
-			if j >= n {
-				return
-			}
-			i := n - 1 - j
-			if errs[i] = callColumn(fn, i); errs[i] != nil {
-				failed.Store(true)
-			}
-		}
-	}
-	var wg sync.WaitGroup
-	for range min(workers, n) - 1 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			run()
-		}()
-	}
-	run()
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// callColumn calls fn(i); a panic becomes its error.
-func callColumn(fn func(i int) error, i int) (err error) {
-	defer panicerr.Recover(&err)
-	return fn(i)
+	return eachColumn(len(rg.cols), flushWorkers(), func(_, i int) error { return rg.cols[i].flush() })
 }
 
 // flushWorkers is how many goroutines Flush writes a row group's last

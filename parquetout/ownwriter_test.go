@@ -2,11 +2,7 @@ package parquetout
 
 import (
 	"bytes"
-	"errors"
-	"fmt"
 	"math/rand/v2"
-	"strings"
-	"sync"
 	"testing"
 )
 
@@ -110,74 +106,6 @@ func BenchmarkLevelCounts(b *testing.B) {
 	b.SetBytes(int64(len(levels)))
 	for b.Loop() {
 		levelCounts(levels, 1)
-	}
-}
-
-// TestEachColumn: every column is called once, on one goroutine or
-// several; after a failure the error returned is that of the failed column
-// of lowest index (a panic is an error), whatever the goroutines.
-func TestEachColumn(t *testing.T) {
-	for _, workers := range []int{1, 2, 5} {
-		for _, n := range []int{0, 1, 7, 40} {
-			var mu sync.Mutex
-			calls := make([]int, n)
-			if err := eachColumn(n, workers, func(i int) error {
-				mu.Lock()
-				calls[i]++
-				mu.Unlock()
-				return nil
-			}); err != nil {
-				t.Fatalf("%d workers, %d columns: %v", workers, n, err)
-			}
-			for i, c := range calls {
-				if c != 1 {
-					t.Errorf("%d workers, %d columns: column %d called %d times", workers, n, i, c)
-				}
-			}
-		}
-		// One goroutine stops at the first failure: columns are taken
-		// from the last, so column 30's error of 30 and 3.
-		if workers == 1 {
-			err := eachColumn(40, 1, func(i int) error {
-				if i == 30 || i == 3 {
-					return fmt.Errorf("column %d", i)
-				}
-				return nil
-			})
-			if err == nil || err.Error() != "column 30" {
-				t.Errorf("one worker: error %v, want column 30's", err)
-			}
-			continue
-		}
-		// Several: column 35 fails once column 5 has failed (the other
-		// goroutines go on meanwhile): the lower index's error wins.
-		five := make(chan struct{})
-		err := eachColumn(40, workers, func(i int) error {
-			switch i {
-			case 35:
-				<-five
-				return errors.New("column 35")
-			case 5:
-				close(five)
-				return errors.New("column 5")
-			}
-			return nil
-		})
-		if err == nil || err.Error() != "column 5" {
-			t.Errorf("%d workers: error %v, want column 5's", workers, err)
-		}
-	}
-	// A panic in a column is its error, on any goroutine.
-	for _, workers := range []int{1, 3} {
-		err := eachColumn(10, workers, func(i int) error {
-			if i == 9 {
-				panic("boom")
-			}
-			return nil
-		})
-		if err == nil || !strings.Contains(err.Error(), "boom") {
-			t.Errorf("%d workers: error %v, want the panic's", workers, err)
-		}
 	}
 }
 

@@ -38,7 +38,7 @@ func columnWorkers() int { return min(runtime.GOMAXPROCS(0), maxColumnWorkers) }
 // c lends its values (c.borrow): keep would copy into c's arena, which
 // one goroutine at a time may grow.
 func writeColumns[C valueWriter](w *Writer, cws []C, s *rowSet, c *chunk) error {
-	n := min(w.colWorkers, len(cws))
+	n := min(w.colWorkers, len(cws), maxColumnWorkers)
 	if n <= 1 || c.rows < minParallelRows || !c.borrow {
 		// The values point into c.raw: cleared as they are after the
 		// last column (writeColumn grows s.vals, so not a deferred
@@ -51,21 +51,19 @@ func writeColumns[C valueWriter](w *Writer, cws []C, s *rowSet, c *chunk) error 
 		}
 		return nil
 	}
-	p := columnPass[C]{cws: cws, c: c, bulk: &w.bulk}
-	var wg sync.WaitGroup
-	for range n - 1 {
-		rs := s.share()
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			p.run(rs)
-			rs.unshare()
-		}()
+	// Each goroutine writes through a rowSet of its own (scratch),
+	// reading s's rows.
+	var rss [maxColumnWorkers]*rowSet
+	rss[0] = s
+	for k := 1; k < n; k++ {
+		rss[k] = s.share()
 	}
-	p.run(s)
+	err := eachColumn(len(cws), n, func(k, i int) error { return rss[k].writeColumn(cws[i], i, c, &w.bulk) })
+	for _, rs := range rss[1:n] {
+		rs.unshare()
+	}
 	clear(s.vals)
-	wg.Wait()
-	return p.err
+	return err
 }
 
 // valueWriter is a column's writer: parquet-go's ColumnWriter, or ours
@@ -110,45 +108,57 @@ func (s *rowSet) writeColumn(cw valueWriter, i int, c *chunk, bulk *[nMainColumn
 	return err
 }
 
-// columnPass is one chunk's columns shared out among goroutines: each
-// takes the next column not yet taken until none is left.
-type columnPass[C valueWriter] struct {
-	cws  []C
-	c    *chunk
-	bulk *[nMainColumns]bool
-	next atomic.Int32
-	fail atomic.Bool
-	mu   sync.Mutex
-	err  error // of the first column by index that failed
-	at   int
-}
-
-// run writes columns through s until none is left or one failed. The
-// columns are taken from the last: the stack list's and the text
-// columns (properties, message), the dearest, are at the end, so that
-// the cheap integer columns that come last fill the goroutines' ends.
-func (p *columnPass[C]) run(s *rowSet) {
-	for !p.fail.Load() {
-		j := int(p.next.Add(1)) - 1
-		if j >= len(p.cws) {
-			return
-		}
-		i := len(p.cws) - 1 - j
-		if err := p.write(s, i); err != nil {
-			p.mu.Lock()
-			if p.err == nil || i < p.at {
-				p.err, p.at = err, i
+// eachColumn calls fn(k, i) for the columns i from 0 to n-1 on up to
+// workers goroutines (k is the goroutine's index, 0 the calling one's),
+// each taking the next column not yet taken until none is left or one
+// failed. The columns are taken from the last: the stack list's and the
+// text columns (properties, message), the dearest, are at the end, so
+// that the cheap integer columns that come last fill the goroutines'
+// ends. The columns not yet taken when one fails are not written; the
+// error returned is that of the failed column of lowest index among those
+// written, and a panic in fn is its column's error.
+func eachColumn(n, workers int, fn func(k, i int) error) error {
+	var (
+		next atomic.Int32
+		fail atomic.Bool
+		mu   sync.Mutex
+		err  error // of the failed column of lowest index
+		at   int
+	)
+	run := func(k int) {
+		for !fail.Load() {
+			j := int(next.Add(1)) - 1
+			if j >= n {
+				return
 			}
-			p.mu.Unlock()
-			p.fail.Store(true)
+			i := n - 1 - j
+			if e := callColumn(fn, k, i); e != nil {
+				mu.Lock()
+				if err == nil || i < at {
+					err, at = e, i
+				}
+				mu.Unlock()
+				fail.Store(true)
+			}
 		}
 	}
+	var wg sync.WaitGroup
+	for k := 1; k < min(workers, n); k++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			run(k)
+		}()
+	}
+	run(0)
+	wg.Wait()
+	return err
 }
 
-// write writes column i; a panic becomes its error.
-func (p *columnPass[C]) write(s *rowSet, i int) (err error) {
+// callColumn calls fn(k, i); a panic becomes its error.
+func callColumn(fn func(k, i int) error, k, i int) (err error) {
 	defer panicerr.Recover(&err)
-	return s.writeColumn(p.cws[i], i, p.c, p.bulk)
+	return fn(k, i)
 }
 
 // sharedRowSets holds the rowSets of share: their own storage is only
