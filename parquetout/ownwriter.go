@@ -714,9 +714,7 @@ func levelCounts(levels []byte, max byte) (counts [256]int64) {
 		for _, v := range levels {
 			counts[v]++
 		}
-		for i := int(max) + 1; i < len(counts); i++ {
-			counts[i] = 0
-		}
+		clear(counts[int(max)+1:])
 		return counts
 	}
 	for v := range int(max) + 1 {

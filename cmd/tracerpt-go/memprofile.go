@@ -37,7 +37,10 @@ const memProfileRate = 64 << 10
 // sampler saw one) gets the profile of a collection at exit, and says so:
 // nothing was freed before it, so every byte allocated was in the heap.
 func memProfiledTo(path string, stderr io.Writer, f func() int) int {
-	if runtime.MemProfileRate != memProfileRate { // main sets it first
+	// main sets the rate before it starts any goroutine; written again
+	// here only when it differs (tests), as decode.Warm's goroutine may
+	// be allocating, which reads it.
+	if runtime.MemProfileRate != memProfileRate {
 		runtime.MemProfileRate = memProfileRate
 	}
 	var best []byte
