@@ -459,10 +459,10 @@ func (rr *RecordReader) parseClassic(ev *Event, t HeaderType, b []byte, bits uin
 				return false
 			}
 			h := (*[instanceHeaderSize]byte)(b)
-			ev.ProviderID = guidAt((*[16]byte)(h[0x18:]))
+			putGUID(&ev.ProviderID, (*[16]byte)(h[0x18:]))
 			ev.InstanceID = le.Uint32(h[0x30:])
 			ev.ParentInstanceID = le.Uint32(h[0x34:])
-			ev.ParentGUID = guidAt((*[16]byte)(h[0x38:]))
+			putGUID(&ev.ParentGUID, (*[16]byte)(h[0x38:]))
 			hs = instanceHeaderSize
 		} else {
 			// Windows 2000/XP EVENT_INSTANCE_HEADER: registration
@@ -477,7 +477,7 @@ func (rr *RecordReader) parseClassic(ev *Event, t HeaderType, b []byte, bits uin
 			hs = oldInstanceHdrSize
 		}
 	} else {
-		ev.ProviderID = guidAt((*[16]byte)(h[0x18:]))
+		putGUID(&ev.ProviderID, (*[16]byte)(h[0x18:]))
 	}
 	ev.UserData = b[hs:]
 	return true
@@ -500,18 +500,19 @@ func (rr *RecordReader) parseEvent(ev *Event, t HeaderType, b []byte, bits uint1
 	ev.ThreadID = le.Uint32(h[8:])
 	ev.ProcessID = le.Uint32(h[12:])
 	ev.Timestamp = int64(le.Uint64(h[16:]))
-	ev.ProviderID = guidAt((*[16]byte)(h[0x18:]))
-	ev.Descriptor = EventDescriptor{
-		ID:      le.Uint16(h[0x28:]),
-		Version: h[0x2A],
-		Channel: h[0x2B],
-		Level:   h[0x2C],
-		Opcode:  h[0x2D],
-		Task:    le.Uint16(h[0x2E:]),
-		Keyword: le.Uint64(h[0x30:]),
-	}
+	putGUID(&ev.ProviderID, (*[16]byte)(h[0x18:]))
+	// Field by field, not a composite literal: that is built in a
+	// temporary and copied with a 16-byte load that waits for its
+	// narrower stores (see putGUID).
+	ev.Descriptor.ID = le.Uint16(h[0x28:])
+	ev.Descriptor.Version = h[0x2A]
+	ev.Descriptor.Channel = h[0x2B]
+	ev.Descriptor.Level = h[0x2C]
+	ev.Descriptor.Opcode = h[0x2D]
+	ev.Descriptor.Task = le.Uint16(h[0x2E:])
+	ev.Descriptor.Keyword = le.Uint64(h[0x30:])
 	setCPUTimes(ev, (*[8]byte)(h[0x38:]), rr.rc.privateMode || flags&FlagPrivateSession != 0)
-	ev.ActivityID = guidAt((*[16]byte)(h[0x40:]))
+	putGUID(&ev.ActivityID, (*[16]byte)(h[0x40:]))
 	p := eventHeaderSize
 	if flags&FlagExtendedInfo != 0 {
 		for {
