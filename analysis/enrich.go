@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"encoding/binary"
+	"slices"
 	"time"
 
 	"github.com/etwkit/etw/decode"
@@ -551,9 +552,14 @@ func (c *frameCache) resolveAll(m *Model, p *Process, addrs []uint64, ft int64, 
 		c.m = m
 	}
 	all := true
-	for _, a := range addrs {
-		f, stable := c.resolve(m, p, a, ft)
-		dst = append(dst, f)
+	n := len(dst)
+	dst = slices.Grow(dst, len(addrs))[:n+len(addrs)]
+	for i, a := range addrs {
+		// Stored in place: appending resolve's result copied it from
+		// the registers to the stack with 8-byte stores, then with
+		// 16-byte loads that wait for them (no store forwarding from
+		// two stores to one load): 0.4 % of the JSON dump's samples.
+		stable := c.resolveTo(&dst[n+i], m, p, a, ft)
 		all = all && stable
 	}
 	return dst, all

@@ -88,3 +88,10 @@ func TestFrameCacheSpansAgree(t *testing.T) {
 		t.Fatal("no frame kept with a span narrower than all times: the test tests nothing")
 	}
 }
+
+// resolve is resolveTo returning the frame.
+func (c *frameCache) resolve(m *Model, p *Process, addr uint64, ft int64) (Frame, bool) {
+	var f Frame
+	stable := c.resolveTo(&f, m, p, addr, ft)
+	return f, stable
+}

@@ -562,19 +562,22 @@ type cachedFrame struct {
 // frameCacheBits sizes a frameCache: 2^frameCacheBits slots of 64 bytes.
 const frameCacheBits = 14
 
-// resolve is m.resolveStable through the cache: the frame, and whether
-// it is the same at any time. A frame that depends on the time (an
+// resolveTo is m.resolveStable through the cache: it stores the frame in
+// *dst and reports whether it is the same at any time. A frame that depends on the time (an
 // address that several images or methods held, as when one trace
 // session's files each log the rundown of the same ones) is kept with
 // the times it holds for, and found again for an event among them.
-func (c *frameCache) resolve(m *Model, p *Process, addr uint64, ft int64) (Frame, bool) {
+func (c *frameCache) resolveTo(dst *Frame, m *Model, p *Process, addr uint64, ft int64) bool {
 	if m.IsKernelAddress(addr) {
 		p = nil
 	} else if p == nil {
-		return Frame{Address: addr}, true // no process: nothing to look in
+		*dst = Frame{Address: addr}
+		return true // no process: nothing to look in
 	}
 	if addr == 0 {
-		return m.resolveStable(p, addr, ft) // address 0 marks an empty slot
+		var stable bool
+		*dst, stable = m.resolveStable(p, addr, ft) // address 0 marks an empty slot
+		return stable
 	}
 	h := addr * 0x9E3779B97F4A7C15
 	if p != nil {
@@ -588,13 +591,15 @@ func (c *frameCache) resolve(m *Model, p *Process, addr uint64, ft int64) (Frame
 	}
 	slot := &c.slots[h>>(64-c.bits)]
 	if slot.frame.Address == addr && slot.p == p && slot.lo <= ft && ft <= slot.hi {
-		return slot.frame, allTimes(slot.lo, slot.hi)
+		*dst = slot.frame
+		return allTimes(slot.lo, slot.hi)
 	}
 	f, lo, hi := m.resolveSpan(p, addr, ft)
 	if lo < hi {
 		*slot = cachedFrame{p, f, lo, hi}
 	}
-	return f, allTimes(lo, hi)
+	*dst = f
+	return allTimes(lo, hi)
 }
 
 // baseName returns the last element of a Windows or slash path. The

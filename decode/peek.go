@@ -33,12 +33,7 @@ func (d *Decoder) PeekUint(ev *etl.Event, name string) (v uint64, found, peeked 
 		// Several candidates: Decode picks the first that fits.
 		return 0, false, false
 	}
-	val, found, peeked := p.plan.Peek(ev.UserData)
-	if !found {
-		return 0, false, peeked
-	}
-	v, found = val.Uint()
-	return v, found, true
+	return p.plan.PeekUint(ev.UserData)
 }
 
 // peekMemo keeps what PeekUint found for the last few kinds of event and

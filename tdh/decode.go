@@ -592,11 +592,17 @@ func hasZero16(x uint64) bool {
 
 // Uint returns the value of an integer (or Boolean) scalar.
 func (v *Value) Uint() (uint64, bool) {
-	p := v.Prop
-	if p == nil || v.Kind != Scalar || int(p.InType) >= len(uintSizes) {
+	if v.Kind != Scalar {
 		return 0, false
 	}
-	b := v.Data
+	return uintOf(v.Prop, v.Data)
+}
+
+// uintOf is Uint of the scalar value b of property p.
+func uintOf(p *Property, b []byte) (uint64, bool) {
+	if p == nil || int(p.InType) >= len(uintSizes) {
+		return 0, false
+	}
 	switch n := uintSizes[p.InType]; {
 	case n == uintPtrSized:
 		if len(b) != 4 && len(b) != 8 {

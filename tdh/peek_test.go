@@ -43,6 +43,18 @@ func checkPeek(t *testing.T, payload []byte) int {
 		for _, ptr := range []int{4, 8} {
 			for _, name := range peekNames {
 				v, found, peeked := peeker.Peek(s, payload, ptr, name)
+				// PeekUint is Peek, then Uint of what it found.
+				plan := peeker.PeekPlan(s, ptr, name)
+				u, ufound, upeeked := plan.PeekUint(payload)
+				var want uint64
+				wantOK := false
+				if found {
+					want, wantOK = v.Uint()
+				}
+				if upeeked != peeked || ufound != wantOK || u != want {
+					t.Fatalf("schema %d, pointer %d, %q, payload %x: PeekUint %d, %v, %v; Peek and Uint %d, %v, %v",
+						si, ptr, name, payload, u, ufound, upeeked, want, wantOK, peeked)
+				}
 				if !peeked {
 					continue
 				}

@@ -23,7 +23,8 @@ func (e *CSVEncoder) appendColumns(b []byte, ev *etl.Event, s *tdh.Event) []byte
 		e.columns = new(csvColumns)
 	}
 	c := e.columns
-	k := shapeKey{s: s, h: newHeaderKey(ev, 0)}
+	k := shapeKey{s: s}
+	k.h.set(ev, 0)
 	shape := &c.shapes.slots[slotOf(k.hash(), slotBits)]
 	text := shape.json
 	if text == nil || !shape.k.same(&k) {

@@ -390,16 +390,18 @@ type headerKey struct {
 	p0, p1, desc, keyword, header uint64
 }
 
-// newHeaderKey returns the key of ev's shape with hook id hook.
-func newHeaderKey(ev *etl.Event, hook uint16) headerKey {
+// set makes k the key of ev's shape with hook id hook. It stores each
+// field in place: a key returned by value was built in a temporary and
+// copied with 16-byte loads that wait for its 8-byte stores (no store
+// forwarding from two stores to one load): 19 % of appendHead's samples
+// in the JSON dump of net.4.5.2 (perf annotate, 2026-11-29).
+func (k *headerKey) set(ev *etl.Event, hook uint16) {
 	d := &ev.Descriptor
-	return headerKey{
-		p0:      binary.LittleEndian.Uint64(ev.ProviderID[:8]),
-		p1:      binary.LittleEndian.Uint64(ev.ProviderID[8:]),
-		desc:    uint64(d.ID) | uint64(d.Version)<<16 | uint64(d.Channel)<<24 | uint64(d.Level)<<32 | uint64(d.Opcode)<<40 | uint64(d.Task)<<48,
-		keyword: d.Keyword,
-		header:  uint64(ev.Header)<<32 | uint64(ev.Flags)<<16 | uint64(hook),
-	}
+	k.p0 = binary.LittleEndian.Uint64(ev.ProviderID[:8])
+	k.p1 = binary.LittleEndian.Uint64(ev.ProviderID[8:])
+	k.desc = uint64(d.ID) | uint64(d.Version)<<16 | uint64(d.Channel)<<24 | uint64(d.Level)<<32 | uint64(d.Opcode)<<40 | uint64(d.Task)<<48
+	k.keyword = d.Keyword
+	k.header = uint64(ev.Header)<<32 | uint64(ev.Flags)<<16 | uint64(hook)
 }
 
 // same is *k == *o field by field (no call).
@@ -428,7 +430,8 @@ func (e *JSONEncoder) appendHeader(b []byte, ev *etl.Event) []byte {
 	if ev.Header.Kernel() {
 		hook = ev.HookID
 	}
-	k := newHeaderKey(ev, hook)
+	var k headerKey
+	k.set(ev, hook)
 	slot := &e.headers.slots[slotOf(k.hash(), slotBits)]
 	if slot.json == nil || !slot.k.same(&k) {
 		slot.k = k

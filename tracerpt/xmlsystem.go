@@ -114,7 +114,8 @@ func (e *XMLEncoder) appendSystem(b []byte, ev *etl.Event, s *tdh.Event) []byte 
 		e.system = new(xmlSystem)
 	}
 	c := e.system
-	k := shapeKey{s: s, h: newHeaderKey(ev, 0)}
+	k := shapeKey{s: s}
+	k.h.set(ev, 0)
 	shape := &c.shapes[slotOf(k.hash(), slotBits)]
 	if shape.head == nil || !shape.k.same(&k) {
 		shape.k = k
