@@ -349,8 +349,14 @@ func (d *Decoded) grow(n int) {
 		// and an array of structs grows it a struct at a time, each
 		// step new memory (first touched, then copied): the decodings
 		// of net.4.5.2's largest events (over 8,192 values) were 12 %
-		// of the JSON dump's page faults.
-		v := make([]Value, k, max(k+n, 2*cap(d.Values)))
+		// of the JSON dump's page faults. Not past largeValues while
+		// the values fit in it (the storage a Decoder keeps), nor past
+		// maxValues (a decoding's bound).
+		c := max(k+n, min(2*cap(d.Values), maxValues))
+		if k+n <= largeValues {
+			c = min(c, largeValues)
+		}
+		v := make([]Value, k, c)
 		copy(v, d.Values)
 		d.Values = v
 	}
