@@ -75,7 +75,7 @@ func (s *slot) annotate(a *Annotation, m *Model) {
 }
 
 // StackResolver resolves the addresses of events' stacks to frames
-// through caches of its own, one per goroutine: frames (512 KB once
+// through caches of its own, one per goroutine: frames (256 KiB once
 // used, half an enricher's: goroutines that share the events between
 // them share the work) and whole stacks (about 210 KB: see
 // [Annotation.StackID]). The zero value is ready to use.

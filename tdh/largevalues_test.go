@@ -117,8 +117,8 @@ func TestDecodersShareLargeValues(t *testing.T) {
 // TestLargeValuesGrowGeometrically decodes an array of 4,000 structs
 // (12,002 values) with a new Decoder and no spare storage: the values'
 // storage grows by doubling, in a few allocations, not by append's
-// quarter a struct at a time (11 steps from largeValues to 12,002, each
-// new memory: 12 % of the JSON dump's page faults went to such growth).
+// quarter a struct at a time (11 allocations in all, each new memory: 12 %
+// of the JSON dump's page faults went to such growth).
 func TestLargeValuesGrowGeometrically(t *testing.T) {
 	count := prop("Count", InTypeUInt16)
 	pairs := Property{Name: "Pairs", IsArray: true, CountIndex: 0, LengthIndex: -1, Members: []Property{
