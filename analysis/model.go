@@ -570,10 +570,11 @@ type cachedFrame struct {
 const frameCacheBits = 13
 
 // resolveTo is m.resolveStable through the cache: it stores the frame in
-// *dst and reports whether it is the same at any time. A frame that depends on the time (an
-// address that several images or methods held, as when one trace
-// session's files each log the rundown of the same ones) is kept with
-// the times it holds for, and found again for an event among them.
+// *dst and reports whether it is the same at any time. A frame that
+// depends on the time (an address that several images or methods held,
+// as when one trace session's files each log the rundown of the same
+// ones) is kept with the times it holds for, and found again for an
+// event among them.
 func (c *frameCache) resolveTo(dst *Frame, m *Model, p *Process, addr uint64, ft int64) bool {
 	if m.IsKernelAddress(addr) {
 		p = nil

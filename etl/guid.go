@@ -12,13 +12,8 @@ import (
 // the 8 bytes of Data4) into a [uuid.UUID], whose bytes are in RFC 4122
 // (big-endian) order. b must hold at least 16 bytes.
 func GUIDFromWindows(b []byte) uuid.UUID {
-	return guidAt((*[16]byte)(b))
-}
-
-// guidAt is GUIDFromWindows of 16 bytes known to be there.
-func guidAt(b *[16]byte) uuid.UUID {
 	var u uuid.UUID
-	putGUID(&u, b)
+	putGUID(&u, (*[16]byte)(b))
 	return u
 }
 

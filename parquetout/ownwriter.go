@@ -705,19 +705,19 @@ type ownScratch struct{ lvlRep, lvlDef, page, comp []byte }
 
 var ownScratchPool = sync.Pool{New: func() any { return new(ownScratch) }}
 
-// levelCounts counts the levels 0 to max of levels (the only ones a
+// levelCounts counts the levels 0 to top of levels (the only ones a
 // page's nulls and histograms read; others are left 0). A few levels are
 // counted a level at a time with bytes.Count, whose vector loop is an
 // order of magnitude faster than a histogram's byte-at-a-time stores.
-func levelCounts(levels []byte, max byte) (counts [256]int64) {
-	if max >= 16 {
+func levelCounts(levels []byte, top byte) (counts [256]int64) {
+	if top >= 16 {
 		for _, v := range levels {
 			counts[v]++
 		}
-		clear(counts[int(max)+1:])
+		clear(counts[int(top)+1:])
 		return counts
 	}
-	for v := range int(max) + 1 {
+	for v := range int(top) + 1 {
 		counts[v] = int64(bytes.Count(levels, []byte{byte(v)}))
 	}
 	return counts
