@@ -7,6 +7,7 @@ import (
 
 	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/internal/prefault"
 	"github.com/etwkit/etw/tdh"
 )
 
@@ -293,8 +294,8 @@ func (m *Model) NewEnricher(opts *EnrichOptions) *Enricher {
 	return &Enricher{
 		m:      m,
 		window: int64(w),
-		ring:   make([]slot, w+1),
-		marks:  make([]uint64, w+1),
+		ring:   prefault.Make[slot](w + 1), // scanned and read before written
+		marks:  prefault.Make[uint64](w + 1),
 		parked: map[uint32][]int64{},
 		match:  map[uint64][]int64{},
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/etwkit/etw/etl"
 	"github.com/etwkit/etw/internal/inorder"
 	"github.com/etwkit/etw/internal/panicerr"
+	"github.com/etwkit/etw/internal/prefault"
 	"github.com/etwkit/etw/tdh"
 )
 
@@ -192,7 +193,14 @@ func (b *batch[E]) add(ev *etl.Event, pool *slabPool[byte]) {
 	c := b.arena[k]
 	i := len(b.events)
 	if i == cap(b.events) {
-		b.events = append(b.events, etl.Event{})
+		if i == 0 {
+			// All the room a batch takes, written at once: the collector
+			// scans the room past the events, and so mapped the zero
+			// page under it before they were written (package prefault).
+			b.events = prefault.Make[etl.Event](batchEvents)[:0]
+		} else {
+			b.events = append(b.events, etl.Event{})
+		}
 	}
 	b.events = b.events[:i+1]
 	e := &b.events[i]
@@ -567,6 +575,9 @@ func (q *enrichQueue[E]) push(ev *etl.Event) (res *decode.Result, pid, tid uint3
 // is left for annotate to write (once, whole).
 func (q *enrichQueue[E]) keep(b *batch[E]) {
 	i := len(b.events) - 1
+	if cap(b.ann) == 0 {
+		b.ann = prefault.Make[keptAnnotation](batchEvents)[:0] // as batch.add's events
+	}
 	if i < cap(b.ann) {
 		b.ann = b.ann[:i+1]
 	} else {

@@ -9,6 +9,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/uuid"
+
+	"github.com/etwkit/etw/internal/prefault"
 )
 
 // Kind tells scalars, arrays and structs apart in a [Decoded] event.
@@ -356,7 +358,10 @@ func (d *Decoded) grow(n int) {
 		if k+n <= largeValues {
 			c = min(c, largeValues)
 		}
-		v := make([]Value, k, c)
+		// Written once before the copy: the copy and the zero values
+		// below go through the write barrier while the collector marks,
+		// which reads what they overwrite (see package prefault).
+		v := prefault.Make[Value](c)[:k]
 		copy(v, d.Values)
 		d.Values = v
 	}

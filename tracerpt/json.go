@@ -424,7 +424,7 @@ func (e *JSONEncoder) appendHeader(b []byte, ev *etl.Event) []byte {
 		return appendHeaderJSON(b, ev)
 	}
 	if e.headers == nil {
-		e.headers = new(headerCache)
+		e.headers = newSlotCache[headerKey]()
 	}
 	var hook uint16
 	if ev.Header.Kernel() {
@@ -482,7 +482,7 @@ func (e *JSONEncoder) appendNames(b []byte, ev *etl.Event, s *tdh.Event) []byte 
 		k.level = ev.Descriptor.Level
 	}
 	if e.names == nil {
-		e.names = new(namesCache)
+		e.names = newSlotCache[namesKey]()
 	}
 	slot := &e.names.slots[slotOf(uint64(uintptr(unsafe.Pointer(s)))^uint64(k.level), slotBits)]
 	if slot.json == nil || slot.k.s != k.s || slot.k.level != k.level {

@@ -7,6 +7,7 @@ import (
 	"github.com/etwkit/etw/etl"
 	"github.com/etwkit/etw/eventjson"
 	"github.com/etwkit/etw/internal/decimal"
+	"github.com/etwkit/etw/internal/prefault"
 )
 
 // threadKey is what the keys from "cpu" to "process_name" depend on: the
@@ -42,6 +43,14 @@ type slotCache[K any] struct {
 
 const slotBits = 8
 
+// newSlotCache returns an empty cache, its memory written (probed before
+// written: see package prefault).
+func newSlotCache[K any]() *slotCache[K] {
+	c := new(slotCache[K])
+	prefault.Touch(c.slots[:])
+	return c
+}
+
 // maxSlotText bounds the text a slot of the encoders' caches of renderings
 // keeps (slotCache, xmlSystem's shapes): a longer one (names from the
 // trace, up to an event's 64 KB, six bytes a character escaped) is
@@ -65,7 +74,7 @@ func (e *JSONEncoder) appendThread(b []byte, ev *etl.Event, pid, tid uint32, p *
 		return appendThreadJSON(b, ev, pid, tid, p)
 	}
 	if e.procs == nil {
-		e.procs = new(procCache)
+		e.procs = newSlotCache[threadKey]()
 	}
 	hpid, htid := ev.ProcessID, ev.ThreadID
 	if hpid == analysis.NoID {

@@ -35,6 +35,78 @@ func readWrite(t *testing.T, s []slot) int64 {
 	return minorFaults(t) - f0
 }
 
+// threadFaults returns the minor page faults of the calling thread so
+// far (RUSAGE_THREAD).
+func threadFaults(t *testing.T) int64 {
+	t.Helper()
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(1 /* RUSAGE_THREAD */, &ru); err != nil {
+		t.Fatal(err)
+	}
+	return ru.Minflt
+}
+
+// ptrSlot holds pointers: clearing it while the collector marks goes
+// through the write barrier.
+type ptrSlot struct {
+	P    *int
+	S    string
+	_, _ uint64
+}
+
+// TestMakeWhileMarking checks that Make maps each page of a table of
+// pointers once even while the collector marks (a goroutine collects
+// again and again over a heap of pointers): clearing the tables as typed
+// memory read every pointer through the write barrier first, which
+// mapped the zero page under each page before the write copied it. The
+// faults are the calling thread's, which makes the tables and runs the
+// barrier; each table is larger than the last, so that its memory is
+// fresh (the test comes first in the package, before others free
+// memory the heap would reuse). Clearing as typed memory took 2.1 faults
+// a page here, as bytes 1.26.
+func TestMakeWhileMarking(t *testing.T) {
+	live := make([]*[64]*int, 1<<15) // something to mark
+	for i := range live {
+		live[i] = new([64]*int)
+	}
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				runtime.GC()
+			}
+		}
+	}()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	const pages = 256
+	var kept [][]ptrSlot
+	var total int64
+	f0 := threadFaults(t)
+	for r := range 32 {
+		n := (pages + 8*r) * 4096 / 32
+		kept = append(kept, Make[ptrSlot](n))
+		total += int64(n * 32 / 4096)
+	}
+	faults := threadFaults(t) - f0
+	close(stop)
+	<-done
+	runtime.KeepAlive(kept)
+	runtime.KeepAlive(live)
+	t.Logf("%d faults on the thread that made 32 tables of %d pages in all while collecting", faults, total)
+	if faults < total*3/4 {
+		t.Skipf("%d faults for %d pages: the heap's memory was not fresh here", faults, total)
+	}
+	if faults > total*8/5 {
+		t.Errorf("%d faults for %d pages: Make's writes mapped pages twice", faults, total)
+	}
+}
+
 // TestMakeFaultsOnce checks the point of the package: a fresh table made
 // by Make takes no fault when it is then read and written, where one
 // from make takes one or two a page. Fresh memory comes from the kernel
