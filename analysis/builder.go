@@ -110,7 +110,10 @@ type Builder struct {
 	gc      map[*Process]*gcState
 	scratch []uint64
 	names   interner
-	done    bool
+	// methodSlab holds the methods Builder.method adds (without the
+	// methods' goroutine).
+	methodSlab methodSlab
+	done       bool
 
 	// With more than one processor, the queue that adds the .NET
 	// methods on a goroutine of its own, which also sorts them when done
@@ -994,7 +997,7 @@ func (b *Builder) method(ev *etl.Event, d *tdh.Decoded) {
 				return ""
 			}
 			return b.text(d, methodNames[i])
-		})
+		}, &b.methodSlab)
 	}
 }
 

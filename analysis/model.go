@@ -121,7 +121,7 @@ type Process struct {
 	threads    []*Thread
 	images     imageList
 	methods    methodList
-	methodByID map[methodKey]*Method // while building (nil once the model is finished)
+	methodByID *methodIndex // while building (nil once the model is finished)
 }
 
 // Start returns the time the process started, or the zero time when it
@@ -267,8 +267,6 @@ func (m *Method) appendFullName(dst []byte) []byte {
 	}
 	return append(dst, m.Name...)
 }
-
-type methodKey struct{ id, start uint64 }
 
 // span is what a rangeList holds: an address range with a lifetime.
 type span interface {
