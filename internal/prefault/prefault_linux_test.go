@@ -6,6 +6,18 @@ import (
 	"testing"
 )
 
+// raceEnabled is set when the race detector is on (race_test.go): its
+// shadow memory faults too, so the tests that count faults skip.
+var raceEnabled bool
+
+// skipUnderRace skips a test that counts page faults under the race
+// detector.
+func skipUnderRace(t *testing.T) {
+	if raceEnabled {
+		t.Skip("counts page faults: the race detector's shadow memory faults as well")
+	}
+}
+
 // minorFaults returns the process's minor page faults so far.
 func minorFaults(t *testing.T) int64 {
 	t.Helper()
@@ -65,6 +77,7 @@ type ptrSlot struct {
 // memory the heap would reuse). Clearing as typed memory took 2.1 faults
 // a page here, as bytes 1.26.
 func TestMakeWhileMarking(t *testing.T) {
+	skipUnderRace(t)
 	live := make([]*[64]*int, 1<<15) // something to mark
 	for i := range live {
 		live[i] = new([64]*int)
@@ -112,6 +125,7 @@ func TestMakeWhileMarking(t *testing.T) {
 // from make takes one or two a page. Fresh memory comes from the kernel
 // only for a heap that grows, so each table is larger than the last.
 func TestMakeFaultsOnce(t *testing.T) {
+	skipUnderRace(t)
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	const pages = 1024

@@ -1,0 +1,5 @@
+//go:build race
+
+package prefault
+
+func init() { raceEnabled = true }
