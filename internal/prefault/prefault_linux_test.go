@@ -6,10 +6,6 @@ import (
 	"testing"
 )
 
-// raceEnabled is set when the race detector is on (race_test.go): its
-// shadow memory faults too, so the tests that count faults skip.
-var raceEnabled bool
-
 // skipUnderRace skips a test that counts page faults under the race
 // detector.
 func skipUnderRace(t *testing.T) {
