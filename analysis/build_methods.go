@@ -250,7 +250,7 @@ func addMethod(r *methodRec, name func(i int) string, slab *methodSlab) {
 		p.methodByID = &methodIndex{}
 	}
 	x := p.methodByID
-	mt := x.get(r.id, r.start)
+	mt, held := x.get(r.id, r.start)
 	if mt == nil {
 		mt = slab.take()
 		*mt = Method{ID: r.id, Start: r.start, load: minTime, unload: maxTime,
@@ -259,7 +259,7 @@ func addMethod(r *methodRec, name func(i int) string, slab *methodSlab) {
 			mt.load = r.ft
 		}
 		mt.Namespace, mt.Name, mt.Signature = name(0), name(1), name(2)
-		x.put(mt)
+		x.put(mt, held)
 		p.methods.add(mt)
 	}
 	if r.unload {
@@ -283,23 +283,27 @@ type methodIndex struct {
 
 type methodKey struct{ id, start uint64 }
 
-// get returns the method of id at start, or nil.
-func (x *methodIndex) get(id, start uint64) *Method {
-	if m := x.byStart[start]; m != nil && m.ID == id {
-		return m
+// get returns the method of id at start, or nil, and whether another
+// method holds start in the map by address (put's held).
+func (x *methodIndex) get(id, start uint64) (m *Method, held bool) {
+	m = x.byStart[start]
+	if m != nil && m.ID == id {
+		return m, true
 	}
+	held = m != nil
 	if x.others != nil {
-		return x.others[methodKey{id, start}]
+		return x.others[methodKey{id, start}], held
 	}
-	return nil
+	return nil, held
 }
 
-// put adds m, which get does not find yet.
-func (x *methodIndex) put(m *Method) {
-	if x.byStart == nil {
-		x.byStart = map[uint64]*Method{}
-	}
-	if x.byStart[m.Start] == nil {
+// put adds m, which get did not find; held is what get said of m's
+// address (so that the map by address is not looked up again).
+func (x *methodIndex) put(m *Method, held bool) {
+	if !held {
+		if x.byStart == nil {
+			x.byStart = map[uint64]*Method{}
+		}
 		x.byStart[m.Start] = m
 		return
 	}

@@ -13,39 +13,44 @@ import (
 func TestMethodIndex(t *testing.T) {
 	var x methodIndex
 	var slab methodSlab
+	find := func(id, start uint64) *Method {
+		m, _ := x.get(id, start)
+		return m
+	}
 	add := func(id, start uint64) *Method {
 		m := slab.take()
 		*m = Method{ID: id, Start: start}
-		if x.get(id, start) != nil {
+		got, held := x.get(id, start)
+		if got != nil {
 			t.Fatalf("method %d at %#x found before it was put", id, start)
 		}
-		x.put(m)
+		x.put(m, held)
 		return m
 	}
 	a := add(1, 0x1000)
 	b := add(2, 0x1000) // same address, another id
 	c := add(3, 0x2000)
 	for _, m := range []*Method{a, b, c} {
-		if got := x.get(m.ID, m.Start); got != m {
+		if got, _ := x.get(m.ID, m.Start); got != m {
 			t.Errorf("get(%d, %#x) = %p, want %p", m.ID, m.Start, got, m)
 		}
 	}
-	if x.get(3, 0x1000) != nil || x.get(1, 0x2000) != nil {
+	if find(3, 0x1000) != nil || find(1, 0x2000) != nil {
 		t.Error("a method found under another's id or address")
 	}
 	x.remove(a)
-	if x.get(1, 0x1000) != nil {
+	if find(1, 0x1000) != nil {
 		t.Error("a removed method is still found")
 	}
-	if x.get(2, 0x1000) != b {
+	if find(2, 0x1000) != b {
 		t.Error("the method sharing the removed one's address is lost")
 	}
 	d := add(1, 0x1000) // the same id and address again: another method
-	if x.get(1, 0x1000) != d || d == a {
+	if find(1, 0x1000) != d || d == a {
 		t.Error("a method added again after its removal is not the new one")
 	}
 	x.remove(b)
-	if x.get(2, 0x1000) != nil || x.get(1, 0x1000) != d {
+	if find(2, 0x1000) != nil || find(1, 0x1000) != d {
 		t.Error("removing the second map's method changed the first")
 	}
 }
