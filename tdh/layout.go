@@ -75,8 +75,7 @@ func (c *layoutCache) fill(props []Property, ptr int) []int32 {
 		return nil
 	}
 	if c.slots == nil {
-		c.slots = new([layoutSlots]layoutEntry)
-		prefault.Touch(c.slots[:]) // probed before written
+		c.slots = prefault.New[[layoutSlots]layoutEntry]() // probed before written
 	}
 	e := &c.slots[layoutSlot(&props[0], ptr)]
 	e.props, e.n, e.ptr, e.ends = &props[0], int32(len(props)), int32(ptr), e.ends[:0]

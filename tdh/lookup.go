@@ -107,8 +107,7 @@ func (d *Decoded) find(name string) (*Value, bool) {
 // first in its set.
 func (c *nameCache) index(props []Property, name string) int {
 	if c.sets == nil {
-		c.sets = new([nameSets][nameWays]nameEntry)
-		prefault.Touch(c.sets[:]) // probed before written
+		c.sets = prefault.New[[nameSets][nameWays]nameEntry]() // probed before written
 	}
 	set := &c.sets[nameSet(&props[0], name)]
 	if set[0].is(props, name) {

@@ -33,8 +33,7 @@ func (c *PlanCache) Plan(s *Event) *JSONPlan {
 		return nil
 	}
 	if c.slots == nil {
-		c.slots = new([planCacheSlots]planSlot)
-		prefault.Touch(c.slots[:]) // probed before written
+		c.slots = prefault.New[[planCacheSlots]planSlot]() // probed before written
 	}
 	sl := &c.slots[s.SlotHash()>>(64-planCacheBits)]
 	if sl.plan.schema == s {

@@ -3,6 +3,7 @@ package tracerpt
 import (
 	"github.com/etwkit/etw/etl"
 	"github.com/etwkit/etw/eventjson"
+	"github.com/etwkit/etw/internal/prefault"
 	"github.com/etwkit/etw/tdh"
 )
 
@@ -20,7 +21,7 @@ type csvColumns struct {
 // from "Event Name" to "User(ms)".
 func (e *CSVEncoder) appendColumns(b []byte, ev *etl.Event, s *tdh.Event) []byte {
 	if e.columns == nil {
-		e.columns = new(csvColumns)
+		e.columns = prefault.New[csvColumns]() // probed before written, as the JSON encoder's caches
 	}
 	c := e.columns
 	k := shapeKey{s: s}

@@ -82,8 +82,7 @@ func (e *JSONEncoder) AppendEvent(b []byte, ev *etl.Event, res *decode.Result, a
 	b = e.appendEvent(b, ev, res, a)
 	if a != nil && len(a.Stack) > 0 {
 		if e.frames == nil {
-			e.frames = new(frameJSONCache)
-			prefault.Touch(e.frames.slots[:]) // probed before written
+			e.frames = prefault.New[frameJSONCache]() // probed before written
 		}
 		b = appendStackJSON(b, a.Stack, a.StackID(), e.frames)
 	}
@@ -424,7 +423,7 @@ func (e *JSONEncoder) appendHeader(b []byte, ev *etl.Event) []byte {
 		return appendHeaderJSON(b, ev)
 	}
 	if e.headers == nil {
-		e.headers = newSlotCache[headerKey]()
+		e.headers = prefault.New[headerCache]() // probed before written
 	}
 	var hook uint16
 	if ev.Header.Kernel() {
@@ -482,7 +481,7 @@ func (e *JSONEncoder) appendNames(b []byte, ev *etl.Event, s *tdh.Event) []byte 
 		k.level = ev.Descriptor.Level
 	}
 	if e.names == nil {
-		e.names = newSlotCache[namesKey]()
+		e.names = prefault.New[namesCache]() // probed before written
 	}
 	slot := &e.names.slots[slotOf(uint64(uintptr(unsafe.Pointer(s)))^uint64(k.level), slotBits)]
 	if slot.json == nil || slot.k.s != k.s || slot.k.level != k.level {

@@ -43,14 +43,6 @@ type slotCache[K any] struct {
 
 const slotBits = 8
 
-// newSlotCache returns an empty cache, its memory written (probed before
-// written: see package prefault).
-func newSlotCache[K any]() *slotCache[K] {
-	c := new(slotCache[K])
-	prefault.Touch(c.slots[:])
-	return c
-}
-
 // maxSlotText bounds the text a slot of the encoders' caches of renderings
 // keeps (slotCache, xmlSystem's shapes): a longer one (names from the
 // trace, up to an event's 64 KB, six bytes a character escaped) is
@@ -74,7 +66,7 @@ func (e *JSONEncoder) appendThread(b []byte, ev *etl.Event, pid, tid uint32, p *
 		return appendThreadJSON(b, ev, pid, tid, p)
 	}
 	if e.procs == nil {
-		e.procs = newSlotCache[threadKey]()
+		e.procs = prefault.New[procCache]() // probed before written
 	}
 	hpid, htid := ev.ProcessID, ev.ThreadID
 	if hpid == analysis.NoID {

@@ -9,6 +9,7 @@ import (
 	"github.com/etwkit/etw/etl"
 	"github.com/etwkit/etw/eventjson"
 	"github.com/etwkit/etw/internal/decimal"
+	"github.com/etwkit/etw/internal/prefault"
 	"github.com/etwkit/etw/tdh"
 )
 
@@ -111,7 +112,7 @@ func (g *guidText) set(prefix string, id uuid.UUID) {
 // ev, whose schema is s (nil: none).
 func (e *XMLEncoder) appendSystem(b []byte, ev *etl.Event, s *tdh.Event) []byte {
 	if e.system == nil {
-		e.system = new(xmlSystem)
+		e.system = prefault.New[xmlSystem]() // probed before written, as the JSON encoder's caches
 	}
 	c := e.system
 	k := shapeKey{s: s}

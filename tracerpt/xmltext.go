@@ -78,8 +78,7 @@ func (c *xmlTextCache) get(s *tdh.Event) *xmlSchemaText {
 		return nil
 	}
 	if c.slots == nil {
-		c.slots = new([1 << xmlTextBits]xmlTextSlot)
-		prefault.Touch(c.slots[:]) // probed before written
+		c.slots = prefault.New[[1 << xmlTextBits]xmlTextSlot]() // probed before written
 	}
 	sl := &c.slots[s.SlotHash()>>(64-xmlTextBits)]
 	if sl.text.schema == s {

@@ -29,6 +29,12 @@ func Make[T any](n int) []T {
 	return Touch(make([]T, n))
 }
 
+// New returns new(T) with every byte of it written: for a table that is a
+// fixed-size array, or a struct of them.
+func New[T any]() *T {
+	return &Make[T](1)[0]
+}
+
 // Touch writes zero over every byte of s (its length, not its capacity)
 // and returns s: for memory that was just allocated, so that its pages
 // are mapped writable before they are read. s must hold zero bytes only

@@ -154,3 +154,11 @@ func TestTouch(t *testing.T) {
 		t.Error("Touch allocates")
 	}
 }
+
+// TestNew checks that New returns a zero value of its own each time.
+func TestNew(t *testing.T) {
+	a, b := New[[512]slot](), New[[512]slot]()
+	if a == b || a[511] != (slot{}) || b[0] != (slot{}) {
+		t.Fatalf("New returned %p and %p, or memory that is not zero", a, b)
+	}
+}
