@@ -12,15 +12,14 @@
 // The NT Kernel Logger classes, KernelTraceControl and WinSat are built
 // into package [mof] ([mof.KernelSchemas]); [Register] adds them all.
 //
-// The generated tables are regenerated with
+// The generated tables are Go literals that the linker lays out
+// (internal/schemagen): a program's start builds no schema. They are
+// regenerated with
 //
 //	ETL_SCHEMAS=../shared/schemas go generate ./catalog
 package catalog
 
 import (
-	"runtime"
-	"sync"
-
 	"github.com/etwkit/etw/eventinfo"
 	"github.com/etwkit/etw/mof"
 	"github.com/etwkit/etw/tdh"
@@ -28,8 +27,8 @@ import (
 
 //go:generate go run ./internal/gencatalog -o dotnet_gen.go -var dotnet -source " dotnet/runtime@68813511 src/coreclr/vm/ClrEtwAll.man (MIT)" $ETL_SCHEMAS/authored/dotnet-runtime/ClrEtwAll.man
 
-// dotnet builds the shared .NET schemas on first use.
-var dotnet = sync.OnceValue(dotnetSchemas)
+// dotnet returns the shared .NET schemas (dotnet_gen.go).
+func dotnet() []*tdh.Event { return dotnetSchemas }
 
 // DotNET returns the schemas of the .NET runtime providers. The slice is
 // new; the schemas are shared and must not be modified.
@@ -45,16 +44,10 @@ var Origin = tdh.Origin{Kind: tdh.OriginBuiltIn}
 // MetaData events themselves (package eventinfo), the .NET runtime
 // providers and NDIS packet capture.
 func Register(reg *tdh.Registry) {
-	// The kernel classes and the .NET schemas are made on first use, at
-	// a program's start: with several processors, on two goroutines at
-	// once (the first decode.New 2.96 → 2.49 ms on two, medians of 100).
-	var made sync.WaitGroup
-	if runtime.GOMAXPROCS(0) > 1 {
-		made.Go(func() { dotnet() })
-	}
-	kernel := mof.KernelSchemas()
-	made.Wait()
-	reg.AddFrom(Origin, kernel...)
+	// The schemas are literals the linker lays out (dotnet_gen.go and
+	// package mof's kernel_gen.go): registering them is all there is to
+	// do at a program's start.
+	reg.AddFrom(Origin, mof.KernelSchemas()...)
 	reg.AddFrom(Origin, eventinfo.MetaSchemas()...)
 	reg.AddFrom(Origin, dotnet()...)
 	reg.AddFrom(Origin, ndis()...)
