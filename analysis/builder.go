@@ -240,6 +240,11 @@ func Build(files []*etl.File, dec *decode.Decoder, opts *Options) (*Model, error
 	}
 	r := etl.NewReader(files, ropts)
 	defer r.Close()
+	if ad != nil {
+		// The merge holds a buffer of each stream and its loads ahead:
+		// the loaders decode ahead for as many (many inputs, many streams).
+		ad.SetLive(r.Streams() + readAhead)
+	}
 	if cores.Several() && !o.NoMethods {
 		q := newMethodQueue(dec, b.methodNames())
 		b.methods = q

@@ -1,6 +1,7 @@
 package decode
 
 import (
+	"math"
 	"runtime"
 	"sync/atomic"
 
@@ -52,10 +53,11 @@ type Ahead[T any] struct {
 	// Decoder it is given, with what the decoder tells without decoding
 	// (PeekUint), and must give extract's value exactly. Set it before
 	// the reader starts.
-	Peek func(ev *etl.Event, d *Decoder) (T, bool)
-	decs chan *Decoder     // clones of dec for the loaders
-	free chan *aheadBuf[T] // released values, their storage kept for the pass
-	live atomic.Int32      // buffers' values not released
+	Peek    func(ev *etl.Event, d *Decoder) (T, bool)
+	decs    chan *Decoder     // clones of dec for the loaders
+	free    chan *aheadBuf[T] // released values, their storage kept for the pass
+	live    atomic.Int32      // buffers' values not released
+	maxLive int32             // the bound on live (SetLive)
 	// most is the most entries a buffer has held in the pass: a new
 	// buffer's storage starts with room for as many, rather than grow
 	// to it in a dozen steps (each allocated, cleared and copied: 6 % of
@@ -73,8 +75,13 @@ type Ahead[T any] struct {
 // (measured twice each on 2026-11-27 with a temporary counter), so the
 // bound refused none there and came close at 8; the model pass now
 // reads 32 ahead (analysis' readAhead), which was not counted so.
-// Merges of more processors or workers may meet it: the bound is then
-// what keeps the values' memory in hand.
+// A merge of many inputs holds more buffers than that at once, one per
+// stream (16 copies of net.4.5.2: 144 streams): its pass raises the
+// bound to what its reader holds (SetLive), or the loaders would decode
+// ahead for few of its buffers (386,519 of 1,369,376 events, and the
+// reading goroutine decoded the rest). What bounds the values' memory is
+// then what bounds the buffers': a buffer's values take at most 1.5
+// times its bytes (an entry of 24 bytes for a record of at least 16).
 const (
 	maxAheadEvents = 1 << 14
 	maxAheadLive   = 48
@@ -109,13 +116,28 @@ type aheadEnt[T any] struct {
 // the event and the result (valid until they return).
 func NewAhead[T any](d *Decoder, want func(ev *etl.Event) bool, extract func(ev *etl.Event, res *Result) T) *Ahead[T] {
 	return &Ahead[T]{dec: d, want: want, extract: extract,
-		decs: make(chan *Decoder, min(runtime.GOMAXPROCS(0), etl.MaxWorkers)),
-		free: make(chan *aheadBuf[T], maxAheadLive)}
+		decs:    make(chan *Decoder, min(runtime.GOMAXPROCS(0), etl.MaxWorkers)),
+		free:    make(chan *aheadBuf[T], maxAheadLive),
+		maxLive: maxAheadLive}
+}
+
+// SetLive sets the most buffers whose values are held at once (48 by
+// default; a smaller n is ignored): the loaders decode nothing ahead for
+// a buffer loaded while as many are held, and the pass decodes its events
+// itself. A pass whose reader holds more buffers at once (a merge of
+// many inputs: [etl.Reader.Streams] plus its loads ahead) should allow
+// as many. Call it before the reader starts.
+func (a *Ahead[T]) SetLive(n int) {
+	if n <= int(a.maxLive) {
+		return
+	}
+	a.maxLive = int32(min(n, math.MaxInt32))
+	a.free = make(chan *aheadBuf[T], n)
 }
 
 // Prepare decodes what the pass wants of b's events.
 func (a *Ahead[T]) Prepare(b *etl.Buffer, file int) etl.Prepared {
-	if a.live.Add(1) > maxAheadLive {
+	if a.live.Add(1) > a.maxLive {
 		a.live.Add(-1)
 		return nil
 	}

@@ -1,6 +1,7 @@
 package decode
 
 import (
+	"bytes"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -125,4 +126,51 @@ func describe(r *Result) string {
 		fmt.Fprintf(&b, "\n  top %d", len(d.Top()))
 	}
 	return b.String()
+}
+
+// A merge of many inputs holds a buffer of each of its streams at once,
+// more than Ahead's default bound: with SetLive raised to what the
+// reader holds, the loaders decode ahead for every buffer; without, the
+// buffers loaded past the bound have no values and the pass decodes
+// their events itself (which the results do not show: only the count).
+func TestAheadLiveFollowsStreams(t *testing.T) {
+	raw := etltest.Sample()
+	var files []*etl.File
+	for range 2 * maxAheadLive {
+		f, err := etl.NewFile(bytes.NewReader(raw), int64(len(raw)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	count := func(live bool) (wanted, got int) {
+		dec := New()
+		all := func(*etl.Event) bool { return true }
+		ad := NewAhead(dec, all, func(_ *etl.Event, r *Result) string { return describe(r) })
+		r := etl.NewReader(files, &etl.ReaderOptions{Prepare: ad})
+		defer r.Close()
+		if r.Streams() <= maxAheadLive {
+			t.Fatalf("%d streams: the test needs more than %d", r.Streams(), maxAheadLive)
+		}
+		if live {
+			ad.SetLive(r.Streams() + 16) // the reader's loads ahead: max(16, 4 × workers)
+			ad.SetLive(1)                // a smaller bound is ignored
+		}
+		for r.Next() {
+			wanted++
+			if s, ok := ad.Get(r, r.Event()); ok {
+				got++
+				if want := describe(dec.Decode(r.Event())); s != want {
+					t.Fatalf("event %d decoded ahead as\n%s\nwant\n%s", wanted, s, want)
+				}
+			}
+		}
+		return wanted, got
+	}
+	if n, got := count(false); got >= n || got == 0 {
+		t.Errorf("default bound: %d of %d events decoded ahead, want some but not all", got, n)
+	}
+	if n, got := count(true); got != n {
+		t.Errorf("SetLive: %d of %d events decoded ahead, want all", got, n)
+	}
 }

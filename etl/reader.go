@@ -236,6 +236,12 @@ func NewReader(files []*File, opts *ReaderOptions) *Reader {
 // [*FormatError] naming the file offset.
 func (r *Reader) Errors() ErrorList { return r.errs }
 
+// Streams returns how many streams of buffers the reader reads: in time
+// order one per processor of each file (and one of each file's header
+// buffers), in file order one. The merge holds each stream's current
+// buffer, and its loads ahead besides.
+func (r *Reader) Streams() int { return len(r.streams) }
+
 // Event returns the current event, valid until the next call to
 // [Reader.Next] or [Reader.Close].
 func (r *Reader) Event() *Event {
