@@ -86,15 +86,25 @@ func main() {
 		runtime.MemProfileRate = memProfileRate
 	}
 	if mayDecode(os.Args[1:]) {
-		// The built-in schemas (about 2 ms, the process's memory still
-		// cold) are made while the command line is parsed and the inputs
-		// are opened (docs/performance.md, "Session 24").
+		// The built-in schemas' registry (0.3-0.5 ms, the process's
+		// memory still cold) is made while the command line is parsed and
+		// the inputs are opened (docs/performance.md, "Session 24").
 		decode.Warm()
 	}
 	// Writes to a closed pipe (tracerpt-go … -o - | head) return EPIPE
 	// instead of killing the process; the dump then ends quietly.
 	signal.Ignore(syscall.SIGPIPE)
-	handleInterrupt()
+	// Installing the interrupt handler waits for the runtime's signal
+	// thread to start (0.5 ms, a sixth of a small trace's run): it is
+	// done on a goroutine of its own, and the output files wait for it
+	// instead (an interrupt before it is in place ends the process
+	// before it has written anything).
+	ready := make(chan struct{})
+	atomicfile.WaitBeforeCreate(ready)
+	go func() {
+		handleInterrupt()
+		close(ready)
+	}()
 	goal = memgoal.Start(memTarget)
 	os.Exit(memProfiled(func() int { return profiled(func() int { return run(os.Args[1:], os.Stdout, os.Stderr) }) }))
 }

@@ -20,7 +20,18 @@ var (
 	pendingMu   sync.Mutex
 	pending     = map[string]bool{}
 	interrupted bool
+
+	// gate, when set, is closed once the program's interrupt handler is
+	// in place (WaitBeforeCreate).
+	gate <-chan struct{}
 )
+
+// WaitBeforeCreate makes Create wait until ready is closed before it
+// creates a temporary file. A program that installs its interrupt
+// handler (which calls RemovePending) on a goroutine of its own closes
+// ready once the handler is in place, so that no temporary file exists
+// that an interrupt would leave behind. Call it before any Create.
+func WaitBeforeCreate(ready <-chan struct{}) { gate = ready }
 
 // RemovePending removes every temporary file not yet renamed into place
 // and makes later Commits fail: the program calls it on an interrupt
@@ -77,6 +88,9 @@ func Create(path string) (*File, error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
+	}
+	if gate != nil {
+		<-gate
 	}
 	// The temporary file is created and registered under one lock, so
 	// that an interrupt between the two cannot miss it (RemovePending

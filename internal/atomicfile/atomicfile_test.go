@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // TestCommitAndAbort: a committed file is in place with the old file's
@@ -80,4 +81,36 @@ func TestRemovePending(t *testing.T) {
 	if b, _ := os.ReadFile(path); string(b) != "previous" {
 		t.Errorf("out.json = %q", b)
 	}
+}
+
+// Create waits for the gate before it makes a temporary file; a path
+// written directly (not a regular file) does not wait.
+func TestWaitBeforeCreate(t *testing.T) {
+	ready := make(chan struct{})
+	WaitBeforeCreate(ready)
+	t.Cleanup(func() { gate = nil })
+	if f, err := Create(os.DevNull); err != nil {
+		t.Fatal(err)
+	} else {
+		f.Close()
+	}
+	dir := t.TempDir()
+	created := make(chan *File)
+	go func() {
+		f, err := Create(filepath.Join(dir, "out.json"))
+		if err != nil {
+			t.Error(err)
+		}
+		created <- f
+	}()
+	time.Sleep(20 * time.Millisecond)
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Fatalf("a temporary file before the gate opened: %v", ents)
+	}
+	close(ready)
+	f := <-created
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("after the gate opened: %v, want the temporary file", ents)
+	}
+	f.Abort()
 }
