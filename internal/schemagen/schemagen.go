@@ -72,6 +72,13 @@ type gen struct {
 
 func q(s string) string { return strconv.Quote(s) }
 
+// uintField writes "name: v," unless v is 0, the field's zero value.
+func uintField(b *bytes.Buffer, name string, v uint64) {
+	if v != 0 {
+		fmt.Fprintf(b, "%s: %d,", name, v)
+	}
+}
+
 // event writes e's fields (without braces) to b.
 func (g *gen) event(b *bytes.Buffer, e *tdh.Event) {
 	fmt.Fprintf(b, "Source: %d, ProviderName: %s, ProviderGUID: uuid.UUID{", e.Source, q(e.ProviderName))
@@ -82,21 +89,13 @@ func (g *gen) event(b *bytes.Buffer, e *tdh.Event) {
 		fmt.Fprintf(b, "%#02x", c)
 	}
 	fmt.Fprintf(b, "}, ID: %d, Version: %d,", e.ID, e.Version)
-	if e.Level != 0 {
-		fmt.Fprintf(b, "Level: %d,", e.Level)
-	}
-	if e.Opcode != 0 {
-		fmt.Fprintf(b, "Opcode: %d,", e.Opcode)
-	}
-	if e.Task != 0 {
-		fmt.Fprintf(b, "Task: %d,", e.Task)
-	}
+	uintField(b, "Level", uint64(e.Level))
+	uintField(b, "Opcode", uint64(e.Opcode))
+	uintField(b, "Task", uint64(e.Task))
 	if e.Keywords != 0 {
 		fmt.Fprintf(b, "Keywords: %#x,", e.Keywords)
 	}
-	if e.Channel != 0 {
-		fmt.Fprintf(b, "Channel: %d,", e.Channel)
-	}
+	uintField(b, "Channel", uint64(e.Channel))
 	for _, f := range []struct{ k, v string }{{"EventName", e.EventName}, {"TaskName", e.TaskName}, {"OpcodeName", e.OpcodeName},
 		{"LevelName", e.LevelName}, {"ChannelName", e.ChannelName}, {"Message", e.Message}} {
 		if f.v != "" {
@@ -110,9 +109,7 @@ func (g *gen) event(b *bytes.Buffer, e *tdh.Event) {
 		}
 		b.WriteString("},")
 	}
-	if e.Tags != 0 {
-		fmt.Fprintf(b, "Tags: %d,", e.Tags)
-	}
+	uintField(b, "Tags", uint64(e.Tags))
 	if e.Properties != nil {
 		b.WriteString("\nProperties: ")
 		g.props(b, e.Properties)
@@ -133,19 +130,11 @@ func (g *gen) props(b *bytes.Buffer, ps []tdh.Property) {
 		p := &ps[i]
 		b.WriteString("{")
 		fmt.Fprintf(b, "Name: %s,", q(p.Name))
-		if p.InType != 0 {
-			fmt.Fprintf(b, "InType: %d,", p.InType)
-		}
-		if p.OutType != 0 {
-			fmt.Fprintf(b, "OutType: %d,", p.OutType)
-		}
-		if p.Length != 0 {
-			fmt.Fprintf(b, "Length: %d,", p.Length)
-		}
+		uintField(b, "InType", uint64(p.InType))
+		uintField(b, "OutType", uint64(p.OutType))
+		uintField(b, "Length", uint64(p.Length))
 		fmt.Fprintf(b, "LengthIndex: %d, CountIndex: %d,", p.LengthIndex, p.CountIndex)
-		if p.Count != 0 {
-			fmt.Fprintf(b, "Count: %d,", p.Count)
-		}
+		uintField(b, "Count", uint64(p.Count))
 		if p.IsArray {
 			b.WriteString("IsArray: true,")
 		}
@@ -157,9 +146,7 @@ func (g *gen) props(b *bytes.Buffer, ps []tdh.Property) {
 			g.props(b, p.Members)
 			b.WriteString(",")
 		}
-		if p.Tags != 0 {
-			fmt.Fprintf(b, "Tags: %d,", p.Tags)
-		}
+		uintField(b, "Tags", uint64(p.Tags))
 		if p.Optional {
 			b.WriteString("Optional: true,")
 		}
