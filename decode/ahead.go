@@ -80,8 +80,9 @@ type Ahead[T any] struct {
 // bound to what its reader holds (SetLive), or the loaders would decode
 // ahead for few of its buffers (386,519 of 1,369,376 events, and the
 // reading goroutine decoded the rest). What bounds the values' memory is
-// then what bounds the buffers': a buffer's values take at most 1.5
-// times its bytes (an entry of 24 bytes for a record of at least 16).
+// then what bounds the buffers': the model's values take at most 1.25
+// times a buffer's bytes (an entry of 20 bytes for a record of at least
+// 16), and no buffer has more than maxAheadEvents.
 const (
 	maxAheadEvents = 1 << 14
 	maxAheadLive   = 48
@@ -132,7 +133,7 @@ func (a *Ahead[T]) SetLive(n int) {
 		return
 	}
 	a.maxLive = int32(min(n, math.MaxInt32))
-	a.free = make(chan *aheadBuf[T], n)
+	a.free = make(chan *aheadBuf[T], a.maxLive)
 }
 
 // Prepare decodes what the pass wants of b's events.
