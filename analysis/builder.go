@@ -184,9 +184,10 @@ func NewBuilder(opts *Options) *Builder {
 // a trace's streams (nine in net.4.5.2). It holds up to 16 more buffers
 // than the default (1 MiB at 64 KiB each, and their values decoded
 // ahead: stats' peak over net.4.5.2 rose from 33.0 to 35.3–35.8 MB). Over many inputs (16 files: ~144 streams)
-// the buffers held at once pass decode.Ahead's 48 anyway, and the
-// buffers beyond them are read without values decoded ahead: a cost in
-// speed there, not in the model.
+// the buffers held at once pass decode.Ahead's default 48: Build raises
+// it to the reader's streams plus these (decode.Ahead.SetLive). The
+// dumps' model pass (AnnotationsOnly) keeps the reader's default: 32
+// ahead there changed nothing of the JSON dump's wall (session 28).
 const readAhead = 32
 
 // handsMethod reports whether the model pass hands the decoding of the
