@@ -27,13 +27,10 @@ import (
 
 //go:generate go run ./internal/gencatalog -o dotnet_gen.go -var dotnet -source " dotnet/runtime@68813511 src/coreclr/vm/ClrEtwAll.man (MIT)" $ETL_SCHEMAS/authored/dotnet-runtime/ClrEtwAll.man
 
-// dotnet returns the shared .NET schemas (dotnet_gen.go).
-func dotnet() []*tdh.Event { return dotnetSchemas }
-
 // DotNET returns the schemas of the .NET runtime providers. The slice is
 // new; the schemas are shared and must not be modified.
 func DotNET() []*tdh.Event {
-	return append([]*tdh.Event(nil), dotnet()...)
+	return append([]*tdh.Event(nil), dotnetSchemas...)
 }
 
 // Origin is the origin [Register] gives the built-in schemas.
@@ -49,6 +46,6 @@ func Register(reg *tdh.Registry) {
 	// do at a program's start.
 	reg.AddFrom(Origin, mof.KernelSchemas()...)
 	reg.AddFrom(Origin, eventinfo.MetaSchemas()...)
-	reg.AddFrom(Origin, dotnet()...)
+	reg.AddFrom(Origin, dotnetSchemas...)
 	reg.AddFrom(Origin, ndis()...)
 }
