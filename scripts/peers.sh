@@ -62,15 +62,13 @@ for r in $(seq "$ROUNDS"); do
 	(cd "$PEERS" && . ./env.sh && timed dissect python3 run_dissect.py "$NET")
 	for f in JSON Parquet; do
 		timed "" "${BINS[0]}" "$NET" -of "$f" -o "$DIR/out" -y --quiet
-		order=("${BINS[@]}")
+		order=("${!BINS[@]}") # indices into BINS
 		if [ $((r % 2)) -eq 0 ] && [ ${#BINS[@]} -gt 1 ]; then
-			order=("${BINS[1]}" "${BINS[0]}")
+			order=(1 0)
 		fi
 		for _ in 1 2; do
-			for i in "${!order[@]}"; do
-				b=${order[$i]}
-				for j in "${!BINS[@]}"; do [ "${BINS[$j]}" = "$b" ] && k=$j; done
-				timed "$f.$k" "$b" "$NET" -of "$f" -o "$DIR/out" -y --quiet
+			for k in "${order[@]}"; do
+				timed "$f.$k" "${BINS[$k]}" "$NET" -of "$f" -o "$DIR/out" -y --quiet
 			done
 		done
 	done
