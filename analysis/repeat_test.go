@@ -16,7 +16,8 @@ import (
 // that holds each kernel image once, not once per round; the trace given twice
 // as two inputs (each load and unload logged twice at the same instant)
 // holds the images of one; a stack key defined again with the same
-// frames is kept as one definition.
+// frames is kept as one definition; each round's stacks find their
+// events.
 func TestCorpusRepeatedRundown(t *testing.T) {
 	src := openCorpus(t, netFile)[0]
 	path := filepath.Join(t.TempDir(), "x4.etl")
@@ -74,6 +75,25 @@ func TestCorpusRepeatedRundown(t *testing.T) {
 	}
 	if defs4 >= 4*defs1 {
 		t.Errorf("stack-key definitions kept: %d at ×1, %d at ×4", defs1, defs4)
+	}
+	// Each round's stacks belong to its own events: the enricher meets
+	// four times the stack fragments and leaves four times the orphans.
+	enrich := func(m *Model, f *etl.File) EnrichStats {
+		e := m.NewEnricher(nil)
+		r := etl.NewReader([]*etl.File{f}, nil)
+		defer r.Close()
+		dec := decode.New()
+		for r.Next() {
+			e.Push(r.Event(), dec.Decode(r.Event()))
+			for _, ok := e.Next(); ok; _, ok = e.Next() {
+			}
+		}
+		e.Flush()
+		return e.Stats
+	}
+	s1, s4 := enrich(m1, src), enrich(m4, etltest.OpenFiles(t, path)[0])
+	if s1.Stacks == 0 || s4.Stacks != 4*s1.Stacks || s4.Orphans != 4*s1.Orphans {
+		t.Errorf("stack fragments %d at ×1, %d at ×4; orphans %d at ×1, %d at ×4", s1.Stacks, s4.Stacks, s1.Orphans, s4.Orphans)
 	}
 	t.Logf("kernel images %d/%d/%d, process images %d/%d/%d; stack-key definitions kept %d at ×1, %d at ×4", len(m1.KernelImages()), len(m2.KernelImages()), len(m4.KernelImages()), i1, i2, i4, defs1, defs4)
 }

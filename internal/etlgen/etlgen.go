@@ -7,11 +7,13 @@
 package etlgen
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 
+	"github.com/etwkit/etw/catalog"
 	"github.com/etwkit/etw/etl"
 )
 
@@ -47,13 +49,15 @@ type Result struct {
 // Repeat writes to w the events of f, opts.Rounds times: round k's raw
 // timestamps are shifted by k times the span of f's events (the last
 // timestamp minus the first, plus one tick), so the rounds follow each
-// other in time. The log-file header is f's, with the end time, the
-// buffer count and the lost counts (multiplied by the rounds) completed
-// on close when w is an io.WriterAt, such as an *os.File. Read errors of
-// f (damaged buffers or records) are returned as an [etl.ErrorList] after
-// everything readable was written. The span is learnt in the first
-// round: a trace without events, or whose rounds would overflow the
-// clock, is an error after w got the first round.
+// other in time. So are the timestamps that StackWalk events carry in
+// their payloads, so that each round's stacks belong to its own events.
+// The log-file header is f's, with the end time, the buffer count and
+// the lost counts (multiplied by the rounds) completed on close when w is
+// an io.WriterAt, such as an *os.File. Read errors of f (damaged buffers
+// or records) are returned as an [etl.ErrorList] after everything
+// readable was written. The span is learnt in the first round: a trace
+// without events, or whose rounds would overflow the clock, is an error
+// after w got the first round.
 func Repeat(w io.Writer, f *etl.File, opts *Options) (Result, error) {
 	n := max(opts.Rounds, 1)
 	res := Result{Span: 1}
@@ -86,6 +90,7 @@ func Repeat(w io.Writer, f *etl.File, opts *Options) (Result, error) {
 	}
 	var errs etl.ErrorList
 	var first, last int64 // the first round's raw timestamps
+	var payload []byte    // a shifted StackWalk payload
 	for k := range n {
 		shift := int64(k) * res.Span
 		r := etl.NewReader([]*etl.File{f}, &etl.ReaderOptions{Order: etl.TimeOrder})
@@ -104,6 +109,11 @@ func Repeat(w io.Writer, f *etl.File, opts *Options) (Result, error) {
 			}
 			e := *ev
 			e.Timestamp += shift
+			if k > 0 && stampsEvent(ev) {
+				payload = append(payload[:0], ev.UserData...)
+				binary.LittleEndian.PutUint64(payload, binary.LittleEndian.Uint64(payload)+uint64(shift))
+				e.UserData = payload
+			}
 			if err := ew.WriteEvent(&e); err != nil {
 				r.Close()
 				return res, fmt.Errorf("etlgen: round %d, event %d: %w", k, res.Events, err)
@@ -124,6 +134,22 @@ func Repeat(w io.Writer, f *etl.File, opts *Options) (Result, error) {
 		return res, err
 	}
 	return res, errs.Err()
+}
+
+// stampsEvent reports whether ev is a kernel StackWalk event whose
+// payload begins with the raw timestamp of the event it belongs to
+// (EventTimeStamp: the Stack event and the kernel and user stack keys),
+// which each round shifts as it shifts ev's own, so that the rounds'
+// stacks find their events.
+func stampsEvent(ev *etl.Event) bool {
+	if ev.Flags&etl.FlagClassicHeader == 0 || ev.ProviderID != catalog.StackWalkGUID || len(ev.UserData) < 8 {
+		return false
+	}
+	switch ev.Descriptor.Opcode {
+	case 32, 37, 38: // Stack, StackKeyKernel, StackKeyUser
+		return true
+	}
+	return false
 }
 
 // setSpan sets the span of rounds of the first round's events (its first

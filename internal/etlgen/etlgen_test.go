@@ -2,10 +2,12 @@ package etlgen
 
 import (
 	"bytes"
+	"encoding/binary"
 	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/etwkit/etw/catalog"
 	"github.com/etwkit/etw/etl"
 	"github.com/etwkit/etw/internal/etltest"
 )
@@ -31,8 +33,9 @@ func events(t *testing.T, path string) (*etl.File, []etl.Event) {
 	return f, out
 }
 
-// check writes path 3 times over and compares each round with the input.
-func check(t *testing.T, path string, c Compression) {
+// check writes path 3 times over and compares each round with the input
+// (wantStacks: the input has StackWalk events).
+func check(t *testing.T, path string, c Compression, wantStacks bool) {
 	_, in := events(t, path)
 	out := filepath.Join(t.TempDir(), "x3.etl")
 	o, err := os.Create(out)
@@ -78,11 +81,24 @@ func check(t *testing.T, path string, c Compression) {
 		id   uint16
 		data string
 	}
+	// StackWalk events' payloads begin with their event's timestamp,
+	// shifted like it.
 	want := map[key]int{}
+	stamped := 0
 	for k := range int64(3) {
 		for _, ev := range in {
-			want[key{ev.Processor, ev.Timestamp + k*res.Span, ev.HookID, ev.Descriptor.ID, string(ev.UserData)}]++
+			data := ev.UserData
+			if ev.ProviderID == catalog.StackWalkGUID && ev.Flags&etl.FlagClassicHeader != 0 &&
+				(ev.Descriptor.Opcode == 32 || ev.Descriptor.Opcode == 37 || ev.Descriptor.Opcode == 38) {
+				data = binary.LittleEndian.AppendUint64(nil, binary.LittleEndian.Uint64(data)+uint64(k*res.Span))
+				data = append(data, ev.UserData[8:]...)
+				stamped++
+			}
+			want[key{ev.Processor, ev.Timestamp + k*res.Span, ev.HookID, ev.Descriptor.ID, string(data)}]++
 		}
+	}
+	if stamped == 0 && wantStacks {
+		t.Errorf("%s has no StackWalk events", path)
 	}
 	for _, ev := range got {
 		k := key{ev.Processor, ev.Timestamp, ev.HookID, ev.Descriptor.ID, string(ev.UserData)}
@@ -99,7 +115,7 @@ func check(t *testing.T, path string, c Compression) {
 
 func TestRepeatSample(t *testing.T) {
 	for _, c := range []Compression{AsInput, Compressed, Uncompressed} {
-		check(t, filepath.Join("..", "..", "testdata", "etl", "sample.etl"), c)
+		check(t, filepath.Join("..", "..", "testdata", "etl", "sample.etl"), c, false)
 	}
 }
 
@@ -109,7 +125,7 @@ func TestCorpusRepeatNet(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short")
 	}
-	check(t, etltest.CorpusFile(t, "microsoft+perfview/src/TraceEvent/TraceEvent.Tests/inputs/net.4.5.2.x64.etl.zip.unzipped/net.4.5.2.x64.etl"), AsInput)
+	check(t, etltest.CorpusFile(t, "microsoft+perfview/src/TraceEvent/TraceEvent.Tests/inputs/net.4.5.2.x64.etl.zip.unzipped/net.4.5.2.x64.etl"), AsInput, true)
 }
 
 func TestRepeatNoEvents(t *testing.T) {
