@@ -3,3 +3,19 @@
 # net.4.5.2.x64.etl in it, the trace issue 24's figures are measured on.
 : "${ETL_CORPUS:=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../shared/corpus" 2>/dev/null && pwd)}"
 NET=$ETL_CORPUS/microsoft+perfview/src/TraceEvent/TraceEvent.Tests/inputs/net.4.5.2.x64.etl.zip.unzipped/net.4.5.2.x64.etl
+
+# make_etlgen DIR: builds internal/cmd/etlgen into DIR/etlgen. The long traces
+# the scripts keep in DIR (c*.etl, p*.etl, k64.etl) were written by an
+# etlgen: when this one differs from the one that wrote them (its
+# checksum in DIR/etlgen.sum), they are removed, to be written again
+# (session 29: an etlgen that left the StackWalk payloads' timestamps
+# unshifted made ×16 traces whose later rounds had no stacks).
+make_etlgen() {
+	go build -o "$1/etlgen" ./internal/cmd/etlgen
+	local sum
+	sum=$(sha256sum <"$1/etlgen")
+	if [ "$(cat "$1/etlgen.sum" 2>/dev/null)" != "$sum" ]; then
+		rm -f "$1"/c[0-9]*.etl "$1"/p[0-9]*.etl "$1/k64.etl"
+		echo "$sum" >"$1/etlgen.sum"
+	fi
+}

@@ -16,10 +16,8 @@ DIR=${1:-${TMPDIR:-/tmp}/etwkit-scale}
 mkdir -p "$DIR/pgo"
 BIN=$DIR/pgo/tracerpt-go
 go build -pgo=off -o "$BIN" ./cmd/tracerpt-go
-if [ ! -f "$DIR/c16.etl" ]; then
-	go build -o "$DIR/etlgen" ./internal/cmd/etlgen
-	"$DIR/etlgen" -n 16 "$NET" "$DIR/c16.etl" 2>/dev/null
-fi
+make_etlgen "$DIR"
+[ -f "$DIR/c16.etl" ] || "$DIR/etlgen" -n 16 "$NET" "$DIR/c16.etl" 2>/dev/null
 IN=$DIR/c16.etl
 OUT=$DIR/pgo/out
 prof() { # prof NAME ARGS...: one profiled run, its output removed

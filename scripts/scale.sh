@@ -20,7 +20,7 @@ if [ -z "$BIN" ]; then
 	BIN=$DIR/tracerpt-go
 	go build -o "$BIN" ./cmd/tracerpt-go
 fi
-go build -o "$DIR/etlgen" ./internal/cmd/etlgen
+make_etlgen "$DIR"
 EV1=$("$BIN" info --json "$NET" | sed -n 's/.*"events": *\([0-9]*\).*/\1/p' | head -1)
 for n in 1 4 16; do
 	[ -f "$DIR/c$n.etl" ] || "$DIR/etlgen" -n $n "$NET" "$DIR/c$n.etl" 2>/dev/null
