@@ -21,3 +21,7 @@ func HeldBuffers(r *Reader) (whole, windows int) {
 	}
 	return whole, windows
 }
+
+// SetReaderPark turns the parked start (park.go) on or off before the
+// first Next.
+func SetReaderPark(r *Reader, on bool) { r.park = on }

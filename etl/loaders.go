@@ -30,14 +30,16 @@ type loaders struct {
 }
 
 type loadReq struct {
-	ref  bufRef
-	need int64
-	seq  int64
-	ch   chan loadResult
+	ref   bufRef
+	need  int64
+	seq   int64
+	ch    chan loadResult
+	again bool // a parked stream's buffer, loaded before: not reported to the read hook
 }
 
-// add queues a load of ref whose result comes on ch (buffered, empty).
-func (l *loaders) add(ref bufRef, need int64, ch chan loadResult) {
+// add queues a load of ref whose result comes on ch (buffered, empty);
+// again says the reader loaded it before (park.go).
+func (l *loaders) add(ref bufRef, need int64, ch chan loadResult, again bool) {
 	l.mu.Lock()
 	l.seq++
 	var q *loadReq
@@ -47,7 +49,7 @@ func (l *loaders) add(ref bufRef, need int64, ch chan loadResult) {
 	} else {
 		q = new(loadReq)
 	}
-	*q = loadReq{ref: ref, need: need, seq: l.seq, ch: ch}
+	*q = loadReq{ref: ref, need: need, seq: l.seq, ch: ch, again: again}
 	heap.Push(&l.pending, q)
 	if l.running < l.n {
 		l.running++
@@ -66,11 +68,11 @@ func (l *loaders) work() {
 			return
 		}
 		q := heap.Pop(&l.pending).(*loadReq)
-		ref, ch := q.ref, q.ch
+		ref, ch, again := q.ref, q.ch, q.again
 		*q = loadReq{}
 		l.free = append(l.free, q)
 		l.mu.Unlock()
-		ch <- load(ref, l.prep, l.at)
+		ch <- load(ref, l.prep, l.at, !again)
 		// The goroutine waiting for that buffer, if any, was readied to
 		// run next on this processor: yield to it. Otherwise it waits
 		// until this loop runs out of loads, even with the other

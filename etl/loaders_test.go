@@ -49,7 +49,7 @@ func TestLoadersMostUrgentFirst(t *testing.T) {
 	var chs []chan loadResult
 	for i, need := range needs {
 		chs = append(chs, make(chan loadResult, 1))
-		l.add(bufRef{file: f, info: bufs[i]}, need, chs[i])
+		l.add(bufRef{file: f, info: bufs[i]}, need, chs[i], false)
 	}
 	l.running = 1
 	l.work()
@@ -84,7 +84,7 @@ func TestLoadersCancel(t *testing.T) {
 	var chs []chan loadResult
 	for i := range min(len(bufs), 4) {
 		chs = append(chs, make(chan loadResult, 1))
-		l.add(bufRef{file: f, info: bufs[i]}, int64(i), chs[i])
+		l.add(bufRef{file: f, info: bufs[i]}, int64(i), chs[i], false)
 	}
 	l.cancel()
 	for i, ch := range chs {

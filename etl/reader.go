@@ -104,6 +104,12 @@ type Reader struct {
 	// compressed bytes read again for the windows.
 	window int
 	src    []byte
+	// park is set when the merge starts with its streams' first buffers
+	// let go (park.go: several inputs, many streams), starting while it
+	// does; spare holds the windows of parked streams, for the next
+	// window made.
+	park, starting bool
+	spare          []*window
 	// bar is the earliest event time on the heap's second level
 	// (heap[1], heap[2]) in time order: the stream on top, moved to its
 	// next event, stays on top without sifting it down when that event
@@ -152,6 +158,13 @@ type stream struct {
 	prep   Prepared
 	nth    int // ev's position among the events of cur
 	win    *window
+	// parked: the stream's first event is known (ev's time and
+	// position, which order the heap) but its buffer was let go (park);
+	// bufs[next] is that buffer, loaded again when the event comes up.
+	// loadErr: its current buffer's load reported an error (such a
+	// buffer is not parked: loading it again would report it twice).
+	// again: bufs[next] was parked, and its next load loads it again.
+	parked, loadErr, again bool
 }
 
 // NewReader returns a reader over the events of files. The files must stay
@@ -219,6 +232,7 @@ func NewReader(files []*File, opts *ReaderOptions) *Reader {
 	for _, f := range files {
 		r.errs = append(r.errs, f.IndexErrors()...)
 	}
+	r.park = o.Order == TimeOrder && len(files) > 1 && len(r.streams) > parkStreams
 	if o.Windows && o.Order == TimeOrder && o.Prepare == nil && len(files) > 1 {
 		r.window = windowSize(len(r.streams))
 		r.loads.at = r.window
@@ -272,24 +286,31 @@ func (r *Reader) Next() bool {
 		return false
 	} else if !r.started {
 		r.started = true
-		// Each stream's first buffer, needed now, then those ahead.
-		for _, s := range r.streams {
-			if s.next < len(s.bufs) {
-				r.start(s)
+		if r.park {
+			r.startParked()
+		} else {
+			// Each stream's first buffer, needed now, then those ahead.
+			for _, s := range r.streams {
+				if s.next < len(s.bufs) {
+					r.start(s)
+				}
 			}
-		}
-		if len(r.streams) > 0 {
-			r.fill(r.streams[0])
-		}
-		for _, s := range r.streams {
-			if r.advance(s) {
-				r.heap = append(r.heap, s)
+			if len(r.streams) > 0 {
+				r.fill(r.streams[0])
+			}
+			for _, s := range r.streams {
+				if r.advance(s) {
+					r.heap = append(r.heap, s)
+				}
 			}
 		}
 		for i := len(r.heap)/2 - 1; i >= 0; i-- {
 			r.down(i)
 		}
 		r.setBar()
+	}
+	for len(r.heap) > 0 && r.heap[0].parked {
+		r.unpark()
 	}
 	if len(r.heap) == 0 {
 		r.last = nil
@@ -319,6 +340,9 @@ func (r *Reader) request(s *stream, ahead bool) {
 // while the reading goroutine waited for each (stats of net.4.5.2: one
 // stream held 31 of the 32 for the first third of the trace).
 func (r *Reader) fill(s *stream) {
+	if r.starting {
+		return // startParked: every stream's first load comes first
+	}
 	if len(r.streams) <= 1 {
 		for s != nil && len(s.queue) < r.depth && s.next < len(s.bufs) {
 			r.start(s)
@@ -364,7 +388,12 @@ func (r *Reader) start(s *stream) {
 	} else {
 		ch = make(chan loadResult, 1)
 	}
-	r.loads.add(r.ref(s.bufs[s.next]), r.need(s, s.next), ch)
+	need := r.need(s, s.next)
+	if s.again {
+		need = s.due // a parked buffer: its first event's time (park.go)
+	}
+	r.loads.add(r.ref(s.bufs[s.next]), need, ch, s.again)
+	s.again = false
 	s.queue = append(s.queue, ch)
 	s.next++
 	if s.next < len(s.bufs) {
@@ -372,16 +401,16 @@ func (r *Reader) start(s *stream) {
 	}
 }
 
-// load reads ref's buffer; a panic while reading becomes the result's
-// error, a [*panicerr.Error] that advance raises again on the reading
-// goroutine.
-func load(ref bufRef, prep Preparer, at int) (res loadResult) {
+// load reads ref's buffer (hook: reported to the file's read hook); a
+// panic while reading becomes the result's error, a [*panicerr.Error]
+// that advance raises again on the reading goroutine.
+func load(ref bufRef, prep Preparer, at int, hook bool) (res loadResult) {
 	defer panicerr.Recover(&res.err)
 	if at > 0 {
 		res.ck.at = at
-		res.buf, res.err = ref.file.readBuffer(ref.info, &res.ck, true)
+		res.buf, res.err = ref.file.readBuffer(ref.info, &res.ck, hook)
 	} else {
-		res.buf, res.err = ref.file.ReadBuffer(ref.info)
+		res.buf, res.err = ref.file.readBuffer(ref.info, nil, hook)
 	}
 	if prep != nil && res.buf != nil {
 		res.prep = prep.Prepare(res.buf, ref.index)
@@ -441,6 +470,7 @@ func (r *Reader) advance(s *stream) bool {
 		if res.err != nil {
 			r.errs = append(r.errs, res.err)
 		}
+		s.loadErr = res.err != nil
 		if res.buf != nil {
 			s.cur, s.prep, s.nth = res.buf, res.prep, -1
 			s.rr.Reset(s.cur)

@@ -117,7 +117,11 @@ func (r *Reader) startWindow(s *stream, ck *checkpoint) {
 	}
 	w := s.win
 	if w == nil {
-		w = &window{buf: make([]byte, r.window+compress.LZ77History)}
+		if k := len(r.spare); k > 0 {
+			w, r.spare = r.spare[k-1], r.spare[:k-1]
+		} else {
+			w = &window{buf: make([]byte, r.window+compress.LZ77History)}
+		}
 		s.win = w
 	}
 	if hi-BufferHeaderSize > len(w.buf) {
