@@ -4,12 +4,12 @@
 : "${ETL_CORPUS:=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../shared/corpus" 2>/dev/null && pwd)}"
 NET=$ETL_CORPUS/microsoft+perfview/src/TraceEvent/TraceEvent.Tests/inputs/net.4.5.2.x64.etl.zip.unzipped/net.4.5.2.x64.etl
 
-# make_etlgen DIR: builds internal/cmd/etlgen into DIR/etlgen. The long traces
-# the scripts keep in DIR (c*.etl, p*.etl, k64.etl) were written by an
-# etlgen: when this one differs from the one that wrote them (its
-# checksum in DIR/etlgen.sum), they are removed, to be written again
-# (session 29: an etlgen that left the StackWalk payloads' timestamps
-# unshifted made ×16 traces whose later rounds had no stacks).
+# make_etlgen DIR: builds internal/cmd/etlgen into DIR/etlgen. The
+# traces the scripts keep in DIR that etlgen wrote (c*.etl, p*.etl,
+# k64.etl) are removed, to be written again, when this etlgen differs
+# from the one that wrote them (its checksum in DIR/etlgen.sum; session
+# 29: an etlgen that left the StackWalk payloads' timestamps unshifted
+# made ×16 traces whose later rounds had no stacks).
 make_etlgen() {
 	go build -o "$1/etlgen" ./internal/cmd/etlgen
 	local sum

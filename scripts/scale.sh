@@ -3,7 +3,8 @@
 # default: built from this tree) at scale: net.4.5.2.x64 from the corpus
 # written 1, 4 and 16 times as long (internal/cmd/etlgen: the events
 # repeated, shifted by the trace's span each round), compressed as the
-# input and plain, 16 inputs at once (and 64: JSON, stats), the corpus's
+# input and plain, 16 inputs at once (and 64: JSON, stats), 1, 8 and 32
+# inputs recorded one after another (stats, JSON), the corpus's
 # kernel trace written 64 times over, and the hostile chunk traces of
 # $ETL_ATTACK. Prints one
 # line per run: the command, the input, the events, user+sys CPU
@@ -26,11 +27,17 @@ for n in 1 4 16; do
 	[ -f "$DIR/c$n.etl" ] || "$DIR/etlgen" -n $n "$NET" "$DIR/c$n.etl" 2>/dev/null
 	[ -f "$DIR/p$n.etl" ] || "$DIR/etlgen" -n $n -no-compress "$NET" "$DIR/p$n.etl" 2>/dev/null
 done
-INS=() INS64=()
+INS=() INS64=() SEQ=()
 for i in $(seq -w 1 64); do
 	[ -f "$DIR/in$i.etl" ] || cp "$NET" "$DIR/in$i.etl"
 	[ "$((10#$i))" -le 16 ] && INS+=("$DIR/in$i.etl")
 	INS64+=("$DIR/in$i.etl")
+done
+# 32 inputs recorded one after another (etlgen -from: each a round later
+# than the one before), as an AutoLogger sequence's.
+for i in $(seq -w 0 31); do
+	[ -f "$DIR/p$i-seq.etl" ] || "$DIR/etlgen" -n 1 -from $((10#$i)) "$NET" "$DIR/p$i-seq.etl" 2>/dev/null
+	SEQ+=("$DIR/p$i-seq.etl")
 done
 
 # run NAME EVENTS ARGS...: one measured run (output to $DIR/out.*). The
@@ -79,6 +86,12 @@ for n in 1 16 64; do
 	run "JSON $n inputs, -o /dev/null" $((EV1 * n)) "${INS64[@]:0:n}" -of JSON -o /dev/null -y --quiet
 done
 run "stats 64 inputs" $((EV1 * 64)) stats "${INS64[@]}"
+# Inputs one after another: the merge holds the buffers of the one being
+# read (etl/park.go), not of all of them.
+for n in 1 8 32; do
+	run "stats $n inputs one after another" $((EV1 * n)) stats "${SEQ[@]:0:n}"
+	run "JSON $n inputs one after another" $((EV1 * n)) "${SEQ[@]:0:n}" -of JSON -o /dev/null -y --quiet
+done
 # A model-heavy shape: the corpus's kernel trace (97 processes, 6,937
 # image records, 1,537 threads in 17,076 events) written 64 times over,
 # each round a new set of process, image and thread records: the model

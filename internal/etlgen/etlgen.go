@@ -36,6 +36,11 @@ type Options struct {
 	// BufferSize of the written buffers (0: the input's, or 64 KiB when
 	// the input's is not a multiple of 1 KiB up to 16 MiB).
 	BufferSize int
+	// From is the first round's number: the output's rounds are the
+	// input shifted by From, From+1, … spans, so that traces written
+	// with From 0, 1, 2, … follow each other in time (an AutoLogger
+	// sequence's inputs, for the scale measures).
+	From int
 }
 
 // Result says what [Repeat] wrote.
@@ -55,12 +60,19 @@ type Result struct {
 // the lost counts (multiplied by the rounds) completed on close when w is
 // an io.WriterAt, such as an *os.File. Read errors of f (damaged buffers
 // or records) are returned as an [etl.ErrorList] after everything
-// readable was written. The span is learnt in the first round: a trace
-// without events, or whose rounds would overflow the clock, is an error
-// after w got the first round.
+// readable was written. The span is learnt in the first round (with
+// opts.From, in a pass before it): a trace without events, or whose
+// rounds would overflow the clock, is an error after w got the first
+// round (before w got anything).
 func Repeat(w io.Writer, f *etl.File, opts *Options) (Result, error) {
 	n := max(opts.Rounds, 1)
+	from := max(opts.From, 0)
 	res := Result{Span: 1}
+	if from > 0 {
+		if err := res.learnSpan(f, from+n); err != nil {
+			return res, err
+		}
+	}
 	res.BufferSize = opts.BufferSize
 	if res.BufferSize == 0 {
 		res.BufferSize = int(f.Header.BufferSize)
@@ -92,7 +104,7 @@ func Repeat(w io.Writer, f *etl.File, opts *Options) (Result, error) {
 	var first, last int64 // the first round's raw timestamps
 	var payload []byte    // a shifted StackWalk payload
 	for k := range n {
-		shift := int64(k) * res.Span
+		shift := int64(from+k) * res.Span
 		r := etl.NewReader([]*etl.File{f}, &etl.ReaderOptions{Order: etl.TimeOrder})
 		for r.Next() {
 			ev := r.Event()
@@ -109,7 +121,7 @@ func Repeat(w io.Writer, f *etl.File, opts *Options) (Result, error) {
 			}
 			e := *ev
 			e.Timestamp += shift
-			if k > 0 && stampsEvent(ev) {
+			if shift != 0 && stampsEvent(ev) {
 				payload = append(payload[:0], ev.UserData...)
 				binary.LittleEndian.PutUint64(payload, binary.LittleEndian.Uint64(payload)+uint64(shift))
 				e.UserData = payload
@@ -124,7 +136,7 @@ func Repeat(w io.Writer, f *etl.File, opts *Options) (Result, error) {
 			errs = append(errs, r.Errors()...)
 		}
 		r.Close()
-		if k == 0 {
+		if k == 0 && from == 0 {
 			if err := res.setSpan(first, last, n); err != nil {
 				return res, err
 			}
@@ -150,6 +162,31 @@ func stampsEvent(ev *etl.Event) bool {
 		return true
 	}
 	return false
+}
+
+// learnSpan sets the span of rounds from a pass over f's events, which n
+// rounds must not overflow (Options.From: the span is needed before the
+// first round is written).
+func (res *Result) learnSpan(f *etl.File, n int) error {
+	var first, last int64
+	r := etl.NewReader([]*etl.File{f}, &etl.ReaderOptions{Order: etl.TimeOrder})
+	defer r.Close()
+	seen := 0
+	for r.Next() {
+		if ev := r.Event(); !etl.IsLoggerHeaderEvent(ev) {
+			if seen == 0 || ev.Timestamp < first {
+				first = ev.Timestamp
+			}
+			if seen == 0 || ev.Timestamp > last {
+				last = ev.Timestamp
+			}
+			seen++
+		}
+	}
+	res.Events = seen // setSpan's test for an empty trace; counted again as written
+	err := res.setSpan(first, last, n)
+	res.Events = 0
+	return err
 }
 
 // setSpan sets the span of rounds of the first round's events (its first

@@ -3,6 +3,7 @@ package etlgen
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -143,5 +144,57 @@ func TestRepeatNoEvents(t *testing.T) {
 		if _, err := Repeat(&bytes.Buffer{}, f, &Options{Rounds: n}); err == nil {
 			t.Errorf("a trace without events repeated %d times without error", n)
 		}
+	}
+}
+
+// A trace written From 2 is the third round of one written three times:
+// same events, stacks' timestamps included, so that traces written with
+// From 0, 1, 2 follow each other.
+func TestCorpusRepeatFrom(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short")
+	}
+	path := etltest.CorpusFile(t, "microsoft+perfview/src/TraceEvent/TraceEvent.Tests/inputs/net.4.5.2.x64.etl.zip.unzipped/net.4.5.2.x64.etl")
+	src := etltest.OpenFiles(t, path)[0]
+	write := func(name string, opts *Options) (Result, []etl.Event) {
+		out := filepath.Join(t.TempDir(), name)
+		o, err := os.Create(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Repeat(o, src, opts)
+		if cerr := o.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, evs := events(t, out)
+		return res, evs
+	}
+	r3, x3 := write("x3.etl", &Options{Rounds: 3})
+	r2, from2 := write("from2.etl", &Options{Rounds: 1, From: 2})
+	if r2.Span != r3.Span || r2.Events != r3.Events/3 {
+		t.Fatalf("From 2: span %d, %d events; three rounds: span %d, %d events", r2.Span, r2.Events, r3.Span, r3.Events)
+	}
+	key := func(ev *etl.Event) string {
+		return fmt.Sprintf("%d %d %d %d %x", ev.Processor, ev.Timestamp, ev.HookID, ev.Descriptor.ID, ev.UserData)
+	}
+	want := map[string]int{}
+	first := x3[0].Timestamp
+	for i := range x3 {
+		if x3[i].Timestamp >= first+2*r3.Span {
+			want[key(&x3[i])]++
+		}
+	}
+	for i := range from2 {
+		k := key(&from2[i])
+		if want[k] == 0 {
+			t.Fatalf("event at %d (cpu %d) of the trace written From 2 is not in the third round", from2[i].Timestamp, from2[i].Processor)
+		}
+		want[k]--
+	}
+	if len(from2) != r2.Events {
+		t.Errorf("read back %d events, wrote %d", len(from2), r2.Events)
 	}
 }

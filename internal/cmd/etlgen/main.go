@@ -1,7 +1,7 @@
 // Command etlgen writes a trace N times as long as a real one, for scale
 // measurements (see package etlgen and scripts/scale.sh):
 //
-//	go run ./internal/cmd/etlgen -n 16 [-compress|-no-compress] [-buffer-size B] IN.etl OUT.etl
+//	go run ./internal/cmd/etlgen -n 16 [-from K] [-compress|-no-compress] [-buffer-size B] IN.etl OUT.etl
 package main
 
 import (
@@ -18,24 +18,25 @@ func main() {
 	compress := flag.Bool("compress", false, "write XPRESS-compressed buffers (default: as the input)")
 	plain := flag.Bool("no-compress", false, "write uncompressed buffers (default: as the input)")
 	bufSize := flag.Int("buffer-size", 0, "buffer size in bytes (default: the input's)")
+	from := flag.Int("from", 0, "the first round's number: the output starts this many spans after the input (traces written with -from 0, 1, 2, … follow each other)")
 	flag.Parse()
 	if flag.NArg() != 2 || (*compress && *plain) {
-		fmt.Fprintln(os.Stderr, "usage: etlgen [-n N] [-compress|-no-compress] [-buffer-size B] IN.etl OUT.etl")
+		fmt.Fprintln(os.Stderr, "usage: etlgen [-n N] [-from K] [-compress|-no-compress] [-buffer-size B] IN.etl OUT.etl")
 		os.Exit(2)
 	}
-	if err := run(flag.Arg(0), flag.Arg(1), *n, *compress, *plain, *bufSize); err != nil {
+	if err := run(flag.Arg(0), flag.Arg(1), *n, *from, *compress, *plain, *bufSize); err != nil {
 		fmt.Fprintln(os.Stderr, "etlgen:", err)
 		os.Exit(1)
 	}
 }
 
-func run(in, out string, n int, compress, plain bool, bufSize int) error {
+func run(in, out string, n, from int, compress, plain bool, bufSize int) error {
 	f, err := etl.Open(in)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	opts := etlgen.Options{Rounds: n, BufferSize: bufSize}
+	opts := etlgen.Options{Rounds: n, BufferSize: bufSize, From: from}
 	switch {
 	case compress:
 		opts.Compression = etlgen.Compressed
