@@ -316,6 +316,17 @@ func enricherDecodes(ev *etl.Event, k kind) bool {
 
 func (e *Enricher) slot(seq int64) *slot { return &e.ring[seq%int64(len(e.ring))] }
 
+// before returns the ring index of the slot before the one at ring index
+// i: the walks back through the window (find, attachClr) step with it
+// rather than divide for every slot they visit (an orphaned stack visits
+// the whole window: 2,048 slots).
+func (e *Enricher) before(i int) int {
+	if i == 0 {
+		return len(e.ring) - 1
+	}
+	return i - 1
+}
+
 func (e *Enricher) live(seq int64) bool { return seq >= e.final && seq < e.next }
 
 // Push adds the next event and returns its annotation as far as it is
@@ -623,8 +634,9 @@ func (m *Model) keyFrames(key uint64, table int8, ft int64) []uint64 {
 // failing that one without a thread logged on the same processor.
 func (e *Enricher) find(file int, ts int64, tid uint32, cpu uint16) *slot {
 	var alt *slot
-	for j := e.next - 2; j >= e.final; j-- { // e.next-1 is the fragment itself
-		s := e.slot(j)
+	// e.next-1 is the fragment itself.
+	for j, i := e.next-2, int((e.next-2)%int64(len(e.ring))); j >= e.final; j, i = j-1, e.before(i) {
+		s := &e.ring[i]
 		if s.file != file {
 			continue
 		}
@@ -787,8 +799,8 @@ func (e *Enricher) clrStack(ev *etl.Event, d *tdh.Decoded, self *slot) {
 // no stack.
 func (e *Enricher) attachClr(frames []uint64, self *slot) {
 	e.Stats.Stacks++
-	for j := self.seq - 1; j >= e.final; j-- {
-		s := e.slot(j)
+	for j, i := self.seq-1, int((self.seq-1)%int64(len(e.ring))); j >= e.final; j, i = j-1, e.before(i) {
+		s := &e.ring[i]
 		if s.clr && s.stid == self.stid && s.file == self.file {
 			if s.has {
 				break
