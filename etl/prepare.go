@@ -11,14 +11,18 @@ package etl
 // on several at once; it may read the buffer (walk its records with
 // [Buffer.Records]) but must not keep it or release it. A panic in
 // Prepare is carried to the reading goroutine, as one in reading the
-// buffer is.
+// buffer is. A merge of many inputs may load a buffer twice (its first
+// load only to learn where its stream begins, park.go): Prepare is then
+// called twice, and the first value released before any of its events is
+// delivered.
 type Preparer interface {
 	Prepare(b *Buffer, file int) Prepared
 }
 
 // Prepared is what a [Preparer] made of one buffer. The Reader calls
 // Release on the reading goroutine once it has delivered the buffer's last
-// event (or on Close); the value is not used after that.
+// event, when it lets the buffer go to load it again later, or on Close;
+// the value is not used after that.
 type Prepared interface {
 	Release()
 }
