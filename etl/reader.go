@@ -71,7 +71,10 @@ const MaxWorkers = 256
 // [ReaderOptions].Windows), and at most max(16, 4 × Workers)
 // more across the streams (up to Workers + 1 per stream): buffers are read
 // and decompressed ahead of use by up to Workers goroutines, the buffer the
-// merge will want first first.
+// merge will want first first. A merge of several files over 16 streams
+// learns where each stream begins and then lets its buffer go until its
+// events come up, so that files recorded one after another do not all
+// hold buffers at once.
 //
 // Damaged buffers and records do not stop the reader: each is recorded in
 // [Reader.Errors] and reading goes on with what the undamaged fields
