@@ -256,7 +256,8 @@ func (r *Reader) Errors() ErrorList { return r.errs }
 // Streams returns how many streams of buffers the reader reads: in time
 // order one per processor of each file (and one of each file's header
 // buffers), in file order one. The merge holds each stream's current
-// buffer, and its loads ahead besides.
+// buffer (at most: a parked stream holds none, park.go), and its loads
+// ahead besides.
 func (r *Reader) Streams() int { return len(r.streams) }
 
 // Event returns the current event, valid until the next call to
