@@ -137,7 +137,7 @@ func Repeat(w io.Writer, f *etl.File, opts *Options) (Result, error) {
 		}
 		r.Close()
 		if k == 0 && from == 0 {
-			if err := res.setSpan(first, last, n); err != nil {
+			if err := res.setSpan(first, last, res.Events, n); err != nil {
 				return res, err
 			}
 		}
@@ -183,16 +183,14 @@ func (res *Result) learnSpan(f *etl.File, n int) error {
 			seen++
 		}
 	}
-	res.Events = seen // setSpan's test for an empty trace; counted again as written
-	err := res.setSpan(first, last, n)
-	res.Events = 0
-	return err
+	return res.setSpan(first, last, seen, n)
 }
 
-// setSpan sets the span of rounds of the first round's events (its first
-// and last raw timestamps), which n rounds must not overflow.
-func (res *Result) setSpan(first, last int64, n int) error {
-	if res.Events == 0 {
+// setSpan sets the span of rounds of the first round's events (their
+// count, and their first and last raw timestamps), which n rounds must not
+// overflow.
+func (res *Result) setSpan(first, last int64, events, n int) error {
+	if events == 0 {
 		return errors.New("etlgen: the trace has no events to repeat")
 	}
 	if last > first {
