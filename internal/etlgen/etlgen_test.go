@@ -141,8 +141,13 @@ func TestRepeatNoEvents(t *testing.T) {
 	o.Close()
 	f := etltest.OpenFiles(t, in)[0]
 	for _, n := range []int{1, 2} {
-		if _, err := Repeat(&bytes.Buffer{}, f, &Options{Rounds: n}); err == nil {
-			t.Errorf("a trace without events repeated %d times without error", n)
+		for _, from := range []int{0, 1} {
+			var b bytes.Buffer
+			if _, err := Repeat(&b, f, &Options{Rounds: n, From: from}); err == nil {
+				t.Errorf("a trace without events repeated %d times from %d without error", n, from)
+			} else if from > 0 && b.Len() > 0 {
+				t.Errorf("from %d: %d bytes written before the error", from, b.Len())
+			}
 		}
 	}
 }
