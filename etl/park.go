@@ -70,13 +70,10 @@ func (r *Reader) unpark() {
 	if ok && s.ev.Time == t && s.ev.File == f && s.ev.BufferIndex == b && s.ev.RecordOffset == o {
 		return
 	}
-	if !ok {
-		n := len(r.heap) - 1
-		r.heap[0] = r.heap[n]
-		r.heap = r.heap[:n]
-	}
-	if len(r.heap) > 0 {
+	if ok {
 		r.down(0)
+	} else {
+		r.dropTop()
 	}
 	r.setBar()
 }

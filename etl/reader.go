@@ -278,12 +278,7 @@ func (r *Reader) Next() bool {
 			}
 			r.down(0)
 		} else {
-			n := len(r.heap) - 1
-			r.heap[0] = r.heap[n]
-			r.heap = r.heap[:n]
-			if n > 0 {
-				r.down(0)
-			}
+			r.dropTop()
 		}
 		r.setBar()
 	} else if r.closed {
@@ -511,6 +506,16 @@ func (r *Reader) setBar() {
 		r.bar = h[1].ev.Time
 	default:
 		r.bar = min(h[1].ev.Time, h[2].ev.Time)
+	}
+}
+
+// dropTop removes the stream on top of the heap (its events are over).
+func (r *Reader) dropTop() {
+	n := len(r.heap) - 1
+	r.heap[0] = r.heap[n]
+	r.heap = r.heap[:n]
+	if n > 0 {
+		r.down(0)
 	}
 }
 
