@@ -314,7 +314,10 @@ func enricherDecodes(ev *etl.Event, k kind) bool {
 	return needsPayload(ev, k)
 }
 
-func (e *Enricher) slot(seq int64) *slot { return &e.ring[seq%int64(len(e.ring))] }
+func (e *Enricher) slot(seq int64) *slot { return &e.ring[e.at(seq)] }
+
+// at returns the ring index of the event numbered seq.
+func (e *Enricher) at(seq int64) int { return int(seq % int64(len(e.ring))) }
 
 // before returns the ring index of the slot before the one at ring index
 // i: the walks back through the window (find, attachClr) step with it
@@ -453,7 +456,7 @@ func (e *Enricher) advance() (int64, *slot) {
 	seq := e.next
 	if e.out < seq+1-int64(len(e.ring)) {
 		e.out = seq + 1 - int64(len(e.ring)) // annotations not taken are dropped
-		e.outAt = int(e.out % int64(len(e.ring)))
+		e.outAt = e.at(e.out)
 	}
 	s := &e.ring[e.nextAt]
 	if e.nextAt++; e.nextAt == len(e.ring) {
@@ -635,7 +638,7 @@ func (m *Model) keyFrames(key uint64, table int8, ft int64) []uint64 {
 func (e *Enricher) find(file int, ts int64, tid uint32, cpu uint16) *slot {
 	var alt *slot
 	// e.next-1 is the fragment itself.
-	for j, i := e.next-2, int((e.next-2)%int64(len(e.ring))); j >= e.final; j, i = j-1, e.before(i) {
+	for j, i := e.next-2, e.at(e.next-2); j >= e.final; j, i = j-1, e.before(i) {
 		s := &e.ring[i]
 		if s.file != file {
 			continue
@@ -799,7 +802,7 @@ func (e *Enricher) clrStack(ev *etl.Event, d *tdh.Decoded, self *slot) {
 // no stack.
 func (e *Enricher) attachClr(frames []uint64, self *slot) {
 	e.Stats.Stacks++
-	for j, i := self.seq-1, int((self.seq-1)%int64(len(e.ring))); j >= e.final; j, i = j-1, e.before(i) {
+	for j, i := self.seq-1, e.at(self.seq-1); j >= e.final; j, i = j-1, e.before(i) {
 		s := &e.ring[i]
 		if s.clr && s.stid == self.stid && s.file == self.file {
 			if s.has {
