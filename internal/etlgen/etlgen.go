@@ -60,18 +60,15 @@ type Result struct {
 // the lost counts (multiplied by the rounds) completed on close when w is
 // an io.WriterAt, such as an *os.File. Read errors of f (damaged buffers
 // or records) are returned as an [etl.ErrorList] after everything
-// readable was written. The span is learnt in the first round (with
-// opts.From, in a pass before it): a trace without events, or whose
-// rounds would overflow the clock, is an error after w got the first
-// round (before w got anything).
+// readable was written. The span is learnt in a pass over f before
+// anything is written: a trace without events, or whose rounds would
+// overflow the clock, is an error and w gets nothing.
 func Repeat(w io.Writer, f *etl.File, opts *Options) (Result, error) {
 	n := max(opts.Rounds, 1)
 	from := max(opts.From, 0)
 	res := Result{Span: 1}
-	if from > 0 {
-		if err := res.learnSpan(f, from+n); err != nil {
-			return res, err
-		}
+	if err := res.learnSpan(f, from+n); err != nil {
+		return res, err
 	}
 	res.BufferSize = opts.BufferSize
 	if res.BufferSize == 0 {
@@ -101,8 +98,7 @@ func Repeat(w io.Writer, f *etl.File, opts *Options) (Result, error) {
 		return res, err
 	}
 	var errs etl.ErrorList
-	var first, last int64 // the first round's raw timestamps
-	var payload []byte    // a shifted StackWalk payload
+	var payload []byte // a shifted StackWalk payload
 	for k := range n {
 		shift := int64(from+k) * res.Span
 		r := etl.NewReader([]*etl.File{f}, &etl.ReaderOptions{Order: etl.TimeOrder})
@@ -110,14 +106,6 @@ func Repeat(w io.Writer, f *etl.File, opts *Options) (Result, error) {
 			ev := r.Event()
 			if etl.IsLoggerHeaderEvent(ev) {
 				continue
-			}
-			if k == 0 {
-				if res.Events == 0 || ev.Timestamp < first {
-					first = ev.Timestamp
-				}
-				if res.Events == 0 || ev.Timestamp > last {
-					last = ev.Timestamp
-				}
 			}
 			e := *ev
 			e.Timestamp += shift
@@ -136,11 +124,6 @@ func Repeat(w io.Writer, f *etl.File, opts *Options) (Result, error) {
 			errs = append(errs, r.Errors()...)
 		}
 		r.Close()
-		if k == 0 && from == 0 {
-			if err := res.setSpan(first, last, res.Events, n); err != nil {
-				return res, err
-			}
-		}
 	}
 	if err := ew.Close(); err != nil {
 		return res, err
@@ -164,9 +147,9 @@ func stampsEvent(ev *etl.Event) bool {
 	return false
 }
 
-// learnSpan sets the span of rounds from a pass over f's events, which n
-// rounds must not overflow (Options.From: the span is needed before the
-// first round is written).
+// learnSpan sets the span of rounds from a pass over f's events (the
+// last raw timestamp minus the first, plus one tick), which n rounds must
+// not overflow.
 func (res *Result) learnSpan(f *etl.File, n int) error {
 	var first, last int64
 	r := etl.NewReader([]*etl.File{f}, &etl.ReaderOptions{Order: etl.TimeOrder})
@@ -183,14 +166,7 @@ func (res *Result) learnSpan(f *etl.File, n int) error {
 			seen++
 		}
 	}
-	return res.setSpan(first, last, seen, n)
-}
-
-// setSpan sets the span of rounds of the first round's events (their
-// count, and their first and last raw timestamps), which n rounds must not
-// overflow.
-func (res *Result) setSpan(first, last int64, events, n int) error {
-	if events == 0 {
+	if seen == 0 {
 		return errors.New("etlgen: the trace has no events to repeat")
 	}
 	if last > first {
