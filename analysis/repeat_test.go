@@ -1,7 +1,6 @@
 package analysis
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -21,15 +20,7 @@ import (
 func TestCorpusRepeatedRundown(t *testing.T) {
 	src := openCorpus(t, netFile)[0]
 	path := filepath.Join(t.TempDir(), "x4.etl")
-	o, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = etlgen.Repeat(o, src, &etlgen.Options{Rounds: 4})
-	if cerr := o.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if _, err := etlgen.RepeatFile(path, src, &etlgen.Options{Rounds: 4}); err != nil {
 		t.Fatal(err)
 	}
 	build := func(f ...*etl.File) (*Model, int) {

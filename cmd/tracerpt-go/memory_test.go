@@ -97,14 +97,7 @@ func TestCorpusDumpMemoryFlat(t *testing.T) {
 	defer src.Close()
 	dir := t.TempDir()
 	in := filepath.Join(dir, "x16.etl")
-	o, err := os.Create(in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := etlgen.Repeat(o, src, &etlgen.Options{Rounds: 16})
-	if cerr := o.Close(); err == nil {
-		err = cerr
-	}
+	res, err := etlgen.RepeatFile(in, src, &etlgen.Options{Rounds: 16})
 	if err != nil {
 		t.Fatal(err)
 	}

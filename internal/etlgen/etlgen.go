@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 
 	"github.com/etwkit/etw/catalog"
 	"github.com/etwkit/etw/etl"
@@ -129,6 +130,23 @@ func Repeat(w io.Writer, f *etl.File, opts *Options) (Result, error) {
 		return res, err
 	}
 	return res, errs.Err()
+}
+
+// RepeatFile is [Repeat] into a new file at path (an existing one is
+// replaced), removed when Repeat or closing it fails.
+func RepeatFile(path string, f *etl.File, opts *Options) (Result, error) {
+	o, err := os.Create(path)
+	if err != nil {
+		return Result{}, err
+	}
+	res, err := Repeat(o, f, opts)
+	if cerr := o.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(path)
+	}
+	return res, err
 }
 
 // stampsEvent reports whether ev is a kernel StackWalk event whose

@@ -39,15 +39,8 @@ func events(t *testing.T, path string) (*etl.File, []etl.Event) {
 func check(t *testing.T, path string, c Compression, wantStacks bool) {
 	_, in := events(t, path)
 	out := filepath.Join(t.TempDir(), "x3.etl")
-	o, err := os.Create(out)
-	if err != nil {
-		t.Fatal(err)
-	}
 	src := etltest.OpenFiles(t, path)[0]
-	res, err := Repeat(o, src, &Options{Rounds: 3, Compression: c})
-	if cerr := o.Close(); err == nil {
-		err = cerr
-	}
+	res, err := RepeatFile(out, src, &Options{Rounds: 3, Compression: c})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,14 +156,7 @@ func TestCorpusRepeatFrom(t *testing.T) {
 	src := etltest.OpenFiles(t, path)[0]
 	write := func(name string, opts *Options) (Result, []etl.Event) {
 		out := filepath.Join(t.TempDir(), name)
-		o, err := os.Create(out)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := Repeat(o, src, opts)
-		if cerr := o.Close(); err == nil {
-			err = cerr
-		}
+		res, err := RepeatFile(out, src, opts)
 		if err != nil {
 			t.Fatal(err)
 		}

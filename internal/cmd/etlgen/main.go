@@ -43,16 +43,8 @@ func run(in, out string, n, from int, compress, plain bool, bufSize int) error {
 	case plain:
 		opts.Compression = etlgen.Uncompressed
 	}
-	o, err := os.Create(out)
+	res, err := etlgen.RepeatFile(out, f, &opts)
 	if err != nil {
-		return err
-	}
-	res, err := etlgen.Repeat(o, f, &opts)
-	if cerr := o.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(out)
 		return err
 	}
 	fmt.Fprintf(os.Stderr, "%s: %d events, %d rounds of %d ticks, %d-byte buffers, compressed %v\n", out, res.Events, n, res.Span, res.BufferSize, res.Compressed)
