@@ -272,8 +272,17 @@ func Build(files []*etl.File, dec *decode.Decoder, opts *Options) (*Model, error
 		}
 		var res *decode.Result
 		if modelReads(ev, k) {
-			if ad != nil && idsOnly(k) {
-				if x, ok := ad.Get(r, ev); ok {
+			if idsOnly(k) && !b.annOnly {
+				if ad != nil {
+					if x, ok := ad.Get(r, ev); ok {
+						b.observeIDs(ev, k, x)
+						continue
+					}
+				}
+				// On one core (or for an event the loaders did not take),
+				// a CPU sample's ids read in place: the decoding of net.4.5.2's
+				// 79,528 samples was 12 % of stats' instructions there.
+				if x, ok := peekIDs(ev, dec); ok {
 					b.observeIDs(ev, k, x)
 					continue
 				}

@@ -10,10 +10,12 @@ import (
 // TestCorpusExtractIDs: what the model pass keeps of the events it
 // decodes ahead (extractIDs, which reads a sample's ThreadId once) is
 // what idsOf and IsCPUSample say of each, on every event of the corpus
-// traces that hold CPU samples.
+// traces that hold CPU samples; so is what peekIDs reads in place of the
+// events it can read (the model pass's on one core, and the loaders'
+// Peek).
 func TestCorpusExtractIDs(t *testing.T) {
 	dec := clrDecoder(t)
-	samples := 0
+	samples, peeked := 0, 0
 	for _, p := range etltest.CorpusTraces(t) {
 		etltest.ForEachEvent(t, p, func(_ *etl.File, ev *etl.Event) {
 			if !wantsIDs(ev) {
@@ -25,6 +27,12 @@ func TestCorpusExtractIDs(t *testing.T) {
 			want := payloadIDs{pid, tid, IsCPUSample(ev, res)}
 			if got := extractIDs(ev, res); got != want {
 				t.Fatalf("%s: event at %d (kind %d): extractIDs = %+v, want %+v", p, ev.RecordOffset, k, got, want)
+			}
+			if got, ok := peekIDs(ev, dec); ok {
+				peeked++
+				if got != want {
+					t.Fatalf("%s: event at %d (kind %d): peekIDs = %+v, want %+v", p, ev.RecordOffset, k, got, want)
+				}
 			}
 			if k != kSample {
 				return
@@ -39,5 +47,8 @@ func TestCorpusExtractIDs(t *testing.T) {
 	if samples == 0 {
 		t.Fatal("no CPU samples in the corpus")
 	}
-	t.Logf("%d samples", samples)
+	t.Logf("%d samples, %d events read in place", samples, peeked)
+	if peeked < 79000 {
+		t.Errorf("%d events read in place: want net.4.5.2's 79,528 samples at least", peeked)
+	}
 }
