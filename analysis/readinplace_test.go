@@ -2,13 +2,9 @@ package analysis
 
 import (
 	"fmt"
-	"path/filepath"
-	"runtime"
 	"testing"
 
-	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
-	"github.com/etwkit/etw/internal/etltest"
 )
 
 // TestCorpusModelReadInPlace: on every corpus trace, the model Build
@@ -21,40 +17,22 @@ func TestCorpusModelReadInPlace(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the model of every corpus trace three times")
 	}
-	traces, samples := 0, 0
-	etltest.EachOpened(etltest.CorpusTraces(t), func(p string, f *etl.File) {
-		files := []*etl.File{f}
-		dec := decode.New()
-		b := NewBuilder(nil)
-		r := etl.NewReader(files, nil)
-		for r.Next() {
-			ev := r.Event()
-			var res *decode.Result
-			if b.NeedsDecode(ev) {
-				res = dec.Decode(ev)
-			}
-			b.Observe(ev, res)
-		}
-		r.Close()
-		want := b.Model()
-		samples += want.CPUSamples
-		wantSum := append(modelSummary(want), threadSummary(want)...)
-		for _, procs := range []int{1, 2} {
-			prev := runtime.GOMAXPROCS(procs)
+	samples := 0
+	atOneAndTwoProcs(t, func(t *testing.T) {
+		eachCorpusTrace(t, func(t *testing.T, files []*etl.File) {
 			// A damaged trace's model is what could be read: compared
 			// as well.
 			m, _ := Build(files, nil, nil)
-			runtime.GOMAXPROCS(prev)
-			got := append(modelSummary(m), threadSummary(m)...)
+			want := feedBuilder(files, nil)
+			samples += want.CPUSamples
+			got, wantSum := append(modelSummary(m), threadSummary(m)...), append(modelSummary(want), threadSummary(want)...)
 			if i := firstDiffAt(got, wantSum); i >= 0 {
-				t.Errorf("%s, GOMAXPROCS %d: the model differs at line %d: %s, decoding every event %s", filepath.Base(p), procs, i, at(got, i), at(wantSum, i))
+				t.Errorf("the model differs at line %d: %s, decoding every event %s", i, at(got, i), at(wantSum, i))
 			}
-		}
-		traces++
+		})
 	})
-	t.Logf("%d traces, %d CPU samples", traces, samples)
-	if samples < 6000 {
-		t.Errorf("%d CPU samples in the models: want net.4.5.2's 6,000 or more", samples)
+	if samples < 2*6000 {
+		t.Errorf("%d CPU samples in the models at GOMAXPROCS 1 and 2: want net.4.5.2's 6,000 or more each", samples)
 	}
 }
 
