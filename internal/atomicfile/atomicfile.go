@@ -170,7 +170,8 @@ func (a *File) Writer() io.Writer {
 	return a
 }
 
-// Commit closes the file and renames it to its path.
+// Commit closes the file and renames it to its path (an existing file
+// there is replaced in one step, see replace).
 func (a *File) Commit() error {
 	if a.done {
 		return nil
@@ -192,7 +193,9 @@ func (a *File) Commit() error {
 		err = errInterrupted
 	}
 	if err == nil {
-		err = os.Rename(a.File.Name(), a.path)
+		// Under the lock: an interrupt waits until the file replaced is
+		// removed too.
+		err = replace(a.File.Name(), a.path)
 	}
 	pendingMu.Unlock()
 	if err != nil {
