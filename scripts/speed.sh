@@ -5,6 +5,8 @@
 # alternating order, so that the host's load falls on both alike.
 #
 #   - the JSON and Parquet dumps: wall, CPU (user+sys) and peak RSS;
+#   - the JSON dump again over its output (-y replacing the file, as a
+#     user re-running it does): wall;
 #   - stats, stacks and report at GOMAXPROCS 1 and 2: wall, and the
 #     second core's gain (wall at 1 / wall at 2, the median of the
 #     rounds' ratios).
@@ -66,11 +68,12 @@ hostcheck() {
 # run KEY BIN ARGS...: one timed run, appended to $DIR/KEY as
 # "wall cpu peakKB" (wall to the microsecond, through EPOCHREALTIME;
 # /usr/bin/time's is in hundredths). The previous run's outputs are
-# deleted first, untimed.
+# deleted first, untimed, unless KEEP is set (a run over them, as -y
+# replaces an output).
 run() {
 	local key=$1 bin=$2 s
 	shift 2
-	rm -rf "$DIR"/out.*
+	[ -n "${KEEP:-}" ] || rm -rf "$DIR"/out.*
 	s=$EPOCHREALTIME
 	/usr/bin/time -f '%U %S %M' -o "$DIR/time" "$bin" "$@" >/dev/null 2>"$DIR/err" ||
 		{ echo "speed.sh: $key: exit $?: $(head -c 300 "$DIR/err")" >&2; exit 1; }
@@ -92,6 +95,7 @@ for r in $(seq "$ROUNDS"); do
 	for t in $pair; do
 		l=${t%%:*} b=${t#*:}
 		run "$l.JSON" "$b" "$NET" -of JSON -o "$DIR/out.json" -y --quiet
+		KEEP=1 run "$l.JSONOVER" "$b" "$NET" -of JSON -o "$DIR/out.json" -y --quiet
 		run "$l.PARQUET" "$b" "$NET" -of PARQUET -o "$DIR/out.parquet" -y --quiet
 		for c in stats stacks report; do
 			args=("$c" "$NET")
@@ -117,6 +121,8 @@ for c in JSON PARQUET; do
 		awk -v l="$c ${m%%:*}" -v b="$b" -v n="$n" 'BEGIN { printf "%-20s %10.3f %10.3f %8.2f\n", l, b, n, n / b }'
 	done
 done
+b=$(median "$DIR/base.JSONOVER" 1) n=$(median "$DIR/new.JSONOVER" 1)
+awk -v b="$b" -v n="$n" 'BEGIN { printf "%-20s %10.3f %10.3f %8.2f\n", "JSON -y over it, s", b, n, n / b }'
 for c in stats stacks report; do
 	for p in 1 2; do
 		b=$(median "$DIR/base.$c.$p" 1) n=$(median "$DIR/new.$c.$p" 1)
