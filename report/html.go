@@ -2,14 +2,18 @@ package report
 
 import (
 	"bufio"
+	"bytes"
 	_ "embed"
 	"fmt"
 	"html/template"
 	"io"
 	"math"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/etwkit/etw/internal/panicerr"
 )
 
 //go:embed assets/report.html.tmpl
@@ -108,35 +112,66 @@ func (d *Data) WriteHTML(w io.Writer) error {
 		}
 	}
 	t := tmpl()
-	bw := bufio.NewWriterSize(w, 64<<10)
-	if err := t.ExecuteTemplate(bw, "head", p); err != nil {
-		return err
-	}
 	last := -1 // the last view with data: no blank lines after it
 	for i, v := range views {
 		if v.present(d) {
 			last = i
 		}
 	}
-	for i, v := range views[:last+1] {
+	sections := renderSections(t, d, views[:last+1])
+	bw := bufio.NewWriterSize(w, 64<<10)
+	if err := t.ExecuteTemplate(bw, "head", p); err != nil {
+		return err
+	}
+	for i := range sections {
 		if i > 0 {
 			bw.WriteString("\n\n")
 		}
-		if !v.present(d) {
-			continue
-		}
-		data, err := v.page(d)
-		if err != nil {
+		if err := sections[i].err; err != nil {
 			return err
 		}
-		if err := t.ExecuteTemplate(bw, v.id, data); err != nil {
-			return err
-		}
+		bw.Write(sections[i].html.Bytes())
 	}
 	if err := t.ExecuteTemplate(bw, "foot", p); err != nil {
 		return err
 	}
 	return bw.Flush()
+}
+
+// renderedSection is a view's section rendered, or why it could not be
+// (nothing for a view without data).
+type renderedSection struct {
+	html bytes.Buffer
+	err  error
+}
+
+// renderSections renders the sections of views (those present) at once,
+// on up to GOMAXPROCS goroutines: a view's page reads d and makes its own
+// charts, and the report's last step, which runs alone, took 20–30 ms of
+// net.4.5.2's ~190 on one goroutine. The page is 1.5 MB there; a section
+// is bounded as its view's tables and charts are.
+func renderSections(t *template.Template, d *Data, views []*view) []renderedSection {
+	out := make([]renderedSection, len(views))
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for i, v := range views {
+		if !v.present(d) {
+			continue
+		}
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			r := &out[i]
+			defer panicerr.Recover(&r.err) // returned by WriteHTML
+			data, err := v.page(d)
+			if err == nil {
+				err = t.ExecuteTemplate(&r.html, v.id, data)
+			}
+			r.err = err
+		})
+	}
+	wg.Wait()
+	return out
 }
 
 func countFmt(v float64) string { return thousands(int64(v)) }

@@ -553,6 +553,28 @@ func BenchmarkBuildNet(b *testing.B) {
 	}
 }
 
+// BenchmarkWriteHTMLNet writes net.4.5.2.x64.etl's report page (1.5 MB)
+// from its built Data: the views' pages and the templates.
+func BenchmarkWriteHTMLNet(b *testing.B) {
+	f, err := etl.Open(corpusFile(b, netRel))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	d, err := Build([]*etl.File{f}, decode.New(), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var buf bytes.Buffer
+	for b.Loop() {
+		buf.Reset()
+		if err := d.WriteHTML(&buf); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.SetBytes(int64(buf.Len()))
+}
+
 // TestCoverageKinds: every listed coverage kind but the errors and the
 // events without a schema is a schema origin that counts under its name,
 // and unknown origins are not listed.
