@@ -28,6 +28,7 @@ type CPUSeries struct {
 	Samples []int64 `json:"samples"`
 	// Total is the sum of Samples.
 	Total int64 `json:"-"`
+	key   procKey
 }
 
 // NewCPUUsage returns an empty CPUUsage on axis.
@@ -45,7 +46,7 @@ func (u *CPUUsage) Add(a *Annotation, w int64) {
 	k := procKey{a.Process, a.PID}
 	s := u.procs[k]
 	if s == nil {
-		s = &CPUSeries{PID: a.PID, Name: ProcessName(a.Process, a.PID), Samples: make([]int64, u.Axis.Buckets)}
+		s = &CPUSeries{PID: a.PID, Name: ProcessName(a.Process, a.PID), Samples: make([]int64, u.Axis.Buckets), key: k}
 		u.procs[k] = s
 	}
 	s.Samples[b] += w
@@ -57,14 +58,14 @@ func (u *CPUUsage) Add(a *Annotation, w int64) {
 func (u *CPUUsage) Total() int64 { return u.total }
 
 // Series returns the processes' series, the most weight first (then by
-// pid and name).
+// pid and name, then by the process records' creation).
 func (u *CPUUsage) Series() []CPUSeries {
 	out := make([]CPUSeries, 0, len(u.procs))
 	for _, s := range u.procs {
 		out = append(out, *s)
 	}
 	slices.SortFunc(out, func(a, b CPUSeries) int {
-		return cmp.Or(cmp.Compare(b.Total, a.Total), cmp.Compare(a.PID, b.PID), cmp.Compare(a.Name, b.Name))
+		return cmp.Or(cmp.Compare(b.Total, a.Total), cmp.Compare(a.PID, b.PID), cmp.Compare(a.Name, b.Name), a.key.compare(b.key))
 	})
 	return out
 }

@@ -42,6 +42,23 @@ type procKey struct {
 	pid uint32
 }
 
+// compare orders process keys by their records' creation (a pid without
+// a record first), then by pid: what tells apart the records of one
+// name and pid (a pid reused by the same program, a trace written over
+// again) where the rows they key tie on everything else, so that their
+// order does not follow a map's.
+func (k procKey) compare(o procKey) int {
+	return cmp.Or(cmp.Compare(k.index(), o.index()), cmp.Compare(k.pid, o.pid))
+}
+
+// index is the key's record's Index, or -1 without one.
+func (k procKey) index() int {
+	if k.p == nil {
+		return -1
+	}
+	return k.p.Index
+}
+
 type fileKey struct {
 	key, alt uint64 // FileKey (or FileObject), FileObject
 }
@@ -329,10 +346,12 @@ func (s *IOStats) summary(a *ioAgg, maxRows int) *IOSummary {
 	return sum
 }
 
-// keyedRow is a row of a table and the series of the keys it adds up.
+// keyedRow is a row of a table and the series of the keys it adds up;
+// pk is the process of a row by process.
 type keyedRow struct {
 	IORow
 	srs []*[]cell[IORow]
+	pk  procKey
 }
 
 // keyedRows are the rows by process and by file name of an aggregate,
@@ -353,7 +372,7 @@ func (s *IOStats) rows(a *ioAgg) (procs, files []keyedRow) {
 // buildRows builds and sorts the rows of [IOStats.rows].
 func (s *IOStats) buildRows(a *ioAgg) (procs, files []keyedRow) {
 	for pk, k := range a.byProc {
-		row := keyedRow{k.IORow, []*[]cell[IORow]{k.sr}}
+		row := keyedRow{k.IORow, []*[]cell[IORow]{k.sr}, pk}
 		row.Name = ProcessName(pk.p, pk.pid)
 		procs = append(procs, row)
 	}
@@ -386,7 +405,7 @@ func (s *IOStats) buildRows(a *ioAgg) (procs, files []keyedRow) {
 	}
 	order := func(a, b keyedRow) int {
 		return cmp.Or(cmp.Compare(b.ReadBytes+b.WriteBytes, a.ReadBytes+a.WriteBytes),
-			cmp.Compare(b.Reads+b.Writes, a.Reads+a.Writes), strings.Compare(a.Name, b.Name))
+			cmp.Compare(b.Reads+b.Writes, a.Reads+a.Writes), strings.Compare(a.Name, b.Name), a.pk.compare(b.pk))
 	}
 	slices.SortFunc(procs, order)
 	slices.SortFunc(files, order)
