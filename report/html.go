@@ -147,9 +147,11 @@ type renderedSection struct {
 
 // renderSections renders the sections of views (those present) at once,
 // on up to GOMAXPROCS goroutines: a view's page reads d and makes its own
-// charts, and the report's last step, which runs alone, took 20–30 ms of
-// net.4.5.2's ~190 on one goroutine. The page is 1.5 MB there; a section
-// is bounded as its view's tables and charts are.
+// charts. Writing the page is the report's last step, which runs alone:
+// 15.9–17.2 ms of net.4.5.2's ~180 on two processors when the sections
+// were rendered one after another, 12.1–12.6 so (BenchmarkWriteHTMLNet).
+// The page is 1.5 MB there; a section is bounded as its view's tables and
+// charts are.
 func renderSections(t *template.Template, d *Data, views []*view) []renderedSection {
 	out := make([]renderedSection, len(views))
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))

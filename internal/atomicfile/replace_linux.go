@@ -14,9 +14,10 @@ import (
 // removed. A rename over an existing file makes ext4 start writing the
 // new file's data back before the rename returns (its auto_da_alloc, for
 // programs that rewrite files without fsync): 63-72 ms for the 173 MB of
-// net.4.5.2's JSON dump on the project's CI machine, against 0.2-0.7 ms
-// for the exchange; the old file's removal then costs what it costs in
-// the rename (its pages and blocks freed). Where the names cannot be
+// net.4.5.2's JSON dump on the measuring host of docs/performance.md
+// (session 30), against 0.2-0.7 ms for the exchange; the old file's
+// removal then costs what it costs in the rename (its pages and blocks
+// freed). Where the names cannot be
 // exchanged (a file system without it, path gone meanwhile), tmp is
 // renamed.
 func replace(tmp, path string) error {
