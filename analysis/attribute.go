@@ -181,6 +181,11 @@ func peekIDs(ev *etl.Event, d *decode.Decoder) (payloadIDs, bool) {
 	if classify(ev) != kSample {
 		return payloadIDs{}, false
 	}
+	return peekSampleIDs(ev, d)
+}
+
+// peekSampleIDs is peekIDs of an event classify says is a CPU sample.
+func peekSampleIDs(ev *etl.Event, d *decode.Decoder) (payloadIDs, bool) {
 	x := payloadIDs{pid: ev.ProcessID, tid: ev.ThreadID}
 	v, ok, peeked := d.PeekUint(ev, "ThreadId")
 	if !peeked || !ok {

@@ -282,9 +282,11 @@ func Build(files []*etl.File, dec *decode.Decoder, opts *Options) (*Model, error
 				// On one core (or for an event the loaders did not take),
 				// a CPU sample's ids read in place: the decoding of net.4.5.2's
 				// 79,528 samples was 12 % of stats' instructions there.
-				if x, ok := peekIDs(ev, dec); ok {
-					b.observeIDs(ev, k, x)
-					continue
+				if k == kSample {
+					if x, ok := peekSampleIDs(ev, dec); ok {
+						b.observeIDs(ev, k, x)
+						continue
+					}
 				}
 			}
 			if k == kClrMethod && b.methods != nil && b.handsMethod(o.LateMethods) {
