@@ -158,7 +158,9 @@ after "cpu_ms"): its threads' time from switch-in to switch-out.`,
 				t, _ := time.Parse(time.RFC3339Nano, *s)
 				return fmt.Sprintf("%+.3fs", t.Sub(start).Seconds())
 			}
-			header := []string{"PID", "Name", "Start", "End", "Events", "CPU samples", "CPU %", "CPU ms", "GC count", "GC pause total ms", "GC pause max ms", "Command line"}
+			// "CPU  %": two spaces, as the table has shown it since
+			// tablewriter drew it (its header formatting set '%' apart).
+			header := []string{"PID", "Name", "Start", "End", "Events", "CPU samples", "CPU  %", "CPU ms", "GC count", "GC pause total ms", "GC pause max ms", "Command line"}
 			if switches > 0 {
 				header = slices.Insert(header, 8, "CPU precise ms")
 			}

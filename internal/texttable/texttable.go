@@ -1,56 +1,48 @@
 // Package texttable writes the command line's tables (stats, info,
-// providers) in tablewriter's default style: a box of light lines, the
-// header centred and upper-cased, the cells left-aligned.
+// providers): a box of light lines, the header centred and upper-cased,
+// the cells left-aligned, in one pass and one write.
 //
-// tablewriter (v1.1.5) takes 2.1–2.3 ms to render stats' 38 rows of 12
-// or 13 columns of net.4.5.2 (BenchmarkWrite), 2.1–3.7 ms of a whole
-// `stats` run of ~65 ms on the machine of docs/performance.md, all of it
-// after the model is built, on one processor. Tables whose every cell
-// and header is printable ASCII without tabs or line breaks (the stats,
-// info and providers tables of all 32 corpus traces; a process name or
-// command line outside ASCII sends a table to tablewriter) are laid out
-// here, in one pass and one write; tablewriter itself renders any other
-// table. The tests compare the two on random tables.
+// The style is tablewriter's default, which drew these tables until
+// 2026-11-29, and tables of printable ASCII come out as it drew them (the
+// tests hold the three commands' tables to those bytes). The rest is this
+// package's own and the same on every machine:
+//
+//   - Widths are display columns (github.com/rivo/uniseg: East Asian
+//     wide and fullwidth characters and emoji take two, combining marks
+//     none, ambiguous characters one), not the locale's: tablewriter
+//     measured with LANG and LC_ALL and expanded tabs to a width it
+//     guessed from the environment.
+//   - Characters that are not drawn, controls and format characters
+//     (tabs, line breaks, escape sequences, bidirectional overrides,
+//     zero-width spaces), and bytes that are not UTF-8, are written as Go
+//     escapes (\t, \n, \x1b, \u202e, \xff): a row is one line, and a
+//     process name or command line from a trace cannot move the cursor,
+//     recolour the terminal or reorder what is shown, nor hide a
+//     character, as the raw bytes would (tablewriter passed them
+//     through).
+//
+// Leaving tablewriter out of the program also spares every command its
+// package initialisation (a width cache of 8,192 entries, ~200 page faults
+// of each start: docs/performance.md, "Session 31").
 package texttable
 
 import (
-	"bytes"
 	"io"
+	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/tw"
+	"github.com/rivo/uniseg"
 )
 
 // Write writes the table of header and rows to w in one call. Each row
-// has one cell per header column.
+// has one cell per header column; a shorter row is padded with empty
+// cells and a longer one is cut to the header's columns. Headers and
+// cells are trimmed of surrounding white space.
 func Write(w io.Writer, header []string, rows [][]string) error {
-	if b, ok := layout(header, rows); ok {
-		_, err := w.Write(b)
-		return err
-	}
-	var buf bytes.Buffer
-	if err := render(&buf, header, rows); err != nil {
-		return err
-	}
-	_, err := w.Write(buf.Bytes())
+	_, err := w.Write(layout(header, rows))
 	return err
-}
-
-// render writes the table through tablewriter.
-func render(w io.Writer, header []string, rows [][]string) error {
-	t := tablewriter.NewWriter(w)
-	h := make([]any, len(header))
-	for i, s := range header {
-		h[i] = s
-	}
-	t.Header(h...)
-	for _, r := range rows {
-		if err := t.Append(r); err != nil {
-			return err
-		}
-	}
-	return t.Render()
 }
 
 // The box's pieces: corners, junctions and lines.
@@ -59,74 +51,86 @@ const (
 	vertical   = "│"
 )
 
-// layout returns the table as tablewriter draws it, or false when a cell
-// or a header is not plain: a byte outside printable ASCII (tabs, line
-// breaks, escape sequences and wide characters, which tablewriter
-// measures and breaks), or a row whose length is not the header's.
-func layout(header []string, rows [][]string) ([]byte, bool) {
-	if len(header) == 0 || len(rows) == 0 {
-		return nil, false
+// cell is a cell's text as shown and its width in display columns.
+type cell struct {
+	text  string
+	width int
+}
+
+// shown returns s trimmed, with what is not drawn escaped, and its width.
+func shown(s string) cell {
+	s = strings.TrimSpace(s)
+	if plain(s) {
+		return cell{s, len(s)}
 	}
-	head := make([]string, len(header))
+	s = escape(s)
+	return cell{s, uniseg.StringWidth(s)}
+}
+
+// layout returns the table's bytes.
+func layout(header []string, rows [][]string) []byte {
+	head := make([]cell, len(header))
 	width := make([]int, len(header))
 	for i, h := range header {
-		h = strings.TrimSpace(h)
-		if !plain(h) {
-			return nil, false
-		}
-		// tablewriter's header formatting: words split at case and
-		// class changes, joined by spaces, '_' and most '.' made spaces,
-		// upper-cased.
-		h = tw.Title(strings.Join(tw.SplitCamelCase(h), " "))
-		if !plain(h) {
-			return nil, false
-		}
-		head[i], width[i] = h, len(h)
+		c := shown(strings.ToUpper(h))
+		head[i], width[i] = c, c.width
 	}
-	for _, r := range rows {
-		if len(r) != len(header) {
-			return nil, false
-		}
-		for i, c := range r {
-			c = strings.TrimSpace(c)
-			if !plain(c) {
-				return nil, false
+	body := make([][]cell, len(rows))
+	for r, row := range rows {
+		cs := make([]cell, len(header))
+		for i := range cs {
+			if i < len(row) {
+				cs[i] = shown(row[i])
 			}
-			width[i] = max(width[i], len(c))
+			width[i] = max(width[i], cs[i].width)
 		}
+		body[r] = cs
 	}
-	// The table's bytes: three rules and a line a row and the header;
-	// corners and junctions take as many bytes as a vertical.
+	// The table's bytes: three rules (two without rows) and a line a row
+	// and the header; corners and junctions take as many bytes as a
+	// vertical, and a cell's text its width in bytes or more.
 	inner := 0
 	for _, n := range width {
 		inner += n + 2
 	}
 	edges := (len(width)+1)*len(vertical) + 1 // and the line break
-	b := make([]byte, 0, 3*(inner*len(horizontal)+edges)+(len(rows)+1)*(inner+edges))
+	rules := 3
+	if len(rows) == 0 {
+		rules = 2
+	}
+	size := rules*(inner*len(horizontal)+edges) + (len(rows)+1)*(inner+edges)
+	for i, c := range head {
+		size += len(c.text) - c.width
+		for _, cs := range body {
+			size += len(cs[i].text) - cs[i].width
+		}
+	}
+	b := make([]byte, 0, size)
 	b = appendRule(b, width, "┌", "┬", "┐")
 	b = append(b, vertical...)
 	for i, h := range head {
-		gap := width[i] - len(h)
+		gap := width[i] - h.width
 		b = appendSpaces(b, 1+gap/2)
-		b = append(b, h...)
+		b = append(b, h.text...)
 		b = appendSpaces(b, 1+gap-gap/2)
 		b = append(b, vertical...)
 	}
 	b = append(b, '\n')
+	if len(body) == 0 {
+		return appendRule(b, width, "└", "┴", "┘")
+	}
 	b = appendRule(b, width, "├", "┼", "┤")
-	for _, r := range rows {
+	for _, cs := range body {
 		b = append(b, vertical...)
-		for i, c := range r {
-			c = strings.TrimSpace(c)
+		for i, c := range cs {
 			b = append(b, ' ')
-			b = append(b, c...)
-			b = appendSpaces(b, 1+width[i]-len(c))
+			b = append(b, c.text...)
+			b = appendSpaces(b, 1+width[i]-c.width)
 			b = append(b, vertical...)
 		}
 		b = append(b, '\n')
 	}
-	b = appendRule(b, width, "└", "┴", "┘")
-	return b, true
+	return appendRule(b, width, "└", "┴", "┘")
 }
 
 // appendRule appends a horizontal rule over columns of width, from left
@@ -160,4 +164,28 @@ func plain(s string) bool {
 		}
 	}
 	return true
+}
+
+// escape returns s with its controls (Cc), format characters (Cf) and
+// bytes that are not UTF-8 written as Go escapes, and the rest as it is.
+func escape(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			b.WriteString(`\x`)
+			b.WriteByte("0123456789abcdef"[s[i]>>4])
+			b.WriteByte("0123456789abcdef"[s[i]&15])
+		case unicode.In(r, unicode.Cc, unicode.Cf):
+			// strconv.QuoteRune gives \t, \n, \x1b, \u202e and the like.
+			q := strconv.QuoteRuneToASCII(r)
+			b.WriteString(q[1 : len(q)-1])
+		default:
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
 }
