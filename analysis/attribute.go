@@ -174,27 +174,45 @@ func extractIDs(ev *etl.Event, res *decode.Result) payloadIDs {
 	return x
 }
 
-// peekIDs is extractIDs of a CPU sample read in place (decode.Ahead's
-// Peek): its ThreadId and, when that is 0, its Reserved flags, without
-// decoding it; false for other events and samples PeekUint cannot read.
-func peekIDs(ev *etl.Event, d *decode.Decoder) (payloadIDs, bool) {
-	if classify(ev) != kSample {
-		return payloadIDs{}, false
+// peekIDsFor returns, for decode.Ahead's Peek, extractIDs of a CPU
+// sample read in place with d: its ThreadId and, when that is 0, its
+// Reserved flags, without decoding it; false for other events and samples
+// PeekUint cannot read.
+func peekIDsFor(d *decode.Decoder) func(ev *etl.Event) (payloadIDs, bool) {
+	sp := newSamplePeeker(d)
+	return func(ev *etl.Event) (payloadIDs, bool) {
+		if classify(ev) != kSample {
+			return payloadIDs{}, false
+		}
+		return sp.ids(ev)
 	}
-	return peekSampleIDs(ev, d)
 }
 
-// peekSampleIDs is peekIDs of an event classify says is a CPU sample.
-func peekSampleIDs(ev *etl.Event, d *decode.Decoder) (payloadIDs, bool) {
+// samplePeeker reads a CPU sample's ids in place for one goroutine and
+// decoder (peekIDsFor), through a decode.UintPeeker of each property: a
+// pass reads the same two properties of tens of thousands of samples in a
+// row, and each costs a few comparisons.
+type samplePeeker struct {
+	d             *decode.Decoder
+	thread, flags *decode.UintPeeker
+}
+
+func newSamplePeeker(d *decode.Decoder) *samplePeeker {
+	return &samplePeeker{d: d, thread: decode.NewUintPeeker("ThreadId"), flags: decode.NewUintPeeker("Reserved")}
+}
+
+// ids returns extractIDs of the sample ev, read in place; false when
+// PeekUint would not read it.
+func (sp *samplePeeker) ids(ev *etl.Event) (payloadIDs, bool) {
 	x := payloadIDs{pid: ev.ProcessID, tid: ev.ThreadID}
-	v, ok, peeked := d.PeekUint(ev, "ThreadId")
+	v, ok, peeked := sp.thread.Peek(sp.d, ev)
 	if !peeked || !ok {
 		return x, peeked
 	}
 	x.tid, x.cpu = uint32(v), v != 0
 	if v == 0 {
 		// cpuSampleOf: the idle thread's samples by their flags.
-		flags, _, peeked := d.PeekUint(ev, "Reserved")
+		flags, _, peeked := sp.flags.Peek(sp.d, ev)
 		if !peeked {
 			return x, false
 		}

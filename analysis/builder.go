@@ -229,7 +229,7 @@ func Build(files []*etl.File, dec *decode.Decoder, opts *Options) (*Model, error
 	ropts := &etl.ReaderOptions{}
 	if cores.Several() && !b.annOnly {
 		ad = decode.NewAhead(dec, wantsIDs, extractIDs)
-		ad.Peek = peekIDs
+		ad.Peek = peekIDsFor
 		ropts.Prepare = ad
 		// The reading goroutine is the slower side where the events
 		// are samples (net.4.5.2's first half: the loaders idle for
@@ -256,6 +256,7 @@ func Build(files []*etl.File, dec *decode.Decoder, opts *Options) (*Model, error
 			}
 		}()
 	}
+	var sp *samplePeeker // the samples read in place here
 	for r.Next() {
 		ev := r.Event()
 		if o.Observe != nil {
@@ -283,7 +284,10 @@ func Build(files []*etl.File, dec *decode.Decoder, opts *Options) (*Model, error
 				// a CPU sample's ids read in place: the decoding of net.4.5.2's
 				// 79,528 samples was 12 % of stats' instructions there.
 				if k == kSample {
-					if x, ok := peekSampleIDs(ev, dec); ok {
+					if sp == nil {
+						sp = newSamplePeeker(dec)
+					}
+					if x, ok := sp.ids(ev); ok {
 						b.observeIDs(ev, k, x)
 						continue
 					}

@@ -378,7 +378,7 @@ func (e *Enricher) pushDecoding(ev *etl.Event, dec *decode.Decoder, peek bool) (
 	if enricherDecodes(ev, k) {
 		if peek && k == kSample {
 			// A sample's thread is all push reads of it (idsOf). Not
-			// through peekIDs, which also reads an idle sample's flags:
+			// through peekIDsFor's, which also reads an idle sample's flags:
 			// that cost the JSON dump of net.4.5.2 +36 M instructions
 			// (+1.5 %), most of its samples being the idle thread's.
 			if v, ok, peeked := dec.PeekUint(ev, "ThreadId"); peeked {

@@ -10,11 +10,12 @@ import (
 // TestCorpusExtractIDs: what the model pass keeps of the events it
 // decodes ahead (extractIDs, which reads a sample's ThreadId once) is
 // what idsOf and IsCPUSample say of each, on every event of the corpus
-// traces that hold CPU samples; so is what peekIDs reads in place of the
-// events it can read (the model pass's on one core, and the loaders'
-// Peek).
+// traces that hold CPU samples; so is what peekIDsFor's function reads
+// in place of the events it can read (the model pass's on one core, and
+// the loaders' Peek), one function over all the traces.
 func TestCorpusExtractIDs(t *testing.T) {
 	dec := clrDecoder(t)
+	peek := peekIDsFor(dec)
 	samples, peeked := 0, 0
 	for _, p := range etltest.CorpusTraces(t) {
 		etltest.ForEachEvent(t, p, func(_ *etl.File, ev *etl.Event) {
@@ -28,10 +29,10 @@ func TestCorpusExtractIDs(t *testing.T) {
 			if got := extractIDs(ev, res); got != want {
 				t.Fatalf("%s: event at %d (kind %d): extractIDs = %+v, want %+v", p, ev.RecordOffset, k, got, want)
 			}
-			if got, ok := peekIDs(ev, dec); ok {
+			if got, ok := peek(ev); ok {
 				peeked++
 				if got != want {
-					t.Fatalf("%s: event at %d (kind %d): peekIDs = %+v, want %+v", p, ev.RecordOffset, k, got, want)
+					t.Fatalf("%s: event at %d (kind %d): peeked %+v, want %+v", p, ev.RecordOffset, k, got, want)
 				}
 			}
 			if k != kSample {

@@ -47,14 +47,16 @@ type Ahead[T any] struct {
 	dec     *Decoder // the pass's: its registry is the one checked
 	want    func(ev *etl.Event) bool
 	extract func(ev *etl.Event, res *Result) T
-	// Peek, if set, is tried before decoding an event want selects: when
-	// it reports ok, its value is kept as extract's of the decoding would
-	// be, and the event is not decoded. It reads the event through the
-	// Decoder it is given, with what the decoder tells without decoding
-	// (PeekUint), and must give extract's value exactly. Set it before
+	// Peek, if set, makes for each of the loaders' decoders (clones of
+	// the pass's, each used by one goroutine at a time) the function
+	// tried before decoding an event want selects: when it reports ok,
+	// its value is kept as extract's of the decoding would be, and the
+	// event is not decoded. It reads the event through that decoder, with
+	// what the decoder tells without decoding (PeekUint, a UintPeeker
+	// kept with it), and must give extract's value exactly. Set it before
 	// the reader starts.
-	Peek    func(ev *etl.Event, d *Decoder) (T, bool)
-	decs    chan *Decoder     // clones of dec for the loaders
+	Peek    func(d *Decoder) func(ev *etl.Event) (T, bool)
+	decs    chan *aheadDec[T] // clones of dec for the loaders
 	free    chan *aheadBuf[T] // released values, their storage kept for the pass
 	live    atomic.Int32      // buffers' values not released
 	maxLive int32             // the bound on live (SetLive)
@@ -104,6 +106,12 @@ type aheadBuf[T any] struct {
 	ev   etl.Event     // Prepare's scratch, kept with the storage (want and extract take its address)
 }
 
+// aheadDec is a loader's decoder and the peek made for it.
+type aheadDec[T any] struct {
+	d    *Decoder
+	peek func(ev *etl.Event) (T, bool)
+}
+
 type aheadEnt[T any] struct {
 	i   uint16 // the event's index among the buffer's records (< maxAheadEvents)
 	tl  bool   // a TraceLogging event: valid whatever the generation
@@ -117,7 +125,7 @@ type aheadEnt[T any] struct {
 // the event and the result (valid until they return).
 func NewAhead[T any](d *Decoder, want func(ev *etl.Event) bool, extract func(ev *etl.Event, res *Result) T) *Ahead[T] {
 	return &Ahead[T]{dec: d, want: want, extract: extract,
-		decs:    make(chan *Decoder, min(runtime.GOMAXPROCS(0), etl.MaxWorkers)),
+		decs:    make(chan *aheadDec[T], min(runtime.GOMAXPROCS(0), etl.MaxWorkers)),
 		free:    make(chan *aheadBuf[T], maxAheadLive),
 		maxLive: maxAheadLive}
 }
@@ -142,12 +150,16 @@ func (a *Ahead[T]) Prepare(b *etl.Buffer, file int) etl.Prepared {
 		a.live.Add(-1)
 		return nil
 	}
-	var d *Decoder
+	var ld *aheadDec[T]
 	select {
-	case d = <-a.decs:
+	case ld = <-a.decs:
 	default:
-		d = a.dec.Clone()
+		ld = &aheadDec[T]{d: a.dec.Clone()}
+		if a.Peek != nil {
+			ld.peek = a.Peek(ld.d)
+		}
 	}
+	d := ld.d
 	var ab *aheadBuf[T]
 	select {
 	case ab = <-a.free:
@@ -163,9 +175,9 @@ func (a *Ahead[T]) Prepare(b *etl.Buffer, file int) etl.Prepared {
 			continue
 		}
 		e := aheadEnt[T]{i: uint16(i), off: uint32(ev.RecordOffset)}
-		if a.Peek != nil {
+		if ld.peek != nil {
 			// PeekUint reads no TraceLogging event: e.tl stays false.
-			if v, ok := a.Peek(ev, d); ok {
+			if v, ok := ld.peek(ev); ok {
 				e.val = v
 				ab.ents = append(ab.ents, e)
 				continue
@@ -181,7 +193,7 @@ func (a *Ahead[T]) Prepare(b *etl.Buffer, file int) etl.Prepared {
 	}
 	*ev = etl.Event{} // it points into the buffer, which is not kept
 	select {
-	case a.decs <- d:
+	case a.decs <- ld:
 	default:
 	}
 	return ab

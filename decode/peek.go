@@ -85,6 +85,13 @@ func (p *peekLast) holds(d *Decoder, ev *etl.Event, name string) bool {
 		p.reg == d.Registry && p.nearest == d.Nearest && p.gen == d.Registry.Generation()
 }
 
+// holdsKind is holds for the name p was found for (a UintPeeker's).
+func (p *peekLast) holdsKind(d *Decoder, ev *etl.Event) bool {
+	return p.key == peekKey(ev) && p.reg != nil && p.provider == ev.ProviderID &&
+		(ev.Header != etl.HeaderMessage || p.ptr == ev.PointerSize()) && // else the flags tell
+		p.reg == d.Registry && p.nearest == d.Nearest && p.gen == d.Registry.Generation()
+}
+
 // peekKey packs what of ev's header, besides its provider, its candidates
 // and its pointer size depend on.
 func peekKey(ev *etl.Event) uint64 {
@@ -112,4 +119,46 @@ func (p *peekLast) find(d *Decoder, ev *etl.Event, name string) bool {
 		p.plan = d.dec.PeekPlan(cands[0].Schema, p.ptr, name)
 	}
 	return true
+}
+
+// A UintPeeker is [Decoder.PeekUint] of one property, for a pass that
+// asks for it of runs of events of one kind (a trace's CPU samples: their
+// ThreadId) on one goroutine: it keeps what it found for the last kind of
+// event it read, and each event of that kind then costs a few
+// comparisons and the read, with no lookup among the kinds PeekUint
+// remembers. Its answers are PeekUint's. Use one per goroutine.
+type UintPeeker struct {
+	name string
+	last peekLast
+}
+
+// NewUintPeeker returns a UintPeeker of the property called name.
+func NewUintPeeker(name string) *UintPeeker { return &UintPeeker{name: name} }
+
+// Peek returns what d.PeekUint(ev, name) returns.
+func (u *UintPeeker) Peek(d *Decoder, ev *etl.Event) (v uint64, found, peeked bool) {
+	if ev.Flags&etl.FlagClassicHeader == 0 {
+		return 0, false, false
+	}
+	// Classic records carry no TraceLogging metadata (their only
+	// extended items are PEBS and PMC counters): the lookup only when
+	// there is an item.
+	if len(ev.Extended) > 0 {
+		if _, tl, _ := d.tl.Schema(ev); tl {
+			return 0, false, false
+		}
+	}
+	d.es.guard(ev.ProviderID)
+	p := &u.last
+	if !p.holdsKind(d, ev) && !p.find(d, ev, u.name) {
+		return 0, false, false
+	}
+	switch p.cands {
+	case 0:
+		return 0, false, true
+	case 1:
+	default:
+		return 0, false, false
+	}
+	return p.plan.PeekUint(ev.UserData)
 }

@@ -14,7 +14,8 @@ import (
 // TestPeekUintMatchesDecode asks PeekUint, for every event of the corpus
 // and of the attack run's inputs, for each top-level property of the
 // schema it decodes with and for names it lacks, and compares every answer
-// it gives with Decode's followed by Uint.
+// it gives with Decode's followed by Uint; a UintPeeker of each fixed
+// name, asked of every event, must answer as PeekUint does.
 func TestPeekUintMatchesDecode(t *testing.T) {
 	if testing.Short() {
 		t.Skip("decodes the corpus and the attack run")
@@ -25,11 +26,24 @@ func TestPeekUintMatchesDecode(t *testing.T) {
 		dec := New()
 		ps := dec.NewPrescanner()
 		r := etl.NewReader([]*etl.File{f}, nil)
+		fixed := []string{"ThreadId", "threadid", "Reserved", "NoSuchProperty"}
+		var peekers []*UintPeeker
+		for _, name := range fixed {
+			peekers = append(peekers, NewUintPeeker(name))
+		}
 		var names []string
 		for r.Next() {
 			ev := r.Event()
 			ps.Observe(ev)
-			names = append(names[:0], "ThreadId", "threadid", "Reserved", "NoSuchProperty")
+			for i, u := range peekers {
+				v, found, ok := u.Peek(dec, ev)
+				wv, wfound, wok := dec.PeekUint(ev, fixed[i])
+				if v != wv || found != wfound || ok != wok {
+					t.Fatalf("%s: event at %#x (%v) %q: UintPeeker %d, %v, %v; PeekUint %d, %v, %v",
+						filepath.Base(p), ev.BufferOffset+int64(ev.RecordOffset), ev.ProviderID, fixed[i], v, found, ok, wv, wfound, wok)
+				}
+			}
+			names = append(names[:0], fixed...)
 			if res := dec.Decode(ev); res.Schema != nil {
 				for _, pr := range res.Schema.Properties {
 					names = append(names, pr.Name)
@@ -64,7 +78,7 @@ func TestPeekUintMatchesDecode(t *testing.T) {
 }
 
 // TestAheadPeek reads every event's ThreadId through an Ahead whose Peek
-// answers with PeekUint on the loaders, and compares each value with
+// answers with a UintPeeker on the loaders, and compares each value with
 // Decode's on the reading goroutine, over the corpus; nearly every value
 // must come from Ahead, or the comparisons would check nothing.
 func TestAheadPeek(t *testing.T) {
@@ -88,12 +102,15 @@ func TestAheadPeek(t *testing.T) {
 		ps := dec.NewPrescanner()
 		ad := NewAhead(dec, func(*etl.Event) bool { return true }, extract)
 		var n atomic.Int64
-		ad.Peek = func(ev *etl.Event, d *Decoder) (tid, bool) {
-			v, found, ok := d.PeekUint(ev, "ThreadId")
-			if ok {
-				n.Add(1)
+		ad.Peek = func(d *Decoder) func(ev *etl.Event) (tid, bool) {
+			u := NewUintPeeker("ThreadId")
+			return func(ev *etl.Event) (tid, bool) {
+				v, found, ok := u.Peek(d, ev)
+				if ok {
+					n.Add(1)
+				}
+				return tid{v, found}, ok
 			}
-			return tid{v, found}, ok
 		}
 		r := etl.NewReader([]*etl.File{f}, &etl.ReaderOptions{Prepare: ad})
 		for r.Next() {
@@ -121,10 +138,11 @@ func TestAheadPeek(t *testing.T) {
 	t.Logf("%d events, %d peeked ahead, %d values taken from Ahead", events, peeks, taken)
 }
 
-// TestPeekUintFollowsRegistry checks that what PeekUint keeps of a kind
-// of event goes when the registry changes: a CPU sample's thread peeks
-// while its class has one schema, and no longer once an import adds a
-// second candidate for it (Decode then picks the one that fits).
+// TestPeekUintFollowsRegistry checks that what PeekUint, and a
+// UintPeeker, keeps of a kind of event goes when the registry changes: a
+// CPU sample's thread peeks while its class has one schema, and no longer
+// once an import adds a second candidate for it (Decode then picks the
+// one that fits).
 func TestPeekUintFollowsRegistry(t *testing.T) {
 	f, err := etl.Open(etltest.CorpusFile(t, "microsoft+perfview/src/TraceEvent/TraceEvent.Tests/inputs/net.4.5.2.x64.etl.zip.unzipped/net.4.5.2.x64.etl"))
 	if err != nil {
@@ -147,6 +165,10 @@ func TestPeekUintFollowsRegistry(t *testing.T) {
 	if len(samples) < 2 {
 		t.Fatal("no two CPU samples whose thread PeekUint reads")
 	}
+	u := NewUintPeeker("ThreadId")
+	if _, found, ok := u.Peek(dec, &samples[0]); !ok || !found {
+		t.Fatal("a UintPeeker does not read the sample's thread")
+	}
 	res := dec.Decode(&samples[0])
 	if res.Schema == nil {
 		t.Fatal("the sample does not decode")
@@ -155,6 +177,9 @@ func TestPeekUintFollowsRegistry(t *testing.T) {
 	dec.Registry.AddFrom(tdh.Origin{Kind: tdh.OriginImport, Name: "second.man"}, &second)
 	if _, _, ok := dec.PeekUint(&samples[1], "ThreadId"); ok {
 		t.Error("PeekUint still peeks with two candidate schemas: it kept the registry's old answer")
+	}
+	if _, _, ok := u.Peek(dec, &samples[1]); ok {
+		t.Error("a UintPeeker still peeks with two candidate schemas: it kept the registry's old answer")
 	}
 }
 
@@ -186,4 +211,50 @@ func BenchmarkPeekUint(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(samples)), "ns/sample")
+}
+
+// BenchmarkUintPeeker reads the thread of net.4.5.2's CPU samples (only
+// them, as the model pass does) and the idle thread's flags with two
+// UintPeekers, and with PeekUint.
+func BenchmarkUintPeeker(b *testing.B) {
+	f, err := etl.Open(etltest.CorpusFile(b, "microsoft+perfview/src/TraceEvent/TraceEvent.Tests/inputs/net.4.5.2.x64.etl.zip.unzipped/net.4.5.2.x64.etl"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	r := etl.NewReader([]*etl.File{f}, nil)
+	var samples []etl.Event
+	for r.Next() {
+		if ev := r.Event(); ev.Header == etl.HeaderPerfInfo64 && ev.Descriptor.Opcode == 46 {
+			ev := *ev
+			ev.UserData = slices.Clone(ev.UserData)
+			samples = append(samples, ev)
+		}
+	}
+	r.Close()
+	dec := New()
+	thread, flags := NewUintPeeker("ThreadId"), NewUintPeeker("Reserved")
+	for _, bc := range []struct {
+		name string
+		peek func(ev *etl.Event, name string) (uint64, bool, bool)
+	}{
+		{"UintPeeker", func(ev *etl.Event, name string) (uint64, bool, bool) {
+			if name == "ThreadId" {
+				return thread.Peek(dec, ev)
+			}
+			return flags.Peek(dec, ev)
+		}},
+		{"PeekUint", dec.PeekUint},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			for b.Loop() {
+				for i := range samples {
+					if v, _, ok := bc.peek(&samples[i], "ThreadId"); ok && v == 0 {
+						bc.peek(&samples[i], "Reserved")
+					}
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(samples)), "ns/sample")
+		})
+	}
 }

@@ -621,18 +621,30 @@ func (v *Value) Uint() (uint64, bool) {
 
 // uintOf is Uint of the scalar value b of property p.
 func uintOf(p *Property, b []byte) (uint64, bool) {
+	return readUint(b, uintWidth(p, len(b)))
+}
+
+// uintWidth returns n if uintOf reads an integer of property p from n
+// bytes, else 0.
+func uintWidth(p *Property, n int) int {
 	if p == nil || int(p.InType) >= len(uintSizes) {
-		return 0, false
+		return 0
 	}
-	switch n := uintSizes[p.InType]; {
-	case n == uintPtrSized:
-		if len(b) != 4 && len(b) != 8 {
-			return 0, false
+	switch w := uintSizes[p.InType]; {
+	case w == uintPtrSized:
+		if n != 4 && n != 8 {
+			return 0
 		}
-	case int(n) != len(b): // (n is 0 for other in-types: no size below matches)
-		return 0, false
+	case int(w) != n: // (w is 0 for other in-types: no size below matches)
+		return 0
 	}
-	switch len(b) {
+	return n
+}
+
+// readUint reads the little-endian integer of width 1, 2, 4 or 8 bytes at
+// the start of b; false for any other width (0 among them).
+func readUint(b []byte, width int) (uint64, bool) {
+	switch width {
 	case 1:
 		return uint64(b[0]), true
 	case 2:

@@ -32,6 +32,7 @@ type PeekPlan struct {
 	off, end   int // where it lies; end 0 when not in the leading fixed-size run
 	total      int // the run's end when the run is every property, else -1
 	alternates bool
+	width      int // uintWidth of the property at off:end (PeekUint's read)
 }
 
 // PeekPlan returns the plan by which Peek(schema, payload, ptrSize, name)
@@ -44,7 +45,11 @@ func (dec *Decoder) PeekPlan(schema *Event, ptrSize int, name string) PeekPlan {
 		dec.peeks = new(peekMemo)
 	}
 	l := dec.peeks.layout(dec, schema, ptrSize, name)
-	return PeekPlan{props: schema.Properties, index: l.index, off: l.off, end: l.end, total: l.total, alternates: len(schema.Alternates) > 0}
+	p := PeekPlan{props: schema.Properties, index: l.index, off: l.off, end: l.end, total: l.total, alternates: len(schema.Alternates) > 0}
+	if l.index >= 0 && l.end > 0 {
+		p.width = uintWidth(&schema.Properties[l.index], l.end-l.off)
+	}
+	return p
 }
 
 // Peek returns what [Decoder.Peek] of payload with the plan's schema,
@@ -66,7 +71,7 @@ func (p *PeekPlan) PeekUint(payload []byte) (v uint64, found, peeked bool) {
 	if found, peeked = p.locate(payload); !found {
 		return 0, false, peeked
 	}
-	v, found = uintOf(&p.props[p.index], payload[p.off:p.end])
+	v, found = readUint(payload[p.off:p.end], p.width)
 	return v, found, true
 }
 
