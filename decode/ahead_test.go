@@ -9,6 +9,7 @@ import (
 
 	"github.com/etwkit/etw/etl"
 	"github.com/etwkit/etw/internal/etltest"
+	"github.com/etwkit/etw/tdh"
 )
 
 // TestAheadMatchesDecode decodes every event of the corpus and of the
@@ -173,4 +174,56 @@ func TestAheadLiveFollowsStreams(t *testing.T) {
 	if n, got := count(true); got != n {
 		t.Errorf("SetLive: %d of %d events decoded ahead, want all", got, n)
 	}
+}
+
+// TestAheadTraceLoggingOutlivesRegistration: the values of TraceLogging
+// events decoded ahead are handed out after a schema of their provider is
+// registered (their schema is the event's own), where another event's
+// would be decoded again in turn. The corpus's TraceLogging traces, a
+// schema of the provider added at its first event.
+func TestAheadTraceLoggingOutlivesRegistration(t *testing.T) {
+	taken := 0
+	for _, name := range []string{
+		"microsoft+perfview/src/TraceEvent/TraceEvent.Tests/inputs/primitive-types.etl.zip.unzipped/primitive-types.etl",
+		"airbus-cert+etl-parser/tests/example/AMSITrace.etl",
+	} {
+		f, err := etl.Open(etltest.CorpusFile(t, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		dec := New()
+		isTL := func(ev *etl.Event) bool { _, tl, _ := dec.tl.Schema(ev); return tl }
+		ad := NewAhead(dec, isTL, func(_ *etl.Event, r *Result) string { return describe(r) })
+		r := etl.NewReader([]*etl.File{f}, &etl.ReaderOptions{Prepare: ad})
+		registered := false
+		for r.Next() {
+			ev := r.Event()
+			if !isTL(ev) {
+				continue
+			}
+			got, ok := ad.Get(r, ev)
+			want := describe(dec.Decode(ev))
+			if ok && got != want {
+				t.Fatalf("%s: event at %#x: Ahead %s, Decode %s", filepath.Base(name), ev.BufferOffset, got, want)
+			}
+			if registered && ok {
+				taken++
+			}
+			if !registered {
+				res := dec.Decode(ev)
+				if res.Schema == nil {
+					t.Fatalf("%s: a TraceLogging event without a schema", name)
+				}
+				s := *res.Schema
+				dec.Registry.AddFrom(tdh.Origin{Kind: tdh.OriginImport, Name: "same-provider.man"}, &s)
+				registered = true
+			}
+		}
+		r.Close()
+		f.Close()
+	}
+	if taken == 0 {
+		t.Error("no TraceLogging value handed out after its provider's schema was registered")
+	}
+	t.Logf("%d TraceLogging values handed out after a registration", taken)
 }
