@@ -118,7 +118,7 @@ was not given; 5 damaged input with --strict; 6 a schema file cannot be used;
 	fl.VarP(&onceValue{&o.output, &o.outputs}, "o", "o", "dump file; without a value dumpfile.xml (.csv, .json by format); - for standard output")
 	fl.StringVar(&o.format, "of", "XML", "dump format: XML (tracerpt's XML), CSV (tracerpt's CSV), JSON (JSON Lines) or PARQUET")
 	fl.StringVar(&o.summary, "summary", "", "write tracerpt's summary file; without a value summary.txt (only the summary is written unless -o is given too)")
-	fl.StringSliceVar(&o.manifests, "import", nil, "instrumentation manifest(s), or folders of them, to decode events with (-import a.man b.man)")
+	listVar(fl, &o.manifests, "import", "instrumentation manifest(s), or folders of them, to decode events with (-import a.man b.man)")
 	fl.BoolVar(&o.lr, "lr", false, "less restrictive: show the properties that decoded for events that do not fit their schema")
 	fl.BoolVarP(&o.yes, "y", "y", false, "overwrite existing output files")
 	fl.BoolVarP(&o.verbose, "verbose", "v", false, "say more: each schema import warning")
@@ -131,7 +131,7 @@ was not given; 5 damaged input with --strict; 6 a schema file cannot be used;
 	fl.StringVar(&o.export, "export", "", "tracerpt's schema export: not supported")
 	fl.StringVar(&o.config, "config", "", "tracerpt's settings file: not supported")
 	addFilterFlags(fl, &o)
-	fl.StringSliceVar(&o.processes, "process", nil, "keep only events of processes with these image names (notepad.exe or notepad; comma-separated)")
+	listVar(fl, &o.processes, "process", "keep only events of processes with these image names (notepad.exe or notepad; comma-separated)")
 	// Reading.
 	fl.BoolVar(&o.fileOrder, "file-order", false, "deliver events in file order instead of time order")
 	fl.IntVar(&o.workers, "workers", 0, "goroutines that read, decode and render (0: one per CPU)")
@@ -144,7 +144,7 @@ was not given; 5 damaged input with --strict; 6 a schema file cannot be used;
 	fl.IntVar(&o.jobs, "jobs", 0, "convert each input on its own, to its own file under the -o directory, this many at a time (0: one per CPU)")
 	addQuietFlag(fl, &o.quiet)
 	fl.BoolVar(&o.strict, "strict", false, "stop with exit status 5 at the first damaged buffer or record (default: warn and go on)")
-	fl.StringSliceVar(&o.manifests, "manifest", nil, "same as -import")
+	listVar(fl, &o.manifests, "manifest", "same as -import")
 	root.AddCommand(newInfoCmd(), newProvidersCmd(), newSchemasCmd(), newRelogCmd(), newSynthCmd(), newStacksCmd(), newStatsCmd(), newReportCmd(), newPcapngCmd())
 	setFlagErrors(root)
 	for _, c := range root.Commands() {
@@ -155,9 +155,9 @@ was not given; 5 damaged input with --strict; 6 a schema file cannot be used;
 
 // addFilterFlags registers the event filters (shared by the dump and relog).
 func addFilterFlags(fl *pflag.FlagSet, o *dumpOptions) {
-	fl.StringSliceVar(&o.providers, "provider", nil, "keep only events of these providers, by name or GUID (repeatable, comma-separated)")
-	fl.StringSliceVar(&o.excludeProviders, "exclude-provider", nil, "drop events of these providers, by name or GUID (repeatable, comma-separated)")
-	fl.StringSliceVar(&o.eventNames, "event-name", nil, "keep only events with these names: [PROVIDER/]NAME, NAME a symbol with or without _Vn, Task/Opcode, a task or opcode name, an event id (GC/Start, Microsoft-Windows-DotNETRuntime/GC/Start, GCStart_V1, GCStart)")
+	listVar(fl, &o.providers, "provider", "keep only events of these providers, by name or GUID (repeatable, comma-separated)")
+	listVar(fl, &o.excludeProviders, "exclude-provider", "drop events of these providers, by name or GUID (repeatable, comma-separated)")
+	listVar(fl, &o.eventNames, "event-name", "keep only events with these names: [PROVIDER/]NAME, NAME a symbol with or without _Vn, Task/Opcode, a task or opcode name, an event id (GC/Start, Microsoft-Windows-DotNETRuntime/GC/Start, GCStart_V1, GCStart)")
 	fl.StringVar(&o.eventIDs, "event-id", "", "keep only these event ids: a list of numbers and ranges (1,5-9)")
 	fl.StringVar(&o.levels, "level", "", "keep only these levels: numbers, ranges or names (1-3, error, warning, info, verbose)")
 	fl.StringVar(&o.keywordsAny, "keywords", "", "keep only events with at least one of these keyword bits (0x10)")

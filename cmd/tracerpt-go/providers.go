@@ -91,7 +91,7 @@ With --json it writes one JSON object per provider (JSON Lines).`,
 	}
 	fl := cmd.Flags()
 	fl.BoolVar(&asJSON, "json", false, "one JSON object per provider")
-	fl.StringSliceVar(&imports, "import", nil, "schema files or folders to decode with, as for the dump")
+	listVar(fl, &imports, "import", "schema files or folders to decode with, as for the dump")
 	fl.BoolVarP(&verbose, "verbose", "v", false, "each schema import warning")
 	addQuietFlag(fl, &quiet)
 	strict.addFlag(fl)

@@ -49,7 +49,7 @@ KB in 16 MiB buffers stays that size. --buffer-size, --compress and
 	fl.IntVar(&o.bufferSize, "buffer-size", 0, "buffer size in bytes, a multiple of 1024 up to 16 MiB (default: the first input's, at least 64 KiB)")
 	cmd.MarkFlagsMutuallyExclusive("compress", "no-compress")
 	fl.BoolVarP(&o.yes, "y", "y", false, "overwrite an existing output file")
-	fl.StringSliceVar(&o.manifests, "import", nil, "manifests or MOF files, for --provider filters by name")
+	listVar(fl, &o.manifests, "import", "manifests or MOF files, for --provider filters by name")
 	fl.BoolVarP(&o.verbose, "verbose", "v", false, "each schema import warning")
 	addQuietFlag(fl, &o.quiet)
 	fl.BoolVar(&o.strict, "strict", false, "exit with status 5, writing nothing, when an input is damaged (default: warn and go on)")

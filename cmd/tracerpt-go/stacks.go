@@ -40,8 +40,8 @@ type analysisOptions struct {
 // addAnalysisFlags registers the options the analysis commands share.
 func addAnalysisFlags(cmd *cobra.Command, o *analysisOptions) {
 	fl := cmd.Flags()
-	fl.StringSliceVar(&o.manifests, "import", nil, "instrumentation manifest(s), or folders of them, to decode events with (as for the dump)")
-	fl.StringSliceVar(&o.manifests, "manifest", nil, "same as -import")
+	listVar(fl, &o.manifests, "import", "instrumentation manifest(s), or folders of them, to decode events with (as for the dump)")
+	listVar(fl, &o.manifests, "manifest", "same as -import")
 	fl.BoolVarP(&o.verbose, "verbose", "v", false, "each schema import warning")
 	addQuietFlag(fl, &o.quiet)
 	o.strict.addFlag(fl)
