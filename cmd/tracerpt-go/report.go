@@ -86,6 +86,7 @@ when it is one of the inputs or of the -import paths.`,
 // writeReport builds the report of the inputs args and writes it to
 // o.output.
 func writeReport(cmd *cobra.Command, args []string, o *reportOptions) error {
+	goal.SetMinGoal(analysisMinGoal)
 	// report.Build reads the inputs report.Passes() times: the analysis
 	// model (which is the prescan too), then every event.
 	t := &traceOptions{

@@ -54,6 +54,7 @@ func addAnalysisFlags(cmd *cobra.Command, o *analysisOptions) {
 // pass that follows and decodes every event. The files are returned for
 // closing, on error too; t.endProgress is set, on error too.
 func (o *analysisOptions) buildModel(cmd *cobra.Command, args []string, t *traceOptions, prescan bool) ([]*etl.File, *decode.Decoder, *analysis.Model, error) {
+	goal.SetMinGoal(analysisMinGoal)
 	t.imports, t.verbose, t.prescan = o.manifests, o.verbose, false
 	t.quiet = t.quiet || o.quiet
 	t.endProgress = func() {}

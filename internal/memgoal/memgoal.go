@@ -36,11 +36,12 @@ import (
 const MinHeadroom = 0.25
 
 // MinGoal is the fraction of the target that the heap may reach before a
-// collection, however small the live heap (Percent). A quarter (18 MiB
-// of the CLI's 72, 10 of the text dumps' 40) took stats on net.4.5.2
-// from 4 collections to none and 56.5 to 47.0 ms on one core, 43.8 to
-// 33.8 on two (BenchmarkCommandsNet, 2026-11-27); a half took CSV's peak
-// at ×16 from 44-50 to 52 MiB for no faster run.
+// collection, however small the live heap (Percent), unless
+// Tuner.SetMinGoal says otherwise. A quarter (18 MiB of the CLI's 72, 10
+// of the text dumps' 40) took stats on net.4.5.2 from 4 collections to
+// none and 56.5 to 47.0 ms on one core, 43.8 to 33.8 on two
+// (BenchmarkCommandsNet, 2026-11-27); a half took CSV's peak at ×16 from
+// 44-50 to 52 MiB for no faster run.
 const MinGoal = 0.25
 
 // runtimeMargin and runtimeMinMargin are what the runtime keeps back of
@@ -64,9 +65,10 @@ type Tuner struct {
 	target uint64
 	mu     sync.Mutex
 	done   bool
-	prev   int64 // memory limit before Start
-	prevGC int   // GC percentage before Start
-	pct    int   // GC percentage set last
+	prev   int64   // memory limit before Start
+	prevGC int     // GC percentage before Start
+	pct    int     // GC percentage set last
+	min    float64 // the MinGoal in force (SetMinGoal)
 	limit  uint64
 	need   uint64 // the live heap's need at the last collection (Limit without a target)
 	live   uint64 // the live heap at the last collection
@@ -82,7 +84,7 @@ func Start(target uint64) *Tuner {
 	if os.Getenv("GOMEMLIMIT") != "" || os.Getenv("GOGC") != "" {
 		return nil
 	}
-	t := &Tuner{target: target, sample: []metrics.Sample{
+	t := &Tuner{target: target, min: MinGoal, sample: []metrics.Sample{
 		{Name: "/gc/heap/live:bytes"},
 		{Name: "/memory/classes/total:bytes"},
 		{Name: "/memory/classes/heap/released:bytes"},
@@ -91,7 +93,7 @@ func Start(target uint64) *Tuner {
 	}}
 	t.limit = target
 	t.prev = debug.SetMemoryLimit(int64(target))
-	t.pct = Percent(target, 0)
+	t.pct = Percent(target, 0, t.min)
 	t.prevGC = debug.SetGCPercent(t.pct)
 	t.arm()
 	return t
@@ -122,7 +124,28 @@ func (t *Tuner) SetTarget(target uint64) {
 	t.target = target
 	t.limit = max(target, t.need)
 	debug.SetMemoryLimit(int64(t.limit))
-	t.setPercent(Percent(target, t.live))
+	t.setPercent(Percent(target, t.live, t.min))
+}
+
+// SetMinGoal replaces MinGoal, for the rest of the process: the fraction
+// of the target the heap may grow to before a collection while the live
+// heap is small. A command whose heap grows by what it holds (a model
+// and the passes over it) past MinGoal of the target without much
+// garbage pays for each early collection with a processor taken from
+// its work for the marking, and the write barriers meanwhile. It changes
+// no limit: the target bounds the memory as before. SetMinGoal on a nil
+// Tuner does nothing.
+func (t *Tuner) SetMinGoal(frac float64) {
+	if t == nil {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.done {
+		return
+	}
+	t.min = frac
+	t.setPercent(Percent(t.target, t.live, frac))
 }
 
 // setPercent sets the GC percentage to pct if it is not that already.
@@ -191,7 +214,7 @@ func (t *Tuner) adjust() bool {
 	t.live = live
 	t.limit = max(t.target, t.need)
 	debug.SetMemoryLimit(int64(t.limit))
-	t.setPercent(Percent(t.target, live))
+	t.setPercent(Percent(t.target, live, t.min))
 	return true
 }
 
@@ -211,13 +234,14 @@ func Limit(target, live, other uint64) uint64 {
 
 // Percent returns the GC percentage for a live heap of live bytes (0
 // before the first collection) under target: Go's default of 100, or
-// more while the live heap is below half of MinGoal of the target, so
-// that the heap's goal is MinGoal of the target. Go's goal is the larger
-// of live × (1 + percent/100) and its least heap, 4 MB × percent/100
+// more while the live heap is below half of minGoal of the target (a
+// fraction, MinGoal unless a command set another), so that the heap's
+// goal is minGoal of the target. Go's goal is the larger of live × (1 +
+// percent/100) and its least heap, 4 MB × percent/100
 // (runtime/mgcpacer.go): the percentage is bounded by both, else a live
-// heap under a few megabytes would be given a goal above MinGoal.
-func Percent(target, live uint64) int {
-	goal := uint64(float64(target) * MinGoal)
+// heap under a few megabytes would be given a goal above minGoal.
+func Percent(target, live uint64, minGoal float64) int {
+	goal := uint64(float64(target) * minGoal)
 	if live*2 >= goal {
 		return goPercent
 	}

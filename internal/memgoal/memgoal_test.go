@@ -42,10 +42,57 @@ func TestPercent(t *testing.T) {
 		{72 * mib, 3 * mib, 450},     // 3 × 5.5 = 16.5 under the least heap's 18
 		{40 * mib, 5 * mib / 2, 250}, // the text dumps' 10 MiB: Go's least heap, 4 × 2.5
 	} {
-		if got := Percent(c.target, c.live); got != c.want {
+		if got := Percent(c.target, c.live, MinGoal); got != c.want {
 			t.Errorf("Percent(%d MiB, %d) = %d, want %d", c.target/mib, c.live, got, c.want)
 		}
 	}
+}
+
+// TestPercentMinGoal: a command's own MinGoal moves the goal of a small
+// live heap, and not Go's default above half of it.
+func TestPercentMinGoal(t *testing.T) {
+	const mib = 1 << 20
+	for _, c := range []struct {
+		live uint64
+		min  float64
+		want int
+	}{
+		{0, 0.5, 900},        // first cycle at 36 MiB of 72
+		{6 * mib, 0.5, 500},  // 6 × 6 = 36
+		{18 * mib, 0.5, 100}, // 18 × 2 = 36: Go's default from here
+		{6 * mib, 0.25, 200}, // MinGoal's 18
+	} {
+		if got := Percent(72*mib, c.live, c.min); got != c.want {
+			t.Errorf("Percent(72 MiB, %d MiB, %v) = %d, want %d", c.live/mib, c.min, got, c.want)
+		}
+	}
+}
+
+// TestSetMinGoal: SetMinGoal sets the percentage of its fraction at once,
+// Stop restores the one before Start, and a nil Tuner takes it.
+func TestSetMinGoal(t *testing.T) {
+	t.Setenv("GOMEMLIMIT", "")
+	t.Setenv("GOGC", "")
+	before := debug.SetGCPercent(70)
+	defer debug.SetGCPercent(before)
+	tu := Start(72 << 20)
+	if tu == nil {
+		t.Fatal("Start returned nil with no GOMEMLIMIT or GOGC")
+	}
+	tu.SetMinGoal(0.5)
+	tu.mu.Lock()
+	got, live := debug.SetGCPercent(-1), tu.live
+	debug.SetGCPercent(got)
+	tu.mu.Unlock()
+	if want := Percent(72<<20, live, 0.5); got != want || got <= Percent(72<<20, live, MinGoal) {
+		t.Errorf("GC percent after SetMinGoal(0.5) %d, want %d (above MinGoal's)", got, want)
+	}
+	tu.Stop()
+	if got := debug.SetGCPercent(70); got != 70 {
+		t.Errorf("GC percent after Stop %d, want the 70 before Start", got)
+	}
+	var none *Tuner
+	none.SetMinGoal(0.5)
 }
 
 // TestStartPercent: Start raises the GC percentage for a small heap, and
