@@ -379,7 +379,6 @@ func dumpInputs(cmd *cobra.Command, args []string, o *dumpOptions, format driver
 	d.Compression, _ = parquetout.ParseCompression(o.compression)
 	if dump && format != driver.Parquet {
 		goal.SetTarget(textDumpTarget)
-		goal.SetMinGoal(analysisMinGoal)
 	}
 	res, err := driver.Dump(context.Background(), d)
 	t.endProgress()

@@ -147,11 +147,9 @@ const memTarget = 72 << 20
 // one processor for its marking through 5-10 ms of the model pass (stacks
 // 82-84 -> 73-76 ms without it, report 165-188 -> 155-157 ms, stacks of
 // net.4.5.2 ×16 1.16 -> 0.79 s; peaks +3-9 MB on net.4.5.2, within
-// memTarget as before: docs/performance.md, "Session 31"). The XML, CSV
-// and JSON dumps take it too, of their textDumpTarget (20 MB): the JSON
-// dump of net.4.5.2 made 3 collections, now 1, 0.181-0.183 -> 0.169-0.171
-// s, its peak 39.7 -> 42.8 MB and at ×16 52.4 -> 52.7. Tables and the
-// Parquet output keep MinGoal: their peaks come closer to their bounds.
+// memTarget as before: docs/performance.md, "Session 31"). The dumps,
+// tables and the Parquet output keep MinGoal: their peaks have bounds
+// close to what they use.
 const analysisMinGoal = 0.5
 
 // textDumpTarget replaces memTarget for the XML, CSV and JSON dumps
