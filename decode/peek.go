@@ -80,9 +80,7 @@ type peekLast struct {
 
 // holds reports whether p is what PeekUint finds for ev and name.
 func (p *peekLast) holds(d *Decoder, ev *etl.Event, name string) bool {
-	return p.key == peekKey(ev) && p.reg != nil && p.provider == ev.ProviderID && p.name == name &&
-		(ev.Header != etl.HeaderMessage || p.ptr == ev.PointerSize()) && // else the flags tell
-		p.reg == d.Registry && p.nearest == d.Nearest && p.gen == d.Registry.Generation()
+	return p.name == name && p.holdsKind(d, ev)
 }
 
 // holdsKind is holds for the name p was found for (a UintPeeker's).
