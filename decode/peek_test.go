@@ -186,21 +186,7 @@ func TestPeekUintFollowsRegistry(t *testing.T) {
 // BenchmarkPeekUint reads the thread of net.4.5.2's CPU samples with
 // PeekUint, and the idle thread's flags, as the model pass's loaders do.
 func BenchmarkPeekUint(b *testing.B) {
-	f, err := etl.Open(etltest.CorpusFile(b, "microsoft+perfview/src/TraceEvent/TraceEvent.Tests/inputs/net.4.5.2.x64.etl.zip.unzipped/net.4.5.2.x64.etl"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer f.Close()
-	r := etl.NewReader([]*etl.File{f}, nil)
-	var samples []etl.Event
-	for r.Next() {
-		if ev := r.Event(); ev.Header == etl.HeaderPerfInfo64 {
-			ev := *ev
-			ev.UserData = slices.Clone(ev.UserData)
-			samples = append(samples, ev)
-		}
-	}
-	r.Close()
+	samples := netPerfInfo(b, func(*etl.Event) bool { return true })
 	dec := New()
 	b.ResetTimer()
 	for b.Loop() {
@@ -217,21 +203,7 @@ func BenchmarkPeekUint(b *testing.B) {
 // them, as the model pass does) and the idle thread's flags with two
 // UintPeekers, and with PeekUint.
 func BenchmarkUintPeeker(b *testing.B) {
-	f, err := etl.Open(etltest.CorpusFile(b, "microsoft+perfview/src/TraceEvent/TraceEvent.Tests/inputs/net.4.5.2.x64.etl.zip.unzipped/net.4.5.2.x64.etl"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer f.Close()
-	r := etl.NewReader([]*etl.File{f}, nil)
-	var samples []etl.Event
-	for r.Next() {
-		if ev := r.Event(); ev.Header == etl.HeaderPerfInfo64 && ev.Descriptor.Opcode == 46 {
-			ev := *ev
-			ev.UserData = slices.Clone(ev.UserData)
-			samples = append(samples, ev)
-		}
-	}
-	r.Close()
+	samples := netPerfInfo(b, func(ev *etl.Event) bool { return ev.Descriptor.Opcode == 46 }) // SampleProf
 	dec := New()
 	thread, flags := NewUintPeeker("ThreadId"), NewUintPeeker("Reserved")
 	for _, bc := range []struct {
@@ -257,4 +229,25 @@ func BenchmarkUintPeeker(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(samples)), "ns/sample")
 		})
 	}
+}
+
+// netPerfInfo returns copies of net.4.5.2's PerfInfo events that keep
+// selects.
+func netPerfInfo(b *testing.B, keep func(*etl.Event) bool) []etl.Event {
+	f, err := etl.Open(etltest.CorpusFile(b, "microsoft+perfview/src/TraceEvent/TraceEvent.Tests/inputs/net.4.5.2.x64.etl.zip.unzipped/net.4.5.2.x64.etl"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	r := etl.NewReader([]*etl.File{f}, nil)
+	defer r.Close()
+	var evs []etl.Event
+	for r.Next() {
+		if ev := r.Event(); ev.Header == etl.HeaderPerfInfo64 && keep(ev) {
+			ev := *ev
+			ev.UserData = slices.Clone(ev.UserData)
+			evs = append(evs, ev)
+		}
+	}
+	return evs
 }

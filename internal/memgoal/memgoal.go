@@ -113,18 +113,24 @@ func (t *Tuner) Limit() uint64 {
 // collection) and after every collection. SetTarget on a nil Tuner does
 // nothing.
 func (t *Tuner) SetTarget(target uint64) {
+	t.update(func() {
+		t.target = target
+		t.limit = max(target, t.need)
+		debug.SetMemoryLimit(int64(t.limit))
+		t.setPercent(Percent(target, t.live, t.min))
+	})
+}
+
+// update runs f under t's lock, unless t is nil or stopped.
+func (t *Tuner) update(f func()) {
 	if t == nil {
 		return
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.done {
-		return
+	if !t.done {
+		f()
 	}
-	t.target = target
-	t.limit = max(target, t.need)
-	debug.SetMemoryLimit(int64(t.limit))
-	t.setPercent(Percent(target, t.live, t.min))
 }
 
 // SetMinGoal replaces MinGoal, for the rest of the process: the fraction
@@ -136,16 +142,10 @@ func (t *Tuner) SetTarget(target uint64) {
 // no limit: the target bounds the memory as before. SetMinGoal on a nil
 // Tuner does nothing.
 func (t *Tuner) SetMinGoal(frac float64) {
-	if t == nil {
-		return
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.done {
-		return
-	}
-	t.min = frac
-	t.setPercent(Percent(t.target, t.live, frac))
+	t.update(func() {
+		t.min = frac
+		t.setPercent(Percent(t.target, t.live, frac))
+	})
 }
 
 // setPercent sets the GC percentage to pct if it is not that already.

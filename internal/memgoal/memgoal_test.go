@@ -68,35 +68,9 @@ func TestPercentMinGoal(t *testing.T) {
 	}
 }
 
-// TestSetMinGoal: SetMinGoal sets the percentage of its fraction at once,
-// Stop restores the one before Start, and a nil Tuner takes it.
-func TestSetMinGoal(t *testing.T) {
-	t.Setenv("GOMEMLIMIT", "")
-	t.Setenv("GOGC", "")
-	before := debug.SetGCPercent(70)
-	defer debug.SetGCPercent(before)
-	tu := Start(72 << 20)
-	if tu == nil {
-		t.Fatal("Start returned nil with no GOMEMLIMIT or GOGC")
-	}
-	tu.SetMinGoal(0.5)
-	tu.mu.Lock()
-	got, live := debug.SetGCPercent(-1), tu.live
-	debug.SetGCPercent(got)
-	tu.mu.Unlock()
-	if want := Percent(72<<20, live, 0.5); got != want || got <= Percent(72<<20, live, MinGoal) {
-		t.Errorf("GC percent after SetMinGoal(0.5) %d, want %d (above MinGoal's)", got, want)
-	}
-	tu.Stop()
-	if got := debug.SetGCPercent(70); got != 70 {
-		t.Errorf("GC percent after Stop %d, want the 70 before Start", got)
-	}
-	var none *Tuner
-	none.SetMinGoal(0.5)
-}
-
-// TestStartPercent: Start raises the GC percentage for a small heap, and
-// Stop restores the one before.
+// TestStartPercent: Start raises the GC percentage for a small heap,
+// SetMinGoal sets the percentage of its fraction at once, and Stop
+// restores the one before Start; a nil Tuner takes SetMinGoal.
 func TestStartPercent(t *testing.T) {
 	t.Setenv("GOMEMLIMIT", "")
 	t.Setenv("GOGC", "")
@@ -113,6 +87,16 @@ func TestStartPercent(t *testing.T) {
 	if got != want || got <= 100 {
 		t.Errorf("GC percent after Start %d (tuner: %d), want above 100", got, want)
 	}
+	tu.SetMinGoal(0.5)
+	tu.mu.Lock()
+	got, live := debug.SetGCPercent(-1), tu.live
+	debug.SetGCPercent(got)
+	tu.mu.Unlock()
+	if want := Percent(72<<20, live, 0.5); got != want || got <= Percent(72<<20, live, MinGoal) {
+		t.Errorf("GC percent after SetMinGoal(0.5) %d, want %d (above MinGoal's)", got, want)
+	}
+	var none *Tuner
+	none.SetMinGoal(0.5)
 	tu.Stop()
 	if got := debug.SetGCPercent(70); got != 70 {
 		t.Errorf("GC percent after Stop %d, want the 70 before Start", got)
