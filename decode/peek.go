@@ -13,27 +13,38 @@ import (
 // fixed-size scalars. found is Uint's ok; peeked is false when the caller
 // must decode ev to know.
 func (d *Decoder) PeekUint(ev *etl.Event, name string) (v uint64, found, peeked bool) {
-	if ev.Flags&etl.FlagClassicHeader == 0 {
-		// The candidates of other events may depend on the event itself
-		// (an EventSource manifest registers its schemas).
-		return 0, false, false
-	}
-	if _, tl, _ := d.tl.Schema(ev); tl {
+	if !d.peekable(ev) {
 		return 0, false, false
 	}
 	p := d.peeks.lookup(d, ev, name)
 	if p == nil {
 		return 0, false, false
 	}
-	switch p.cands {
-	case 0:
-		return 0, false, true // no schema: nothing decoded
-	case 1:
-	default:
-		// Several candidates: Decode picks the first that fits.
-		return 0, false, false
+	if p.cands != 1 {
+		// No schema: nothing decoded (peeked). Several: Decode picks the
+		// first that fits (not peeked).
+		return 0, false, p.cands == 0
 	}
 	return p.plan.PeekUint(ev.UserData)
+}
+
+// peekable reports whether PeekUint may read ev: an event with a classic
+// header (the candidates of other events may depend on the event itself:
+// an EventSource manifest registers its schemas) that is not TraceLogging.
+// Classic records carry no TraceLogging metadata (their only extended
+// items are PEBS and PMC counters): the lookup only when there is an item.
+// (Small enough to inline: it is on the path of every CPU sample.)
+func (d *Decoder) peekable(ev *etl.Event) bool {
+	return ev.Flags&etl.FlagClassicHeader != 0 && (len(ev.Extended) == 0 || !d.traceLogging(ev))
+}
+
+// traceLogging reports whether ev carries TraceLogging metadata. Kept
+// out of peekable, which inlines only without it.
+//
+//go:noinline
+func (d *Decoder) traceLogging(ev *etl.Event) bool {
+	_, tl, _ := d.tl.Schema(ev)
+	return tl
 }
 
 // peekMemo keeps what PeekUint found for the last few kinds of event and
@@ -135,28 +146,16 @@ func NewUintPeeker(name string) *UintPeeker { return &UintPeeker{name: name} }
 
 // Peek returns what d.PeekUint(ev, name) returns.
 func (u *UintPeeker) Peek(d *Decoder, ev *etl.Event) (v uint64, found, peeked bool) {
-	if ev.Flags&etl.FlagClassicHeader == 0 {
+	if !d.peekable(ev) {
 		return 0, false, false
 	}
-	// Classic records carry no TraceLogging metadata (their only
-	// extended items are PEBS and PMC counters): the lookup only when
-	// there is an item.
-	if len(ev.Extended) > 0 {
-		if _, tl, _ := d.tl.Schema(ev); tl {
-			return 0, false, false
-		}
-	}
-	d.es.guard(ev.ProviderID)
+	d.es.guard(ev.ProviderID) // as lookup does, before what is kept
 	p := &u.last
 	if !p.holdsKind(d, ev) && !p.find(d, ev, u.name) {
 		return 0, false, false
 	}
-	switch p.cands {
-	case 0:
-		return 0, false, true
-	case 1:
-	default:
-		return 0, false, false
+	if p.cands != 1 { // as PeekUint
+		return 0, false, p.cands == 0
 	}
 	return p.plan.PeekUint(ev.UserData)
 }

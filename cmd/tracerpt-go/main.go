@@ -146,7 +146,7 @@ const memTarget = 72 << 20
 // on two processors passed 18 MB on net.4.5.2: a collection there took
 // one processor for its marking through 5-10 ms of the model pass (stacks
 // 82-84 -> 73-76 ms without it, report 165-188 -> 155-157 ms, stacks of
-// net.4.5.2 ×16 1.16 -> 0.79 s; peaks +3-9 MB on net.4.5.2, within
+// net.4.5.2 ×16 1.16 -> 0.79 s in one run; peaks +3-9 MB on net.4.5.2, within
 // memTarget as before: docs/performance.md, "Session 31"). The dumps,
 // tables and the Parquet output keep MinGoal: their peaks have bounds
 // close to what they use.

@@ -62,17 +62,17 @@ const runtimeMinHeap = 4 << 20
 
 // Tuner holds the state of a running goal; Stop ends it.
 type Tuner struct {
-	target uint64
-	mu     sync.Mutex
-	done   bool
-	prev   int64   // memory limit before Start
-	prevGC int     // GC percentage before Start
-	pct    int     // GC percentage set last
-	min    float64 // the MinGoal in force (SetMinGoal)
-	limit  uint64
-	need   uint64 // the live heap's need at the last collection (Limit without a target)
-	live   uint64 // the live heap at the last collection
-	sample []metrics.Sample
+	target  uint64
+	mu      sync.Mutex
+	done    bool
+	prev    int64   // memory limit before Start
+	prevGC  int     // GC percentage before Start
+	pct     int     // GC percentage set last
+	minGoal float64 // the MinGoal in force (SetMinGoal)
+	limit   uint64
+	need    uint64 // the live heap's need at the last collection (Limit without a target)
+	live    uint64 // the live heap at the last collection
+	sample  []metrics.Sample
 }
 
 // Start keeps the Go runtime's memory near target bytes (heap, stacks and
@@ -84,7 +84,7 @@ func Start(target uint64) *Tuner {
 	if os.Getenv("GOMEMLIMIT") != "" || os.Getenv("GOGC") != "" {
 		return nil
 	}
-	t := &Tuner{target: target, min: MinGoal, sample: []metrics.Sample{
+	t := &Tuner{target: target, minGoal: MinGoal, sample: []metrics.Sample{
 		{Name: "/gc/heap/live:bytes"},
 		{Name: "/memory/classes/total:bytes"},
 		{Name: "/memory/classes/heap/released:bytes"},
@@ -93,7 +93,7 @@ func Start(target uint64) *Tuner {
 	}}
 	t.limit = target
 	t.prev = debug.SetMemoryLimit(int64(target))
-	t.pct = Percent(target, 0, t.min)
+	t.pct = Percent(target, 0, t.minGoal)
 	t.prevGC = debug.SetGCPercent(t.pct)
 	t.arm()
 	return t
@@ -117,7 +117,7 @@ func (t *Tuner) SetTarget(target uint64) {
 		t.target = target
 		t.limit = max(target, t.need)
 		debug.SetMemoryLimit(int64(t.limit))
-		t.setPercent(Percent(target, t.live, t.min))
+		t.setPercent(Percent(target, t.live, t.minGoal))
 	})
 }
 
@@ -143,7 +143,7 @@ func (t *Tuner) update(f func()) {
 // Tuner does nothing.
 func (t *Tuner) SetMinGoal(frac float64) {
 	t.update(func() {
-		t.min = frac
+		t.minGoal = frac
 		t.setPercent(Percent(t.target, t.live, frac))
 	})
 }
@@ -214,7 +214,7 @@ func (t *Tuner) adjust() bool {
 	t.live = live
 	t.limit = max(t.target, t.need)
 	debug.SetMemoryLimit(int64(t.limit))
-	t.setPercent(Percent(t.target, live, t.min))
+	t.setPercent(Percent(t.target, live, t.minGoal))
 	return true
 }
 
