@@ -45,12 +45,7 @@ func FuzzModel(f *testing.F) {
 			t.Fatal(err)
 		}
 		pp, _, _ := m.CollectPprof(files, dec, nil)
-		if err := pp.CheckValid(); err != nil {
-			t.Fatalf("pprof profile: %v", err)
-		}
-		if err := pp.Write(io.Discard); err != nil {
-			t.Fatal(err)
-		}
+		writeAndParse(t, pp)
 		// The dumps' model, every event annotated from it.
 		dm, _ := analysis.Build(files, dec, &analysis.Options{AnnotationsOnly: true, NoImageIDs: true})
 		_, _ = dm.EachSelected(files, dec, all, func(a *analysis.Annotation) error {

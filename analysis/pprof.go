@@ -9,11 +9,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/pprof/profile"
-
 	"github.com/etwkit/etw/catalog"
 	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/pprof"
 )
 
 // DefaultSampleInterval is the interval of CPU samples when the trace
@@ -62,9 +61,9 @@ type PprofStats struct {
 }
 
 // CollectPprof reads files again in time order, as [Model.Collect] does,
-// and returns the selected events as a pprof profile
-// (github.com/google/pprof/profile; write it with its Write method, a
-// gzip-compressed profile.proto that `go tool pprof` reads):
+// and returns the selected events as a pprof profile (write it with its
+// Write method: gzip-compressed profile.proto, which `go tool pprof`
+// and github.com/google/pprof/profile read):
 //
 //   - one sample per event selected, its stack as locations (innermost
 //     first); an event without a stack is a sample without locations,
@@ -94,7 +93,7 @@ type PprofStats struct {
 // A mapping says it has functions (HasFunctions) only when every
 // location in it has a real function name (a method or a symbol), so
 // that pprof can symbolize the others from the binaries and PDBs.
-func (m *Model) CollectPprof(files []*etl.File, dec *decode.Decoder, opts *PprofOptions) (*profile.Profile, PprofStats, error) {
+func (m *Model) CollectPprof(files []*etl.File, dec *decode.Decoder, opts *PprofOptions) (*pprof.Profile, PprofStats, error) {
 	var o PprofOptions
 	if opts != nil {
 		o = *opts
@@ -230,21 +229,21 @@ func (iv *intervalTimeline) at(ft int64) int64 {
 	return iv.changes[i-1].after
 }
 
-// pprofBuilder builds a profile.Profile from annotations.
+// pprofBuilder builds a pprof.Profile from annotations.
 type pprofBuilder struct {
 	m        *Model
-	p        *profile.Profile
-	mappings map[mappingKey]*profile.Mapping
-	byImage  map[*Image]*profile.Mapping
-	funcs    map[string]*profile.Function
-	locs     map[locationKey]*profile.Location
-	stacks   map[string][]*profile.Location // identical stacks share a slice
+	p        *pprof.Profile
+	mappings map[mappingKey]*pprof.Mapping
+	byImage  map[*Image]*pprof.Mapping
+	funcs    map[string]*pprof.Function
+	locs     map[locationKey]*pprof.Location
+	stacks   map[string][]*pprof.Location // identical stacks share a slice
 	labels   map[labelKey]*pprofLabels
-	weight   map[*Process]int           // samples per process, for the main mapping
-	named    map[*profile.Mapping]uint8 // hasNamed | hasSynthetic
+	weight   map[*Process]int         // samples per process, for the main mapping
+	named    map[*pprof.Mapping]uint8 // hasNamed | hasSynthetic
 	samples  []pprofSample
 	key      []byte
-	locBuf   []*profile.Location
+	locBuf   []*pprof.Location
 	name     []byte
 }
 
@@ -256,8 +255,8 @@ type mappingKey struct {
 
 type locationKey struct {
 	addr uint64
-	m    *profile.Mapping
-	f    *profile.Function
+	m    *pprof.Mapping
+	f    *pprof.Function
 }
 
 type labelKey struct {
@@ -273,7 +272,7 @@ type pprofLabels struct {
 }
 
 type pprofSample struct {
-	locs   []*profile.Location
+	locs   []*pprof.Location
 	labels *pprofLabels
 	ft     int64
 }
@@ -281,15 +280,15 @@ type pprofSample struct {
 func newPprofBuilder(m *Model) *pprofBuilder {
 	return &pprofBuilder{
 		m:        m,
-		p:        &profile.Profile{},
-		mappings: map[mappingKey]*profile.Mapping{},
-		byImage:  map[*Image]*profile.Mapping{},
-		funcs:    map[string]*profile.Function{},
-		locs:     map[locationKey]*profile.Location{},
-		stacks:   map[string][]*profile.Location{},
+		p:        &pprof.Profile{},
+		mappings: map[mappingKey]*pprof.Mapping{},
+		byImage:  map[*Image]*pprof.Mapping{},
+		funcs:    map[string]*pprof.Function{},
+		locs:     map[locationKey]*pprof.Location{},
+		stacks:   map[string][]*pprof.Location{},
 		labels:   map[labelKey]*pprofLabels{},
 		weight:   map[*Process]int{},
-		named:    map[*profile.Mapping]uint8{},
+		named:    map[*pprof.Mapping]uint8{},
 	}
 }
 
@@ -325,7 +324,7 @@ func ImageBuildID(im *Image) string {
 	return g + strconv.FormatUint(uint64(pdb.Age), 16)
 }
 
-func (b *pprofBuilder) mapping(im *Image) *profile.Mapping {
+func (b *pprofBuilder) mapping(im *Image) *pprof.Mapping {
 	if im == nil {
 		return nil
 	}
@@ -339,7 +338,7 @@ func (b *pprofBuilder) mapping(im *Image) *profile.Mapping {
 	k := mappingKey{path: path, base: im.Base, limit: im.Base + im.Size, buildID: ImageBuildID(im)}
 	pm := b.mappings[k]
 	if pm == nil {
-		pm = &profile.Mapping{
+		pm = &pprof.Mapping{
 			ID:      uint64(len(b.p.Mapping) + 1),
 			Start:   k.base,
 			Limit:   k.limit,
@@ -353,13 +352,13 @@ func (b *pprofBuilder) mapping(im *Image) *profile.Mapping {
 	return pm
 }
 
-func (b *pprofBuilder) function(f *Frame) *profile.Function {
+func (b *pprofBuilder) function(f *Frame) *pprof.Function {
 	b.name = appendFunctionName(b.name[:0], f)
 	if fn, ok := b.funcs[string(b.name)]; ok {
 		return fn
 	}
 	name := string(b.name)
-	fn := &profile.Function{ID: uint64(len(b.p.Function) + 1), Name: name, SystemName: name}
+	fn := &pprof.Function{ID: uint64(len(b.p.Function) + 1), Name: name, SystemName: name}
 	if f.Symbol != nil {
 		fn.Filename = f.Symbol.File
 	}
@@ -368,14 +367,14 @@ func (b *pprofBuilder) function(f *Frame) *profile.Function {
 	return fn
 }
 
-func (b *pprofBuilder) location(f *Frame) *profile.Location {
+func (b *pprofBuilder) location(f *Frame) *pprof.Location {
 	pm := b.mapping(f.Image)
 	fn := b.function(f)
 	k := locationKey{addr: f.Address, m: pm, f: fn}
 	if l, ok := b.locs[k]; ok {
 		return l
 	}
-	l := &profile.Location{ID: uint64(len(b.p.Location) + 1), Mapping: pm, Address: f.Address, Line: []profile.Line{{Function: fn}}}
+	l := &pprof.Location{ID: uint64(len(b.p.Location) + 1), Mapping: pm, Address: f.Address, Line: []pprof.Line{{Function: fn}}}
 	if f.Symbol != nil {
 		l.Line[0].Line = int64(f.Symbol.Line)
 	}
@@ -431,12 +430,12 @@ func (b *pprofBuilder) labelsOf(a *Annotation) *pprofLabels {
 
 // finish completes the profile: sample types and values, period, time
 // range, and the main mapping first.
-func (b *pprofBuilder) finish(iv *intervalTimeline, cpu bool) *profile.Profile {
+func (b *pprofBuilder) finish(iv *intervalTimeline, cpu bool) *pprof.Profile {
 	p := b.p
 	if cpu {
-		p.SampleType = []*profile.ValueType{{Type: "samples", Unit: "count"}, {Type: "cpu", Unit: "nanoseconds"}}
+		p.SampleType = []*pprof.ValueType{{Type: "samples", Unit: "count"}, {Type: "cpu", Unit: "nanoseconds"}}
 		p.DefaultSampleType = "cpu"
-		p.PeriodType = &profile.ValueType{Type: "cpu", Unit: "nanoseconds"}
+		p.PeriodType = &pprof.ValueType{Type: "cpu", Unit: "nanoseconds"}
 		// The period: the interval of most samples (the shortest of
 		// equals), or the one at the start of the trace.
 		count := map[int64]int{}
@@ -452,11 +451,11 @@ func (b *pprofBuilder) finish(iv *intervalTimeline, cpu bool) *profile.Profile {
 		}
 		p.Comments = append(p.Comments, fmt.Sprintf("sampling interval %v (%s)", time.Duration(p.Period), intervalNote(iv.from)))
 	} else {
-		p.SampleType = []*profile.ValueType{{Type: "events", Unit: "count"}}
-		p.PeriodType = &profile.ValueType{Type: "events", Unit: "count"}
+		p.SampleType = []*pprof.ValueType{{Type: "events", Unit: "count"}}
+		p.PeriodType = &pprof.ValueType{Type: "events", Unit: "count"}
 		p.Period = 1
 	}
-	p.Sample = make([]*profile.Sample, len(b.samples))
+	p.Sample = make([]*pprof.Sample, len(b.samples))
 	values := make([]int64, len(b.samples)*len(p.SampleType))
 	for i := range b.samples {
 		s := &b.samples[i]
@@ -465,7 +464,7 @@ func (b *pprofBuilder) finish(iv *intervalTimeline, cpu bool) *profile.Profile {
 		if cpu {
 			v[1] = iv.at(s.ft)
 		}
-		p.Sample[i] = &profile.Sample{Location: s.locs, Value: v, Label: s.labels.str, NumLabel: s.labels.num}
+		p.Sample[i] = &pprof.Sample{Location: s.locs, Value: v, Label: s.labels.str, NumLabel: s.labels.num}
 	}
 	if b.m.start <= b.m.end {
 		p.TimeNanos = etl.FiletimeUnixNano(b.m.start)

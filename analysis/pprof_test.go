@@ -17,11 +17,13 @@ import (
 	"github.com/etwkit/etw/analysis/analysistest"
 	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/etl"
+	"github.com/etwkit/etw/pprof"
 )
 
-// writeAndParse writes p as Write does (gzip-compressed profile.proto)
-// and reads it back with profile.Parse, which checks it.
-func writeAndParse(t *testing.T, p *profile.Profile) *profile.Profile {
+// writeAndParse writes p (gzip-compressed profile.proto) and reads it
+// back with github.com/google/pprof/profile's Parse, which checks it.
+// Written again by that package, what it read is the same bytes.
+func writeAndParse(t *testing.T, p *pprof.Profile) *profile.Profile {
 	t.Helper()
 	var b bytes.Buffer
 	if err := p.Write(&b); err != nil {
@@ -36,6 +38,13 @@ func writeAndParse(t *testing.T, p *profile.Profile) *profile.Profile {
 	}
 	if err := q.CheckValid(); err != nil {
 		t.Fatal(err)
+	}
+	var again bytes.Buffer
+	if err := q.WriteUncompressed(&again); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(again.Bytes(), p.Marshal()) {
+		t.Fatalf("google/pprof writes the profile it read as other bytes (%d against %d)", again.Len(), len(p.Marshal()))
 	}
 	return q
 }
