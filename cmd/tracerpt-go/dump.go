@@ -145,12 +145,43 @@ was not given; 5 damaged input with --strict; 6 a schema file cannot be used;
 	addQuietFlag(fl, &o.quiet)
 	fl.BoolVar(&o.strict, "strict", false, "stop with exit status 5 at the first damaged buffer or record (default: warn and go on)")
 	listVar(fl, &o.manifests, "manifest", "same as -import")
-	root.AddCommand(newInfoCmd(), newProvidersCmd(), newSchemasCmd(), newRelogCmd(), newSynthCmd(), newStacksCmd(), newStatsCmd(), newReportCmd(), newPcapngCmd())
 	setFlagErrors(root)
-	for _, c := range root.Commands() {
-		setFlagErrors(c)
-	}
 	return root
+}
+
+// subcommands are the commands below the root, each made when it is
+// added (addSubcommands).
+var subcommands = []struct {
+	name string
+	make func() *cobra.Command
+}{
+	{"info", newInfoCmd}, {"providers", newProvidersCmd}, {"schemas", newSchemasCmd}, {"relog", newRelogCmd},
+	{"synth", newSynthCmd}, {"stacks", newStacksCmd}, {"stats", newStatsCmd}, {"report", newReportCmd},
+	{"pcapng", newPcapngCmd}, {"pdb", newPDBCmd}, {"tables", newTablesCmd},
+}
+
+// addSubcommands adds the subcommands to root: only the one args run
+// when args name it first (tracerpt-go stats trace.etl), else all of
+// them (the dump, help, completion, a mistyped command and its
+// suggestions, options before the command's name). The root's flag
+// error function (setFlagErrors) is theirs too: cobra looks for one up
+// the tree. Making every
+// command and its options took ~0.3 ms of each start, and cobra's
+// completion command ~0.06 ms more, which only a run of the completion
+// command or of the full tree needs (docs/performance.md, "Session 32").
+func addSubcommands(root *cobra.Command, args []string) {
+	if len(args) > 0 {
+		for _, sc := range subcommands {
+			if sc.name == args[0] {
+				root.AddCommand(sc.make())
+				root.CompletionOptions.DisableDefaultCmd = true
+				return
+			}
+		}
+	}
+	for _, sc := range subcommands {
+		root.AddCommand(sc.make())
+	}
 }
 
 // addFilterFlags registers the event filters (shared by the dump and relog).

@@ -226,8 +226,7 @@ func recording(env string, start func(io.Writer) error, stop func(), f func() in
 func run(args []string, stdout, stderr io.Writer) int {
 	out := &checkedWriter{w: stdout}
 	cmd := newRootCmd(out, stderr)
-	cmd.AddCommand(newPDBCmd())
-	cmd.AddCommand(newTablesCmd())
+	addSubcommands(cmd, args)
 	err := checkUnsupported(args)
 	if err == nil {
 		nargs := normalizeArgs(args, longFlagNames(cmd))

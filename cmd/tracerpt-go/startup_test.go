@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bytes"
+	"fmt"
 	"io"
 	"maps"
+	"strings"
 	"testing"
 )
 
@@ -43,3 +46,39 @@ func TestLongFlagNamesOfRun(t *testing.T) {
 
 // rootLongs are the root command's long options, for normalizeArgs.
 var rootLongs = longFlagNames(newRootCmd(io.Discard, io.Discard))
+
+// TestOneSubcommandSameAsAll: a run that names its command first makes
+// only that command; its help and its errors are what the full tree of
+// commands gives.
+func TestOneSubcommandSameAsAll(t *testing.T) {
+	full := func(args []string) (string, int) {
+		var out, errb bytes.Buffer
+		root := newRootCmd(&out, &errb)
+		addSubcommands(root, nil)
+		nargs := normalizeArgs(args, longFlagNames(root))
+		root.SetArgs(nargs)
+		err := execute(root, nargs)
+		code := exitOK
+		if err != nil {
+			fmt.Fprintln(&errb, "tracerpt-go:", err)
+			code = exitCode(err)
+		}
+		return out.String() + "\x00" + errb.String(), code
+	}
+	for _, sc := range subcommands {
+		for _, args := range [][]string{{sc.name, "--help"}, {sc.name, "--no-such-option"}, {sc.name}} {
+			var out, errb bytes.Buffer
+			code := run(args, &out, &errb)
+			got := out.String() + "\x00" + errb.String()
+			want, wantCode := full(args)
+			if got != want || code != wantCode {
+				t.Errorf("%q: exit %d\n%s\nthe full tree: exit %d\n%s", args, code, got, wantCode, want)
+			}
+		}
+	}
+	// The completion command is there when it is asked for.
+	var out bytes.Buffer
+	if code := run([]string{"completion", "bash"}, &out, io.Discard); code != exitOK || !strings.Contains(out.String(), "bash completion") {
+		t.Errorf("completion bash: exit %d, %d bytes", code, out.Len())
+	}
+}
