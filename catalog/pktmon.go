@@ -62,7 +62,7 @@ func pktmonSchemas() []*tdh.Event {
 	var out []*tdh.Event
 	for id, props := range events {
 		out = append(out, &tdh.Event{Source: tdh.SourceManifest, ProviderName: "Microsoft-Windows-PktMon", ProviderGUID: PktMonGUID,
-			ID: id, EventName: pktmonNames[id], Properties: props})
+			ID: id, EventName: pktmonNames()[id], Properties: props})
 	}
 	return out
 }

@@ -45,17 +45,16 @@ func (e *BufferEncoder) Encode(data []byte, p uint16, lastTS, seq int64, last bo
 
 // fillFF sets b[from:] to 0xFF, the fill after a buffer's records.
 func fillFF(b []byte, from int) []byte {
-	for i := from; i < len(b); i += copy(b[i:], ffs[:]) {
+	if from >= len(b) {
+		return b
+	}
+	// One byte, then what is filled copied after itself, doubling.
+	b[from] = 0xFF
+	for n := 1; from+n < len(b); n *= 2 {
+		copy(b[from+n:], b[from:from+n])
 	}
 	return b
 }
-
-var ffs = func() (b [4096]byte) {
-	for i := range b {
-		b[i] = 0xFF
-	}
-	return
-}()
 
 // RingSlot returns the slot (buffer index in the file) that the n-th
 // buffer written to a circular file takes, counting from 0 with the

@@ -278,23 +278,16 @@ var headerKinds = func() (k [256]headerKind) {
 	for i := range k {
 		k[i].min = 1 << 16
 	}
-	for t, m := range map[HeaderType]headerKind{
-		HeaderSystem32:   {4, systemHeaderSize},
-		HeaderSystem64:   {4, systemHeaderSize},
-		HeaderCompact32:  {4, compactHeaderSize},
-		HeaderCompact64:  {4, compactHeaderSize},
-		HeaderPerfInfo32: {4, perfinfoHeaderSize},
-		HeaderPerfInfo64: {4, perfinfoHeaderSize},
-		HeaderClassic32:  {0, classicHeaderSize},
-		HeaderClassic64:  {0, classicHeaderSize},
-		HeaderInstance32: {0, classicHeaderSize},
-		HeaderInstance64: {0, classicHeaderSize},
-		HeaderEvent32:    {0, eventHeaderSize},
-		HeaderEvent64:    {0, eventHeaderSize},
-		HeaderError:      {0, eventHeaderSize},
-	} {
-		k[t] = m
+	set := func(m headerKind, types ...HeaderType) {
+		for _, t := range types {
+			k[t] = m
+		}
 	}
+	set(headerKind{4, systemHeaderSize}, HeaderSystem32, HeaderSystem64)
+	set(headerKind{4, compactHeaderSize}, HeaderCompact32, HeaderCompact64)
+	set(headerKind{4, perfinfoHeaderSize}, HeaderPerfInfo32, HeaderPerfInfo64)
+	set(headerKind{0, classicHeaderSize}, HeaderClassic32, HeaderClassic64, HeaderInstance32, HeaderInstance64)
+	set(headerKind{0, eventHeaderSize}, HeaderEvent32, HeaderEvent64, HeaderError)
 	return k
 }()
 

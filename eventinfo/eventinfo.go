@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/google/uuid"
 
@@ -257,7 +258,7 @@ func parseEventInfo(b []byte) (*tdh.Event, uuid.UUID, error) {
 	// win:Start) rather than their display strings: show those, as
 	// manifests do.
 	for _, n := range []*string{&ev.LevelName, &ev.OpcodeName, &ev.TaskName} {
-		if m, ok := winMessages[*n]; ok {
+		if m, ok := winMessages()[*n]; ok {
 			*n = m
 		}
 	}
@@ -267,7 +268,7 @@ func parseEventInfo(b []byte) (*tdh.Event, uuid.UUID, error) {
 	}
 	for i := range kw {
 		kw[i] = trim(kw[i])
-		if m, ok := winMessages[kw[i]]; ok {
+		if m, ok := winMessages()[kw[i]]; ok {
 			kw[i] = m
 		}
 	}
@@ -484,8 +485,8 @@ func knownInType(t tdh.InType) bool {
 }
 
 // winMessages maps winmeta.xml's level, task, opcode and keyword names to
-// their display strings.
-var winMessages = func() map[string]string {
+// their display strings (made when first used).
+var winMessages = sync.OnceValue(func() map[string]string {
 	m := map[string]string{}
 	for _, l := range manifest.PredefinedLevels() {
 		m[l.Name] = l.Message
@@ -505,4 +506,4 @@ var winMessages = func() map[string]string {
 		}
 	}
 	return m
-}()
+})

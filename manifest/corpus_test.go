@@ -474,7 +474,7 @@ func checkWinmeta(t *testing.T, path string) {
 	}
 	var checked int
 	for _, l := range md.grandKids("levels", "level") {
-		got, ok := findLevel(winLevels, l.get("name"))
+		got, ok := findLevel(winLevels(), l.get("name"))
 		want := Level{Name: l.get("name"), Value: uint8(num(l, "value")), Message: msg(l), Symbol: l.get("symbol")}
 		if !ok || got != want {
 			t.Errorf("level %s: built in %+v, winmeta %+v", want.Name, got, want)
@@ -482,7 +482,7 @@ func checkWinmeta(t *testing.T, path string) {
 		checked++
 	}
 	for _, o := range md.grandKids("opcodes", "opcode") {
-		got, ok := findOpcode(winOpcodes, o.get("name"))
+		got, ok := findOpcode(winOpcodes(), o.get("name"))
 		want := Opcode{Name: o.get("name"), Value: uint8(num(o, "value")), Message: msg(o), Symbol: o.get("symbol")}
 		if !ok || got != want {
 			t.Errorf("opcode %s: built in %+v, winmeta %+v", want.Name, got, want)
@@ -490,7 +490,7 @@ func checkWinmeta(t *testing.T, path string) {
 		checked++
 	}
 	for _, k := range md.grandKids("keywords", "keyword") {
-		got, ok := findKeyword(winKeywords, k.get("name"))
+		got, ok := findKeyword(winKeywords(), k.get("name"))
 		want := Keyword{Name: k.get("name"), Value: num(k, "mask"), Message: msg(k), Symbol: k.get("symbol")}
 		if want.Symbol == "WINEVENT_KEYWORDE_RESERVED_60" {
 			// A typo of the Windows 7 WDK copy, fixed in later SDKs.

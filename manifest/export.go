@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -536,8 +537,8 @@ func (p *expProv) event(e *evState) {
 	if s.Tags != 0 {
 		p.issue(e, IssueApproximated, "", ErrExportTags, "event tags %#x left out", s.Tags)
 	}
-	e.level, _ = p.declare(e, nsLevel, winLevelDefs, uint64(s.Level), s.LevelName, "level")
-	e.taskRef, e.task = p.declare(e, nsTask, winTaskDefs, uint64(s.Task), s.TaskName, "task")
+	e.level, _ = p.declare(e, nsLevel, winLevelDefs(), uint64(s.Level), s.LevelName, "level")
+	e.taskRef, e.task = p.declare(e, nsTask, winTaskDefs(), uint64(s.Task), s.TaskName, "task")
 	p.channel(e)
 	if s.EventName != "" {
 		n := p.text(e, s.EventName, "", "event name")
@@ -566,19 +567,26 @@ type predef struct {
 	name, display string
 }
 
-// The predefined values as export refers to them.
+// The predefined values as export refers to them, made when first asked
+// for (not at every start of a program that links the package).
 var (
-	winLevelDefs = predefs(len(winLevels), func(i int) (uint64, string, string) {
-		return uint64(winLevels[i].Value), winLevels[i].Name, winLevels[i].Message
+	winLevelDefs = sync.OnceValue(func() []predef {
+		l := winLevels()
+		return predefs(len(l), func(i int) (uint64, string, string) { return uint64(l[i].Value), l[i].Name, l[i].Message })
 	})
-	winTaskDefs = predefs(len(winTasks), func(i int) (uint64, string, string) {
-		return uint64(winTasks[i].Value), winTasks[i].Name, winTasks[i].Message
+	winTaskDefs = sync.OnceValue(func() []predef {
+		return predefs(len(winTasks), func(i int) (uint64, string, string) {
+			return uint64(winTasks[i].Value), winTasks[i].Name, winTasks[i].Message
+		})
 	})
-	winOpcodeDefs = predefs(len(winOpcodes), func(i int) (uint64, string, string) {
-		return uint64(winOpcodes[i].Value), winOpcodes[i].Name, winOpcodes[i].Message
+	winOpcodeDefs = sync.OnceValue(func() []predef {
+		o := winOpcodes()
+		return predefs(len(o), func(i int) (uint64, string, string) { return uint64(o[i].Value), o[i].Name, o[i].Message })
 	})
-	winChannelDefs = predefs(len(winChannels), func(i int) (uint64, string, string) {
-		return uint64(winChannels[i].Value), winChannels[i].Name, winChannels[i].Message
+	winChannelDefs = sync.OnceValue(func() []predef {
+		return predefs(len(winChannels), func(i int) (uint64, string, string) {
+			return uint64(winChannels[i].Value), winChannels[i].Name, winChannels[i].Message
+		})
 	})
 )
 
@@ -756,7 +764,7 @@ func identifier(s, base, extra string) string {
 // channel sets the event's channel attribute.
 func (p *expProv) channel(e *evState) {
 	s := e.s
-	d, w, ok := p.resolveDisplay(e, winChannelDefs, uint64(s.Channel), s.ChannelName, "channel")
+	d, w, ok := p.resolveDisplay(e, winChannelDefs(), uint64(s.Channel), s.ChannelName, "channel")
 	if !ok {
 		return
 	}
@@ -801,7 +809,7 @@ func (p *expProv) placeOpcodes() {
 	var uses []use
 	names := map[uint64]map[string]bool{}
 	for _, e := range p.events {
-		d, w, ok := p.resolveDisplay(e, winOpcodeDefs, uint64(e.s.Opcode), e.s.OpcodeName, "opcode")
+		d, w, ok := p.resolveDisplay(e, winOpcodeDefs(), uint64(e.s.Opcode), e.s.OpcodeName, "opcode")
 		if !ok {
 			continue
 		}
@@ -908,7 +916,7 @@ func (p *expProv) keywordSlots() (slots [][]kwSlot, cand map[string]uint64, know
 			} else {
 				cand[d] = m
 			}
-			for _, w := range winKeywords {
+			for _, w := range winKeywords() {
 				if w.Value != 0 && displayName(w.Message, w.Name) == d && m&w.Value == w.Value {
 					ss[j].mask, ss[j].win = w.Value, w.Name
 					break
@@ -1040,7 +1048,7 @@ func (p *expProv) bitKeyword(bit uint64, byMask map[uint64]string) string {
 	if ref, ok := byMask[bit]; ok {
 		return ref
 	}
-	for _, w := range winKeywords {
+	for _, w := range winKeywords() {
 		if w.Value == bit {
 			return w.Name
 		}
@@ -1321,7 +1329,7 @@ func inTypeSpelling(t tdh.InType) (name string, standard, ok bool) {
 // or its number ("win:301"), which Parse reads but mc.exe does not.
 func outTypeSpelling(t tdh.OutType) (name string, standard bool) {
 	if n := t.String(); isManifestName(n) {
-		if v, ok := outTypeByName[n]; ok && v == t {
+		if v, ok := typeNamesOnce().outByName[n]; ok && v == t {
 			return n, true
 		}
 	}

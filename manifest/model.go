@@ -134,7 +134,7 @@ func (p *Provider) LevelByValue(v uint8) (Level, bool) {
 			return l, true
 		}
 	}
-	for _, l := range winLevels {
+	for _, l := range winLevels() {
 		if l.Value == v {
 			return l, true
 		}
@@ -173,7 +173,7 @@ func (p *Provider) OpcodeByValue(task uint16, v uint8) (Opcode, bool) {
 			return o, true
 		}
 	}
-	for _, o := range winOpcodes {
+	for _, o := range winOpcodes() {
 		if o.Value == v {
 			return o, true
 		}
@@ -187,7 +187,7 @@ func (p *Provider) OpcodeByValue(task uint16, v uint8) (Opcode, bool) {
 func (p *Provider) KeywordsByMask(mask uint64) []Keyword {
 	var out []Keyword
 	seen := uint64(0)
-	for _, list := range [][]Keyword{p.Keywords, winKeywords} {
+	for _, list := range [][]Keyword{p.Keywords, winKeywords()} {
 		for _, k := range list {
 			if k.Value != 0 && mask&k.Value == k.Value && seen&k.Value != k.Value {
 				out = append(out, k)

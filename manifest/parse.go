@@ -753,11 +753,11 @@ func (ps *parser) event(n *node, p *Provider, ix *provIndex, what string) (*Even
 		if ok {
 			l = p.Levels[i]
 		} else {
-			l, ok = findLevel(winLevels, n.qname(name))
+			l, ok = findLevel(winLevels(), n.qname(name))
 		}
 		if !ok && n.qname(name) == "win:Always" {
 			// PerfView-style dumps name level 0 win:Always.
-			l, ok = winLevels[0], true
+			l, ok = winLevels()[0], true
 		}
 		if ok {
 			e.Level, e.LevelMessage = l.Value, l.Message
@@ -809,7 +809,7 @@ func (ps *parser) event(n *node, p *Provider, ix *provIndex, what string) (*Even
 			}
 		}
 		if !ok {
-			o, ok = findOpcode(winOpcodes, n.qname(name))
+			o, ok = findOpcode(winOpcodes(), n.qname(name))
 		}
 		if ok {
 			e.Opcode, e.OpcodeMessage = o.Value, o.Message
@@ -825,7 +825,7 @@ func (ps *parser) event(n *node, p *Provider, ix *provIndex, what string) (*Even
 			if ok {
 				k = p.Keywords[i]
 			} else {
-				k, ok = findKeyword(winKeywords, n.qname(name))
+				k, ok = findKeyword(winKeywords(), n.qname(name))
 			}
 			if ok {
 				e.Keywords |= k.Value

@@ -3,6 +3,7 @@ package manifest
 import (
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/etwkit/etw/tdh"
 )
@@ -55,12 +56,17 @@ var inTypeAliases = map[string]typeSpec{
 	"win:Struct":             {inType: inTypeReserved24, suspect: true},
 }
 
-var (
-	inTypeByName  = map[string]tdh.InType{} // standard spelling → in-type
-	inTypeByLower = map[string]tdh.InType{} // lower-cased local part → in-type
-	outTypeByName = map[string]tdh.OutType{}
-	outTypeLower  = map[string]tdh.OutType{} // lower-cased local part → out-type
-)
+// typeNames are the type names' lookup tables, made when a manifest
+// first needs them (not at every start of a program that links the
+// package).
+type typeNames struct {
+	inByName  map[string]tdh.InType  // standard spelling → in-type
+	inByLower map[string]tdh.InType  // lower-cased local part → in-type
+	outByName map[string]tdh.OutType // standard spelling → out-type
+	outLower  map[string]tdh.OutType // lower-cased local part → out-type
+}
+
+var typeNamesOnce = sync.OnceValue(makeTypeNames)
 
 // isManifestName reports whether a tdh type name is one manifests use
 // (win: or xs:, not tdh's trace: names of MOF-only types).
@@ -68,14 +74,16 @@ func isManifestName(n string) bool {
 	return strings.HasPrefix(n, "win:") || strings.HasPrefix(n, "xs:")
 }
 
-func init() {
+func makeTypeNames() *typeNames {
+	n := &typeNames{inByName: map[string]tdh.InType{}, inByLower: map[string]tdh.InType{},
+		outByName: map[string]tdh.OutType{}, outLower: map[string]tdh.OutType{}}
 	// The manifest in-types are 1–25 (24 has no name); 300–310 are MOF-only
 	// and named trace:… by tdh, so only their aliases above are accepted.
 	// win:Null (0) is not a type a field can have.
 	addIn := func(t tdh.InType) {
-		if n := t.String(); t != tdh.InTypeNull && isManifestName(n) {
-			inTypeByName[n] = t
-			inTypeByLower[strings.ToLower(localPart(n))] = t
+		if name := t.String(); t != tdh.InTypeNull && isManifestName(name) {
+			n.inByName[name] = t
+			n.inByLower[strings.ToLower(localPart(name))] = t
 		}
 	}
 	for t := tdh.InType(0); t <= 25; t++ {
@@ -85,9 +93,9 @@ func init() {
 		addIn(t)
 	}
 	addOut := func(t tdh.OutType) {
-		if n := t.String(); t != tdh.OutTypeNull && isManifestName(n) {
-			outTypeByName[n] = t
-			outTypeLower[strings.ToLower(localPart(n))] = t
+		if name := t.String(); t != tdh.OutTypeNull && isManifestName(name) {
+			n.outByName[name] = t
+			n.outLower[strings.ToLower(localPart(name))] = t
 		}
 	}
 	for t := tdh.OutType(0); t <= 38; t++ {
@@ -95,11 +103,12 @@ func init() {
 	}
 	addOut(tdh.OutTypeReducedString)
 	addOut(tdh.OutTypeNoPrint)
+	return n
 }
 
 // isManifestInType reports whether t has a standard manifest spelling.
 func isManifestInType(t tdh.InType) bool {
-	_, ok := inTypeByName[t.String()]
+	_, ok := typeNamesOnce().inByName[t.String()]
 	return ok
 }
 
@@ -116,7 +125,7 @@ func localPart(q string) string {
 // namespace).
 func lookupInType(name string) (typeSpec, bool) {
 	name = strings.TrimSpace(name)
-	if v, ok := inTypeByName[name]; ok {
+	if v, ok := typeNamesOnce().inByName[name]; ok {
 		return typeSpec{inType: v}, true
 	}
 	if s, ok := inTypeAliases[name]; ok {
@@ -129,7 +138,7 @@ func lookupInType(name string) (typeSpec, bool) {
 		return typeSpec{inType: v, suspect: !isManifestInType(v)}, true
 	}
 	// Same name with another prefix or letter case (e.g. xs:HexInt32).
-	if v, ok := inTypeByLower[strings.ToLower(local)]; ok {
+	if v, ok := typeNamesOnce().inByLower[strings.ToLower(local)]; ok {
 		return typeSpec{inType: v}, true
 	}
 	return typeSpec{}, false
@@ -155,14 +164,14 @@ func InTypeByName(name string) (tdh.InType, bool) {
 // in real manifests) is accepted too, as are raw numbers (win:18).
 func OutTypeByName(name string) (tdh.OutType, bool) {
 	name = strings.TrimSpace(name)
-	if v, ok := outTypeByName[name]; ok {
+	if v, ok := typeNamesOnce().outByName[name]; ok {
 		return v, true
 	}
 	local := localPart(name)
 	if n, err := strconv.ParseUint(local, 10, 16); err == nil && local != "" {
 		return tdh.OutType(n), true
 	}
-	v, ok := outTypeLower[strings.ToLower(local)]
+	v, ok := typeNamesOnce().outLower[strings.ToLower(local)]
 	return v, ok
 }
 

@@ -312,7 +312,7 @@ func (ps *parser) wepMetadata(meta *node, p *Provider, what string) (*wepIndex, 
 // addWinKeywords appends the predefined keywords, by message and by name,
 // to the keyword candidates.
 func (ix *wepIndex) addWinKeywords() {
-	for _, k := range winKeywords {
+	for _, k := range winKeywords() {
 		if k.Value == 0 {
 			continue
 		}
@@ -328,7 +328,7 @@ func (ix *wepIndex) level(p *Provider, s string) (Level, bool) {
 	if i, ok := ix.levels[k]; ok {
 		return p.Levels[i], true
 	}
-	for _, l := range winLevels {
+	for _, l := range winLevels() {
 		if wepDisplay(l.Message, l.Name) == k || l.Name == k {
 			return l, true
 		}
@@ -380,7 +380,7 @@ func (ix *wepIndex) opcode(s string, task uint16) (Opcode, bool) {
 	if best >= 0 {
 		return ix.opcodes[best].op, true
 	}
-	for _, o := range winOpcodes {
+	for _, o := range winOpcodes() {
 		if wepDisplay(o.Message, o.Name) == k || o.Name == k {
 			return o, true
 		}

@@ -1,13 +1,16 @@
 package manifest
 
-import "fmt"
+import (
+	"fmt"
+	"sync"
+)
 
 // The predefined values of winmeta.xml, which every manifest may use
 // without declaring them. Display strings are the en-US ones of the SDK's
 // winmeta.xml; the reserved placeholders have none. Channels 11 and 12 come
 // from newer SDKs (winmeta.h / winmeta.xml 10.0.10240+).
 
-var winLevels = func() []Level {
+var winLevels = sync.OnceValue(func() []Level {
 	l := []Level{
 		{Name: "win:LogAlways", Value: 0, Message: "Log Always", Symbol: "WINEVENT_LEVEL_LOG_ALWAYS"},
 		{Name: "win:Critical", Value: 1, Message: "Critical", Symbol: "WINEVENT_LEVEL_CRITICAL"},
@@ -21,13 +24,13 @@ var winLevels = func() []Level {
 			Symbol: fmt.Sprintf("WINEVENT_LEVEL_RESERVED_%d", v)})
 	}
 	return l
-}()
+})
 
 var winTasks = []Task{
 	{Name: "win:None", Value: 0, Message: "None", Symbol: "WINEVENT_TASK_NONE"},
 }
 
-var winOpcodes = func() []Opcode {
+var winOpcodes = sync.OnceValue(func() []Opcode {
 	o := []Opcode{
 		{Name: "win:Info", Value: 0, Message: "Info", Symbol: "WINEVENT_OPCODE_INFO"},
 		{Name: "win:Start", Value: 1, Message: "Start", Symbol: "WINEVENT_OPCODE_START"},
@@ -46,9 +49,9 @@ var winOpcodes = func() []Opcode {
 			Symbol: fmt.Sprintf("WINEVENT_OPCODE_RESERVED_%d", v)})
 	}
 	return o
-}()
+})
 
-var winKeywords = func() []Keyword {
+var winKeywords = sync.OnceValue(func() []Keyword {
 	k := []Keyword{
 		{Name: "win:AnyKeyword", Value: 0, Message: "AnyKeyword", Symbol: "WINEVT_KEYWORD_ANY"},
 		{Name: "win:ResponseTime", Value: 1 << 48, Message: "Response Time", Symbol: "WINEVENT_KEYWORD_RESPONSE_TIME"},
@@ -67,7 +70,7 @@ var winKeywords = func() []Keyword {
 			Symbol: fmt.Sprintf("WINEVENT_KEYWORD_RESERVED_%d", b)})
 	}
 	return k
-}()
+})
 
 var winChannels = []Channel{
 	{Name: "TraceClassic", Value: 0, Type: "Debug", Message: "TraceClassic", Symbol: "WINEVENT_CHANNEL_CLASSIC_TRACE"},
@@ -80,20 +83,20 @@ var winChannels = []Channel{
 
 // PredefinedLevels returns the win: levels of winmeta.xml (win:LogAlways 0
 // … win:Verbose 5, win:ReservedLevel6 … 15).
-func PredefinedLevels() []Level { return append([]Level(nil), winLevels...) }
+func PredefinedLevels() []Level { return append([]Level(nil), winLevels()...) }
 
 // PredefinedTasks returns the win: tasks of winmeta.xml (win:None 0).
 func PredefinedTasks() []Task { return append([]Task(nil), winTasks...) }
 
 // PredefinedOpcodes returns the win: opcodes of winmeta.xml (win:Info 0 …
 // win:Send 9, win:Receive 240, win:ReservedOpcode241 … 255).
-func PredefinedOpcodes() []Opcode { return append([]Opcode(nil), winOpcodes...) }
+func PredefinedOpcodes() []Opcode { return append([]Opcode(nil), winOpcodes()...) }
 
 // PredefinedKeywords returns the win: keywords of winmeta.xml
 // (win:AnyKeyword 0, win:ResponseTime bit 48 … win:EventlogClassic bit 55,
 // win:ReservedKeyword56 … 63). Bit 49 appears under both its Windows 7 name
 // win:WDIContext and its later name win:ReservedKeyword49.
-func PredefinedKeywords() []Keyword { return append([]Keyword(nil), winKeywords...) }
+func PredefinedKeywords() []Keyword { return append([]Keyword(nil), winKeywords()...) }
 
 // PredefinedChannels returns the channels every provider may use without
 // declaring them: TraceClassic 0, System 8, Application 9, Security 10,

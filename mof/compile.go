@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/etwkit/etw/tdh"
 	"github.com/google/uuid"
@@ -449,7 +450,7 @@ func (c *compiler) property(owner *Class, p *Property, level []*Property, i, dep
 			tp.OutType = tdh.OutTypeReducedString
 		}
 	default:
-		in, ok := scalarTypes[typ]
+		in, ok := scalarTypes()[typ]
 		if !ok {
 			sub := c.file.Class(p.Type)
 			if sub == nil || typ == "object" || typ == "datetime" {
@@ -570,14 +571,16 @@ func pick(wide bool, w, a tdh.InType) tdh.InType {
 }
 
 // scalarTypes maps the MOF intrinsic types with a fixed TDH encoding.
-var scalarTypes = map[string]tdh.InType{
-	"uint8": tdh.InTypeUInt8, "sint8": tdh.InTypeInt8, "int8": tdh.InTypeInt8,
-	"uint16": tdh.InTypeUInt16, "sint16": tdh.InTypeInt16, "int16": tdh.InTypeInt16,
-	"uint32": tdh.InTypeUInt32, "sint32": tdh.InTypeInt32, "int32": tdh.InTypeInt32,
-	"uint64": tdh.InTypeUInt64, "sint64": tdh.InTypeInt64, "int64": tdh.InTypeInt64,
-	"real32": tdh.InTypeFloat, "real64": tdh.InTypeDouble,
-	"boolean": tdh.InTypeBoolean, "char16": tdh.InTypeUnicodeChar,
-}
+var scalarTypes = sync.OnceValue(func() map[string]tdh.InType {
+	return map[string]tdh.InType{
+		"uint8": tdh.InTypeUInt8, "sint8": tdh.InTypeInt8, "int8": tdh.InTypeInt8,
+		"uint16": tdh.InTypeUInt16, "sint16": tdh.InTypeInt16, "int16": tdh.InTypeInt16,
+		"uint32": tdh.InTypeUInt32, "sint32": tdh.InTypeInt32, "int32": tdh.InTypeInt32,
+		"uint64": tdh.InTypeUInt64, "sint64": tdh.InTypeInt64, "int64": tdh.InTypeInt64,
+		"real32": tdh.InTypeFloat, "real64": tdh.InTypeDouble,
+		"boolean": tdh.InTypeBoolean, "char16": tdh.InTypeUnicodeChar,
+	}
+})
 
 // isIntegerType reports whether a MOF property holds one integer (so that
 // WmiSizeIs may name it).
@@ -592,7 +595,7 @@ func isIntegerType(p *Property) bool {
 	default:
 		return false
 	}
-	in, ok := scalarTypes[strings.ToLower(p.Type)]
+	in, ok := scalarTypes()[strings.ToLower(p.Type)]
 	return ok && in.IsInteger()
 }
 

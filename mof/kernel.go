@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/etwkit/etw/tdh"
 	"github.com/google/uuid"
@@ -299,7 +300,7 @@ func tableField(name, typ string, props []tdh.Property, structs map[string][]tdh
 		p.Members = members
 		return p, nil
 	}
-	t, ok := tableTypes[typ]
+	t, ok := tableTypes()[typ]
 	if !ok {
 		return p, fmt.Errorf("field %s: unknown type %q", name, typ)
 	}
@@ -325,23 +326,25 @@ type tableType struct {
 	length uint16
 }
 
-var tableTypes = map[string]tableType{
-	"u8": {in: tdh.InTypeUInt8}, "u16": {in: tdh.InTypeUInt16}, "u32": {in: tdh.InTypeUInt32}, "u64": {in: tdh.InTypeUInt64},
-	"i8": {in: tdh.InTypeInt8}, "i16": {in: tdh.InTypeInt16}, "i32": {in: tdh.InTypeInt32}, "i64": {in: tdh.InTypeInt64},
-	"x8":  {tdh.InTypeUInt8, tdh.OutTypeHexInt8, 0},
-	"x16": {tdh.InTypeUInt16, tdh.OutTypeHexInt16, 0},
-	"x32": {tdh.InTypeUInt32, tdh.OutTypeHexInt32, 0},
-	"x64": {tdh.InTypeUInt64, tdh.OutTypeHexInt64, 0},
-	"ptr": {in: tdh.InTypePointer}, "sizet": {in: tdh.InTypeSizeT},
-	"bool": {in: tdh.InTypeBoolean}, "bool8": {tdh.InTypeUInt8, tdh.OutTypeBoolean, 0},
-	"f32": {in: tdh.InTypeFloat}, "f64": {in: tdh.InTypeDouble},
-	"guid": {in: tdh.InTypeGUID}, "sid": {in: tdh.InTypeWBEMSID},
-	"ip4":      {tdh.InTypeUInt32, tdh.OutTypeIPv4, 0},
-	"ip6":      {tdh.InTypeBinary, tdh.OutTypeIPv6, 16},
-	"port":     {tdh.InTypeUInt16, tdh.OutTypePort, 0},
-	"wmitime":  {tdh.InTypeUInt64, tdh.OutTypeETWTime, 0},
-	"filetime": {in: tdh.InTypeFileTime},
-	"str":      {in: tdh.InTypeAnsiString}, "wstr": {in: tdh.InTypeUnicodeString},
-	"str*": {in: tdh.InTypeNonNullTerminatedAnsi}, "wstr*": {in: tdh.InTypeNonNullTerminatedString},
-	"achar": {in: tdh.InTypeAnsiChar}, "wchar": {in: tdh.InTypeUnicodeChar},
-}
+var tableTypes = sync.OnceValue(func() map[string]tableType {
+	return map[string]tableType{
+		"u8": {in: tdh.InTypeUInt8}, "u16": {in: tdh.InTypeUInt16}, "u32": {in: tdh.InTypeUInt32}, "u64": {in: tdh.InTypeUInt64},
+		"i8": {in: tdh.InTypeInt8}, "i16": {in: tdh.InTypeInt16}, "i32": {in: tdh.InTypeInt32}, "i64": {in: tdh.InTypeInt64},
+		"x8":  {tdh.InTypeUInt8, tdh.OutTypeHexInt8, 0},
+		"x16": {tdh.InTypeUInt16, tdh.OutTypeHexInt16, 0},
+		"x32": {tdh.InTypeUInt32, tdh.OutTypeHexInt32, 0},
+		"x64": {tdh.InTypeUInt64, tdh.OutTypeHexInt64, 0},
+		"ptr": {in: tdh.InTypePointer}, "sizet": {in: tdh.InTypeSizeT},
+		"bool": {in: tdh.InTypeBoolean}, "bool8": {tdh.InTypeUInt8, tdh.OutTypeBoolean, 0},
+		"f32": {in: tdh.InTypeFloat}, "f64": {in: tdh.InTypeDouble},
+		"guid": {in: tdh.InTypeGUID}, "sid": {in: tdh.InTypeWBEMSID},
+		"ip4":      {tdh.InTypeUInt32, tdh.OutTypeIPv4, 0},
+		"ip6":      {tdh.InTypeBinary, tdh.OutTypeIPv6, 16},
+		"port":     {tdh.InTypeUInt16, tdh.OutTypePort, 0},
+		"wmitime":  {tdh.InTypeUInt64, tdh.OutTypeETWTime, 0},
+		"filetime": {in: tdh.InTypeFileTime},
+		"str":      {in: tdh.InTypeAnsiString}, "wstr": {in: tdh.InTypeUnicodeString},
+		"str*": {in: tdh.InTypeNonNullTerminatedAnsi}, "wstr*": {in: tdh.InTypeNonNullTerminatedString},
+		"achar": {in: tdh.InTypeAnsiChar}, "wchar": {in: tdh.InTypeUnicodeChar},
+	}
+})

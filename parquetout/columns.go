@@ -252,9 +252,10 @@ func (s *rowSet) appendColumn(vals []parquet.Value, col int, k *chunk) []parquet
 	case colString:
 		s.appendStrings(out, defs, spec, def, k)
 	case colHeader:
+		names := headerNames()
 		for i := range out {
 			p := &out[i]
-			*p = parquet.ByteArrayValue(k.keep(headerName(fixed[i*rowStride+offHeader])))
+			*p = parquet.ByteArrayValue(k.keep(names[fixed[i*rowStride+offHeader]]))
 			p.SetDefinitionLevel(def)
 		}
 		fillLevels(defs, def)

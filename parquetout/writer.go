@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"io"
 	"math"
+	"sync"
 
 	"github.com/parquet-go/parquet-go"
 
@@ -348,12 +349,12 @@ func floorDiv(a, b int64) int64 {
 	return q
 }
 
-var headerNames = func() [256][]byte {
+// headerNames are the header types' names, made when a dump first
+// writes one (not at every start of a program that links the package).
+var headerNames = sync.OnceValue(func() *[256][]byte {
 	var n [256][]byte
 	for i := range n {
 		n[i] = []byte(etl.HeaderType(i).String())
 	}
-	return n
-}()
-
-func headerName(h uint8) []byte { return headerNames[h] }
+	return &n
+})

@@ -3,6 +3,7 @@ package pdb
 import (
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Undecorate returns the full undecorated form of an MSVC-decorated C++
@@ -368,24 +369,26 @@ func (p *undParser) operatorName() (string, int) {
 		p.fail = true
 		return "", 0
 	}
-	if n, ok := operators[c]; ok {
+	if n, ok := operators()[c]; ok {
 		return n, 0
 	}
 	p.fail = true
 	return "", 0
 }
 
-var operators = map[byte]string{
-	'2': "operator new", '3': "operator delete", '4': "operator=", '5': "operator>>",
-	'6': "operator<<", '7': "operator!", '8': "operator==", '9': "operator!=",
-	'A': "operator[]", 'C': "operator->", 'D': "operator*", 'E': "operator++",
-	'F': "operator--", 'G': "operator-", 'H': "operator+", 'I': "operator&",
-	'J': "operator->*", 'K': "operator/", 'L': "operator%", 'M': "operator<",
-	'N': "operator<=", 'O': "operator>", 'P': "operator>=", 'Q': "operator,",
-	'R': "operator()", 'S': "operator~", 'T': "operator^", 'U': "operator|",
-	'V': "operator&&", 'W': "operator||", 'X': "operator*=", 'Y': "operator+=",
-	'Z': "operator-=",
-}
+var operators = sync.OnceValue(func() map[byte]string {
+	return map[byte]string{
+		'2': "operator new", '3': "operator delete", '4': "operator=", '5': "operator>>",
+		'6': "operator<<", '7': "operator!", '8': "operator==", '9': "operator!=",
+		'A': "operator[]", 'C': "operator->", 'D': "operator*", 'E': "operator++",
+		'F': "operator--", 'G': "operator-", 'H': "operator+", 'I': "operator&",
+		'J': "operator->*", 'K': "operator/", 'L': "operator%", 'M': "operator<",
+		'N': "operator<=", 'O': "operator>", 'P': "operator>=", 'Q': "operator,",
+		'R': "operator()", 'S': "operator~", 'T': "operator^", 'U': "operator|",
+		'V': "operator&&", 'W': "operator||", 'X': "operator*=", 'Y': "operator+=",
+		'Z': "operator-=",
+	}
+})
 
 var operators2 = map[byte]string{
 	'0': "operator/=", '1': "operator%=", '2': "operator>>=", '3': "operator<<=",
@@ -465,12 +468,14 @@ func (p *undParser) fullTypeName() string {
 	return qualify(p.scopeChain(), leaf)
 }
 
-var primitives = map[byte]string{
-	'C': "signed char", 'D': "char", 'E': "unsigned char", 'F': "short",
-	'G': "unsigned short", 'H': "int", 'I': "unsigned int", 'J': "long",
-	'K': "unsigned long", 'M': "float", 'N': "double", 'O': "long double",
-	'X': "void",
-}
+var primitives = sync.OnceValue(func() map[byte]string {
+	return map[byte]string{
+		'C': "signed char", 'D': "char", 'E': "unsigned char", 'F': "short",
+		'G': "unsigned short", 'H': "int", 'I': "unsigned int", 'J': "long",
+		'K': "unsigned long", 'M': "float", 'N': "double", 'O': "long double",
+		'X': "void",
+	}
+})
 
 var primitives2 = map[byte]string{
 	'N': "bool", 'J': "__int64", 'K': "unsigned __int64", 'W': "wchar_t",
@@ -492,7 +497,7 @@ func (p *undParser) typ1() string {
 		return ""
 	}
 	c := p.next()
-	if n, ok := primitives[c]; ok {
+	if n, ok := primitives()[c]; ok {
 		return n
 	}
 	switch c {

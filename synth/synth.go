@@ -19,6 +19,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -242,13 +243,15 @@ func (je *jsonEvent) filetime() (int64, error) {
 	return int64(ft), nil
 }
 
-var headerByName = func() map[string]etl.HeaderType {
+// headerByName and extByName are made when first used, not at every
+// start of a program that links the package.
+var headerByName = sync.OnceValue(func() map[string]etl.HeaderType {
 	m := map[string]etl.HeaderType{}
 	for _, t := range etl.HeaderTypes {
 		m[t.String()] = t
 	}
 	return m
-}()
+})
 
 // jsonUint is an unsigned integer as the dump writes it (docs/cli.md, the
 // integer rule): a JSON number, or a string of decimal digits for values
@@ -338,7 +341,7 @@ func (je *jsonEvent) event() (*etl.Event, error) {
 		return je.traceLogging(ev)
 	}
 	var ok bool
-	if ev.Header, ok = headerByName[je.Header]; !ok {
+	if ev.Header, ok = headerByName()[je.Header]; !ok {
 		return nil, fmt.Errorf("unknown header %q", je.Header)
 	}
 	if ev.UserData, err = hex.DecodeString(*je.UserData); err != nil {
@@ -386,18 +389,18 @@ func (je *jsonEvent) event() (*etl.Event, error) {
 	return ev, nil
 }
 
-var extByName = func() map[string]etl.ExtType {
+var extByName = sync.OnceValue(func() map[string]etl.ExtType {
 	m := map[string]etl.ExtType{}
 	for t := etl.ExtType(1); t < 64; t++ {
 		m[t.String()] = t
 	}
 	return m
-}()
+})
 
 // item re-encodes an extended item from its JSON form (cmd/tracerpt-go's
 // jsonValue is the other direction).
 func (x *jsonExtended) item() (etl.ExtendedItem, error) {
-	t, ok := extByName[x.Type]
+	t, ok := extByName()[x.Type]
 	if !ok {
 		n, err := strconv.ParseUint(strings.TrimSuffix(strings.TrimPrefix(x.Type, "ext("), ")"), 10, 16)
 		if err != nil {

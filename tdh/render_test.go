@@ -524,7 +524,7 @@ func TestErrorTables(t *testing.T) {
 			t.Errorf("Win32 %d missing", c)
 		}
 		if c != 0 {
-			if s, ok := hresultText(0x80070000 | c); !ok || s != win32Messages[c] {
+			if s, ok := hresultText(0x80070000 | c); !ok || s != win32Messages()[c] {
 				t.Errorf("HRESULT_FROM_WIN32(%d) = %q", c, s)
 			}
 		}
@@ -539,7 +539,7 @@ func TestErrorTables(t *testing.T) {
 			t.Errorf("HRESULT 0x%X missing", c)
 		}
 	}
-	if n := len(win32Messages) + len(ntstatusMessages) + len(hresultMessages); n > 70 {
+	if n := len(win32Messages()) + len(ntstatusMessages()) + len(hresultMessages()); n > 70 {
 		t.Errorf("%d table entries", n)
 	}
 }

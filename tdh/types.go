@@ -1,6 +1,9 @@
 package tdh
 
-import "strconv"
+import (
+	"strconv"
+	"sync"
+)
 
 // InType is a TDH in-type (TDH_INTYPE_*): how a property's bytes are
 // encoded. Values 1–25 are the winmeta.xml numbers used by manifests;
@@ -96,42 +99,46 @@ const (
 	OutTypeNoPrint                    OutType = 301
 )
 
-var inTypeNames = map[InType]string{
-	InTypeNull: "win:Null", InTypeUnicodeString: "win:UnicodeString", InTypeAnsiString: "win:AnsiString",
-	InTypeInt8: "win:Int8", InTypeUInt8: "win:UInt8", InTypeInt16: "win:Int16", InTypeUInt16: "win:UInt16",
-	InTypeInt32: "win:Int32", InTypeUInt32: "win:UInt32", InTypeInt64: "win:Int64", InTypeUInt64: "win:UInt64",
-	InTypeFloat: "win:Float", InTypeDouble: "win:Double", InTypeBoolean: "win:Boolean", InTypeBinary: "win:Binary",
-	InTypeGUID: "win:GUID", InTypePointer: "win:Pointer", InTypeFileTime: "win:FILETIME", InTypeSystemTime: "win:SYSTEMTIME",
-	InTypeSID: "win:SID", InTypeHexInt32: "win:HexInt32", InTypeHexInt64: "win:HexInt64",
-	InTypeCountedString: "win:CountedUnicodeString", InTypeCountedAnsiString: "win:CountedAnsiString",
-	InTypeCountedBinary:    "win:CountedBinary",
-	InTypeMOFCountedString: "trace:CountedString", InTypeMOFCountedAnsiString: "trace:CountedAnsiString",
-	InTypeReversedCountedString: "trace:ReversedCountedString", InTypeReversedCountedAnsiString: "trace:ReversedCountedAnsiString",
-	InTypeNonNullTerminatedString: "trace:NonNullTerminatedString", InTypeNonNullTerminatedAnsi: "trace:NonNullTerminatedAnsiString",
-	InTypeUnicodeChar: "trace:UnicodeChar", InTypeAnsiChar: "trace:AnsiChar", InTypeSizeT: "trace:SizeT",
-	InTypeHexDump: "trace:HexDump", InTypeWBEMSID: "trace:WBEMSid",
-}
+var inTypeNames = sync.OnceValue(func() map[InType]string {
+	return map[InType]string{
+		InTypeNull: "win:Null", InTypeUnicodeString: "win:UnicodeString", InTypeAnsiString: "win:AnsiString",
+		InTypeInt8: "win:Int8", InTypeUInt8: "win:UInt8", InTypeInt16: "win:Int16", InTypeUInt16: "win:UInt16",
+		InTypeInt32: "win:Int32", InTypeUInt32: "win:UInt32", InTypeInt64: "win:Int64", InTypeUInt64: "win:UInt64",
+		InTypeFloat: "win:Float", InTypeDouble: "win:Double", InTypeBoolean: "win:Boolean", InTypeBinary: "win:Binary",
+		InTypeGUID: "win:GUID", InTypePointer: "win:Pointer", InTypeFileTime: "win:FILETIME", InTypeSystemTime: "win:SYSTEMTIME",
+		InTypeSID: "win:SID", InTypeHexInt32: "win:HexInt32", InTypeHexInt64: "win:HexInt64",
+		InTypeCountedString: "win:CountedUnicodeString", InTypeCountedAnsiString: "win:CountedAnsiString",
+		InTypeCountedBinary:    "win:CountedBinary",
+		InTypeMOFCountedString: "trace:CountedString", InTypeMOFCountedAnsiString: "trace:CountedAnsiString",
+		InTypeReversedCountedString: "trace:ReversedCountedString", InTypeReversedCountedAnsiString: "trace:ReversedCountedAnsiString",
+		InTypeNonNullTerminatedString: "trace:NonNullTerminatedString", InTypeNonNullTerminatedAnsi: "trace:NonNullTerminatedAnsiString",
+		InTypeUnicodeChar: "trace:UnicodeChar", InTypeAnsiChar: "trace:AnsiChar", InTypeSizeT: "trace:SizeT",
+		InTypeHexDump: "trace:HexDump", InTypeWBEMSID: "trace:WBEMSid",
+	}
+})
 
-var outTypeNames = map[OutType]string{
-	OutTypeNull: "", OutTypeString: "xs:string", OutTypeDateTime: "xs:dateTime", OutTypeByte: "xs:byte",
-	OutTypeUnsignedByte: "xs:unsignedByte", OutTypeShort: "xs:short", OutTypeUnsignedShort: "xs:unsignedShort",
-	OutTypeInt: "xs:int", OutTypeUnsignedInt: "xs:unsignedInt", OutTypeLong: "xs:long", OutTypeUnsignedLong: "xs:unsignedLong",
-	OutTypeFloat: "xs:float", OutTypeDouble: "xs:double", OutTypeBoolean: "xs:boolean", OutTypeGUID: "xs:GUID",
-	OutTypeHexBinary: "xs:hexBinary", OutTypeHexInt8: "win:HexInt8", OutTypeHexInt16: "win:HexInt16",
-	OutTypeHexInt32: "win:HexInt32", OutTypeHexInt64: "win:HexInt64", OutTypePID: "win:PID", OutTypeTID: "win:TID",
-	OutTypePort: "win:Port", OutTypeIPv4: "win:IPv4", OutTypeIPv6: "win:IPv6", OutTypeSocketAddress: "win:SocketAddress",
-	OutTypeCIMDateTime: "win:CIMDateTime", OutTypeETWTime: "win:ETWTIME", OutTypeXML: "win:Xml",
-	OutTypeErrorCode: "win:ErrorCode", OutTypeWin32Error: "win:Win32Error", OutTypeNTStatus: "win:NTSTATUS",
-	OutTypeHResult: "win:HResult", OutTypeCultureInsensitiveDateTime: "win:DateTimeCultureInsensitive",
-	OutTypeJSON: "win:Json", OutTypeUTF8: "win:Utf8", OutTypePKCS7WithTypeInfo: "win:Pkcs7WithTypeInfo",
-	OutTypeCodePointer: "win:CodePointer", OutTypeDateTimeUTC: "win:DateTimeUtc",
-	OutTypeReducedString: "trace:ReducedString", OutTypeNoPrint: "trace:NoPrint",
-}
+var outTypeNames = sync.OnceValue(func() map[OutType]string {
+	return map[OutType]string{
+		OutTypeNull: "", OutTypeString: "xs:string", OutTypeDateTime: "xs:dateTime", OutTypeByte: "xs:byte",
+		OutTypeUnsignedByte: "xs:unsignedByte", OutTypeShort: "xs:short", OutTypeUnsignedShort: "xs:unsignedShort",
+		OutTypeInt: "xs:int", OutTypeUnsignedInt: "xs:unsignedInt", OutTypeLong: "xs:long", OutTypeUnsignedLong: "xs:unsignedLong",
+		OutTypeFloat: "xs:float", OutTypeDouble: "xs:double", OutTypeBoolean: "xs:boolean", OutTypeGUID: "xs:GUID",
+		OutTypeHexBinary: "xs:hexBinary", OutTypeHexInt8: "win:HexInt8", OutTypeHexInt16: "win:HexInt16",
+		OutTypeHexInt32: "win:HexInt32", OutTypeHexInt64: "win:HexInt64", OutTypePID: "win:PID", OutTypeTID: "win:TID",
+		OutTypePort: "win:Port", OutTypeIPv4: "win:IPv4", OutTypeIPv6: "win:IPv6", OutTypeSocketAddress: "win:SocketAddress",
+		OutTypeCIMDateTime: "win:CIMDateTime", OutTypeETWTime: "win:ETWTIME", OutTypeXML: "win:Xml",
+		OutTypeErrorCode: "win:ErrorCode", OutTypeWin32Error: "win:Win32Error", OutTypeNTStatus: "win:NTSTATUS",
+		OutTypeHResult: "win:HResult", OutTypeCultureInsensitiveDateTime: "win:DateTimeCultureInsensitive",
+		OutTypeJSON: "win:Json", OutTypeUTF8: "win:Utf8", OutTypePKCS7WithTypeInfo: "win:Pkcs7WithTypeInfo",
+		OutTypeCodePointer: "win:CodePointer", OutTypeDateTimeUTC: "win:DateTimeUtc",
+		OutTypeReducedString: "trace:ReducedString", OutTypeNoPrint: "trace:NoPrint",
+	}
+})
 
 // String returns the manifest name of the in-type ("win:UInt32"), or
 // "InType(N)".
 func (t InType) String() string {
-	if s, ok := inTypeNames[t]; ok {
+	if s, ok := inTypeNames()[t]; ok {
 		return s
 	}
 	return "InType(" + strconv.Itoa(int(t)) + ")"
@@ -140,7 +147,7 @@ func (t InType) String() string {
 // String returns the manifest name of the out-type ("xs:string"), or
 // "OutType(N)"; the null out-type is "".
 func (t OutType) String() string {
-	if s, ok := outTypeNames[t]; ok {
+	if s, ok := outTypeNames()[t]; ok {
 		return s
 	}
 	return "OutType(" + strconv.Itoa(int(t)) + ")"

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"io"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/etwkit/etw/analysis"
@@ -237,11 +238,13 @@ func mofCSVWidth(v *tdh.Value) int {
 }
 
 // cp1252 maps U+0080–U+009F's Windows-1252 replacements back to bytes.
-var cp1252 = map[rune]byte{
-	'€': 0x80, '‚': 0x82, 'ƒ': 0x83, '„': 0x84, '…': 0x85, '†': 0x86, '‡': 0x87, 'ˆ': 0x88, '‰': 0x89,
-	'Š': 0x8A, '‹': 0x8B, 'Œ': 0x8C, 'Ž': 0x8E, '‘': 0x91, '’': 0x92, '“': 0x93, '”': 0x94, '•': 0x95,
-	'–': 0x96, '—': 0x97, '˜': 0x98, '™': 0x99, 'š': 0x9A, '›': 0x9B, 'œ': 0x9C, 'ž': 0x9E, 'Ÿ': 0x9F,
-}
+var cp1252 = sync.OnceValue(func() map[rune]byte {
+	return map[rune]byte{
+		'€': 0x80, '‚': 0x82, 'ƒ': 0x83, '„': 0x84, '…': 0x85, '†': 0x86, '‡': 0x87, 'ˆ': 0x88, '‰': 0x89,
+		'Š': 0x8A, '‹': 0x8B, 'Œ': 0x8C, 'Ž': 0x8E, '‘': 0x91, '’': 0x92, '“': 0x93, '”': 0x94, '•': 0x95,
+		'–': 0x96, '—': 0x97, '˜': 0x98, '™': 0x99, 'š': 0x9A, '›': 0x9B, 'œ': 0x9C, 'ž': 0x9E, 'Ÿ': 0x9F,
+	}
+})
 
 // toWindows1252From converts the UTF-8 text b[start:] to Windows-1252 in
 // place ('?' for characters it cannot represent).
@@ -270,8 +273,8 @@ func toWindows1252From(b []byte, start int, scratch []byte) ([]byte, []byte) {
 		switch {
 		case r >= 0xA0 && r <= 0xFF:
 			b = append(b, byte(r))
-		case cp1252[r] != 0:
-			b = append(b, cp1252[r])
+		case cp1252()[r] != 0:
+			b = append(b, cp1252()[r])
 		default:
 			b = append(b, '?')
 		}

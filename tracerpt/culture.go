@@ -3,6 +3,7 @@ package tracerpt
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -40,24 +41,26 @@ var (
 
 // cultures are the long date patterns of Windows 10 for the cultures
 // this package knows; others fall back to invariantLongDate.
-var cultures = map[string]Culture{
-	"en-us": {"en-US", "dddd, MMMM d, yyyy", enDays, enMonths},
-	"en-ca": {"en-CA", "MMMM d, yyyy", enDays, enMonths},
-	"en-gb": {"en-GB", "dd MMMM yyyy", enDays, enMonths},
-	"en-au": {"en-AU", "dddd, d MMMM yyyy", enDays, enMonths},
-	"en-nz": {"en-NZ", "dddd, d MMMM yyyy", enDays, enMonths},
-	"en-ie": {"en-IE", "dddd d MMMM yyyy", enDays, enMonths},
-	"en-in": {"en-IN", "dd MMMM yyyy", enDays, enMonths},
-	"de-de": {"de-DE", "dddd, d. MMMM yyyy", deDays, deMonths},
-	"fr-fr": {"fr-FR", "dddd d MMMM yyyy", frDays, frMonths},
-	"fr-ca": {"fr-CA", "d MMMM yyyy", frDays, frMonths},
-	"es-es": {"es-ES", "dddd, d' de 'MMMM' de 'yyyy", esDays, esMonths},
-	"it-it": {"it-IT", "dddd d MMMM yyyy", itDays, itMonths},
-	"nl-nl": {"nl-NL", "dddd d MMMM yyyy", nlDays, nlMonths},
-	"pt-br": {"pt-BR", "dddd, d' de 'MMMM' de 'yyyy", ptDays, ptMonths},
-	"ja-jp": {"ja-JP", "yyyy'年'M'月'd'日'", enDays, enMonths},
-	"zh-cn": {"zh-CN", "yyyy'年'M'月'd'日'", enDays, enMonths},
-}
+var cultures = sync.OnceValue(func() map[string]Culture {
+	return map[string]Culture{
+		"en-us": {"en-US", "dddd, MMMM d, yyyy", enDays, enMonths},
+		"en-ca": {"en-CA", "MMMM d, yyyy", enDays, enMonths},
+		"en-gb": {"en-GB", "dd MMMM yyyy", enDays, enMonths},
+		"en-au": {"en-AU", "dddd, d MMMM yyyy", enDays, enMonths},
+		"en-nz": {"en-NZ", "dddd, d MMMM yyyy", enDays, enMonths},
+		"en-ie": {"en-IE", "dddd d MMMM yyyy", enDays, enMonths},
+		"en-in": {"en-IN", "dd MMMM yyyy", enDays, enMonths},
+		"de-de": {"de-DE", "dddd, d. MMMM yyyy", deDays, deMonths},
+		"fr-fr": {"fr-FR", "dddd d MMMM yyyy", frDays, frMonths},
+		"fr-ca": {"fr-CA", "d MMMM yyyy", frDays, frMonths},
+		"es-es": {"es-ES", "dddd, d' de 'MMMM' de 'yyyy", esDays, esMonths},
+		"it-it": {"it-IT", "dddd d MMMM yyyy", itDays, itMonths},
+		"nl-nl": {"nl-NL", "dddd d MMMM yyyy", nlDays, nlMonths},
+		"pt-br": {"pt-BR", "dddd, d' de 'MMMM' de 'yyyy", ptDays, ptMonths},
+		"ja-jp": {"ja-JP", "yyyy'年'M'月'd'日'", enDays, enMonths},
+		"zh-cn": {"zh-CN", "yyyy'年'M'月'd'日'", enDays, enMonths},
+	}
+})
 
 // invariantLongDate is the invariant culture's long date pattern.
 const invariantLongDate = "dddd, dd MMMM yyyy"
@@ -78,7 +81,7 @@ func ParseCulture(name string) (c Culture, known bool, err error) {
 			return Culture{}, false, fmt.Errorf("culture %q: want a name like en-US", name)
 		}
 	}
-	if c, ok := cultures[strings.ToLower(strings.ReplaceAll(name, "_", "-"))]; ok {
+	if c, ok := cultures()[strings.ToLower(strings.ReplaceAll(name, "_", "-"))]; ok {
 		return c, true, nil
 	}
 	return Culture{Name: name, LongDate: invariantLongDate, Days: enDays, Months: enMonths}, false, nil

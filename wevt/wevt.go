@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/etwkit/etw/manifest"
 	"github.com/etwkit/etw/tdh"
@@ -294,7 +295,7 @@ func (pp *provParser) channelList(off uint32) {
 			return
 		}
 		c := manifest.Channel{Name: name, Value: uint8(v), Message: message, Imported: flags&chanImported != 0}
-		if pre, ok := predefined(predefChannels, name, c.Value, func(c manifest.Channel) (string, uint8) { return c.Name, c.Value }); ok && c.Imported {
+		if pre, ok := predefined(predefChannels(), name, c.Value, func(c manifest.Channel) (string, uint8) { return c.Name, c.Value }); ok && c.Imported {
 			c.Type, c.Symbol = pre.Type, pre.Symbol
 			if c.Message == "" {
 				c.Message = pre.Message
@@ -306,13 +307,13 @@ func (pp *provParser) channelList(off uint32) {
 }
 
 // The predefined win: entries (winmeta.xml), whose messages stand in for
-// a missing message table.
+// a missing message table (made when first used).
 var (
-	predefLevels   = manifest.PredefinedLevels()
-	predefOpcodes  = manifest.PredefinedOpcodes()
-	predefTasks    = manifest.PredefinedTasks()
-	predefKeywords = manifest.PredefinedKeywords()
-	predefChannels = manifest.PredefinedChannels()
+	predefLevels   = sync.OnceValue(manifest.PredefinedLevels)
+	predefOpcodes  = sync.OnceValue(manifest.PredefinedOpcodes)
+	predefTasks    = sync.OnceValue(manifest.PredefinedTasks)
+	predefKeywords = sync.OnceValue(manifest.PredefinedKeywords)
+	predefChannels = sync.OnceValue(manifest.PredefinedChannels)
 )
 
 // predefined returns the entry of list with the given name and value.
@@ -327,19 +328,19 @@ func predefined[T any, V comparable](list []T, name string, v V, key func(T) (st
 }
 
 func predefinedLevel(name string, v uint8) (manifest.Level, bool) {
-	return predefined(predefLevels, name, v, func(l manifest.Level) (string, uint8) { return l.Name, l.Value })
+	return predefined(predefLevels(), name, v, func(l manifest.Level) (string, uint8) { return l.Name, l.Value })
 }
 
 func predefinedOpcode(name string, v uint8) (manifest.Opcode, bool) {
-	return predefined(predefOpcodes, name, v, func(o manifest.Opcode) (string, uint8) { return o.Name, o.Value })
+	return predefined(predefOpcodes(), name, v, func(o manifest.Opcode) (string, uint8) { return o.Name, o.Value })
 }
 
 func predefinedTask(name string, v uint16) (manifest.Task, bool) {
-	return predefined(predefTasks, name, v, func(t manifest.Task) (string, uint16) { return t.Name, t.Value })
+	return predefined(predefTasks(), name, v, func(t manifest.Task) (string, uint16) { return t.Name, t.Value })
 }
 
 func predefinedKeyword(name string, v uint64) (manifest.Keyword, bool) {
-	return predefined(predefKeywords, name, v, func(k manifest.Keyword) (string, uint64) { return k.Name, k.Value })
+	return predefined(predefKeywords(), name, v, func(k manifest.Keyword) (string, uint64) { return k.Name, k.Value })
 }
 
 func (pp *provParser) levelList(off uint32) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/etwkit/etw/tdh"
 )
@@ -17,67 +18,69 @@ type itemType struct {
 // itemTypes maps WPP item types (spelling variants included) to tdh types.
 // Item types that need parameters (lists, sets, enums) or a size are
 // handled in compileArg.
-var itemTypes = map[string]itemType{
-	"ItemChar":      {tdh.InTypeInt8, 0},
-	"ItemUChar":     {tdh.InTypeUInt8, 0},
-	"ItemUchar":     {tdh.InTypeUInt8, 0},
-	"ItemCharShort": {tdh.InTypeUInt16, 0},
-	"ItemCharSign":  {tdh.InTypeInt16, 0},
-	"ItemShort":     {tdh.InTypeInt16, 0},
-	"ItemUShort":    {tdh.InTypeUInt16, 0},
-	"ItemUshort":    {tdh.InTypeUInt16, 0},
-	"ItemLong":      {tdh.InTypeInt32, 0},
-	"ItemULong":     {tdh.InTypeUInt32, 0},
-	"ItemUlong":     {tdh.InTypeUInt32, 0},
-	"ItemULongX":    {tdh.InTypeHexInt32, 0},
-	"ItemUlongX":    {tdh.InTypeHexInt32, 0},
-	"ItemLongLong":  {tdh.InTypeInt64, 0},
-	"ItemULongLong": {tdh.InTypeUInt64, 0},
-	"ItemUlongLong": {tdh.InTypeUInt64, 0},
-	"ItemLongLongX": {tdh.InTypeHexInt64, 0},
-	// ItemLongLongXX is ItemLongLongX printed zero-padded.
-	"ItemLongLongXX":  {tdh.InTypeHexInt64, 0},
-	"ItemULongLongX":  {tdh.InTypeHexInt64, 0},
-	"ItemPtr":         {tdh.InTypePointer, 0},
-	"ItemSize":        {tdh.InTypePointer, tdh.OutTypeUnsignedLong},
-	"ItemDouble":      {tdh.InTypeDouble, 0},
-	"ItemBool":        {tdh.InTypeBoolean, 0},
-	"ItemGuid":        {tdh.InTypeGUID, 0},
-	"ItemGUID":        {tdh.InTypeGUID, 0},
-	"ItemString":      {tdh.InTypeAnsiString, 0},
-	"ItemRString":     {tdh.InTypeAnsiString, 0},
-	"ItemMLString":    {tdh.InTypeAnsiString, 0},
-	"ItemWString":     {tdh.InTypeUnicodeString, 0},
-	"ItemCWString":    {tdh.InTypeUnicodeString, 0},
-	"ItemPString":     {tdh.InTypeMOFCountedAnsiString, 0},
-	"ItemPWString":    {tdh.InTypeMOFCountedString, 0},
-	"ItemNWString":    {tdh.InTypeNonNullTerminatedString, 0},
-	"ItemWChar":       {tdh.InTypeUnicodeChar, 0},
-	"ItemWCHAR":       {tdh.InTypeUnicodeChar, 0},
-	"ItemChar4":       {tdh.InTypeAnsiString, 0}, // four characters, see compileArg
-	"ItemCharHidden":  {tdh.InTypeBinary, tdh.OutTypeNoPrint},
-	"ItemNTSTATUS":    {tdh.InTypeUInt32, tdh.OutTypeNTStatus},
-	"ItemNTerror":     {tdh.InTypeUInt32, tdh.OutTypeNTStatus},
-	"ItemWINERROR":    {tdh.InTypeUInt32, tdh.OutTypeWin32Error},
-	"ItemHRESULT":     {tdh.InTypeUInt32, tdh.OutTypeHResult},
-	"ItemNETEVENT":    {tdh.InTypeUInt32, tdh.OutTypeHexInt32},
-	"ItemMerror":      {tdh.InTypeUInt32, tdh.OutTypeErrorCode},
-	"ItemIPAddr":      {tdh.InTypeUInt32, tdh.OutTypeIPv4},
-	"ItemPort":        {tdh.InTypeUInt16, tdh.OutTypePort},
-	"ItemTimeStamp":   {tdh.InTypeFileTime, 0},
-	"ItemTimestamp":   {tdh.InTypeFileTime, 0},
-	"ItemSid":         {tdh.InTypeSID, 0},
-	"ItemKSid":        {tdh.InTypeWBEMSID, 0},
-	"ItemHexDump":     {tdh.InTypeCountedBinary, 0},
-	"ItemListByte":    {tdh.InTypeUInt8, 0},
-	"ItemListShort":   {tdh.InTypeUInt16, 0},
-	"ItemListLong":    {tdh.InTypeUInt32, 0},
-	"ItemSetByte":     {tdh.InTypeUInt8, 0},
-	"ItemSetShort":    {tdh.InTypeUInt16, 0},
-	"ItemSetLong":     {tdh.InTypeUInt32, 0},
-	"ItemEnum":        {tdh.InTypeUInt32, 0},
-	"ItemSetLongLong": {tdh.InTypeUInt64, 0},
-}
+var itemTypes = sync.OnceValue(func() map[string]itemType {
+	return map[string]itemType{
+		"ItemChar":      {tdh.InTypeInt8, 0},
+		"ItemUChar":     {tdh.InTypeUInt8, 0},
+		"ItemUchar":     {tdh.InTypeUInt8, 0},
+		"ItemCharShort": {tdh.InTypeUInt16, 0},
+		"ItemCharSign":  {tdh.InTypeInt16, 0},
+		"ItemShort":     {tdh.InTypeInt16, 0},
+		"ItemUShort":    {tdh.InTypeUInt16, 0},
+		"ItemUshort":    {tdh.InTypeUInt16, 0},
+		"ItemLong":      {tdh.InTypeInt32, 0},
+		"ItemULong":     {tdh.InTypeUInt32, 0},
+		"ItemUlong":     {tdh.InTypeUInt32, 0},
+		"ItemULongX":    {tdh.InTypeHexInt32, 0},
+		"ItemUlongX":    {tdh.InTypeHexInt32, 0},
+		"ItemLongLong":  {tdh.InTypeInt64, 0},
+		"ItemULongLong": {tdh.InTypeUInt64, 0},
+		"ItemUlongLong": {tdh.InTypeUInt64, 0},
+		"ItemLongLongX": {tdh.InTypeHexInt64, 0},
+		// ItemLongLongXX is ItemLongLongX printed zero-padded.
+		"ItemLongLongXX":  {tdh.InTypeHexInt64, 0},
+		"ItemULongLongX":  {tdh.InTypeHexInt64, 0},
+		"ItemPtr":         {tdh.InTypePointer, 0},
+		"ItemSize":        {tdh.InTypePointer, tdh.OutTypeUnsignedLong},
+		"ItemDouble":      {tdh.InTypeDouble, 0},
+		"ItemBool":        {tdh.InTypeBoolean, 0},
+		"ItemGuid":        {tdh.InTypeGUID, 0},
+		"ItemGUID":        {tdh.InTypeGUID, 0},
+		"ItemString":      {tdh.InTypeAnsiString, 0},
+		"ItemRString":     {tdh.InTypeAnsiString, 0},
+		"ItemMLString":    {tdh.InTypeAnsiString, 0},
+		"ItemWString":     {tdh.InTypeUnicodeString, 0},
+		"ItemCWString":    {tdh.InTypeUnicodeString, 0},
+		"ItemPString":     {tdh.InTypeMOFCountedAnsiString, 0},
+		"ItemPWString":    {tdh.InTypeMOFCountedString, 0},
+		"ItemNWString":    {tdh.InTypeNonNullTerminatedString, 0},
+		"ItemWChar":       {tdh.InTypeUnicodeChar, 0},
+		"ItemWCHAR":       {tdh.InTypeUnicodeChar, 0},
+		"ItemChar4":       {tdh.InTypeAnsiString, 0}, // four characters, see compileArg
+		"ItemCharHidden":  {tdh.InTypeBinary, tdh.OutTypeNoPrint},
+		"ItemNTSTATUS":    {tdh.InTypeUInt32, tdh.OutTypeNTStatus},
+		"ItemNTerror":     {tdh.InTypeUInt32, tdh.OutTypeNTStatus},
+		"ItemWINERROR":    {tdh.InTypeUInt32, tdh.OutTypeWin32Error},
+		"ItemHRESULT":     {tdh.InTypeUInt32, tdh.OutTypeHResult},
+		"ItemNETEVENT":    {tdh.InTypeUInt32, tdh.OutTypeHexInt32},
+		"ItemMerror":      {tdh.InTypeUInt32, tdh.OutTypeErrorCode},
+		"ItemIPAddr":      {tdh.InTypeUInt32, tdh.OutTypeIPv4},
+		"ItemPort":        {tdh.InTypeUInt16, tdh.OutTypePort},
+		"ItemTimeStamp":   {tdh.InTypeFileTime, 0},
+		"ItemTimestamp":   {tdh.InTypeFileTime, 0},
+		"ItemSid":         {tdh.InTypeSID, 0},
+		"ItemKSid":        {tdh.InTypeWBEMSID, 0},
+		"ItemHexDump":     {tdh.InTypeCountedBinary, 0},
+		"ItemListByte":    {tdh.InTypeUInt8, 0},
+		"ItemListShort":   {tdh.InTypeUInt16, 0},
+		"ItemListLong":    {tdh.InTypeUInt32, 0},
+		"ItemSetByte":     {tdh.InTypeUInt8, 0},
+		"ItemSetShort":    {tdh.InTypeUInt16, 0},
+		"ItemSetLong":     {tdh.InTypeUInt32, 0},
+		"ItemEnum":        {tdh.InTypeUInt32, 0},
+		"ItemSetLongLong": {tdh.InTypeUInt64, 0},
+	}
+})
 
 // Schemas compiles every message of f into a [tdh.Event]: ProviderGUID
 // is the message GUID, ID the message number, Version the #version in
@@ -102,10 +105,12 @@ func (f *File) Schemas() ([]*tdh.Event, []error) {
 	return out, errs
 }
 
-var levels = map[string]uint8{
-	"TRACE_LEVEL_CRITICAL": 1, "TRACE_LEVEL_FATAL": 1, "TRACE_LEVEL_ERROR": 2, "TRACE_LEVEL_WARNING": 3,
-	"TRACE_LEVEL_INFORMATION": 4, "TRACE_LEVEL_VERBOSE": 5,
-}
+var levels = sync.OnceValue(func() map[string]uint8 {
+	return map[string]uint8{
+		"TRACE_LEVEL_CRITICAL": 1, "TRACE_LEVEL_FATAL": 1, "TRACE_LEVEL_ERROR": 2, "TRACE_LEVEL_WARNING": 3,
+		"TRACE_LEVEL_INFORMATION": 4, "TRACE_LEVEL_VERBOSE": 5,
+	}
+})
 
 func (f *File) compile(b *Block, m *Message) (*tdh.Event, error) {
 	errf := func(line int, format string, args ...any) error {
@@ -120,7 +125,7 @@ func (f *File) compile(b *Block, m *Message) (*tdh.Event, error) {
 		EventName:    m.Name,
 		Properties:   make([]tdh.Property, 0, len(m.Args)),
 	}
-	if l, ok := levels[m.Level]; ok {
+	if l, ok := levels()[m.Level]; ok {
 		ev.Level, ev.LevelName = l, m.Level
 	}
 	index := map[int]int{} // argument number → 1-based property position
@@ -145,7 +150,7 @@ func (f *File) compile(b *Block, m *Message) (*tdh.Event, error) {
 
 func (f *File) compileArg(a *Arg) (tdh.Property, error) {
 	p := tdh.Property{Name: a.Name, LengthIndex: -1, CountIndex: -1}
-	t, ok := itemTypes[a.Type]
+	t, ok := itemTypes()[a.Type]
 	if !ok {
 		return p, fmt.Errorf("argument %q: unknown item type %s", a.Name, a.Type)
 	}
