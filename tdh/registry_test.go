@@ -159,3 +159,85 @@ func TestRegistryBulkAdd(t *testing.T) {
 		t.Errorf("nearest of 4/1 in the clone: %v, %v; want version 1", s, exact)
 	}
 }
+
+// TestRegistryCloneAnswersAsCopy: a clone (whose additions lie over the
+// original's shared maps) and a clone of it answer every question as a
+// registry given the same additions in one piece would: candidates,
+// nearest versions, names, Len, Providers, Schemas and All. The
+// original's own later additions reach neither clone.
+func TestRegistryCloneAnswersAsCopy(t *testing.T) {
+	a := uuid.MustParse("11111111-2222-3333-4444-555555555555")
+	b := uuid.MustParse("66666666-2222-3333-4444-555555555555")
+	n := uuid.MustParse("77777777-2222-3333-4444-555555555555")
+	base := []*Event{{ProviderGUID: a, ID: 1, Version: 0, ProviderName: "A"}, {ProviderGUID: a, ID: 1, Version: 2},
+		{ProviderGUID: a, ID: 2}, {ProviderGUID: b, ID: 1, ProviderName: "B"}}
+	first := []*Event{{ProviderGUID: a, ID: 1, Version: 0, ProviderName: "A2"}, {ProviderGUID: a, ID: 1, Version: 1},
+		{ProviderGUID: n, ID: 9, ProviderName: "N"}}
+	second := []*Event{{ProviderGUID: b, ID: 1, Version: 0, ProviderName: "B2"}, {ProviderGUID: a, ID: 3}}
+	build := func(parts ...[]*Event) *Registry {
+		r := NewRegistry()
+		for i, p := range parts {
+			r.AddFrom(Origin{Kind: []OriginKind{OriginBuiltIn, OriginImport, OriginTrace}[i]}, p...)
+		}
+		return r
+	}
+	same := func(what string, x, y *Registry) {
+		t.Helper()
+		for _, g := range []uuid.UUID{a, b, n} {
+			for id := uint16(0); id <= 10; id++ {
+				for v := uint8(0); v <= 3; v++ {
+					cx, cy := x.Candidates(g, id, v), y.Candidates(g, id, v)
+					if len(cx) != len(cy) {
+						t.Fatalf("%s: %v %d/%d: %d candidates against %d", what, g, id, v, len(cx), len(cy))
+					}
+					for i := range cx {
+						if cx[i] != cy[i] {
+							t.Fatalf("%s: %v %d/%d: candidate %d differs", what, g, id, v, i)
+						}
+					}
+					nx, ex := x.LookupNearest(g, id, v)
+					ny, ey := y.LookupNearest(g, id, v)
+					if nx != ny || ex != ey {
+						t.Fatalf("%s: nearest of %v %d/%d differs", what, g, id, v)
+					}
+				}
+			}
+			if x.ProviderName(g) != y.ProviderName(g) {
+				t.Fatalf("%s: name of %v: %q against %q", what, g, x.ProviderName(g), y.ProviderName(g))
+			}
+			sx, sy := x.Schemas(g), y.Schemas(g)
+			if len(sx) != len(sy) {
+				t.Fatalf("%s: %d schemas of %v against %d", what, len(sx), g, len(sy))
+			}
+			for i := range sx {
+				if sx[i] != sy[i] {
+					t.Fatalf("%s: schema %d of %v differs", what, i, g)
+				}
+			}
+		}
+		if x.Len() != y.Len() || len(x.Providers()) != len(y.Providers()) {
+			t.Fatalf("%s: Len %d against %d, %d providers against %d", what, x.Len(), y.Len(), len(x.Providers()), len(y.Providers()))
+		}
+		ax, ay := x.All(), y.All()
+		if len(ax) != len(ay) {
+			t.Fatalf("%s: All: %d against %d", what, len(ax), len(ay))
+		}
+		for i := range ax {
+			if ax[i] != ay[i] {
+				t.Fatalf("%s: All: %d differs", what, i)
+			}
+		}
+	}
+	orig := build(base)
+	c := orig.Clone()
+	c.AddFrom(Origin{Kind: OriginImport}, first...)
+	same("clone", c, build(base, first))
+	cc := c.Clone()
+	cc.AddFrom(Origin{Kind: OriginTrace}, second...)
+	same("clone of a clone", cc, build(base, first, second))
+	same("the clone after its clone's additions", c, build(base, first))
+	orig.AddFrom(Origin{Kind: OriginTrace}, second...)
+	same("the original after its own addition", orig, build(base, []*Event{}, second))
+	same("the clone after the original's addition", c, build(base, first))
+	same("its clone after the original's addition", cc, build(base, first, second))
+}
