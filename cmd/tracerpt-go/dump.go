@@ -160,23 +160,29 @@ var subcommands = []struct {
 	{"pcapng", newPcapngCmd}, {"pdb", newPDBCmd}, {"tables", newTablesCmd},
 }
 
-// addSubcommands adds the subcommands to root: only the one args run
-// when args name it first (tracerpt-go stats trace.etl), else all of
-// them (the dump, help, completion, a mistyped command and its
-// suggestions, options before the command's name). The root's flag
-// error function (setFlagErrors) is theirs too: cobra looks for one up
-// the tree. Making every
-// command and its options took ~0.3 ms of each start, and cobra's
-// completion command ~0.06 ms more, which only a run of the completion
-// command or of the full tree needs (docs/performance.md, "Session 32").
+// addSubcommands adds the subcommands to root, as args (normalized)
+// need them: only the one args name first (tracerpt-go stats trace.etl),
+// none for a dump (tracerpt-go trace.etl -of JSON: a first argument that
+// is neither a command nor an option), else all of them (help, help
+// options, completion, options before the command's name, no
+// arguments). The root's flag error function (setFlagErrors) is theirs
+// too: cobra looks for one up the tree. Making every command and its
+// options took ~0.3 ms of each start, and cobra's completion command
+// ~0.06 ms more, which only a run of the completion command or of the
+// full tree needs (docs/performance.md, "Session 32").
 func addSubcommands(root *cobra.Command, args []string) {
-	if len(args) > 0 {
-		for _, sc := range subcommands {
-			if sc.name == args[0] {
-				root.AddCommand(sc.make())
-				root.CompletionOptions.DisableDefaultCmd = true
-				return
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") && !asksHelp(args) {
+		switch args[0] {
+		case "help", "completion", cobra.ShellCompRequestCmd, cobra.ShellCompNoDescRequestCmd:
+		default:
+			root.CompletionOptions.DisableDefaultCmd = true
+			for _, sc := range subcommands {
+				if sc.name == args[0] {
+					root.AddCommand(sc.make())
+					return
+				}
 			}
+			return // a dump: no command below the root is run
 		}
 	}
 	for _, sc := range subcommands {
@@ -583,4 +589,18 @@ func (f *filterOptions) resolveTimes(files []*etl.File) error {
 		return fmt.Errorf("--start %s is not before --end %s: no event can match", f.start, f.end)
 	}
 	return nil
+}
+
+// asksHelp reports whether args hold a help option before "--" (the help
+// of the root command lists every command).
+func asksHelp(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "-h", "--help":
+			return true
+		case "--":
+			return false
+		}
+	}
+	return false
 }

@@ -226,10 +226,10 @@ func recording(env string, start func(io.Writer) error, stop func(), f func() in
 func run(args []string, stdout, stderr io.Writer) int {
 	out := &checkedWriter{w: stdout}
 	cmd := newRootCmd(out, stderr)
-	addSubcommands(cmd, args)
 	err := checkUnsupported(args)
 	if err == nil {
 		nargs := normalizeArgs(args, longFlagNames(cmd))
+		addSubcommands(cmd, nargs)
 		cmd.SetArgs(nargs)
 		err = execute(cmd, nargs)
 	}

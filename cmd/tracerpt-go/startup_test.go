@@ -52,8 +52,8 @@ func TestLongFlagNamesOfRun(t *testing.T) {
 var rootLongs = longFlagNames(newRootCmd(io.Discard, io.Discard))
 
 // TestOneSubcommandSameAsAll: a run that names its command first makes
-// only that command; its help and its errors are what the full tree of
-// commands gives.
+// only that command, a dump none; their outputs, errors and exit codes
+// are what the full tree of commands gives.
 func TestOneSubcommandSameAsAll(t *testing.T) {
 	full := func(args []string) (string, int) {
 		var out, errb bytes.Buffer
@@ -69,15 +69,29 @@ func TestOneSubcommandSameAsAll(t *testing.T) {
 		}
 		return out.String() + "\x00" + errb.String(), code
 	}
+	cases := [][]string{
+		// The dump, which makes no command below the root.
+		{"../../testdata/etl/classic.etl", "-of", "JSON", "-o", "-"},
+		{"../../testdata/etl/classic.etl", "-summary", "-", "-y"},
+		{"no-such.etl"}, {"../../testdata/etl/classic.etl", "--no-such-option"},
+		{"statz", "x.etl"}, // a mistyped command is an input to dump
+		// The full tree.
+		{}, {"--help"}, {"-?"}, {"../../testdata/etl/classic.etl", "-h"}, {"help"}, {"help", "stats"},
+		{"-of", "JSON", "stats"}, {"--", "--help"},
+	}
 	for _, sc := range subcommands {
-		for _, args := range [][]string{{sc.name, "--help"}, {sc.name, "--no-such-option"}, {sc.name}} {
-			var out, errb bytes.Buffer
-			code := run(args, &out, &errb)
-			got := out.String() + "\x00" + errb.String()
-			want, wantCode := full(args)
-			if got != want || code != wantCode {
-				t.Errorf("%q: exit %d\n%s\nthe full tree: exit %d\n%s", args, code, got, wantCode, want)
-			}
+		cases = append(cases, []string{sc.name, "--help"}, []string{sc.name, "--no-such-option"}, []string{sc.name})
+	}
+	for i, args := range cases {
+		var out, errb bytes.Buffer
+		code := run(args, &out, &errb)
+		got := out.String() + "\x00" + errb.String()
+		want, wantCode := full(args)
+		if got != want || code != wantCode {
+			t.Errorf("%q: exit %d\n%s\nthe full tree: exit %d\n%s", args, code, got, wantCode, want)
+		}
+		if i == 0 && (code != exitOK || !strings.HasPrefix(out.String(), "{")) {
+			t.Errorf("%q: exit %d, no JSON dump: %.200s", args, code, got)
 		}
 	}
 	// The completion command is there when it is asked for.
