@@ -1,6 +1,7 @@
 package tdh
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/google/uuid"
@@ -240,4 +241,47 @@ func TestRegistryCloneAnswersAsCopy(t *testing.T) {
 	same("the original after its own addition", orig, build(base, []*Event{}, second))
 	same("the clone after the original's addition", c, build(base, first))
 	same("its clone after the original's addition", cc, build(base, first, second))
+}
+
+// TestRegistryClonesAtOnce: clones made, added to and read on several
+// goroutines while the original is read and added to (the race detector
+// in .ci/run checks that the maps they share are only read): each
+// clone holds the original's schemas of when it was made and its own.
+func TestRegistryClonesAtOnce(t *testing.T) {
+	g := uuid.MustParse("11111111-2222-3333-4444-555555555555")
+	r := NewRegistry()
+	var base []*Event
+	for id := uint16(0); id < 64; id++ {
+		base = append(base, &Event{ProviderGUID: g, ID: id, ProviderName: "P"})
+	}
+	r.AddFrom(Origin{Kind: OriginBuiltIn}, base...)
+	done := make(chan error)
+	for w := range 4 {
+		go func() {
+			c := r.Clone()
+			own := &Event{ProviderGUID: g, ID: uint16(1000 + w)}
+			c.AddFrom(Origin{Kind: OriginTrace}, own)
+			for id := uint16(0); id < 64; id++ {
+				if _, ok := c.Lookup(g, id, 0); !ok {
+					done <- fmt.Errorf("clone %d: %d/0 missing", w, id)
+					return
+				}
+			}
+			if s, ok := c.Lookup(g, own.ID, 0); !ok || s != own {
+				done <- fmt.Errorf("clone %d: its own schema missing", w)
+				return
+			}
+			done <- nil
+		}()
+		r.AddFrom(Origin{Kind: OriginImport}, &Event{ProviderGUID: g, ID: uint16(2000 + w)})
+		_ = r.Candidates(g, 1, 0)
+	}
+	for range 4 {
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}
+	if r.Len() != 64+4 {
+		t.Errorf("original: %d keys, want 68", r.Len())
+	}
 }
