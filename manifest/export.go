@@ -570,33 +570,24 @@ type predef struct {
 // The predefined values as export refers to them, made when first asked
 // for (not at every start of a program that links the package).
 var (
-	winLevelDefs = sync.OnceValue(func() []predef {
-		l := winLevels()
-		return predefs(len(l), func(i int) (uint64, string, string) { return uint64(l[i].Value), l[i].Name, l[i].Message })
-	})
-	winTaskDefs = sync.OnceValue(func() []predef {
-		return predefs(len(winTasks), func(i int) (uint64, string, string) {
-			return uint64(winTasks[i].Value), winTasks[i].Name, winTasks[i].Message
-		})
-	})
-	winOpcodeDefs = sync.OnceValue(func() []predef {
-		o := winOpcodes()
-		return predefs(len(o), func(i int) (uint64, string, string) { return uint64(o[i].Value), o[i].Name, o[i].Message })
-	})
-	winChannelDefs = sync.OnceValue(func() []predef {
-		return predefs(len(winChannels), func(i int) (uint64, string, string) {
-			return uint64(winChannels[i].Value), winChannels[i].Name, winChannels[i].Message
-		})
-	})
+	winLevelDefs   = predefs(winLevels, func(l Level) (uint64, string, string) { return uint64(l.Value), l.Name, l.Message })
+	winTaskDefs    = predefs(func() []Task { return winTasks }, func(t Task) (uint64, string, string) { return uint64(t.Value), t.Name, t.Message })
+	winOpcodeDefs  = predefs(winOpcodes, func(o Opcode) (uint64, string, string) { return uint64(o.Value), o.Name, o.Message })
+	winChannelDefs = predefs(func() []Channel { return winChannels }, func(c Channel) (uint64, string, string) { return uint64(c.Value), c.Name, c.Message })
 )
 
-func predefs(n int, at func(int) (uint64, string, string)) []predef {
-	out := make([]predef, n)
-	for i := range out {
-		v, name, msg := at(i)
-		out[i] = predef{v, name, displayName(msg, name)}
-	}
-	return out
+// predefs returns a function that makes, once, the predefined values of
+// list as export refers to them: each value, name and display name (at).
+func predefs[T any](list func() []T, at func(T) (uint64, string, string)) func() []predef {
+	return sync.OnceValue(func() []predef {
+		l := list()
+		out := make([]predef, len(l))
+		for i, e := range l {
+			v, name, msg := at(e)
+			out[i] = predef{v, name, displayName(msg, name)}
+		}
+		return out
+	})
 }
 
 // resolveDisplay settles the (value, display name) pair of a level, task,

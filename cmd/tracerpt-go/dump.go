@@ -171,19 +171,15 @@ var subcommands = []struct {
 // ~0.06 ms more, which only a run of the completion command or of the
 // full tree needs (docs/performance.md, "Session 32").
 func addSubcommands(root *cobra.Command, args []string) {
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") && !asksHelp(args) {
-		switch args[0] {
-		case "help", "completion", cobra.ShellCompRequestCmd, cobra.ShellCompNoDescRequestCmd:
-		default:
-			root.CompletionOptions.DisableDefaultCmd = true
-			for _, sc := range subcommands {
-				if sc.name == args[0] {
-					root.AddCommand(sc.make())
-					return
-				}
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") && !treeCommand(args[0]) && !asksHelp(args) {
+		root.CompletionOptions.DisableDefaultCmd = true
+		for _, sc := range subcommands {
+			if sc.name == args[0] {
+				root.AddCommand(sc.make())
+				return
 			}
-			return // a dump: no command below the root is run
 		}
+		return // a dump: no command below the root is run
 	}
 	for _, sc := range subcommands {
 		root.AddCommand(sc.make())
@@ -589,6 +585,16 @@ func (f *filterOptions) resolveTimes(files []*etl.File) error {
 		return fmt.Errorf("--start %s is not before --end %s: no event can match", f.start, f.end)
 	}
 	return nil
+}
+
+// treeCommand reports whether a first argument names a command that works
+// on the tree of commands: help, cobra's completion and its requests.
+func treeCommand(a string) bool {
+	switch a {
+	case "help", "completion", cobra.ShellCompRequestCmd, cobra.ShellCompNoDescRequestCmd:
+		return true
+	}
+	return false
 }
 
 // asksHelp reports whether args hold a help option before "--" (the help

@@ -112,22 +112,7 @@ func main() {
 // mayDecode reports whether the command line may decode events: not
 // when it only asks for help or a shell completion script.
 func mayDecode(args []string) bool {
-	if len(args) == 0 {
-		return false
-	}
-	switch args[0] {
-	case "help", "completion", cobra.ShellCompRequestCmd, cobra.ShellCompNoDescRequestCmd:
-		return false
-	}
-	for _, a := range args {
-		switch a {
-		case "-h", "--help":
-			return false
-		case "--":
-			return true
-		}
-	}
-	return true
+	return len(args) > 0 && !treeCommand(args[0]) && !asksHelp(args)
 }
 
 // memTarget is the Go runtime memory the program keeps near (heap,
