@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/etwkit/etw/cmd/tracerpt-go/internal/cmdline"
 	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/driver"
 	"github.com/etwkit/etw/etl"
@@ -171,7 +172,7 @@ var subcommands = []struct {
 // ~0.06 ms more, which only a run of the completion command or of the
 // full tree needs (docs/performance.md, "Session 32").
 func addSubcommands(root *cobra.Command, args []string) {
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") && !treeCommand(args[0]) && !asksHelp(args) {
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") && !cmdline.TreeCommand(args[0]) && !cmdline.AsksHelp(args) {
 		root.CompletionOptions.DisableDefaultCmd = true
 		for _, sc := range subcommands {
 			if sc.name == args[0] {
@@ -585,28 +586,4 @@ func (f *filterOptions) resolveTimes(files []*etl.File) error {
 		return fmt.Errorf("--start %s is not before --end %s: no event can match", f.start, f.end)
 	}
 	return nil
-}
-
-// treeCommand reports whether a first argument names a command that works
-// on the tree of commands: help, cobra's completion and its requests.
-func treeCommand(a string) bool {
-	switch a {
-	case "help", "completion", cobra.ShellCompRequestCmd, cobra.ShellCompNoDescRequestCmd:
-		return true
-	}
-	return false
-}
-
-// asksHelp reports whether args hold a help option before "--" (the help
-// of the root command lists every command).
-func asksHelp(args []string) bool {
-	for _, a := range args {
-		switch a {
-		case "-h", "--help":
-			return true
-		case "--":
-			return false
-		}
-	}
-	return false
 }

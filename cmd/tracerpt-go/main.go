@@ -24,14 +24,12 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"runtime"
 	"runtime/pprof"
 	"runtime/trace"
 	"strings"
 	"syscall"
 	_ "time/tzdata" // -tz with IANA names on machines without a zone database
 
-	"github.com/etwkit/etw/decode"
 	"github.com/etwkit/etw/internal/atomicfile"
 	"github.com/etwkit/etw/internal/memgoal"
 	"github.com/spf13/cobra"
@@ -79,18 +77,9 @@ func exitCode(err error) int {
 }
 
 func main() {
-	// Before any other goroutine allocates (the runtime reads the rate
-	// at every allocation).
-	runtime.MemProfileRate = 0
-	if os.Getenv("TRACERPT_GO_MEMPROFILE") != "" {
-		runtime.MemProfileRate = memProfileRate
-	}
-	if mayDecode(os.Args[1:]) {
-		// The built-in schemas' registry (0.3-0.5 ms, the process's
-		// memory still cold) is made while the command line is parsed and
-		// the inputs are opened (docs/performance.md, "Session 24").
-		decode.Warm()
-	}
+	// Package cmdline's initialisation has turned the heap profile's
+	// sampling off (or set it for TRACERPT_GO_MEMPROFILE) and started
+	// making the built-in schemas' registry when the command may decode.
 	// Writes to a closed pipe (tracerpt-go … -o - | head) return EPIPE
 	// instead of killing the process; the dump then ends quietly.
 	signal.Ignore(syscall.SIGPIPE)
@@ -107,12 +96,6 @@ func main() {
 	}()
 	goal = memgoal.Start(memTarget)
 	os.Exit(memProfiled(func() int { return profiled(func() int { return run(os.Args[1:], os.Stdout, os.Stderr) }) }))
-}
-
-// mayDecode reports whether the command line may decode events: not
-// when it only asks for help or a shell completion script.
-func mayDecode(args []string) bool {
-	return len(args) > 0 && !treeCommand(args[0]) && !asksHelp(args)
 }
 
 // memTarget is the Go runtime memory the program keeps near (heap,

@@ -9,6 +9,8 @@ import (
 	"runtime/metrics"
 	"runtime/pprof"
 	"time"
+
+	"github.com/etwkit/etw/cmd/tracerpt-go/internal/cmdline"
 )
 
 // memProfiled runs f; when the environment variable
@@ -26,20 +28,18 @@ func memProfiled(f func() int) int {
 }
 
 // memProfileRate is the heap profile's sampling rate when
-// TRACERPT_GO_MEMPROFILE asks for one. Otherwise main turns the sampling
-// off: Go samples an allocation every 512 KiB for a profile nothing would
-// write, recording each sample's stack, and the first samples fault in
-// the profiler's hash table.
-const memProfileRate = 64 << 10
+// TRACERPT_GO_MEMPROFILE asks for one (set by package cmdline's
+// initialisation, which otherwise turns the sampling off).
+const memProfileRate = cmdline.MemProfileRate
 
 // memProfiledTo is memProfiled writing the profile to path and its line
 // to stderr. A run that ends before any collection (or before the
 // sampler saw one) gets the profile of a collection at exit, and says so:
 // nothing was freed before it, so every byte allocated was in the heap.
 func memProfiledTo(path string, stderr io.Writer, f func() int) int {
-	// main sets the rate before it starts any goroutine; written again
-	// here only when it differs (tests), as decode.Warm's goroutine may
-	// be allocating, which reads it.
+	// Package cmdline sets the rate before any goroutine starts; written
+	// again here only when it differs (tests), as decode.Warm's goroutine
+	// may be allocating, which reads it.
 	if runtime.MemProfileRate != memProfileRate {
 		runtime.MemProfileRate = memProfileRate
 	}
