@@ -2,11 +2,11 @@
 // packages are still being initialised. Its initialisation starts the
 // built-in schemas' registry ([decode.Warm]) when the command may decode
 // events, so that with two processors or more it is made on one while
-// the other initialises the packages that come after this one (the
-// Parquet library's dependencies take ~2 ms of each start): started
-// from main, after every package, the registry was still being made when
-// the command first needed it (`stats` on two processors 1–2 ms faster,
-// docs/performance.md, "Session 32").
+// the other initialises the packages that come after this one (net/http
+// and TLS, the templates, cobra, the Parquet library's own package):
+// started from main, after every package, the registry was still being
+// made when the command first needed it (`stats` on two processors 1–4
+// ms faster, docs/performance.md, "Session 32").
 //
 // It imports as little as it can, so that it is initialised early: the
 // packages are initialised in the order of their import paths, each
