@@ -270,12 +270,11 @@ func toWindows1252From(b []byte, start int, scratch []byte) ([]byte, []byte) {
 		}
 		r, n := utf8.DecodeRune(scratch[j:])
 		j += n
-		switch {
-		case r >= 0xA0 && r <= 0xFF:
+		if r >= 0xA0 && r <= 0xFF {
 			b = append(b, byte(r))
-		case cp1252()[r] != 0:
-			b = append(b, cp1252()[r])
-		default:
+		} else if c := cp1252()[r]; c != 0 {
+			b = append(b, c)
+		} else {
 			b = append(b, '?')
 		}
 	}

@@ -13,9 +13,9 @@ import (
 // of each use are read as one CSV record, the first use replaces the
 // default and the next ones add to it, and the flag shows as "strings" in
 // help. Unlike pflag's, it makes nothing when the flag is defined: pflag
-// writes the default as CSV then, through a new 4 KiB buffer each, and
-// every command defines every command's flags (23 of its start's page
-// faults; docs/performance.md, "Session 31").
+// writes the default as CSV then, through a new 4 KiB buffer each (23 of
+// a start's page faults when every command's flags were defined at each
+// start; docs/performance.md, "Session 31").
 type listValue struct {
 	value   *[]string
 	changed bool

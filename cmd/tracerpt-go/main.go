@@ -192,12 +192,18 @@ func recording(env string, start func(io.Writer) error, stop func(), f func() in
 // panic in a command is reported as an internal error naming the inputs
 // (exit status 1).
 func run(args []string, stdout, stderr io.Writer) int {
+	return runWith(args, stdout, stderr, addSubcommands)
+}
+
+// runWith is run with the subcommands added by add (given the normalized
+// arguments): the tests compare addSubcommands' choice with the full tree.
+func runWith(args []string, stdout, stderr io.Writer, add func(root *cobra.Command, args []string)) int {
 	out := &checkedWriter{w: stdout}
 	cmd := newRootCmd(out, stderr)
 	err := checkUnsupported(args)
 	if err == nil {
 		nargs := normalizeArgs(args, longFlagNames(cmd))
-		addSubcommands(cmd, nargs)
+		add(cmd, nargs)
 		cmd.SetArgs(nargs)
 		err = execute(cmd, nargs)
 	}

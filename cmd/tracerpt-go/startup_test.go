@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"fmt"
 	"io"
 	"maps"
 	"os"
@@ -11,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/spf13/cobra"
 )
 
 // TestLongFlagNamesOfRun: run normalizes the command line with the long
@@ -35,16 +36,7 @@ var rootLongs = longFlagNames(newRootCmd(io.Discard, io.Discard))
 func TestOneSubcommandSameAsAll(t *testing.T) {
 	full := func(args []string) (string, int) {
 		var out, errb bytes.Buffer
-		root := newRootCmd(&out, &errb)
-		addSubcommands(root, nil)
-		nargs := normalizeArgs(args, longFlagNames(root))
-		root.SetArgs(nargs)
-		err := execute(root, nargs)
-		code := exitOK
-		if err != nil {
-			fmt.Fprintln(&errb, "tracerpt-go:", err)
-			code = exitCode(err)
-		}
+		code := runWith(args, &out, &errb, func(root *cobra.Command, _ []string) { addSubcommands(root, nil) })
 		return out.String() + "\x00" + errb.String(), code
 	}
 	cases := [][]string{
